@@ -1,0 +1,350 @@
+//! Stores search group (`/stores/search`): search of stored assets and the bounds of a result
+//! set.
+//!
+//! | endpoint | request | response |
+//! |---|---|---|
+//! | `GET /stores/search` | [`StoresSearchRequest`] | [`StoresSearchResponse`] |
+//! | `GET /stores/search/bounds` | [`StoresBoundsRequest`] | [`StoresBoundsResponse`] |
+//!
+//! `query` is kept as the text of the query language (`field:operator value` clauses joined by
+//! `AND`/`OR`, negated by `NOT`, grouped by parentheses); the engine parses it. The bias centre
+//! comes as two parameters `lat` and `lng` that must be given together; the request holds it as
+//! one [`LatLng`].
+//!
+//! ```
+//! use waymark_core::api::{FromQuery, RequestHeaders, StoresBoundsRequest, pairs};
+//!
+//! let q = pairs([("query", "city:Paris AND type:shop"), ("lat", "48.85"), ("lng", "2.35"), ("radius", "500")]);
+//! let req = StoresBoundsRequest::from_query(&q, &RequestHeaders::default(), &[]).unwrap();
+//! assert_eq!(req.center.unwrap().lng, 2.35);
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use super::common::{JsonObject, LatLng, PointGeometry};
+use super::query::{FromQuery, QueryReader, RequestHeaders, conclude};
+use super::validation::{Checks, FieldError, Loc, Validate, kinds};
+
+fn default_limit() -> u32 {
+    10
+}
+
+/// Reads the `lat`/`lng` pair into one point; giving only one of them is an error.
+fn read_center(q: &mut QueryReader<'_>) -> Option<LatLng> {
+    let lat = q.opt_f64("lat");
+    let lng = q.opt_f64("lng");
+    if let (Some(lat), Some(lng)) = (lat, lng) {
+        return Some(LatLng::new(lat, lng));
+    }
+    // One given without the other (a given but invalid one is already reported).
+    match (q.given("lat"), q.given("lng")) {
+        (true, false) | (false, true) => {
+            let missing = if q.given("lat") { "lng" } else { "lat" };
+            q.push(FieldError::invalid(
+                Loc::Query,
+                missing,
+                kinds::MISSING,
+                "field required: pass `lat` and `lng` together",
+            ));
+        }
+        _ => {}
+    }
+    None
+}
+
+/// Checks the centre and the radius shared by both requests.
+fn check_center_radius(c: &mut Checks, center: Option<&LatLng>, radius: Option<f64>) {
+    if let Some(p) = center {
+        if let Err(msg) = p.check() {
+            let name = if msg.starts_with("longitude") {
+                "lng"
+            } else {
+                "lat"
+            };
+            c.check(false, || {
+                FieldError::invalid(Loc::Query, name, kinds::COORDINATES, msg)
+            });
+        }
+    }
+    if let Some(r) = radius {
+        c.check(r.is_finite() && r > 0.0, || {
+            FieldError::invalid(
+                Loc::Query,
+                "radius",
+                kinds::VALUE,
+                format!("radius must be a positive number of metres, got {r}"),
+            )
+        });
+    }
+}
+
+/// `GET /stores/search`. The spec shows only a call with `lat`, `lng` and `key`.
+///
+/// Not shown in the spec: the parameters are those of bounds (`query`, `lat`/`lng`, `radius`,
+/// `polyline`) plus `limit`, the number of features returned (default 10); features are sorted
+/// by distance to the centre when one is given, else by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoresSearchRequest {
+    /// Query-language text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// Bias centre: query parameters `lat` and `lng`, given together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub center: Option<LatLng>,
+    /// Radius in metres around the centre or the polyline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius: Option<f64>,
+    /// Not shown in the spec: encoded polyline (precision 5) to search along, with `radius`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub polyline: Option<String>,
+    /// Not shown in the spec: maximum number of features. Default 10.
+    #[serde(default = "default_limit")]
+    pub limit: u32,
+}
+
+impl Default for StoresSearchRequest {
+    fn default() -> Self {
+        Self {
+            query: None,
+            center: None,
+            radius: None,
+            polyline: None,
+            limit: default_limit(),
+        }
+    }
+}
+
+impl FromQuery for StoresSearchRequest {
+    fn from_query(
+        pairs: &[(String, String)],
+        _headers: &RequestHeaders,
+        _path: &[String],
+    ) -> Result<Self, Vec<FieldError>> {
+        let mut q = QueryReader::new(pairs);
+        let query = q.opt_str("query");
+        let center = read_center(&mut q);
+        let req = Self {
+            query,
+            center,
+            radius: q.opt_f64("radius"),
+            polyline: q.opt_str("polyline"),
+            limit: q.int_or("limit", default_limit()),
+        };
+        conclude(q, Vec::new(), req)
+    }
+}
+
+impl Validate for StoresSearchRequest {
+    fn validate(&self) -> Result<(), Vec<FieldError>> {
+        let mut c = Checks::new();
+        check_center_radius(&mut c, self.center.as_ref(), self.radius);
+        c.check(self.limit >= 1, || {
+            FieldError::invalid(
+                Loc::Query,
+                "limit",
+                kinds::VALUE,
+                "`limit` must be at least 1",
+            )
+        });
+        c.finish()
+    }
+}
+
+/// Answer of stores search: `{features}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StoresSearchResponse {
+    /// Matching stores.
+    pub features: Vec<StoreFeature>,
+}
+
+/// A store as a GeoJSON feature.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoreFeature {
+    /// Always `Feature`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The store.
+    pub properties: StoreProperties,
+    /// Its location.
+    pub geometry: PointGeometry,
+}
+
+/// Properties of a store feature. The spec shows a store id, a name, an address with lines, city
+/// and zipcode, and a distance; not shown in the spec: their exact names (chosen below) and the
+/// other fields, which are those the query language filters on (`types`, `tags`, country code,
+/// `user_properties`, localized names).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StoreProperties {
+    /// Id of the store (`idstore` in the query language).
+    pub store_id: String,
+    /// Name.
+    pub name: String,
+    /// Postal address.
+    pub address: StoreAddress,
+    /// Distance in metres to the bias centre, when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance: Option<f64>,
+    /// Collections the store belongs to (`type` in the query language).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub types: Vec<String>,
+    /// Tags of the store (`tag` in the query language).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Names in other languages, by language code (`localized` in the query language).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub localized_names: Option<JsonObject>,
+    /// Free-form properties (`user.<attribute>` in the query language).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_properties: Option<JsonObject>,
+}
+
+/// Postal address of a store.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreAddress {
+    /// Street lines.
+    pub lines: Vec<String>,
+    /// City.
+    pub city: String,
+    /// Postal code.
+    pub zipcode: String,
+    /// Not shown in the spec: ISO 3166-1 alpha-2 country code (`country` in the query language).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub country_code: Option<String>,
+}
+
+/// `GET /stores/search/bounds` (public key with Referer, or `private_key`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StoresBoundsRequest {
+    /// Query-language text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// Bias centre: query parameters `lat` and `lng`, given together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub center: Option<LatLng>,
+    /// Radius in metres, combined with the centre or the polyline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius: Option<f64>,
+    /// Not shown in the spec (the parameter name): encoded polyline (precision 5) combined with
+    /// `radius`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub polyline: Option<String>,
+}
+
+impl FromQuery for StoresBoundsRequest {
+    fn from_query(
+        pairs: &[(String, String)],
+        _headers: &RequestHeaders,
+        _path: &[String],
+    ) -> Result<Self, Vec<FieldError>> {
+        let mut q = QueryReader::new(pairs);
+        let query = q.opt_str("query");
+        let center = read_center(&mut q);
+        let req = Self {
+            query,
+            center,
+            radius: q.opt_f64("radius"),
+            polyline: q.opt_str("polyline"),
+        };
+        conclude(q, Vec::new(), req)
+    }
+}
+
+impl Validate for StoresBoundsRequest {
+    fn validate(&self) -> Result<(), Vec<FieldError>> {
+        let mut c = Checks::new();
+        check_center_radius(&mut c, self.center.as_ref(), self.radius);
+        c.finish()
+    }
+}
+
+/// Answer of bounds: `{bounds}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct StoresBoundsResponse {
+    /// Bounds of the matching stores.
+    pub bounds: AssetBounds,
+}
+
+/// Bounds of a set of assets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct AssetBounds {
+    /// Western longitude.
+    pub west: f64,
+    /// Southern latitude.
+    pub south: f64,
+    /// Eastern longitude.
+    pub east: f64,
+    /// Northern latitude.
+    pub north: f64,
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::api::query::pairs;
+    use crate::api::testing::{assert_errors, round_trip};
+    use serde_json::json;
+
+    #[test]
+    fn responses_round_trip() {
+        let b: StoresBoundsResponse = round_trip(json!({
+            "bounds": {"west": 2.25, "south": 48.8, "east": 2.45, "north": 48.9}
+        }));
+        assert_eq!(b.bounds.north, 48.9);
+        let s: StoresSearchResponse = round_trip(json!({
+            "features": [{
+                "type": "Feature",
+                "properties": {
+                    "store_id": "S1",
+                    "name": "Main street store",
+                    "address": {"lines": ["1 Main St"], "city": "Paris", "zipcode": "75001", "country_code": "FR"},
+                    "distance": 120.5,
+                    "types": ["shop"],
+                    "tags": ["open-sunday"],
+                    "user_properties": {"size": 3}
+                },
+                "geometry": {"type": "Point", "coordinates": [2.35, 48.85]}
+            }]
+        }));
+        assert_eq!(s.features[0].properties.address.zipcode, "75001");
+    }
+
+    #[test]
+    fn center_pair() {
+        let h = RequestHeaders::default();
+        let r =
+            StoresSearchRequest::from_query(&pairs([("lat", "48.85"), ("lng", "2.35")]), &h, &[])
+                .unwrap();
+        assert_eq!(r.center, Some(LatLng::new(48.85, 2.35)));
+        assert_eq!(r.limit, 10);
+        let errs =
+            StoresBoundsRequest::from_query(&pairs([("lat", "48.85")]), &h, &[]).unwrap_err();
+        assert_errors(&errs, &[(json!(["query", "lng"]), kinds::MISSING)]);
+        let errs = StoresBoundsRequest::from_query(
+            &pairs([("lat", "48.85"), ("lng", "200"), ("radius", "-1")]),
+            &h,
+            &[],
+        )
+        .unwrap_err();
+        assert_errors(
+            &errs,
+            &[
+                (json!(["query", "lng"]), kinds::COORDINATES),
+                (json!(["query", "radius"]), kinds::VALUE),
+            ],
+        );
+        let errs = StoresBoundsRequest::from_query(
+            &pairs([("lat", "x"), ("lng", "2"), ("q", "1")]),
+            &h,
+            &[],
+        )
+        .unwrap_err();
+        assert_errors(
+            &errs,
+            &[
+                (json!(["query", "lat"]), kinds::FLOAT),
+                (json!(["query", "q"]), kinds::EXTRA),
+            ],
+        );
+    }
+}

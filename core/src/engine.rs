@@ -1,0 +1,398 @@
+//! The `Engine`: one method per endpoint of the contract.
+//!
+//! Every face calls the engine the same way: [`Engine::authorize`] the caller for an
+//! [`Endpoint`] (401/403/429), then the operation with the resulting [`Grant`] and the typed
+//! request from `core::api`. The operation validates (422), charges the free quota (402) and
+//! answers from the installed data packs. Operations whose implementation has not landed
+//! return [`ErrorCode::NotAvailable`](crate::error::ErrorCode::NotAvailable) — never an
+//! invented answer.
+//!
+//! ```
+//! use waymark_core::{Engine, EngineConfig};
+//! use waymark_core::auth::{Caller, keys::{Publisher, KeyClaims, KeyScope, PrivateRestriction}};
+//! use waymark_core::endpoint::Endpoint;
+//! let dir = tempfile::tempdir().unwrap();
+//! let publisher = Publisher::generate().unwrap();
+//! let engine = Engine::open(EngineConfig::new(dir.path(), vec![publisher.verifying()])).unwrap();
+//! let key = publisher.issue(&KeyClaims::new(KeyScope::Private {
+//!     write: false, restriction: PrivateRestriction::None })).unwrap();
+//! let caller = Caller { api_key_header: Some(key), ..Caller::default() };
+//! let grant = engine.authorize(&caller, Endpoint::Timezone).unwrap();
+//! assert_eq!(grant.endpoint, Endpoint::Timezone);
+//! ```
+use std::path::{Path, PathBuf};
+
+use crate::api::*;
+use crate::auth::keys::PublisherKey;
+use crate::auth::{Authorizer, Caller, Grant, RateLimitMode};
+use crate::endpoint::Endpoint;
+use crate::error::{ApiError, ErrorCode, Result};
+
+/// Configuration given by the caller (CLI flags, Kotlin/Swift constructor). The core reads no
+/// environment variables.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Directory of the engine's own state (`state.sqlite`: quotas, jobs, imports).
+    pub state_dir: PathBuf,
+    /// Publishers whose keys (and packs) are trusted.
+    pub trusted_publishers: Vec<PublisherKey>,
+    /// Rate limits on or off.
+    pub rate_limits: RateLimitMode,
+}
+
+impl EngineConfig {
+    /// A configuration keeping state in `state_dir`, trusting `trusted_publishers`, with the
+    /// spec's rate limits.
+    pub fn new(state_dir: &Path, trusted_publishers: Vec<PublisherKey>) -> Self {
+        EngineConfig {
+            state_dir: state_dir.to_path_buf(),
+            trusted_publishers,
+            rate_limits: RateLimitMode::Spec,
+        }
+    }
+}
+
+/// The offline location engine.
+#[derive(Debug)]
+pub struct Engine {
+    config: EngineConfig,
+    auth: Authorizer,
+}
+
+impl Engine {
+    /// Opens the engine: creates the state directory and database when missing.
+    pub fn open(config: EngineConfig) -> Result<Self> {
+        if config.trusted_publishers.is_empty() {
+            return Err(crate::error::Error::Config(
+                "no trusted publisher: give the public key of the publisher that issued your keys"
+                    .into(),
+            ));
+        }
+        let auth = Authorizer::new(
+            config.trusted_publishers.clone(),
+            &config.state_dir.join("state.sqlite"),
+            config.rate_limits,
+        )?;
+        Ok(Engine { config, auth })
+    }
+
+    /// The configuration the engine was opened with.
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// Authenticates and admits `caller` for `endpoint` (401, 403, 429).
+    pub fn authorize(&self, caller: &Caller, endpoint: Endpoint) -> Result<Grant, ApiError> {
+        self.auth.authorize(caller, endpoint)
+    }
+
+    /// The authorizer (key verification, CORS decisions, quota counters).
+    pub fn authorizer(&self) -> &Authorizer {
+        &self.auth
+    }
+
+    /// Saves state that is written lazily (quota counters).
+    pub fn flush(&self) -> Result<()> {
+        self.auth.flush()
+    }
+
+    /// Checks the grant is for `endpoint` (the route's traffic bucket counts as the route).
+    fn check_grant(&self, grant: &Grant, endpoint: Endpoint) -> Result<(), ApiError> {
+        let same = grant.endpoint == endpoint
+            || (endpoint == Endpoint::Route && grant.endpoint == Endpoint::RouteWithTraffic);
+        if same {
+            Ok(())
+        } else {
+            Err(ApiError::new(
+                ErrorCode::Internal,
+                format!(
+                    "a grant for {} was used for {}",
+                    grant.endpoint.name(),
+                    endpoint.name()
+                ),
+            ))
+        }
+    }
+
+    /// Checks the grant and the request's own rules (422), the same for every face.
+    fn admit<R: Validate>(
+        &self,
+        grant: &Grant,
+        endpoint: Endpoint,
+        req: &R,
+    ) -> Result<(), ApiError> {
+        self.check_grant(grant, endpoint)?;
+        req.validate().map_err(ApiError::validation)
+    }
+
+    /// The answer of an operation whose implementation has not landed in this build: the
+    /// request is still authorized and validated, then refused with 501.
+    fn not_available<T, R: Validate>(
+        &self,
+        grant: &Grant,
+        endpoint: Endpoint,
+        req: &R,
+    ) -> Result<T, ApiError> {
+        self.admit(grant, endpoint, req)?;
+        Err(ApiError::not_available(endpoint))
+    }
+
+    // ----- localities -----
+
+    /// `GET /localities/autocomplete`
+    pub fn localities_autocomplete(
+        &self,
+        grant: &Grant,
+        req: AutocompleteRequest,
+    ) -> Result<AutocompleteResponse, ApiError> {
+        self.not_available(grant, Endpoint::Autocomplete, &req)
+    }
+
+    /// `GET /localities/details`
+    pub fn localities_details(
+        &self,
+        grant: &Grant,
+        req: DetailsRequest,
+    ) -> Result<DetailsResponse, ApiError> {
+        self.not_available(grant, Endpoint::Details, &req)
+    }
+
+    /// `GET /localities/geocode`
+    pub fn localities_geocode(
+        &self,
+        grant: &Grant,
+        req: GeocodeRequest,
+    ) -> Result<GeocodeResponse, ApiError> {
+        self.not_available(grant, Endpoint::Geocode, &req)
+    }
+
+    /// `GET /localities/nearby`
+    pub fn localities_nearby(
+        &self,
+        grant: &Grant,
+        req: NearbyRequest,
+    ) -> Result<NearbyResponse, ApiError> {
+        self.not_available(grant, Endpoint::Nearby, &req)
+    }
+
+    // ----- geolocation -----
+
+    /// `GET /geolocation/position`
+    pub fn geolocation_position(
+        &self,
+        grant: &Grant,
+        req: PositionRequest,
+    ) -> Result<PositionResponse, ApiError> {
+        self.not_available(grant, Endpoint::Position, &req)
+    }
+
+    /// `GET /geolocation/timezone`
+    pub fn geolocation_timezone(
+        &self,
+        grant: &Grant,
+        req: TimezoneRequest,
+    ) -> Result<TimezoneResponse, ApiError> {
+        self.not_available(grant, Endpoint::Timezone, &req)
+    }
+
+    // ----- stores -----
+
+    /// `GET /stores/search`
+    pub fn stores_search(
+        &self,
+        grant: &Grant,
+        req: StoresSearchRequest,
+    ) -> Result<StoresSearchResponse, ApiError> {
+        self.not_available(grant, Endpoint::StoresSearch, &req)
+    }
+
+    /// `GET /stores/search/bounds`
+    pub fn stores_bounds(
+        &self,
+        grant: &Grant,
+        req: StoresBoundsRequest,
+    ) -> Result<StoresBoundsResponse, ApiError> {
+        self.not_available(grant, Endpoint::StoresBounds, &req)
+    }
+
+    // ----- zones -----
+
+    /// `PUT /zones`
+    pub fn zones_update(
+        &self,
+        grant: &Grant,
+        req: ZonesUpdateRequest,
+    ) -> Result<ZonesUpdateResponse, ApiError> {
+        self.not_available(grant, Endpoint::ZonesUpdate, &req)
+    }
+
+    // ----- datasets -----
+
+    /// `GET /datasets`
+    pub fn datasets_list(
+        &self,
+        grant: &Grant,
+        req: DatasetListRequest,
+    ) -> Result<DatasetListResponse, ApiError> {
+        self.not_available(grant, Endpoint::DatasetList, &req)
+    }
+
+    /// `GET /datasets/{dataset_id}`
+    pub fn datasets_get(
+        &self,
+        grant: &Grant,
+        req: DatasetGetRequest,
+    ) -> Result<DatasetGetResponse, ApiError> {
+        self.not_available(grant, Endpoint::DatasetGet, &req)
+    }
+
+    /// `PUT /datasets/{dataset_id}`
+    pub fn datasets_update(
+        &self,
+        grant: &Grant,
+        req: DatasetUpdateRequest,
+    ) -> Result<DatasetUpdateResponse, ApiError> {
+        self.not_available(grant, Endpoint::DatasetUpdate, &req)
+    }
+
+    /// `GET /datasets/{dataset_id}/status`
+    pub fn datasets_status(
+        &self,
+        grant: &Grant,
+        req: DatasetStatusRequest,
+    ) -> Result<DatasetStatusResponse, ApiError> {
+        self.not_available(grant, Endpoint::DatasetStatus, &req)
+    }
+
+    /// `GET /datasets/{dataset_id}/features/{feature_id}`
+    pub fn datasets_feature_get(
+        &self,
+        grant: &Grant,
+        req: FeatureGetRequest,
+    ) -> Result<FeatureGetResponse, ApiError> {
+        self.not_available(grant, Endpoint::FeatureGet, &req)
+    }
+
+    /// `POST /datasets/{dataset_id}/features/search`
+    pub fn datasets_feature_search(
+        &self,
+        grant: &Grant,
+        req: FeatureSearchRequest,
+    ) -> Result<FeatureSearchResponse, ApiError> {
+        self.not_available(grant, Endpoint::FeatureSearch, &req)
+    }
+
+    /// `POST /datasets/{dataset_id}/features/contains`
+    pub fn datasets_feature_contains(
+        &self,
+        grant: &Grant,
+        req: FeatureContainsRequest,
+    ) -> Result<FeatureContainsResponse, ApiError> {
+        self.not_available(grant, Endpoint::FeatureContains, &req)
+    }
+
+    // ----- indoor -----
+
+    /// `GET /indoor/venues/{venue_id}`
+    pub fn indoor_venue(
+        &self,
+        grant: &Grant,
+        req: VenueGetRequest,
+    ) -> Result<VenueGetResponse, ApiError> {
+        self.not_available(grant, Endpoint::VenueGet, &req)
+    }
+
+    /// `GET /indoor/venues/{venue_id}/pois/search`
+    pub fn indoor_poi_search(
+        &self,
+        grant: &Grant,
+        req: PoiSearchRequest,
+    ) -> Result<PoiSearchResponse, ApiError> {
+        self.not_available(grant, Endpoint::PoiSearch, &req)
+    }
+
+    /// `GET /indoor/directions/{venue_id}`
+    pub fn indoor_directions(
+        &self,
+        grant: &Grant,
+        req: IndoorDirectionsRequest,
+    ) -> Result<IndoorDirectionsResponse, ApiError> {
+        self.not_available(grant, Endpoint::IndoorDirections, &req)
+    }
+
+    // ----- distance -----
+
+    /// `GET /distance/route/json`
+    pub fn distance_route(
+        &self,
+        grant: &Grant,
+        req: RouteRequest,
+    ) -> Result<RouteResponse, ApiError> {
+        self.not_available(grant, Endpoint::Route, &req)
+    }
+
+    /// `GET /distance/tolls/json`
+    pub fn distance_tolls(
+        &self,
+        grant: &Grant,
+        req: TollsRequest,
+    ) -> Result<TollsResponse, ApiError> {
+        self.not_available(grant, Endpoint::Tolls, &req)
+    }
+
+    /// `GET /distance/isochrone/json`
+    pub fn distance_isochrone(
+        &self,
+        grant: &Grant,
+        req: IsochroneRequest,
+    ) -> Result<IsochroneResponse, ApiError> {
+        self.not_available(grant, Endpoint::Isochrone, &req)
+    }
+
+    /// `POST /distance/matrix/async`
+    pub fn distance_matrix_create(
+        &self,
+        grant: &Grant,
+        req: MatrixCreateRequest,
+    ) -> Result<MatrixCreateResponse, ApiError> {
+        self.not_available(grant, Endpoint::MatrixCreate, &req)
+    }
+
+    /// `GET /distance/matrix/async/{matrix_id}/status`
+    pub fn distance_matrix_status(
+        &self,
+        grant: &Grant,
+        req: MatrixStatusRequest,
+    ) -> Result<MatrixStatusResponse, ApiError> {
+        self.not_available(grant, Endpoint::MatrixStatus, &req)
+    }
+
+    /// `GET /distance/matrix/async/{matrix_id}`
+    pub fn distance_matrix_result(
+        &self,
+        grant: &Grant,
+        req: MatrixResultRequest,
+    ) -> Result<MatrixResultResponse, ApiError> {
+        self.not_available(grant, Endpoint::MatrixResult, &req)
+    }
+
+    // ----- three-word addresses -----
+
+    /// `GET /threewords/autosuggest`
+    pub fn threewords_autosuggest(
+        &self,
+        grant: &Grant,
+        req: AutosuggestRequest,
+    ) -> Result<AutosuggestResponse, ApiError> {
+        self.not_available(grant, Endpoint::Autosuggest, &req)
+    }
+
+    /// `GET /threewords/convert-to-3wa`
+    pub fn threewords_convert(
+        &self,
+        grant: &Grant,
+        req: ConvertTo3waRequest,
+    ) -> Result<ConvertTo3waResponse, ApiError> {
+        self.not_available(grant, Endpoint::ConvertTo3wa, &req)
+    }
+}

@@ -1,0 +1,1 @@
+//! Waymark data-pack builder (issue 3).

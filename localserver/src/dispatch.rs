@@ -1,0 +1,103 @@
+//! From an authorized endpoint to the engine: parse the request into its `core::api` type
+//! (422 with every problem found), call the one engine method, serialize the answer.
+use serde::Serialize;
+use warp::http::StatusCode;
+use warp::reply::Response;
+use waymark_core::Engine;
+use waymark_core::api::*;
+use waymark_core::auth::Grant;
+use waymark_core::endpoint::Endpoint;
+use waymark_core::error::{ApiError, ErrorCode};
+
+/// What an operation answers over HTTP.
+#[derive(Debug)]
+pub enum Reply {
+    /// 200 with a JSON body.
+    Json(Vec<u8>),
+}
+
+impl Reply {
+    /// The HTTP response.
+    pub fn into_response(self) -> Response {
+        match self {
+            Reply::Json(body) => crate::handler::json_response(StatusCode::OK, body),
+        }
+    }
+}
+
+fn json<T: Serialize>(value: Result<T, ApiError>) -> Result<Reply, ApiError> {
+    let value = value?;
+    serde_json::to_vec(&value).map(Reply::Json).map_err(|e| {
+        tracing::error!(error = %e, "response serialization failed");
+        ApiError::new(
+            ErrorCode::Internal,
+            "internal error; the details are in the waymark log",
+        )
+    })
+}
+
+fn parsed<T>(r: Result<T, Vec<FieldError>>) -> Result<T, ApiError> {
+    r.map_err(ApiError::validation)
+}
+
+/// Parses the request of `grant.endpoint` and runs it on the engine.
+pub fn dispatch(
+    engine: &Engine,
+    grant: &Grant,
+    pairs: &[(String, String)],
+    headers: &RequestHeaders,
+    path: &[String],
+    body: &[u8],
+) -> Result<Reply, ApiError> {
+    macro_rules! get {
+        ($req:ty, $op:ident) => {{
+            let req = parsed(<$req>::from_query(pairs, headers, path))?;
+            json(engine.$op(grant, req))
+        }};
+    }
+    macro_rules! with_body {
+        ($req:ty, $op:ident) => {{
+            let req = parsed(<$req>::from_parts(pairs, headers, path, body))?;
+            json(engine.$op(grant, req))
+        }};
+    }
+    match grant.endpoint {
+        Endpoint::Autocomplete => get!(AutocompleteRequest, localities_autocomplete),
+        Endpoint::Details => get!(DetailsRequest, localities_details),
+        Endpoint::Geocode => get!(GeocodeRequest, localities_geocode),
+        Endpoint::Nearby => get!(NearbyRequest, localities_nearby),
+        Endpoint::Position => get!(PositionRequest, geolocation_position),
+        Endpoint::Timezone => get!(TimezoneRequest, geolocation_timezone),
+        Endpoint::StoresSearch => get!(StoresSearchRequest, stores_search),
+        Endpoint::StoresBounds => get!(StoresBoundsRequest, stores_bounds),
+        Endpoint::ZonesUpdate => {
+            // The spec gives zones a 400 `{status, value}` when the body is not JSON at all;
+            // JSON of the wrong shape is a 422 like everywhere else.
+            if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+                return Err(ApiError::new(
+                    ErrorCode::BadRequest,
+                    format!("the body is not valid json: {e}"),
+                ));
+            }
+            with_body!(ZonesUpdateRequest, zones_update)
+        }
+        Endpoint::DatasetList => get!(DatasetListRequest, datasets_list),
+        Endpoint::DatasetGet => get!(DatasetGetRequest, datasets_get),
+        Endpoint::DatasetUpdate => with_body!(DatasetUpdateRequest, datasets_update),
+        Endpoint::DatasetStatus => get!(DatasetStatusRequest, datasets_status),
+        Endpoint::FeatureGet => get!(FeatureGetRequest, datasets_feature_get),
+        Endpoint::FeatureSearch => with_body!(FeatureSearchRequest, datasets_feature_search),
+        Endpoint::FeatureContains => with_body!(FeatureContainsRequest, datasets_feature_contains),
+        Endpoint::VenueGet => get!(VenueGetRequest, indoor_venue),
+        Endpoint::PoiSearch => get!(PoiSearchRequest, indoor_poi_search),
+        Endpoint::IndoorDirections => get!(IndoorDirectionsRequest, indoor_directions),
+        Endpoint::Route | Endpoint::RouteWithTraffic => get!(RouteRequest, distance_route),
+        Endpoint::Tolls => get!(TollsRequest, distance_tolls),
+        Endpoint::Isochrone => get!(IsochroneRequest, distance_isochrone),
+        Endpoint::MatrixCreate => with_body!(MatrixCreateRequest, distance_matrix_create),
+        Endpoint::MatrixStatus => get!(MatrixStatusRequest, distance_matrix_status),
+        Endpoint::MatrixResult => get!(MatrixResultRequest, distance_matrix_result),
+        Endpoint::Autosuggest => get!(AutosuggestRequest, threewords_autosuggest),
+        Endpoint::ConvertTo3wa => get!(ConvertTo3waRequest, threewords_convert),
+    }
+}

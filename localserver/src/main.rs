@@ -1,0 +1,468 @@
+//! `waymark`: the local server and the development key tools.
+//!
+//! ```text
+//! waymark serve [--port 8787] [--state-dir DIR] [--trust PUBLISHER_KEY]...
+//! waymark keys new-publisher --out publisher.json
+//! waymark keys issue --publisher publisher.json --kind public --domain example.com
+//! waymark keys inspect <KEY> [--trust PUBLISHER_KEY]
+//! ```
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use waymark_core::api::ApiGroup;
+use waymark_core::auth::RateLimitMode;
+use waymark_core::auth::keys::{
+    self, AndroidApp, KeyClaims, KeyScope, PrivateRestriction, PublicRestrictions, Publisher,
+    PublisherFile, PublisherKey,
+};
+use waymark_core::auth::restrictions::normalize_sha1;
+use waymark_core::{Engine, EngineConfig};
+use waymark_localserver::ServerConfig;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "waymark",
+    version,
+    about = "Waymark offline location SDK: local server and key tools"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the local server (the REST contract on 127.0.0.1).
+    Serve(ServeArgs),
+    /// Issue and inspect development keys.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// Port to listen on.
+    #[arg(long, default_value_t = 8787)]
+    port: u16,
+    /// Address to bind. Anything but a loopback address needs --allow-remote.
+    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    bind: IpAddr,
+    /// Allow binding a non-loopback address (exposes the server to the network).
+    #[arg(long)]
+    allow_remote: bool,
+    /// Extra host name accepted in the Host header (repeatable).
+    #[arg(long = "allow-host")]
+    allow_hosts: Vec<String>,
+    /// Directory for the server's state (quotas, jobs, development keys).
+    #[arg(long)]
+    state_dir: Option<PathBuf>,
+    /// Base64 public key of a trusted publisher (repeatable). Without it the server runs in
+    /// development mode with a local publisher and prints development keys.
+    #[arg(long = "trust")]
+    trust: Vec<String>,
+    /// Rate limits: the spec's limits, or off.
+    #[arg(long, value_enum, default_value_t = Limits::Spec)]
+    rate_limits: Limits,
+    /// Log format.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Limits {
+    Spec,
+    Off,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+enum KeysCommand {
+    /// Create a publisher signing key (keep the file secret; give its public key to the SDK).
+    NewPublisher {
+        /// Where to write the publisher file.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Issue a key signed by a publisher.
+    Issue(IssueArgs),
+    /// Decode a key and, with --trust, verify it.
+    Inspect {
+        /// The key.
+        key: String,
+        /// Base64 public key of a trusted publisher (repeatable).
+        #[arg(long = "trust")]
+        trust: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Kind {
+    Public,
+    Private,
+}
+
+#[derive(Debug, Args)]
+struct IssueArgs {
+    /// Publisher file from `keys new-publisher`.
+    #[arg(long)]
+    publisher: PathBuf,
+    /// Key kind.
+    #[arg(long, value_enum)]
+    kind: Kind,
+    /// Project name.
+    #[arg(long, default_value = "default")]
+    project: String,
+    /// Public keys: allowed domain (`example.com`, `*.example.com`, `*`); repeatable.
+    #[arg(long = "domain")]
+    domains: Vec<String>,
+    /// Public keys, or private keys restricted by address: allowed IP or CIDR; repeatable.
+    #[arg(long = "ip")]
+    ips: Vec<String>,
+    /// Private keys: allowed iOS bundle id; repeatable.
+    #[arg(long = "ios")]
+    ios: Vec<String>,
+    /// Private keys: allowed Android app as `package:SHA1` (fingerprint with or without colons).
+    #[arg(long = "android")]
+    android: Vec<String>,
+    /// Private keys: grant write permission.
+    #[arg(long)]
+    write: bool,
+    /// Enabled API groups, comma-separated, or `all`.
+    #[arg(long, default_value = "all")]
+    apis: String,
+    /// Licence option (repeatable), e.g. `advanced_postal_codes`.
+    #[arg(long = "option")]
+    options: Vec<String>,
+    /// Free quota in requests.
+    #[arg(long)]
+    quota: Option<u64>,
+    /// Expiry in days from now.
+    #[arg(long)]
+    expires_in_days: Option<i64>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve(args) => serve(args),
+        Command::Keys(cmd) => keys_command(cmd),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("waymark: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn keys_command(cmd: KeysCommand) -> Result<(), String> {
+    match cmd {
+        KeysCommand::NewPublisher { out } => {
+            let publisher = Publisher::generate().map_err(|e| e.to_string())?;
+            write_publisher(&out, &publisher)?;
+            println!("publisher {} written to {}", publisher.id(), out.display());
+            println!("trust it with: --trust {}", publisher.verifying().encode());
+            Ok(())
+        }
+        KeysCommand::Issue(args) => {
+            let publisher = read_publisher(&args.publisher)?;
+            let claims = claims_from_args(&args)?;
+            let key = publisher.issue(&claims).map_err(|e| e.to_string())?;
+            if claims.scope
+                == KeyScope::Public(PublicRestrictions {
+                    domains: vec!["*".into()],
+                    ips: vec![],
+                })
+            {
+                eprintln!("warning: a lone `*` domain lets any web site use this key");
+            }
+            println!("{key}");
+            Ok(())
+        }
+        KeysCommand::Inspect { key, trust } => {
+            let claims = keys::decode_unverified(&key).map_err(|e| e.to_string())?;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&claims).map_err(|e| e.to_string())?
+            );
+            if trust.is_empty() {
+                println!("signature: not checked (give --trust PUBLISHER_KEY)");
+                return Ok(());
+            }
+            let trusted = parse_trust(&trust)?;
+            match keys::verify(&key, &trusted)
+                .and_then(|c| keys::check_expiry(&c, chrono_now()).map(|()| c))
+            {
+                Ok(_) => {
+                    println!("signature: valid");
+                    Ok(())
+                }
+                Err(e) => Err(format!("signature: refused: {e}")),
+            }
+        }
+    }
+}
+
+fn chrono_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+fn claims_from_args(args: &IssueArgs) -> Result<KeyClaims, String> {
+    let ips = args
+        .ips
+        .iter()
+        .map(|s| {
+            s.parse::<ipnet::IpNet>()
+                .or_else(|_| s.parse::<IpAddr>().map(ipnet::IpNet::from))
+                .map_err(|_| format!("`{s}` is not an ip address or cidr block"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let scope = match args.kind {
+        Kind::Public => {
+            if args.write || !args.ios.is_empty() || !args.android.is_empty() {
+                return Err("public keys take only --domain and --ip restrictions".into());
+            }
+            KeyScope::Public(PublicRestrictions {
+                domains: args.domains.clone(),
+                ips,
+            })
+        }
+        Kind::Private => {
+            if !args.domains.is_empty() {
+                return Err("private keys take no --domain restriction".into());
+            }
+            let given = [
+                !ips.is_empty(),
+                !args.ios.is_empty(),
+                !args.android.is_empty(),
+            ]
+            .iter()
+            .filter(|b| **b)
+            .count();
+            if given > 1 {
+                return Err(
+                    "a private key carries one restriction: --ip, --ios or --android".into(),
+                );
+            }
+            let restriction = if !ips.is_empty() {
+                PrivateRestriction::Ip { ips }
+            } else if !args.ios.is_empty() {
+                PrivateRestriction::Ios {
+                    bundle_ids: args.ios.clone(),
+                }
+            } else if !args.android.is_empty() {
+                let apps = args
+                    .android
+                    .iter()
+                    .map(|s| {
+                        let (package, sha1) = s
+                            .split_once(':')
+                            .ok_or_else(|| format!("--android `{s}`: expected package:SHA1"))?;
+                        Ok(AndroidApp {
+                            package: package.to_string(),
+                            sha1: normalize_sha1(sha1)?,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, String>>()?;
+                PrivateRestriction::Android { apps }
+            } else {
+                PrivateRestriction::None
+            };
+            KeyScope::Private {
+                write: args.write,
+                restriction,
+            }
+        }
+    };
+    let mut claims = KeyClaims::new(scope);
+    claims.project = args.project.clone();
+    claims.apis = if args.apis == "all" {
+        ApiGroup::ALL.to_vec()
+    } else {
+        args.apis
+            .split(',')
+            .map(|s| s.trim().parse::<ApiGroup>().map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    claims.options = args.options.clone();
+    claims.quota = args.quota;
+    claims.exp = args.expires_in_days.map(|d| claims.iat + d * 86_400);
+    Ok(claims)
+}
+
+fn write_publisher(path: &Path, publisher: &Publisher) -> Result<(), String> {
+    let json = serde_json::to_vec_pretty(&publisher.to_file()).map_err(|e| e.to_string())?;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    std::fs::write(path, json).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn read_publisher(path: &Path) -> Result<Publisher, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file: PublisherFile =
+        serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    Publisher::from_file(&file).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn parse_trust(trust: &[String]) -> Result<Vec<PublisherKey>, String> {
+    trust
+        .iter()
+        .map(|t| PublisherKey::parse(t).map_err(|e| format!("--trust {t}: {e}")))
+        .collect()
+}
+
+/// Development keys kept in the state directory so they stay the same across restarts.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct DevKeys {
+    public_key: String,
+    private_key: String,
+}
+
+fn dev_setup(state_dir: &Path) -> Result<(PublisherKey, DevKeys), String> {
+    let pub_path = state_dir.join("dev-publisher.json");
+    let publisher = if pub_path.exists() {
+        read_publisher(&pub_path)?
+    } else {
+        let p = Publisher::generate().map_err(|e| e.to_string())?;
+        write_publisher(&pub_path, &p)?;
+        p
+    };
+    let keys_path = state_dir.join("dev-keys.json");
+    let trusted = [publisher.verifying()];
+    if let Ok(bytes) = std::fs::read(&keys_path)
+        && let Ok(k) = serde_json::from_slice::<DevKeys>(&bytes)
+        && keys::verify(&k.public_key, &trusted).is_ok()
+        && keys::verify(&k.private_key, &trusted).is_ok()
+    {
+        return Ok((publisher.verifying(), k));
+    }
+    let public = KeyClaims::new(KeyScope::Public(PublicRestrictions {
+        domains: vec!["localhost".into(), "127.0.0.1".into(), "*.localhost".into()],
+        ips: vec![],
+    }));
+    let private = KeyClaims::new(KeyScope::Private {
+        write: true,
+        restriction: PrivateRestriction::None,
+    });
+    let k = DevKeys {
+        public_key: publisher.issue(&public).map_err(|e| e.to_string())?,
+        private_key: publisher.issue(&private).map_err(|e| e.to_string())?,
+    };
+    let json = serde_json::to_vec_pretty(&k).map_err(|e| e.to_string())?;
+    std::fs::write(&keys_path, json).map_err(|e| format!("{}: {e}", keys_path.display()))?;
+    Ok((publisher.verifying(), k))
+}
+
+fn default_state_dir() -> PathBuf {
+    directories::ProjectDirs::from("org", "Waymark", "waymark")
+        .map_or_else(|| PathBuf::from(".waymark"), |d| d.data_dir().to_path_buf())
+}
+
+fn serve(args: ServeArgs) -> Result<(), String> {
+    init_logging(args.log_format);
+    if !args.bind.is_loopback() && !args.allow_remote {
+        return Err(format!(
+            "refusing to bind {}: it is not a loopback address; add --allow-remote to expose the \
+             server to the network",
+            args.bind
+        ));
+    }
+    let state_dir = args.state_dir.clone().unwrap_or_else(default_state_dir);
+    std::fs::create_dir_all(&state_dir).map_err(|e| format!("{}: {e}", state_dir.display()))?;
+    let (trusted, dev) = if args.trust.is_empty() {
+        let (publisher, dev) = dev_setup(&state_dir)?;
+        (vec![publisher], Some(dev))
+    } else {
+        (parse_trust(&args.trust)?, None)
+    };
+    let mut config = EngineConfig::new(&state_dir, trusted);
+    config.rate_limits = match args.rate_limits {
+        Limits::Spec => RateLimitMode::Spec,
+        Limits::Off => RateLimitMode::Off,
+    };
+    let engine = Arc::new(Engine::open(config).map_err(|e| e.to_string())?);
+    let mut server_config = ServerConfig {
+        extra_allowed_hosts: args.allow_hosts.clone(),
+        ..ServerConfig::default()
+    };
+    if !args.bind.is_loopback() {
+        tracing::warn!(bind = %args.bind, "serving on a non-loopback address: anyone on the network can reach this server");
+        server_config
+            .extra_allowed_hosts
+            .push(args.bind.to_string());
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("tokio runtime: {e}"))?;
+    runtime.block_on(async move {
+        let addr = SocketAddr::new(args.bind, args.port);
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let local = listener.local_addr().map_err(|e| e.to_string())?;
+        println!("waymark local server listening on http://{local}");
+        println!("state directory: {}", state_dir.display());
+        println!("no data packs are installed yet: every operation answers 501 until its data layer lands (see README)");
+        if let Some(dev) = &dev {
+            println!("development mode (no --trust given): keys signed by a local publisher in the state directory");
+            println!("  public key (Referer localhost / 127.0.0.1): {}", dev.public_key);
+            println!("  private key (write permission):            {}", dev.private_key);
+            println!("  try: curl -H 'X-Api-Key: {}' 'http://{local}/geolocation/timezone?location=60.17,24.94'", dev.private_key);
+        }
+        println!("API description: http://{local}/openapi.json");
+        let engine_for_flush = engine.clone();
+        waymark_localserver::serve(engine, server_config, listener, shutdown_signal()).await;
+        if let Err(e) = engine_for_flush.flush() {
+            tracing::error!(error = %e, "could not save state on shutdown");
+        }
+        tracing::info!("stopped");
+        Ok::<(), String>(())
+    })
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutdown requested; finishing in-flight requests");
+}
+
+fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}
