@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Load test of the release local server with wrk (apt-get install wrk).
 #
-#   bash localserver/benches/load.sh [PATH_AND_QUERY] [RATE_LIMITS] [DURATION]
+#   bash localserver/benches/load.sh [PATH_AND_QUERY] [RATE_LIMITS] [DURATION] [CONNECTIONS]
 #
 # Starts `waymark serve` in development mode on a free port with a throw-away state
 # directory, sends authenticated requests (X-Api-Key, private key) for DURATION with 2 wrk
-# threads and 32 connections, prints wrk's latency distribution, and stops the server.
+# threads and CONNS (default 16) connections, prints wrk's latency distribution, and stops the server.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TARGET="${1:-/geolocation/timezone?location=60.17,24.94}"
 LIMITS="${2:-off}"
 DURATION="${3:-10s}"
+CONNS="${4:-16}"
 command -v wrk >/dev/null || { echo "wrk is required: apt-get install wrk"; exit 1; }
 cargo build --release -q -p waymark-localserver --bin waymark
 BIN="${CARGO_TARGET_DIR:-target}/release/waymark"
@@ -31,4 +32,4 @@ kill $PID; wait $PID 2>/dev/null || true
 RUST_LOG=warn "$BIN" serve --port "$PORT" --state-dir "$STATE" --rate-limits "$LIMITS" >"$STATE/stdout" 2>>"$STATE/server.log" &
 PID=$!
 for _ in $(seq 1 100); do grep -q listening "$STATE/stdout" && break; sleep 0.1; done
-wrk -t2 -c32 -d"$DURATION" --latency -H "X-Api-Key: $KEY" "http://127.0.0.1:$PORT$TARGET"
+wrk -t2 -c"$CONNS" -d"$DURATION" --latency -H "X-Api-Key: $KEY" "http://127.0.0.1:$PORT$TARGET"

@@ -193,6 +193,28 @@ where
             accept_language: req.header("accept-language"),
             x_field_mask: req.header("x-field-mask"),
         };
+        if !is_heavy(endpoint) {
+            // Cheap lookups run on the I/O worker: a thread hand-off would cost more than they do.
+            let run = || {
+                crate::dispatch::dispatch(
+                    &ctx.engine,
+                    &grant,
+                    &req.pairs,
+                    &headers,
+                    &path_params,
+                    &body,
+                )
+            };
+            return std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(
+                |_| {
+                    tracing::error!(endpoint = endpoint.name(), "operation panicked");
+                    Err(ApiError::new(
+                        ErrorCode::Internal,
+                        "internal error; the details are in the waymark log",
+                    ))
+                },
+            );
+        }
         let engine = ctx.engine.clone();
         let pairs = req.pairs.clone();
         tokio::task::spawn_blocking(move || {
@@ -213,6 +235,23 @@ where
         Err(e) => error_response(e.to_http(endpoint)),
     };
     (Some(endpoint), response)
+}
+
+/// Operations that can take milliseconds (graph searches, spatial scans, writes) run on the
+/// blocking pool so they never stall the connections served by the async workers.
+fn is_heavy(endpoint: Endpoint) -> bool {
+    matches!(
+        endpoint,
+        Endpoint::Route
+            | Endpoint::RouteWithTraffic
+            | Endpoint::Tolls
+            | Endpoint::Isochrone
+            | Endpoint::MatrixCreate
+            | Endpoint::IndoorDirections
+            | Endpoint::FeatureSearch
+            | Endpoint::FeatureContains
+            | Endpoint::ZonesUpdate
+    )
 }
 
 /// The route operation has a rate bucket of its own when it asks for traffic.

@@ -267,6 +267,11 @@ impl Publisher {
         PublisherKey(self.signing.verifying_key())
     }
 
+    /// The signing key (for signing packs with the same publisher identity).
+    pub fn signing_key(&self) -> &SigningKey {
+        &self.signing
+    }
+
     /// The publisher id.
     pub fn id(&self) -> String {
         self.verifying().id()

@@ -1,0 +1,8 @@
+//! Data packs: immutable, signed directories of SQLite databases, tantivy indexes and routing
+//! graphs (format v1, ADR `docs/adr/0002-pack-format.md`).
+//!
+//! This module holds what the builder (`waymark-packs`) and the readers share: the manifest
+//! with its canonical signature, and (as layers land) the SQL DDL and tantivy schemas.
+pub mod manifest;
+
+pub use manifest::{FORMAT_VERSION, Manifest, ManifestError, PackFile, PackSource};
