@@ -413,6 +413,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             .await
             .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let local = listener.local_addr().map_err(|e| e.to_string())?;
+        let shutdown = shutdown_signal()?;
         println!("waymark local server listening on http://{local}");
         println!("state directory: {}", state_dir.display());
         println!("no data packs are installed yet: every operation answers 501 until its data layer lands (see README)");
@@ -424,7 +425,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         }
         println!("API description: http://{local}/openapi.json");
         let engine_for_flush = engine.clone();
-        waymark_localserver::serve(engine, server_config, listener, shutdown_signal()).await;
+        waymark_localserver::serve(engine, server_config, listener, shutdown).await;
         if let Err(e) = engine_for_flush.flush() {
             tracing::error!(error = %e, "could not save state on shutdown");
         }
@@ -433,26 +434,31 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     })
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Registers the SIGINT/SIGTERM handlers now (so a signal arriving right after the server
+/// says it is ready is never lost) and returns the future that completes on the first one.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()> + Send + 'static, String> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut int =
+            signal(SignalKind::interrupt()).map_err(|e| format!("SIGINT handler: {e}"))?;
+        let mut term =
+            signal(SignalKind::terminate()).map_err(|e| format!("SIGTERM handler: {e}"))?;
+        Ok(async move {
+            tokio::select! {
+                _ = int.recv() => {},
+                _ = term.recv() => {},
             }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
+            tracing::info!("shutdown requested; finishing in-flight requests");
+        })
     }
-    tracing::info!("shutdown requested; finishing in-flight requests");
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("shutdown requested; finishing in-flight requests");
+        })
+    }
 }
 
 fn init_logging(format: LogFormat) {

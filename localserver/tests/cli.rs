@@ -67,31 +67,18 @@ fn new_publisher_issue_and_inspect() {
     assert!(err.contains("does not trust"), "{err}");
 
     // Rules: a public key needs a restriction; a lone `*` is warned about.
-    let (ok, _, err) = waymark(&["keys", "issue", "--publisher", file, "--kind", "public"]);
+    let issue_public = |extra: &[&str]| {
+        let mut args = vec!["keys", "issue", "--publisher", file, "--kind", "public"];
+        args.extend_from_slice(extra);
+        waymark(&args)
+    };
+    let (ok, _, err) = issue_public(&[]);
     assert!(!ok);
     assert!(err.contains("at least one domain or ip"), "{err}");
-    let (ok, _, err) = waymark(&[
-        "keys",
-        "issue",
-        "--publisher",
-        file,
-        "--kind",
-        "public",
-        "--domain",
-        "*",
-    ]);
+    let (ok, _, err) = issue_public(&["--domain", "*"]);
     assert!(ok);
     assert!(err.contains("warning"), "{err}");
-    let (ok, _, err) = waymark(&[
-        "keys",
-        "issue",
-        "--publisher",
-        file,
-        "--kind",
-        "public",
-        "--domain",
-        "https://x.com/",
-    ]);
+    let (ok, _, err) = issue_public(&["--domain", "https://x.com/"]);
     assert!(!ok, "{err}");
 }
 
