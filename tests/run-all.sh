@@ -11,4 +11,9 @@ echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== cargo test"
-cargo test --workspace --locked 2>&1 | tee "${TMPDIR:-/tmp}/waymark-cargo-test.log"
+LOG="$(mktemp)"
+cargo test --workspace --locked 2>&1 | tee "$LOG"
+
+# One closing line for the whole run (cargo's own last line is that of the last crate).
+awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "total: %d passed, %d failed, %d skipped\n", p, f, i }' "$LOG"
+rm -f "$LOG"
