@@ -428,10 +428,10 @@ fn body_error(path: Option<&serde_path_to_error::Path>, inner: &serde_json::Erro
 
 /// The kind and message of a serde data error message; may extend `loc` with the field name.
 fn classify(message: &str, loc: &mut Vec<Value>) -> (&'static str, String) {
-    if let Some((kind, msg)) = message.split_once(": ") {
-        if let Some(k) = kinds::ALL.iter().find(|k| **k == kind) {
-            return (k, msg.to_owned());
-        }
+    if let Some((kind, msg)) = message.split_once(": ")
+        && let Some(k) = kinds::ALL.iter().find(|k| **k == kind)
+    {
+        return (k, msg.to_owned());
     }
     if let Some(name) = between_backticks(message, "missing field `") {
         push_field(loc, &name);

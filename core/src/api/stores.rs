@@ -54,17 +54,17 @@ fn read_center(q: &mut QueryReader<'_>) -> Option<LatLng> {
 
 /// Checks the centre and the radius shared by both requests.
 fn check_center_radius(c: &mut Checks, center: Option<&LatLng>, radius: Option<f64>) {
-    if let Some(p) = center {
-        if let Err(msg) = p.check() {
-            let name = if msg.starts_with("longitude") {
-                "lng"
-            } else {
-                "lat"
-            };
-            c.check(false, || {
-                FieldError::invalid(Loc::Query, name, kinds::COORDINATES, msg)
-            });
-        }
+    if let Some(p) = center
+        && let Err(msg) = p.check()
+    {
+        let name = if msg.starts_with("longitude") {
+            "lng"
+        } else {
+            "lat"
+        };
+        c.check(false, || {
+            FieldError::invalid(Loc::Query, name, kinds::COORDINATES, msg)
+        });
     }
     if let Some(r) = radius {
         c.check(r.is_finite() && r > 0.0, || {

@@ -1,0 +1,305 @@
+//! The SQL schema of a pack's `data.sqlite`, shared by the builder (`waymark-packs`) and the
+//! readers in core, so that both sides agree on every table and column.
+//!
+//! Conventions: coordinates are WGS84 degrees (`lat`, `lng` REAL); line geometries are
+//! Google-encoded polylines with precision 6 (`geometry` TEXT); area geometries are GeoJSON
+//! geometry objects (`shape` TEXT); languages are ISO 639-1 codes, `''` for the default name;
+//! every spatial table has an R-tree `<table>_rtree(id, min_lat, max_lat, min_lng, max_lng)`
+//! whose `id` is the row id of the table. A layer's tables exist in every pack (empty when the
+//! layer is absent), so readers never have to test for a table.
+//!
+//! ```
+//! let conn = rusqlite::Connection::open_in_memory().unwrap();
+//! waymark_core::packs::schema::create_all(&conn).unwrap();
+//! let n: i64 = conn.query_row("SELECT count(*) FROM road_edges", [], |r| r.get(0)).unwrap();
+//! assert_eq!(n, 0);
+//! ```
+use rusqlite::Connection;
+
+/// Version of this schema, stored in `meta` under `schema_version`.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Layer names used in manifests.
+pub mod layers {
+    /// Routable road network.
+    pub const ROADS: &str = "roads";
+    /// Settlements, admin boundaries, postal-code areas, countries, gazetteer places.
+    pub const PLACES: &str = "places";
+    /// Address points and interpolation lines.
+    pub const ADDRESSES: &str = "addresses";
+    /// Points of interest mapped to the spec's POI types.
+    pub const POIS: &str = "pois";
+    /// Indoor venues.
+    pub const INDOOR: &str = "indoor";
+    /// IP ranges with positions.
+    pub const IP: &str = "ip";
+    /// Timezone polygons.
+    pub const TIMEZONES: &str = "timezones";
+    /// Every layer name.
+    pub const ALL: &[&str] = &[ROADS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES];
+}
+
+/// Key/value facts about the pack (`schema_version`, `pack_id`, counts).
+pub const META: &str = "
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY NOT NULL,
+    value TEXT NOT NULL
+);";
+
+/// Road network: graph nodes (way ends and junctions) and edges between them, split at every
+/// junction. `oneway`: 0 both ways, 1 only from `from_node` to `to_node`, -1 only reverse.
+/// Access columns are 1 (allowed), 0 (forbidden). `maxspeed_kmh` is the tagged limit or NULL
+/// (the router applies per-class and country defaults).
+pub const ROADS: &str = "
+CREATE TABLE IF NOT EXISTS road_nodes (
+    id      INTEGER PRIMARY KEY,
+    osm_id  INTEGER NOT NULL,
+    lat     REAL NOT NULL,
+    lng     REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS road_edges (
+    id            INTEGER PRIMARY KEY,
+    way_id        INTEGER NOT NULL,
+    from_node     INTEGER NOT NULL REFERENCES road_nodes(id),
+    to_node       INTEGER NOT NULL REFERENCES road_nodes(id),
+    length_m      REAL NOT NULL,
+    highway       TEXT NOT NULL,
+    name          TEXT,
+    ref           TEXT,
+    maxspeed_kmh  REAL,
+    oneway        INTEGER NOT NULL,
+    car           INTEGER NOT NULL,
+    truck         INTEGER NOT NULL,
+    foot          INTEGER NOT NULL,
+    bicycle       INTEGER NOT NULL,
+    toll          INTEGER NOT NULL,
+    ferry         INTEGER NOT NULL,
+    geometry      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS road_edges_from ON road_edges(from_node);
+CREATE INDEX IF NOT EXISTS road_edges_to ON road_edges(to_node);
+CREATE INDEX IF NOT EXISTS road_edges_way ON road_edges(way_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS road_edges_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
+CREATE TABLE IF NOT EXISTS turn_restrictions (
+    relation_id INTEGER PRIMARY KEY,
+    restriction TEXT NOT NULL,
+    from_way    INTEGER NOT NULL,
+    via_node    INTEGER,
+    via_ways    TEXT,
+    to_way      INTEGER NOT NULL,
+    except_modes TEXT
+);
+CREATE TABLE IF NOT EXISTS toll_booths (
+    osm_id INTEGER PRIMARY KEY,
+    node   INTEGER,
+    lat    REAL NOT NULL,
+    lng    REAL NOT NULL,
+    name   TEXT
+);";
+
+/// Places: OSM settlements and admin/postal boundaries, GeoNames gazetteer entries, countries.
+/// `kind` is a locality type of the spec (`country`, `admin_level`, `postal_code`, `city`,
+/// `town`, `village`, `hamlet`, `borough`, `suburb`, `quarter`, `neighbourhood`).
+pub const PLACES: &str = "
+CREATE TABLE IF NOT EXISTS places (
+    id            INTEGER PRIMARY KEY,
+    source        TEXT NOT NULL,
+    source_id     INTEGER NOT NULL,
+    kind          TEXT NOT NULL,
+    name          TEXT NOT NULL,
+    lat           REAL NOT NULL,
+    lng           REAL NOT NULL,
+    population    INTEGER,
+    admin_level   INTEGER,
+    country_code  TEXT,
+    postal_code   TEXT,
+    parent_id     INTEGER,
+    shape         TEXT
+);
+CREATE INDEX IF NOT EXISTS places_kind ON places(kind);
+CREATE INDEX IF NOT EXISTS places_source ON places(source, source_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS places_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
+CREATE TABLE IF NOT EXISTS place_names (
+    place_id INTEGER NOT NULL REFERENCES places(id),
+    lang     TEXT NOT NULL,
+    name     TEXT NOT NULL,
+    PRIMARY KEY (place_id, lang, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS countries (
+    code2     TEXT PRIMARY KEY NOT NULL,
+    code3     TEXT NOT NULL,
+    numeric   TEXT,
+    name      TEXT NOT NULL,
+    continent TEXT,
+    lat       REAL,
+    lng       REAL,
+    shape     TEXT
+);
+CREATE TABLE IF NOT EXISTS country_names (
+    code2 TEXT NOT NULL,
+    lang  TEXT NOT NULL,
+    name  TEXT NOT NULL,
+    PRIMARY KEY (code2, lang)
+) WITHOUT ROWID;";
+
+/// Address points (`addr:*` on nodes, ways, relations; ways/relations at their centroid) and
+/// interpolation lines (`addr:interpolation`).
+pub const ADDRESSES: &str = "
+CREATE TABLE IF NOT EXISTS addresses (
+    id            INTEGER PRIMARY KEY,
+    osm_type      TEXT NOT NULL,
+    osm_id        INTEGER NOT NULL,
+    housenumber   TEXT NOT NULL,
+    street        TEXT,
+    place         TEXT,
+    postcode      TEXT,
+    city          TEXT,
+    country_code  TEXT,
+    lat           REAL NOT NULL,
+    lng           REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS addresses_street ON addresses(street);
+CREATE VIRTUAL TABLE IF NOT EXISTS addresses_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
+CREATE TABLE IF NOT EXISTS address_interpolations (
+    id             INTEGER PRIMARY KEY,
+    osm_id         INTEGER NOT NULL,
+    interpolation  TEXT NOT NULL,
+    street         TEXT,
+    postcode       TEXT,
+    city           TEXT,
+    start_number   INTEGER,
+    end_number     INTEGER,
+    geometry       TEXT NOT NULL
+);";
+
+/// Points of interest. `types` is the `|`-joined list of the spec's POI types, most specific
+/// first (e.g. `business.food_and_drinks.cafe|business.food_and_drinks|business`); `tags` a
+/// JSON object of the OSM tags kept (opening_hours, website, phone, wheelchair, ...).
+pub const POIS: &str = "
+CREATE TABLE IF NOT EXISTS pois (
+    id            INTEGER PRIMARY KEY,
+    osm_type      TEXT NOT NULL,
+    osm_id        INTEGER NOT NULL,
+    types         TEXT NOT NULL,
+    name          TEXT,
+    lat           REAL NOT NULL,
+    lng           REAL NOT NULL,
+    street        TEXT,
+    housenumber   TEXT,
+    postcode      TEXT,
+    city          TEXT,
+    tags          TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS pois_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
+CREATE TABLE IF NOT EXISTS poi_names (
+    poi_id INTEGER NOT NULL REFERENCES pois(id),
+    lang   TEXT NOT NULL,
+    name   TEXT NOT NULL,
+    PRIMARY KEY (poi_id, lang)
+) WITHOUT ROWID;";
+
+/// Indoor venues from OSM indoor tagging. `venue_id` is `osm-<type>-<id>` of the building (or
+/// site) that contains the indoor features. `level` is the OSM level (may be fractional);
+/// features spanning several levels (stairs, elevators) have `level_min`..`level_max`.
+pub const INDOOR: &str = "
+CREATE TABLE IF NOT EXISTS indoor_venues (
+    venue_id    TEXT PRIMARY KEY NOT NULL,
+    name        TEXT NOT NULL,
+    west        REAL NOT NULL,
+    south       REAL NOT NULL,
+    east        REAL NOT NULL,
+    north       REAL NOT NULL,
+    levels      TEXT NOT NULL,
+    buildings   TEXT NOT NULL,
+    languages   TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS indoor_features (
+    id          INTEGER PRIMARY KEY,
+    venue_id    TEXT NOT NULL REFERENCES indoor_venues(venue_id),
+    osm_type    TEXT NOT NULL,
+    osm_id      INTEGER NOT NULL,
+    kind        TEXT NOT NULL,
+    level_min   REAL,
+    level_max   REAL,
+    name        TEXT,
+    ref         TEXT,
+    category    TEXT,
+    building    TEXT,
+    properties  TEXT NOT NULL,
+    shape       TEXT NOT NULL,
+    lat         REAL NOT NULL,
+    lng         REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS indoor_features_venue ON indoor_features(venue_id);";
+
+/// IP networks. Addresses are 16-byte big-endian blobs; IPv4 is stored IPv4-mapped
+/// (`::ffff:a.b.c.d`). `accuracy_km` is the radius the builder derives from the record's
+/// precision (city vs country).
+pub const IP: &str = "
+CREATE TABLE IF NOT EXISTS ip_ranges (
+    start         BLOB PRIMARY KEY NOT NULL,
+    end           BLOB NOT NULL,
+    country_code  TEXT,
+    region        TEXT,
+    city          TEXT,
+    postal_code   TEXT,
+    lat           REAL,
+    lng           REAL,
+    accuracy_km   REAL NOT NULL
+) WITHOUT ROWID;";
+
+/// Timezone polygons (`shape`: GeoJSON Polygon/MultiPolygon), one row per zone.
+pub const TIMEZONES: &str = "
+CREATE TABLE IF NOT EXISTS timezones (
+    id     INTEGER PRIMARY KEY,
+    tzid   TEXT NOT NULL UNIQUE,
+    shape  TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS timezones_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);";
+
+/// Creates every table (all layers; empty layers cost nothing) and records the schema version.
+pub fn create_all(conn: &Connection) -> rusqlite::Result<()> {
+    for ddl in [META, ROADS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES] {
+        conn.execute_batch(ddl)?;
+    }
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?1)",
+        [SCHEMA_VERSION.to_string()],
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_creates_and_is_idempotent_with_rtree() {
+        let conn = Connection::open_in_memory().unwrap();
+        create_all(&conn).unwrap();
+        create_all(&conn).unwrap();
+        conn.execute(
+            "INSERT INTO pois_rtree(id, min_lat, max_lat, min_lng, max_lng) VALUES (1, 1, 2, 3, 4)",
+            [],
+        )
+        .unwrap();
+        let n: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM pois_rtree WHERE min_lat <= 1.5 AND max_lat >= 1.5",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n, 1);
+        let v: String = conn
+            .query_row(
+                "SELECT value FROM meta WHERE key='schema_version'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(v, "1");
+    }
+}
