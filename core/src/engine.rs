@@ -27,6 +27,7 @@ use crate::auth::keys::PublisherKey;
 use crate::auth::{Authorizer, Caller, Grant, RateLimitMode};
 use crate::endpoint::Endpoint;
 use crate::error::{ApiError, ErrorCode, Result};
+use crate::packs::{InstallProgress, InstalledPack, LoadedPack, PackRegistry, PackStore};
 
 /// Configuration given by the caller (CLI flags, Kotlin/Swift constructor). The core reads no
 /// environment variables.
@@ -38,6 +39,8 @@ pub struct EngineConfig {
     pub trusted_publishers: Vec<PublisherKey>,
     /// Rate limits on or off.
     pub rate_limits: RateLimitMode,
+    /// Directory of installed data packs (`None`: no packs, every data operation answers 503).
+    pub packs_dir: Option<PathBuf>,
 }
 
 impl EngineConfig {
@@ -48,6 +51,7 @@ impl EngineConfig {
             state_dir: state_dir.to_path_buf(),
             trusted_publishers,
             rate_limits: RateLimitMode::Spec,
+            packs_dir: None,
         }
     }
 }
@@ -57,6 +61,8 @@ impl EngineConfig {
 pub struct Engine {
     config: EngineConfig,
     auth: Authorizer,
+    store: Option<PackStore>,
+    packs: PackRegistry,
 }
 
 impl Engine {
@@ -73,7 +79,71 @@ impl Engine {
             &config.state_dir.join("state.sqlite"),
             config.rate_limits,
         )?;
-        Ok(Engine { config, auth })
+        let (store, packs) = match &config.packs_dir {
+            Some(dir) => {
+                let store = PackStore::open(dir).map_err(|e| {
+                    crate::error::Error::Config(format!("packs directory {}: {e}", dir.display()))
+                })?;
+                let packs = PackRegistry::load_all(&store, &config.trusted_publishers)
+                    .map_err(|e| crate::error::Error::Config(format!("loading packs: {e}")))?;
+                (Some(store), packs)
+            }
+            None => (None, PackRegistry::new()),
+        };
+        Ok(Engine {
+            config,
+            auth,
+            store,
+            packs,
+        })
+    }
+
+    /// The loaded data packs.
+    pub fn packs(&self) -> &PackRegistry {
+        &self.packs
+    }
+
+    /// Installs a pack from a `file://` or `http(s)://` pack directory URL (resumable, verified,
+    /// atomic) and swaps it in while serving; the previous version is removed from disk once
+    /// no longer loaded.
+    pub fn install_pack(
+        &self,
+        source: &str,
+        progress: &mut dyn FnMut(InstallProgress),
+    ) -> Result<InstalledPack, ApiError> {
+        let store = self.store()?;
+        let installed = store.install(source, &self.config.trusted_publishers, progress)?;
+        let loaded = LoadedPack::load(&installed, &self.config.trusted_publishers)?;
+        if let Some(old) = self.packs.swap_in(loaded)
+            && old.version() != installed.version
+            && let Err(e) = store.remove(old.id(), old.version())
+        {
+            tracing::warn!(pack = old.id(), version = old.version(), error = %e, "could not remove the replaced version");
+        }
+        Ok(installed)
+    }
+
+    /// Unloads and deletes every installed version of pack `id`.
+    pub fn remove_pack(&self, id: &str) -> Result<(), ApiError> {
+        let store = self.store()?;
+        let versions = store.installed_versions(id)?;
+        if versions.is_empty() {
+            return Err(ApiError::not_found(format!("no pack `{id}` is installed")));
+        }
+        self.packs.remove(id);
+        for v in versions {
+            store.remove(id, &v)?;
+        }
+        Ok(())
+    }
+
+    fn store(&self) -> Result<&PackStore, ApiError> {
+        self.store.as_ref().ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::DataUnavailable,
+                "this engine was opened without a packs directory",
+            )
+        })
     }
 
     /// The configuration the engine was opened with.
