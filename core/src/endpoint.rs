@@ -23,6 +23,8 @@ pub enum Method {
     Post,
     /// `PUT`
     Put,
+    /// `DELETE` (pack management only)
+    Delete,
 }
 
 impl Method {
@@ -32,6 +34,7 @@ impl Method {
             Method::Get => "GET",
             Method::Post => "POST",
             Method::Put => "PUT",
+            Method::Delete => "DELETE",
         }
     }
 }
@@ -186,6 +189,21 @@ endpoints! {
     Autosuggest => (Get, "/threewords/autosuggest", Threewords, K2, RateLimit::per_second(20)),
     /// `GET /threewords/convert-to-3wa`
     ConvertTo3wa => (Get, "/threewords/convert-to-3wa", Threewords, K2, RateLimit::per_second(20)),
+    /// `GET /packs` (Waymark pack management, not in the spec)
+    PacksList => (Get, "/packs", Packs, K3, RateLimit::per_second(10)),
+    /// `POST /packs` (Waymark pack management, not in the spec)
+    PackInstall => (Post, "/packs", Packs, K3, RateLimit::per_second(1)),
+    /// `GET /packs/installs/{install_id}` (Waymark pack management, not in the spec)
+    PackInstallStatus => (Get, "/packs/installs/{install_id}", Packs, K3, RateLimit::per_second(10)),
+    /// `DELETE /packs/{pack_id}` (Waymark pack management, not in the spec)
+    PackRemove => (Delete, "/packs/{pack_id}", Packs, K3, RateLimit::per_second(1)),
+}
+
+impl Endpoint {
+    /// Whether the endpoint is one of the spec's 27 (the others manage packs).
+    pub fn in_spec(self) -> bool {
+        self.group() != ApiGroup::Packs
+    }
 }
 
 /// Outcome of matching a request path against the endpoint table.
@@ -267,14 +285,15 @@ mod tests {
 
     #[test]
     fn twenty_seven_endpoints_plus_the_traffic_bucket() {
-        assert_eq!(Endpoint::ALL.len(), 28);
+        assert_eq!(Endpoint::ALL.iter().filter(|e| e.in_spec()).count(), 28);
+        assert_eq!(Endpoint::ALL.len(), 32);
         let mut paths: Vec<_> = Endpoint::ALL
             .iter()
             .map(|e| (e.method(), e.path()))
             .collect();
         paths.sort_by_key(|(m, p)| (m.as_str(), *p));
         paths.dedup();
-        assert_eq!(paths.len(), 27);
+        assert_eq!(paths.len(), 31, "27 of the spec and 4 of pack management");
     }
 
     #[test]

@@ -63,6 +63,7 @@ pub struct Engine {
     auth: Authorizer,
     store: Option<PackStore>,
     packs: PackRegistry,
+    installs: parking_lot::Mutex<std::collections::HashMap<String, PackInstallStatus>>,
 }
 
 impl Engine {
@@ -95,6 +96,7 @@ impl Engine {
             auth,
             store,
             packs,
+            installs: parking_lot::Mutex::new(std::collections::HashMap::new()),
         })
     }
 
@@ -464,5 +466,132 @@ impl Engine {
         req: ConvertTo3waRequest,
     ) -> Result<ConvertTo3waResponse, ApiError> {
         self.not_available(grant, Endpoint::ConvertTo3wa, &req)
+    }
+
+    // ----- pack management (not in the spec) -----
+
+    /// `GET /packs`: the loaded packs with their licences and attribution.
+    pub fn packs_list(
+        &self,
+        grant: &Grant,
+        req: PacksListRequest,
+    ) -> Result<PacksListResponse, ApiError> {
+        self.admit(grant, Endpoint::PacksList, &req)?;
+        let snapshot = self.packs.snapshot();
+        let mut packs: Vec<PackInfo> = snapshot
+            .all()
+            .into_iter()
+            .map(|p| PackInfo {
+                id: p.manifest.id.clone(),
+                version: p.manifest.version.clone(),
+                layers: p.manifest.layers.clone(),
+                bbox: p.manifest.coverage.bbox,
+                built_at: p.manifest.built_at.clone(),
+                size: p.manifest.files.iter().map(|f| f.size).sum(),
+                attribution: p
+                    .manifest
+                    .sources
+                    .iter()
+                    .map(|s| PackAttribution {
+                        id: s.id.clone(),
+                        licence: s.licence.clone(),
+                        attribution: s.attribution.clone(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        packs.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(PacksListResponse { packs })
+    }
+
+    /// `POST /packs`: starts installing the pack at `req.url` in the background; poll
+    /// [`Engine::packs_install_status`] for progress.
+    pub fn packs_install(
+        self: &std::sync::Arc<Self>,
+        grant: &Grant,
+        req: PackInstallRequest,
+    ) -> Result<PackInstallResponse, ApiError> {
+        self.admit(grant, Endpoint::PackInstall, &req)?;
+        self.store()?;
+        let mut id_bytes = [0u8; 8];
+        getrandom::fill(&mut id_bytes)
+            .map_err(|e| ApiError::new(ErrorCode::Internal, format!("random: {e}")))?;
+        let install_id: String = id_bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let status = PackInstallStatus {
+            install_id: install_id.clone(),
+            status: "in_progress".into(),
+            pack_id: None,
+            version: None,
+            bytes_done: 0,
+            bytes_total: 0,
+            error: None,
+        };
+        self.installs.lock().insert(install_id.clone(), status);
+        let engine = std::sync::Arc::clone(self);
+        let job = install_id.clone();
+        std::thread::Builder::new()
+            .name(format!("pack-install-{job}"))
+            .spawn(move || {
+                let result = engine.install_pack(&req.url, &mut |p| {
+                    if let Some(s) = engine.installs.lock().get_mut(&job) {
+                        s.pack_id = Some(p.pack_id.clone());
+                        s.version = Some(p.version.clone());
+                        s.bytes_done = p.bytes_done;
+                        s.bytes_total = p.bytes_total;
+                    }
+                });
+                if let Some(s) = engine.installs.lock().get_mut(&job) {
+                    match result {
+                        Ok(pack) => {
+                            s.status = "completed".into();
+                            s.pack_id = Some(pack.id);
+                            s.version = Some(pack.version);
+                            s.bytes_done = s.bytes_total;
+                        }
+                        Err(e) => {
+                            s.status = "failed".into();
+                            s.error = Some(e.message);
+                        }
+                    }
+                }
+            })
+            .map_err(|e| {
+                ApiError::new(
+                    ErrorCode::Internal,
+                    format!("cannot start the install: {e}"),
+                )
+            })?;
+        Ok(PackInstallResponse {
+            install_id,
+            status: "accepted".into(),
+        })
+    }
+
+    /// `GET /packs/installs/{install_id}`
+    pub fn packs_install_status(
+        &self,
+        grant: &Grant,
+        req: PackInstallStatusRequest,
+    ) -> Result<PackInstallStatus, ApiError> {
+        self.admit(grant, Endpoint::PackInstallStatus, &req)?;
+        self.installs
+            .lock()
+            .get(&req.install_id)
+            .cloned()
+            .ok_or_else(|| ApiError::not_found(format!("no install `{}`", req.install_id)))
+    }
+
+    /// `DELETE /packs/{pack_id}`
+    pub fn packs_remove(
+        &self,
+        grant: &Grant,
+        req: PackRemoveRequest,
+    ) -> Result<PackRemoveResponse, ApiError> {
+        self.admit(grant, Endpoint::PackRemove, &req)?;
+        self.remove_pack(&req.pack_id)?;
+        Ok(PackRemoveResponse {
+            pack_id: req.pack_id,
+            status: "removed".into(),
+        })
     }
 }

@@ -14,6 +14,8 @@ use waymark_core::error::{ApiError, ErrorCode};
 pub enum Reply {
     /// 200 with a JSON body.
     Json(Vec<u8>),
+    /// 202 with a JSON body (a job was started).
+    Accepted(Vec<u8>),
 }
 
 impl Reply {
@@ -21,6 +23,7 @@ impl Reply {
     pub fn into_response(self) -> Response {
         match self {
             Reply::Json(body) => crate::handler::json_response(StatusCode::OK, body),
+            Reply::Accepted(body) => crate::handler::json_response(StatusCode::ACCEPTED, body),
         }
     }
 }
@@ -42,7 +45,7 @@ fn parsed<T>(r: Result<T, Vec<FieldError>>) -> Result<T, ApiError> {
 
 /// Parses the request of `grant.endpoint` and runs it on the engine.
 pub fn dispatch(
-    engine: &Engine,
+    engine: &std::sync::Arc<Engine>,
     grant: &Grant,
     pairs: &[(String, String)],
     headers: &RequestHeaders,
@@ -99,5 +102,16 @@ pub fn dispatch(
         Endpoint::MatrixResult => get!(MatrixResultRequest, distance_matrix_result),
         Endpoint::Autosuggest => get!(AutosuggestRequest, threewords_autosuggest),
         Endpoint::ConvertTo3wa => get!(ConvertTo3waRequest, threewords_convert),
+        Endpoint::PacksList => get!(PacksListRequest, packs_list),
+        Endpoint::PackInstall => {
+            let req = parsed(PackInstallRequest::from_parts(pairs, headers, path, body))?;
+            let accepted = json(engine.packs_install(grant, req))?;
+            Ok(match accepted {
+                Reply::Json(body) => Reply::Accepted(body),
+                other => other,
+            })
+        }
+        Endpoint::PackInstallStatus => get!(PackInstallStatusRequest, packs_install_status),
+        Endpoint::PackRemove => get!(PackRemoveRequest, packs_remove),
     }
 }

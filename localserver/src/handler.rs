@@ -131,12 +131,13 @@ where
         HttpMethod::GET => Method::Get,
         HttpMethod::POST => Method::Post,
         HttpMethod::PUT => Method::Put,
+        HttpMethod::DELETE => Method::Delete,
         HttpMethod::OPTIONS => return (None, preflight(ctx, req)),
         ref other => {
             let e = ApiError::new(
                 ErrorCode::MethodNotAllowed,
                 format!(
-                    "method {other} is not supported; use GET, POST or PUT as /openapi.json lists"
+                    "method {other} is not supported; use GET, POST, PUT or DELETE as /openapi.json lists"
                 ),
             );
             return (None, error_response(e.to_http_unrouted()));
@@ -251,6 +252,8 @@ fn is_heavy(endpoint: Endpoint) -> bool {
             | Endpoint::FeatureSearch
             | Endpoint::FeatureContains
             | Endpoint::ZonesUpdate
+            | Endpoint::PackInstall
+            | Endpoint::PackRemove
     )
 }
 
@@ -355,7 +358,7 @@ fn preflight(ctx: &Context, req: &Incoming) -> Response {
     let h = resp.headers_mut();
     h.insert(
         header::ACCESS_CONTROL_ALLOW_METHODS,
-        HeaderValue::from_static("GET, POST, PUT, OPTIONS"),
+        HeaderValue::from_static("GET, POST, PUT, DELETE, OPTIONS"),
     );
     h.insert(
         header::ACCESS_CONTROL_ALLOW_HEADERS,

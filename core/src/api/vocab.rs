@@ -812,6 +812,8 @@ vocabulary! {
         Distance => "distance",
         /// `/threewords`
         Threewords => "threewords",
+        /// `/packs`: Waymark's own pack management on the local server (not in the spec).
+        Packs => "packs",
     }
 }
 
@@ -827,6 +829,7 @@ impl ApiGroup {
             Self::Indoor => "/indoor",
             Self::Distance => "/distance",
             Self::Threewords => "/threewords",
+            Self::Packs => "/packs",
         }
     }
 }

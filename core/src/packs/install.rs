@@ -1021,6 +1021,11 @@ fn remove_if_exists(path: &Path) -> Result<(), InstallError> {
     }
 }
 
+/// Lower-case hex SHA-256 of `bytes` (the form manifests record).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
     bytes.iter().fold(String::new(), |mut s, b| {

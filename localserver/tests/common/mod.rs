@@ -184,6 +184,7 @@ impl Server {
         let keys = Keys::issue(&publisher);
         let mut config = EngineConfig::new(dir.path(), vec![publisher.verifying()]);
         config.rate_limits = mode;
+        config.packs_dir = Some(dir.path().join("packs"));
         let engine = Arc::new(Engine::open(config).unwrap());
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)

@@ -1,0 +1,256 @@
+//! Pack management (Waymark's own, not in the Location Platform spec): list the installed
+//! packs with their attribution, install a pack from a URL with progress, remove a pack.
+//! Every operation needs a private key with write permission.
+//!
+//! | endpoint | request | response |
+//! |---|---|---|
+//! | `GET /packs` | [`PacksListRequest`] | [`PacksListResponse`] |
+//! | `POST /packs` | [`PackInstallRequest`] (body `{"url": ...}`) | [`PackInstallResponse`] (202-style job) |
+//! | `GET /packs/installs/{install_id}` | [`PackInstallStatusRequest`] | [`PackInstallStatus`] |
+//! | `DELETE /packs/{pack_id}` | [`PackRemoveRequest`] | [`PackRemoveResponse`] |
+use serde::{Deserialize, Serialize};
+
+use super::query::{FromQuery, RequestHeaders, from_json_body};
+use super::validation::{FieldError, Validate};
+
+/// One source's licence and attribution, as shown to users.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackAttribution {
+    /// Source id.
+    pub id: String,
+    /// Licence.
+    pub licence: String,
+    /// Text to display.
+    pub attribution: String,
+}
+
+/// An installed, loaded pack.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PackInfo {
+    /// Pack id.
+    pub id: String,
+    /// Version.
+    pub version: String,
+    /// Layers.
+    pub layers: Vec<String>,
+    /// `[west, south, east, north]`.
+    pub bbox: [f64; 4],
+    /// Build time.
+    pub built_at: String,
+    /// Total size of the pack's files in bytes.
+    pub size: u64,
+    /// Sources with licences and attribution.
+    pub attribution: Vec<PackAttribution>,
+}
+
+/// `GET /packs`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PacksListRequest {}
+
+/// Answer of `GET /packs`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PacksListResponse {
+    /// Loaded packs, by id.
+    pub packs: Vec<PackInfo>,
+}
+
+/// `POST /packs` body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackInstallRequest {
+    /// `file:///...` or `http(s)://...` URL of a pack directory.
+    pub url: String,
+}
+
+/// Answer of `POST /packs`: the install runs in the background.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackInstallResponse {
+    /// Id to poll with `GET /packs/installs/{install_id}`.
+    pub install_id: String,
+    /// `accepted`.
+    pub status: String,
+}
+
+/// `GET /packs/installs/{install_id}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackInstallStatusRequest {
+    /// Install job id.
+    pub install_id: String,
+}
+
+/// Progress of an install job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackInstallStatus {
+    /// Job id.
+    pub install_id: String,
+    /// `in_progress`, `completed` or `failed`.
+    pub status: String,
+    /// Pack id, once the manifest is read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pack_id: Option<String>,
+    /// Pack version, once the manifest is read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Bytes downloaded and verified so far.
+    pub bytes_done: u64,
+    /// Bytes of the whole pack (0 until the manifest is read).
+    pub bytes_total: u64,
+    /// What went wrong, when `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// `DELETE /packs/{pack_id}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackRemoveRequest {
+    /// Pack id.
+    pub pack_id: String,
+}
+
+/// Answer of `DELETE /packs/{pack_id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackRemoveResponse {
+    /// The removed pack.
+    pub pack_id: String,
+    /// `removed`.
+    pub status: String,
+}
+
+fn no_params(pairs: &[(String, String)]) -> Result<(), Vec<FieldError>> {
+    let errors: Vec<FieldError> = pairs
+        .iter()
+        .filter(|(k, _)| k != "key" && k != "private_key")
+        .map(|(k, _)| {
+            FieldError::new(
+                vec!["query".into(), k.as_str().into()],
+                "value_error.extra",
+                "unknown parameter; this operation takes none",
+            )
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+fn path_param(path: &[String], name: &str) -> Result<String, Vec<FieldError>> {
+    match path.first() {
+        Some(v) if !v.is_empty() => Ok(v.clone()),
+        _ => Err(vec![FieldError::new(
+            vec!["path".into(), name.into()],
+            "missing",
+            "field required",
+        )]),
+    }
+}
+
+impl FromQuery for PacksListRequest {
+    fn from_query(
+        pairs: &[(String, String)],
+        _headers: &RequestHeaders,
+        _path: &[String],
+    ) -> Result<Self, Vec<FieldError>> {
+        no_params(pairs).map(|()| PacksListRequest {})
+    }
+}
+
+impl FromQuery for PackInstallStatusRequest {
+    fn from_query(
+        pairs: &[(String, String)],
+        _headers: &RequestHeaders,
+        path: &[String],
+    ) -> Result<Self, Vec<FieldError>> {
+        no_params(pairs)?;
+        Ok(PackInstallStatusRequest {
+            install_id: path_param(path, "install_id")?,
+        })
+    }
+}
+
+impl FromQuery for PackRemoveRequest {
+    fn from_query(
+        pairs: &[(String, String)],
+        _headers: &RequestHeaders,
+        path: &[String],
+    ) -> Result<Self, Vec<FieldError>> {
+        no_params(pairs)?;
+        Ok(PackRemoveRequest {
+            pack_id: path_param(path, "pack_id")?,
+        })
+    }
+}
+
+impl PackInstallRequest {
+    /// Query (none) plus JSON body.
+    pub fn from_parts(
+        pairs: &[(String, String)],
+        _headers: &RequestHeaders,
+        _path: &[String],
+        body: &[u8],
+    ) -> Result<Self, Vec<FieldError>> {
+        no_params(pairs)?;
+        let req: PackInstallRequest = from_json_body(body)?;
+        req.validate()?;
+        Ok(req)
+    }
+}
+
+impl Validate for PackInstallRequest {
+    fn validate(&self) -> Result<(), Vec<FieldError>> {
+        let ok = ["file://", "http://", "https://"]
+            .iter()
+            .any(|p| self.url.starts_with(p));
+        if ok {
+            Ok(())
+        } else {
+            Err(vec![FieldError::new(
+                vec!["body".into(), "url".into()],
+                "value_error",
+                "give the url of a pack directory starting with file://, http:// or https://",
+            )])
+        }
+    }
+}
+
+impl Validate for PacksListRequest {
+    fn validate(&self) -> Result<(), Vec<FieldError>> {
+        Ok(())
+    }
+}
+
+impl Validate for PackInstallStatusRequest {
+    fn validate(&self) -> Result<(), Vec<FieldError>> {
+        Ok(())
+    }
+}
+
+impl Validate for PackRemoveRequest {
+    fn validate(&self) -> Result<(), Vec<FieldError>> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn install_body_is_checked() {
+        let h = RequestHeaders::default();
+        let ok =
+            PackInstallRequest::from_parts(&[], &h, &[], br#"{"url": "file:///tmp/p"}"#).unwrap();
+        assert_eq!(ok.url, "file:///tmp/p");
+        let err =
+            PackInstallRequest::from_parts(&[], &h, &[], br#"{"url": "ftp://x"}"#).unwrap_err();
+        assert_eq!(
+            err[0].loc,
+            vec![serde_json::json!("body"), serde_json::json!("url")]
+        );
+        assert!(PackInstallRequest::from_parts(&[], &h, &[], br#"{"uri": "file:///x"}"#).is_err());
+        let extra = vec![("x".to_string(), "1".to_string())];
+        assert!(PacksListRequest::from_query(&extra, &h, &[]).is_err());
+    }
+}
