@@ -1,1 +1,7 @@
-//! Waymark data-pack builder (issue 3).
+//! Waymark data-pack builder: reads the pinned open data of `data-packs/sources.toml`, builds
+//! the layers of a pack into `data.sqlite` (schema shared with the readers in
+//! `waymark_core::packs::schema`), writes and signs `manifest.json` (ADR 0002).
+pub mod build;
+pub mod ip;
+pub mod osm;
+pub mod sources;

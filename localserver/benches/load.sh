@@ -17,7 +17,7 @@ cargo build --release -q -p waymark-localserver --bin waymark
 BIN="${CARGO_TARGET_DIR:-target}/release/waymark"
 STATE="$(mktemp -d)"
 PORT=$((20000 + RANDOM % 20000))
-"$BIN" serve --port "$PORT" --state-dir "$STATE" --rate-limits "$LIMITS" --log-format json 2>"$STATE/server.log" >"$STATE/stdout" &
+"$BIN" serve --no-sample-packs --port "$PORT" --state-dir "$STATE" --rate-limits "$LIMITS" --log-format json 2>"$STATE/server.log" >"$STATE/stdout" &
 PID=$!
 trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -rf "$STATE"' EXIT
 for _ in $(seq 1 100); do
@@ -29,7 +29,7 @@ echo "target: $TARGET  rate limits: $LIMITS  status of one request:"
 curl -s -o /dev/null -w '%{http_code}\n' -H "X-Api-Key: $KEY" "http://127.0.0.1:$PORT$TARGET"
 # The access log costs a write per request; the load test measures the server with logging at warn.
 kill $PID; wait $PID 2>/dev/null || true
-RUST_LOG=warn "$BIN" serve --port "$PORT" --state-dir "$STATE" --rate-limits "$LIMITS" >"$STATE/stdout" 2>>"$STATE/server.log" &
+RUST_LOG=warn "$BIN" serve --no-sample-packs --port "$PORT" --state-dir "$STATE" --rate-limits "$LIMITS" >"$STATE/stdout" 2>>"$STATE/server.log" &
 PID=$!
 for _ in $(seq 1 100); do grep -q listening "$STATE/stdout" && break; sleep 0.1; done
 wrk -t2 -c"$CONNS" -d"$DURATION" --latency -H "X-Api-Key: $KEY" "http://127.0.0.1:$PORT$TARGET"

@@ -69,6 +69,16 @@ struct ServeArgs {
     /// Log format.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+    /// Directory of installed data packs (default: `<state-dir>/packs`).
+    #[arg(long)]
+    packs: Option<PathBuf>,
+    /// In development mode, do not build the Helsinki and base sample packs when no pack is
+    /// installed.
+    #[arg(long)]
+    no_sample_packs: bool,
+    /// `sources.toml` of the pack builder (for the sample packs).
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../data-packs/sources.toml"))]
+    sources: PathBuf,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -330,6 +340,75 @@ struct DevKeys {
     private_key: String,
 }
 
+/// Builds, signs and installs the Helsinki and base sample packs when no pack is installed
+/// (development mode: they are signed by the local development publisher).
+fn ensure_sample_packs(
+    state_dir: &Path,
+    packs_dir: &Path,
+    sources: &Path,
+    publisher: &Publisher,
+) -> Result<(), String> {
+    use waymark_core::packs::PackStore;
+    let store = PackStore::open(packs_dir).map_err(|e| e.to_string())?;
+    if !store.list().map_err(|e| e.to_string())?.is_empty() {
+        return Ok(());
+    }
+    println!(
+        "no data packs installed: building the Helsinki sample pack and the base pack (first run only)"
+    );
+    let sources = waymark_packs::sources::Sources::load(sources).map_err(|e| e.to_string())?;
+    let build_dir = state_dir.join("build");
+    let version = chrono_version();
+    for id in ["helsinki", "base"] {
+        let plan = waymark_packs::build::sample_plan(id).map_err(|e| e.to_string())?;
+        let started = std::time::Instant::now();
+        let mut last = String::new();
+        let dir = waymark_packs::build::build_pack(
+            &plan,
+            &version,
+            &sources,
+            &build_dir,
+            false,
+            &mut |step, _, _| {
+                if step != last {
+                    println!("  {id}: {step}");
+                    last = step.to_string();
+                }
+            },
+        )
+        .map_err(|e| format!("building the {id} sample pack: {e}"))?;
+        waymark_packs::build::sign_pack(&dir, publisher).map_err(|e| e.to_string())?;
+        let dir = std::fs::canonicalize(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        store
+            .install(
+                &format!("file://{}", dir.display()),
+                &[publisher.verifying()],
+                &mut |_| {},
+            )
+            .map_err(|e| format!("installing the {id} sample pack: {e}"))?;
+        println!(
+            "  {id}: built and installed in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+fn chrono_version() -> String {
+    let days = chrono_now() / 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
 fn dev_setup(state_dir: &Path) -> Result<(PublisherKey, DevKeys), String> {
     let pub_path = state_dir.join("dev-publisher.json");
     let publisher = if pub_path.exists() {
@@ -381,13 +460,22 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     }
     let state_dir = args.state_dir.clone().unwrap_or_else(default_state_dir);
     std::fs::create_dir_all(&state_dir).map_err(|e| format!("{}: {e}", state_dir.display()))?;
+    let packs_dir = args
+        .packs
+        .clone()
+        .unwrap_or_else(|| state_dir.join("packs"));
     let (trusted, dev) = if args.trust.is_empty() {
         let (publisher, dev) = dev_setup(&state_dir)?;
+        if !args.no_sample_packs {
+            let p = read_publisher(&state_dir.join("dev-publisher.json"))?;
+            ensure_sample_packs(&state_dir, &packs_dir, &args.sources, &p)?;
+        }
         (vec![publisher], Some(dev))
     } else {
         (parse_trust(&args.trust)?, None)
     };
     let mut config = EngineConfig::new(&state_dir, trusted);
+    config.packs_dir = Some(packs_dir.clone());
     config.rate_limits = match args.rate_limits {
         Limits::Spec => RateLimitMode::Spec,
         Limits::Off => RateLimitMode::Off,
@@ -416,7 +504,13 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         let shutdown = shutdown_signal()?;
         println!("waymark local server listening on http://{local}");
         println!("state directory: {}", state_dir.display());
-        println!("no data packs are installed yet: every operation answers 501 until its data layer lands (see README)");
+        let packs = engine.packs().snapshot();
+        if packs.is_empty() {
+            println!("no data packs installed in {}: install one with POST /packs or `waymark-packs build`", packs_dir.display());
+        }
+        for p in packs.all() {
+            println!("pack {} {} ({})", p.id(), p.version(), p.manifest.layers.join(", "));
+        }
         if let Some(dev) = &dev {
             println!("development mode (no --trust given): keys signed by a local publisher in the state directory");
             println!("  public key (Referer localhost / 127.0.0.1): {}", dev.public_key);

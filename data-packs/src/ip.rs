@@ -1,0 +1,299 @@
+//! The `ip` layer: IP networks with positions, from DB-IP City Lite (mmdb, region packs: the
+//! networks whose position lies in the pack's coverage) and DB-IP Country Lite (CSV, base
+//! pack: every range with its country).
+//!
+//! Addresses are stored as 16-byte big-endian blobs, IPv4 mapped into `::ffff:0:0/96`, so one
+//! ordered table answers both families (`waymark_core::packs::schema::IP`).
+//!
+//! `accuracy_km` says honestly how precise a record is: DB-IP Lite gives city centroids, so a
+//! record with a city is good to about [`CITY_ACCURACY_KM`]; one with only a region to
+//! [`REGION_ACCURACY_KM`]; one with only a country to [`COUNTRY_ACCURACY_KM`].
+use std::net::IpAddr;
+use std::path::Path;
+
+use rusqlite::{Connection, params};
+use serde::Deserialize;
+
+/// Radius for a city-level record.
+pub const CITY_ACCURACY_KM: f64 = 25.0;
+/// Radius for a region-level record.
+pub const REGION_ACCURACY_KM: f64 = 200.0;
+/// Radius for a country-level record.
+pub const COUNTRY_ACCURACY_KM: f64 = 1000.0;
+
+/// Errors of the ip layer.
+#[derive(Debug, thiserror::Error)]
+pub enum IpError {
+    /// mmdb failure.
+    #[error("{path}: {why}")]
+    Mmdb {
+        /// File.
+        path: String,
+        /// What happened.
+        why: String,
+    },
+    /// CSV file failure.
+    #[error("{path}: {why}")]
+    Csv {
+        /// File.
+        path: String,
+        /// What happened.
+        why: String,
+    },
+    /// SQLite failure.
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+}
+
+#[derive(Debug, Deserialize)]
+struct DbIpCity<'a> {
+    #[serde(borrow, default)]
+    country_code: Option<&'a str>,
+    #[serde(borrow, default)]
+    state1: Option<&'a str>,
+    #[serde(borrow, default)]
+    city: Option<&'a str>,
+    #[serde(default)]
+    latitude: Option<f64>,
+    #[serde(default)]
+    longitude: Option<f64>,
+}
+
+/// 16-byte key of an address (IPv4 mapped).
+pub fn ip_key(ip: IpAddr) -> [u8; 16] {
+    match ip {
+        IpAddr::V4(v4) => v4.to_ipv6_mapped().octets(),
+        IpAddr::V6(v6) => v6.octets(),
+    }
+}
+
+/// First and last address of a network, as keys.
+pub fn network_bounds(ip: IpAddr, prefix: u8) -> ([u8; 16], [u8; 16]) {
+    let (bits, prefix) = match ip {
+        IpAddr::V4(v4) => (u128::from(v4.to_ipv6_mapped()), u32::from(prefix) + 96),
+        IpAddr::V6(v6) => (u128::from(v6), u32::from(prefix)),
+    };
+    let host_mask = if prefix >= 128 {
+        0
+    } else {
+        u128::MAX >> prefix
+    };
+    let start = bits & !host_mask;
+    let end = start | host_mask;
+    (start.to_be_bytes(), end.to_be_bytes())
+}
+
+fn non_empty(s: Option<&str>) -> Option<&str> {
+    s.filter(|s| !s.is_empty())
+}
+
+/// Counts of the layer.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct IpStats {
+    /// Networks read.
+    pub read: u64,
+    /// Networks stored.
+    pub stored: u64,
+}
+
+/// Stores the DB-IP City networks whose position is inside `bbox` (`[w, s, e, n]`, or all
+/// when `None`) from each mmdb file.
+pub fn build_city(
+    mmdbs: &[&Path],
+    bbox: Option<[f64; 4]>,
+    conn: &mut Connection,
+    progress: &mut dyn FnMut(u64),
+) -> Result<IpStats, IpError> {
+    let mut stats = IpStats::default();
+    let tx = conn.transaction()?;
+    {
+        let mut insert = tx.prepare(
+            "INSERT OR REPLACE INTO ip_ranges
+             (start, end, country_code, region, city, postal_code, lat, lng, accuracy_km)
+             VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6, ?7, ?8)",
+        )?;
+        for path in mmdbs {
+            let err = |why: String| IpError::Mmdb {
+                path: path.display().to_string(),
+                why,
+            };
+            let reader = maxminddb::Reader::open_readfile(path).map_err(|e| err(e.to_string()))?;
+            let networks = reader
+                .networks(maxminddb::WithinOptions::default())
+                .map_err(|e| err(e.to_string()))?;
+            for item in networks {
+                let item = item.map_err(|e| err(e.to_string()))?;
+                stats.read += 1;
+                if stats.read % 100_000 == 0 {
+                    progress(stats.read);
+                }
+                let Some(rec) = item.decode::<DbIpCity>().map_err(|e| err(e.to_string()))? else {
+                    continue;
+                };
+                let (Some(lat), Some(lng)) = (rec.latitude, rec.longitude) else {
+                    continue;
+                };
+                if let Some([w, s, e, n]) = bbox
+                    && !(lat >= s && lat <= n && lng >= w && lng <= e)
+                {
+                    continue;
+                }
+                let net = item.network().map_err(|e| err(e.to_string()))?;
+                let (start, end) = network_bounds(net.ip(), net.prefix());
+                let city = non_empty(rec.city);
+                let region = non_empty(rec.state1);
+                let accuracy = if city.is_some() {
+                    CITY_ACCURACY_KM
+                } else if region.is_some() {
+                    REGION_ACCURACY_KM
+                } else {
+                    COUNTRY_ACCURACY_KM
+                };
+                insert.execute(params![
+                    &start[..],
+                    &end[..],
+                    non_empty(rec.country_code),
+                    region,
+                    city,
+                    lat,
+                    lng,
+                    accuracy
+                ])?;
+                stats.stored += 1;
+            }
+        }
+    }
+    tx.commit()?;
+    Ok(stats)
+}
+
+/// Stores every `start,end,country_code` range of DB-IP Country CSV files (country-level
+/// accuracy, no position: readers take the country's position from the `countries` table).
+pub fn build_country(csvs: &[&Path], conn: &mut Connection) -> Result<IpStats, IpError> {
+    let mut stats = IpStats::default();
+    let tx = conn.transaction()?;
+    {
+        let mut insert = tx.prepare(
+            "INSERT OR REPLACE INTO ip_ranges
+             (start, end, country_code, region, city, postal_code, lat, lng, accuracy_km)
+             VALUES (?1, ?2, ?3, NULL, NULL, NULL, NULL, NULL, ?4)",
+        )?;
+        for path in csvs {
+            let text = std::fs::read_to_string(path).map_err(|e| IpError::Csv {
+                path: path.display().to_string(),
+                why: e.to_string(),
+            })?;
+            for (n, line) in text.lines().enumerate() {
+                let bad = |why: &str| IpError::Csv {
+                    path: path.display().to_string(),
+                    why: format!("line {}: {why}", n + 1),
+                };
+                let mut cols = line.trim().split(',');
+                let (Some(a), Some(b), Some(cc)) = (cols.next(), cols.next(), cols.next()) else {
+                    return Err(bad("expected start,end,country_code"));
+                };
+                let a: IpAddr = a.parse().map_err(|_| bad("bad start address"))?;
+                let b: IpAddr = b.parse().map_err(|_| bad("bad end address"))?;
+                stats.read += 1;
+                insert.execute(params![
+                    &ip_key(a)[..],
+                    &ip_key(b)[..],
+                    cc,
+                    COUNTRY_ACCURACY_KM
+                ])?;
+                stats.stored += 1;
+            }
+        }
+    }
+    tx.commit()?;
+    Ok(stats)
+}
+
+/// Looks an address up in a built table (used by tests and `inspect`).
+pub fn lookup(conn: &Connection, ip: IpAddr) -> rusqlite::Result<Option<(String, Option<String>)>> {
+    let key = ip_key(ip);
+    let mut stmt = conn.prepare_cached(
+        "SELECT end, country_code, city FROM ip_ranges WHERE start <= ?1 ORDER BY start DESC LIMIT 1",
+    )?;
+    let mut rows = stmt.query(params![&key[..]])?;
+    if let Some(row) = rows.next()? {
+        let end: Vec<u8> = row.get(0)?;
+        if end.as_slice() >= &key[..] {
+            let cc: Option<String> = row.get(1)?;
+            return Ok(Some((cc.unwrap_or_default(), row.get(2)?)));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn network_bounds_cover_v4_and_v6() {
+        let (s, e) = network_bounds("10.1.0.0".parse().unwrap(), 16);
+        assert_eq!(s, ip_key("10.1.0.0".parse().unwrap()));
+        assert_eq!(e, ip_key("10.1.255.255".parse().unwrap()));
+        let (s, e) = network_bounds("2001:db8::".parse().unwrap(), 32);
+        assert_eq!(s, ip_key("2001:db8::".parse().unwrap()));
+        assert_eq!(
+            e,
+            ip_key("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff".parse().unwrap())
+        );
+        let (s, e) = network_bounds("1.2.3.4".parse().unwrap(), 32);
+        assert_eq!(s, e);
+    }
+
+    #[test]
+    fn country_csv_ranges_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("c.csv");
+        std::fs::write(
+            &csv,
+            "1.0.0.0,1.0.0.255,AU\n2.0.0.0,2.0.255.255,FR\n2001:db8::,2001:db8::ffff,CH\n",
+        )
+        .unwrap();
+        let mut conn = Connection::open_in_memory().unwrap();
+        waymark_core::packs::schema::create_all(&conn).unwrap();
+        let st = build_country(&[&csv], &mut conn).unwrap();
+        assert_eq!(st.stored, 3);
+        assert_eq!(
+            lookup(&conn, "1.0.0.7".parse().unwrap())
+                .unwrap()
+                .unwrap()
+                .0,
+            "AU"
+        );
+        assert_eq!(
+            lookup(&conn, "2.0.200.1".parse().unwrap())
+                .unwrap()
+                .unwrap()
+                .0,
+            "FR"
+        );
+        assert_eq!(
+            lookup(&conn, "::ffff:2.0.200.1".parse().unwrap())
+                .unwrap()
+                .unwrap()
+                .0,
+            "FR"
+        );
+        assert_eq!(
+            lookup(&conn, "2001:db8::10".parse().unwrap())
+                .unwrap()
+                .unwrap()
+                .0,
+            "CH"
+        );
+        assert!(lookup(&conn, "1.0.1.0".parse().unwrap()).unwrap().is_none());
+        assert!(
+            lookup(&conn, "192.168.1.1".parse().unwrap())
+                .unwrap()
+                .is_none()
+        );
+        std::fs::write(&csv, "garbage\n").unwrap();
+        assert!(build_country(&[&csv], &mut conn).is_err());
+    }
+}

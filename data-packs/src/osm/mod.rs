@@ -1,0 +1,634 @@
+//! OSM layers of a pack: roads, places, addresses, POIs and indoor venues, read from an OSM
+//! PBF extract and written into the tables of [`waymark_core::packs::schema`].
+//!
+//! [`build_osm`] reads the extract in three passes of [`osmpbf::ElementReader`] (relations,
+//! then ways, then nodes) and keeps only what the requested layers need: the relations and
+//! ways of interest, the coordinates of the nodes they reference and the tagged nodes of
+//! interest. Each layer is then written in its own transaction with prepared statements.
+//!
+//! Broken data is tolerated: references to nodes missing from the extract (clipped extracts)
+//! split roads and shorten other ways; relations whose rings do not close are skipped and
+//! counted in [`OsmStats`]. Nothing panics on bad input.
+//!
+//! Layer rules are documented in their modules: [`roads`], [`places`], [`addresses`],
+//! [`pois`] (the OSM tag to POI type table is [`pois::POI_RULES`]) and [`indoor`].
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use osmpbf::{Element, ElementReader, RelMemberType};
+
+pub mod addresses;
+pub mod geo;
+pub mod indoor;
+pub mod places;
+pub mod pois;
+pub mod roads;
+
+/// Which OSM layers to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OsmLayers {
+    /// Road graph, turn restrictions, toll booths.
+    pub roads: bool,
+    /// Settlements, admin and postal-code areas.
+    pub places: bool,
+    /// Address points and interpolation lines.
+    pub addresses: bool,
+    /// Points of interest.
+    pub pois: bool,
+    /// Indoor venues and features.
+    pub indoor: bool,
+}
+
+impl OsmLayers {
+    /// Every OSM layer.
+    pub const ALL: OsmLayers = OsmLayers {
+        roads: true,
+        places: true,
+        addresses: true,
+        pois: true,
+        indoor: true,
+    };
+}
+
+/// What [`build_osm`] wrote: row counts per table, skipped inputs, bbox and timings.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct OsmStats {
+    /// `[west, south, east, north]` of the nodes read (zeros when none).
+    pub bbox: [f64; 4],
+    /// Nodes whose coordinates were kept.
+    pub nodes_read: u64,
+    /// Ways kept for some layer.
+    pub ways_read: u64,
+    /// Relations kept for some layer.
+    pub relations_read: u64,
+    /// Way node references to nodes absent from the extract.
+    pub missing_node_refs: u64,
+    /// `road_nodes` rows.
+    pub road_nodes: u64,
+    /// `road_edges` rows.
+    pub road_edges: u64,
+    /// Edges with `toll = 1`.
+    pub toll_edges: u64,
+    /// Edges with `ferry = 1`.
+    pub ferry_edges: u64,
+    /// `turn_restrictions` rows.
+    pub turn_restrictions: u64,
+    /// Restriction relations skipped (members missing, not routable, unsupported shape).
+    pub turn_restrictions_skipped: u64,
+    /// `toll_booths` rows.
+    pub toll_booths: u64,
+    /// `places` rows.
+    pub places: u64,
+    /// `place_names` rows.
+    pub place_names: u64,
+    /// Boundary relations/ways skipped because their rings do not close.
+    pub places_unclosed: u64,
+    /// `addresses` rows.
+    pub addresses: u64,
+    /// `address_interpolations` rows.
+    pub address_interpolations: u64,
+    /// `pois` rows.
+    pub pois: u64,
+    /// `poi_names` rows.
+    pub poi_names: u64,
+    /// `indoor_venues` rows.
+    pub indoor_venues: u64,
+    /// `indoor_features` rows.
+    pub indoor_features: u64,
+    /// Indoor features outside every building / indoor outline (dropped).
+    pub indoor_dropped: u64,
+    /// Milliseconds spent reading the PBF.
+    pub read_ms: u64,
+    /// Milliseconds of the roads layer.
+    pub roads_ms: u64,
+    /// Milliseconds of the places layer.
+    pub places_ms: u64,
+    /// Milliseconds of the addresses layer.
+    pub addresses_ms: u64,
+    /// Milliseconds of the POI layer.
+    pub pois_ms: u64,
+    /// Milliseconds of the indoor layer.
+    pub indoor_ms: u64,
+}
+
+/// Errors of [`build_osm`].
+#[derive(Debug, thiserror::Error)]
+pub enum OsmError {
+    /// The extract cannot be opened or read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The extract.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The extract is not a valid OSM PBF.
+    #[error("cannot decode OSM PBF {path}: {source}")]
+    Pbf {
+        /// The extract.
+        path: PathBuf,
+        /// The decoder error.
+        source: osmpbf::Error,
+    },
+    /// Writing the pack database failed.
+    #[error("SQLite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// Serializing a JSON column failed.
+    #[error("JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// OSM tags of an element, in file order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tags(pub Vec<(String, String)>);
+
+impl Tags {
+    /// Value of `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Whether `key` has value `value`.
+    pub fn is(&self, key: &str, value: &str) -> bool {
+        self.get(key) == Some(value)
+    }
+
+    /// Whether `key` is present.
+    pub fn has(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Iterates `(key, value)`.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    /// Whether there is no tag.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `name:xx` tags whose suffix is a language code (2 or 3 lowercase ASCII letters,
+    /// optionally followed by `-Script`/`-REGION`), as `(lang, name)`.
+    pub fn lang_names(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.iter().filter_map(|(k, v)| {
+            let lang = k.strip_prefix("name:")?;
+            is_lang_code(lang).then_some((lang, v))
+        })
+    }
+
+    /// All tags as a JSON object.
+    pub fn to_json(&self) -> serde_json::Value {
+        let map: serde_json::Map<String, serde_json::Value> = self
+            .iter()
+            .map(|(k, v)| (k.to_owned(), serde_json::Value::from(v)))
+            .collect();
+        serde_json::Value::Object(map)
+    }
+}
+
+/// Whether `s` looks like an ISO 639 code (`fi`, `sv`, `zh-Hans`, `be-tarask`).
+pub fn is_lang_code(s: &str) -> bool {
+    let base = s.split('-').next().unwrap_or("");
+    (2..=3).contains(&base.len()) && base.bytes().all(|b| b.is_ascii_lowercase())
+}
+
+/// A tagged node kept for some layer.
+#[derive(Debug, Clone)]
+pub struct OsmNode {
+    /// OSM id.
+    pub id: i64,
+    /// Latitude.
+    pub lat: f64,
+    /// Longitude.
+    pub lng: f64,
+    /// Tags.
+    pub tags: Tags,
+}
+
+/// A way kept for some layer.
+#[derive(Debug, Clone)]
+pub struct OsmWay {
+    /// OSM id.
+    pub id: i64,
+    /// Node references, as in the file (some may be missing from the extract).
+    pub refs: Vec<i64>,
+    /// Tags.
+    pub tags: Tags,
+}
+
+/// Member kind of a relation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberKind {
+    /// A node.
+    Node,
+    /// A way.
+    Way,
+    /// A relation.
+    Relation,
+}
+
+/// A relation member.
+#[derive(Debug, Clone)]
+pub struct Member {
+    /// Kind.
+    pub kind: MemberKind,
+    /// OSM id.
+    pub id: i64,
+    /// Role (may be empty).
+    pub role: String,
+}
+
+/// A relation kept for some layer.
+#[derive(Debug, Clone)]
+pub struct OsmRelation {
+    /// OSM id.
+    pub id: i64,
+    /// Members in order.
+    pub members: Vec<Member>,
+    /// Tags.
+    pub tags: Tags,
+}
+
+/// Everything read from the extract that the layers need.
+#[derive(Debug, Default)]
+pub struct OsmData {
+    /// Coordinates `(lat, lng)` of every node referenced by a kept way or relation, and of
+    /// every kept tagged node.
+    pub coords: HashMap<i64, (f64, f64)>,
+    /// Tagged nodes of interest, by id order.
+    pub nodes: Vec<OsmNode>,
+    /// Ways of interest by id.
+    pub ways: BTreeMap<i64, OsmWay>,
+    /// Relations of interest by id order.
+    pub relations: Vec<OsmRelation>,
+    /// Replication timestamp of the PBF header (seconds since the epoch).
+    pub timestamp: Option<i64>,
+}
+
+impl OsmData {
+    /// Coordinates of a way's nodes that exist in the extract (missing ones skipped).
+    pub fn way_coords(&self, refs: &[i64]) -> Vec<(f64, f64)> {
+        refs.iter()
+            .filter_map(|r| self.coords.get(r).copied())
+            .collect()
+    }
+
+    /// Closed rings of a relation's members with the given roles (`""` counts as outer when
+    /// `outer` is true), as coordinates; rings touching a missing node are dropped and counted
+    /// as open. Returns `(rings, open_count)`.
+    pub fn relation_rings(&self, rel: &OsmRelation, outer: bool) -> (Vec<Vec<(f64, f64)>>, usize) {
+        let ways: Vec<Vec<i64>> = rel
+            .members
+            .iter()
+            .filter(|m| m.kind == MemberKind::Way)
+            .filter(|m| {
+                if outer {
+                    m.role == "outer" || m.role.is_empty()
+                } else {
+                    m.role == "inner"
+                }
+            })
+            .filter_map(|m| self.ways.get(&m.id).map(|w| w.refs.clone()))
+            .collect();
+        let missing_members = rel
+            .members
+            .iter()
+            .filter(|m| m.kind == MemberKind::Way)
+            .filter(|m| {
+                if outer {
+                    m.role == "outer" || m.role.is_empty()
+                } else {
+                    m.role == "inner"
+                }
+            })
+            .filter(|m| !self.ways.contains_key(&m.id))
+            .count();
+        let rings = geo::assemble_rings(&ways);
+        let mut open = rings.open + missing_members.min(1);
+        let mut out = Vec::new();
+        for ring in rings.closed {
+            let pts: Vec<(f64, f64)> = ring
+                .iter()
+                .filter_map(|r| self.coords.get(r).copied())
+                .collect();
+            if pts.len() == ring.len() {
+                out.push(pts);
+            } else {
+                open += 1;
+            }
+        }
+        (out, open)
+    }
+
+    /// Area of a relation (outer and inner members); `None` when no outer ring closes or a
+    /// ring is open (`strict`).
+    pub fn relation_area(&self, rel: &OsmRelation, strict: bool) -> Option<geo::MultiPolygon> {
+        let (outer, open_o) = self.relation_rings(rel, true);
+        let (inner, open_i) = self.relation_rings(rel, false);
+        if outer.is_empty() || (strict && (open_o > 0 || open_i > 0)) {
+            return None;
+        }
+        Some(geo::MultiPolygon::from_rings(outer, inner))
+    }
+
+    /// Area of a closed way with all nodes present.
+    pub fn way_area(&self, way: &OsmWay) -> Option<geo::MultiPolygon> {
+        if way.refs.len() < 4 || way.refs.first() != way.refs.last() {
+            return None;
+        }
+        let pts = self.way_coords(&way.refs);
+        if pts.len() != way.refs.len() {
+            return None;
+        }
+        Some(geo::MultiPolygon::from_rings(vec![pts], vec![]))
+    }
+
+    /// Representative point of a way: a point inside when it is a closed area, else the
+    /// middle vertex of its line (for lines) — `None` when no node is present.
+    pub fn way_point(&self, way: &OsmWay) -> Option<(f64, f64)> {
+        if let Some(area) = self.way_area(way) {
+            return area.point_on_surface();
+        }
+        let pts = self.way_coords(&way.refs);
+        if way.refs.first() == way.refs.last() && pts.len() >= 3 {
+            return geo::vertex_average(&pts[..pts.len() - 1]);
+        }
+        pts.get(pts.len() / 2).copied()
+    }
+
+    /// Representative point of a relation: label/admin_centre node, else a point inside its
+    /// area, else the average of its members' points.
+    pub fn relation_point(&self, rel: &OsmRelation) -> Option<(f64, f64)> {
+        for role in ["label", "admin_centre"] {
+            if let Some(p) = rel
+                .members
+                .iter()
+                .find(|m| m.kind == MemberKind::Node && m.role == role)
+                .and_then(|m| self.coords.get(&m.id).copied())
+            {
+                return Some(p);
+            }
+        }
+        if let Some(area) = self.relation_area(rel, false) {
+            return area.point_on_surface();
+        }
+        let pts: Vec<(f64, f64)> = rel
+            .members
+            .iter()
+            .filter_map(|m| match m.kind {
+                MemberKind::Node => self.coords.get(&m.id).copied(),
+                MemberKind::Way => self.ways.get(&m.id).and_then(|w| self.way_point(w)),
+                MemberKind::Relation => None,
+            })
+            .collect();
+        geo::vertex_average(&pts)
+    }
+}
+
+fn collect_tags<'a>(it: impl Iterator<Item = (&'a str, &'a str)>) -> Tags {
+    Tags(it.map(|(k, v)| (k.to_owned(), v.to_owned())).collect())
+}
+
+fn relation_wanted(tags: &Tags, layers: &OsmLayers) -> bool {
+    let ty = tags.get("type").unwrap_or("");
+    match ty {
+        "restriction" => layers.roads,
+        "multipolygon" | "boundary" => {
+            (layers.places && places::is_boundary(tags))
+                || (layers.addresses && tags.has("addr:housenumber"))
+                || (layers.pois && pois::classify(tags).is_some())
+                || (layers.indoor && indoor::relation_wanted(tags))
+        }
+        "building" => layers.indoor,
+        _ => false,
+    }
+}
+
+fn way_wanted(tags: &Tags, layers: &OsmLayers) -> bool {
+    (layers.roads && roads::is_routable(tags).is_some())
+        || (layers.places && places::is_boundary(tags))
+        || (layers.addresses && (tags.has("addr:housenumber") || tags.has("addr:interpolation")))
+        || (layers.pois && pois::classify(tags).is_some())
+        || (layers.indoor && indoor::way_wanted(tags))
+}
+
+fn node_wanted(tags: &Tags, layers: &OsmLayers) -> bool {
+    (layers.roads && tags.is("barrier", "toll_booth"))
+        || (layers.places && places::node_kind(tags).is_some())
+        || (layers.addresses && tags.has("addr:housenumber"))
+        || (layers.pois && pois::classify(tags).is_some())
+        || (layers.indoor && indoor::node_wanted(tags))
+}
+
+fn pbf_err(path: &Path) -> impl Fn(osmpbf::Error) -> OsmError + '_ {
+    move |source| OsmError::Pbf {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// Reads what the layers need from the extract (three passes).
+pub fn read_osm(
+    pbf: &Path,
+    layers: &OsmLayers,
+    progress: &mut dyn FnMut(&str, u64, u64),
+) -> Result<OsmData, OsmError> {
+    std::fs::metadata(pbf).map_err(|source| OsmError::Io {
+        path: pbf.to_owned(),
+        source,
+    })?;
+    let mut data = OsmData::default();
+
+    // header: replication timestamp
+    let mut blobs = osmpbf::BlobReader::from_path(pbf).map_err(pbf_err(pbf))?;
+    if let Some(blob) = blobs.next() {
+        let blob = blob.map_err(pbf_err(pbf))?;
+        if let osmpbf::BlobType::OsmHeader = blob.get_type() {
+            let header = blob.to_headerblock().map_err(pbf_err(pbf))?;
+            data.timestamp = header.osmosis_replication_timestamp();
+        }
+    }
+
+    // pass 1: relations
+    progress("osm:read relations", 0, 3);
+    let mut way_members: HashSet<i64> = HashSet::new();
+    let mut node_members: HashSet<i64> = HashSet::new();
+    let reader = ElementReader::from_path(pbf).map_err(pbf_err(pbf))?;
+    reader
+        .for_each(|el| {
+            if let Element::Relation(r) = el {
+                let tags = collect_tags(r.tags());
+                if !relation_wanted(&tags, layers) {
+                    return;
+                }
+                let members: Vec<Member> = r
+                    .members()
+                    .map(|m| Member {
+                        kind: match m.member_type {
+                            RelMemberType::Node => MemberKind::Node,
+                            RelMemberType::Way => MemberKind::Way,
+                            RelMemberType::Relation => MemberKind::Relation,
+                        },
+                        id: m.member_id,
+                        role: m.role().unwrap_or("").to_owned(),
+                    })
+                    .collect();
+                let is_restriction = tags.is("type", "restriction");
+                for m in &members {
+                    match m.kind {
+                        MemberKind::Way if !is_restriction => {
+                            way_members.insert(m.id);
+                        }
+                        MemberKind::Node => {
+                            node_members.insert(m.id);
+                        }
+                        _ => {}
+                    }
+                }
+                data.relations.push(OsmRelation {
+                    id: r.id(),
+                    members,
+                    tags,
+                });
+            }
+        })
+        .map_err(pbf_err(pbf))?;
+    data.relations.sort_by_key(|r| r.id);
+
+    // pass 2: ways
+    progress("osm:read ways", 1, 3);
+    let mut needed: HashSet<i64> = node_members;
+    let reader = ElementReader::from_path(pbf).map_err(pbf_err(pbf))?;
+    reader
+        .for_each(|el| {
+            if let Element::Way(w) = el {
+                let tags = collect_tags(w.tags());
+                if !(way_members.contains(&w.id()) || way_wanted(&tags, layers)) {
+                    return;
+                }
+                let refs: Vec<i64> = w.refs().collect();
+                needed.extend(refs.iter().copied());
+                data.ways.insert(
+                    w.id(),
+                    OsmWay {
+                        id: w.id(),
+                        refs,
+                        tags,
+                    },
+                );
+            }
+        })
+        .map_err(pbf_err(pbf))?;
+
+    // pass 3: nodes
+    progress("osm:read nodes", 2, 3);
+    let reader = ElementReader::from_path(pbf).map_err(pbf_err(pbf))?;
+    let mut keep_node = |id: i64, lat: f64, lng: f64, tags: Tags| {
+        let wanted = !tags.is_empty() && node_wanted(&tags, layers);
+        if wanted || needed.contains(&id) {
+            data.coords.insert(id, (lat, lng));
+        }
+        if wanted {
+            data.nodes.push(OsmNode { id, lat, lng, tags });
+        }
+    };
+    reader
+        .for_each(|el| match el {
+            Element::Node(n) => keep_node(n.id(), n.lat(), n.lon(), collect_tags(n.tags())),
+            Element::DenseNode(n) => keep_node(n.id(), n.lat(), n.lon(), collect_tags(n.tags())),
+            _ => {}
+        })
+        .map_err(pbf_err(pbf))?;
+    data.nodes.sort_by_key(|n| n.id);
+    progress("osm:read", 3, 3);
+    Ok(data)
+}
+
+/// Builds the requested OSM layers of `pbf` into `conn` (which already has
+/// [`waymark_core::packs::schema::create_all`] applied), one transaction per layer.
+///
+/// `progress(step, done, total)` is called at each step of reading and of every layer.
+pub fn build_osm(
+    pbf: &Path,
+    conn: &mut rusqlite::Connection,
+    layers: &OsmLayers,
+    progress: &mut dyn FnMut(&str, u64, u64),
+) -> Result<OsmStats, OsmError> {
+    let mut stats = OsmStats::default();
+    let t = Instant::now();
+    let data = read_osm(pbf, layers, progress)?;
+    stats.read_ms = t.elapsed().as_millis() as u64;
+    stats.nodes_read = data.coords.len() as u64;
+    stats.ways_read = data.ways.len() as u64;
+    stats.relations_read = data.relations.len() as u64;
+    stats.missing_node_refs = data
+        .ways
+        .values()
+        .flat_map(|w| w.refs.iter())
+        .filter(|r| !data.coords.contains_key(r))
+        .count() as u64;
+    if let Some(b) = geo::bbox(data.coords.values().copied()) {
+        stats.bbox = [b[2], b[0], b[3], b[1]];
+    }
+    tracing::info!(
+        nodes = stats.nodes_read,
+        ways = stats.ways_read,
+        relations = stats.relations_read,
+        missing_node_refs = stats.missing_node_refs,
+        "read OSM extract {}",
+        pbf.display()
+    );
+
+    if layers.roads {
+        let t = Instant::now();
+        let tx = conn.transaction()?;
+        roads::build(&data, &tx, &mut stats, progress)?;
+        tx.commit()?;
+        stats.roads_ms = t.elapsed().as_millis() as u64;
+    }
+    if layers.places {
+        let t = Instant::now();
+        let tx = conn.transaction()?;
+        places::build(&data, &tx, &mut stats, progress)?;
+        tx.commit()?;
+        stats.places_ms = t.elapsed().as_millis() as u64;
+    }
+    if layers.addresses {
+        let t = Instant::now();
+        let tx = conn.transaction()?;
+        addresses::build(&data, &tx, &mut stats, progress)?;
+        tx.commit()?;
+        stats.addresses_ms = t.elapsed().as_millis() as u64;
+    }
+    if layers.pois {
+        let t = Instant::now();
+        let tx = conn.transaction()?;
+        pois::build(&data, &tx, &mut stats, progress)?;
+        tx.commit()?;
+        stats.pois_ms = t.elapsed().as_millis() as u64;
+    }
+    if layers.indoor {
+        let t = Instant::now();
+        let tx = conn.transaction()?;
+        indoor::build(&data, &tx, &mut stats, progress)?;
+        tx.commit()?;
+        stats.indoor_ms = t.elapsed().as_millis() as u64;
+    }
+    Ok(stats)
+}
+
+/// Inserts an R-tree row.
+pub(crate) fn rtree_insert(
+    stmt: &mut rusqlite::Statement<'_>,
+    id: i64,
+    b: [f64; 4],
+) -> rusqlite::Result<()> {
+    stmt.execute(rusqlite::params![id, b[0], b[1], b[2], b[3]])?;
+    Ok(())
+}

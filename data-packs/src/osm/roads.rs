@@ -1,0 +1,609 @@
+//! Roads layer: `road_nodes`, `road_edges` (+ R-tree), `turn_restrictions`, `toll_booths`.
+//!
+//! Rules:
+//!
+//! * **Routable ways**: `highway` in [`ROUTABLE_HIGHWAYS`] (not `area=yes`), and
+//!   `route=ferry` ways (`highway = 'ferry'`, `ferry = 1`). `construction`, `proposed`,
+//!   `abandoned`, `platform`, … are not in the list and are skipped.
+//! * **Graph nodes** (`road_nodes`, ids dense from 1 in OSM id order): the end nodes of every
+//!   routable way piece, nodes used twice or more by routable ways, toll booth nodes and
+//!   restriction via-nodes lying on a routable way. A node reference missing from the
+//!   extract splits the way (both sides keep their own end nodes), so clipped extracts build.
+//! * **Edges**: a way piece split at every graph node; `geometry` is the polyline6 of every
+//!   coordinate from `from_node` to `to_node` (both included), `length_m` the haversine
+//!   length of that line.
+//! * **oneway** is the car/truck direction: `yes`/`true`/`1` → 1, `-1`/`reverse` → -1,
+//!   `no`/`false`/`0` → 0, else implied 1 for `highway=motorway` and
+//!   `junction=roundabout|circular`. Bicycles follow it too, except where `oneway:bicycle=no`
+//!   or `cycleway*=opposite*` allow contraflow: there a second, bicycle-only edge is written
+//!   for the opposite direction (same `way_id`, `oneway` reversed, car/truck/foot 0).
+//!   Pedestrians ignore `oneway` (readers routing on foot treat every edge as two-way).
+//! * **Access** per mode: a highway default ([`default_access`]) overridden by `access`, then
+//!   `vehicle`, then `motor_vehicle`, then `motorcar` (car) / `hgv` (truck), `bicycle`, `foot`
+//!   (the most specific tag wins). Allowed values: `yes`, `permissive`, `designated`,
+//!   `destination`, `delivery`, `customers`, `official`, `discouraged`; anything else
+//!   (`no`, `private`, `agricultural`, `forestry`, `use_sidepath`, …) forbids.
+//!   `motorroad=yes` forbids foot and bicycle.
+//! * **toll**: `toll=yes` or any `toll:*=yes`.
+//! * **maxspeed** ([`parse_maxspeed`]): numbers (km/h), `mph`/`knots` units, `walk` → 7,
+//!   `none`/`signals`/`variable` → NULL, country implicit values (`DE:urban` → 50,
+//!   `DE:rural` → 100, `FR:rural` → 80, `GB:nsl_single` → 96.56, …).
+//! * **Turn restrictions** from `type=restriction` relations with a `restriction` (or
+//!   `restriction:motorcar`) value, exactly one `from` way, one `to` way (both routable in the
+//!   extract) and a `via` node on the graph or `via` ways that are all routable; `via_ways` is
+//!   a JSON array of way ids, `except_modes` the raw `except` tag. Other relations are
+//!   counted in `turn_restrictions_skipped`.
+//! * **Toll booths**: `barrier=toll_booth` nodes; `node` is the `road_nodes.id` when the booth
+//!   lies on a routable way.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::{Transaction, params};
+
+use super::geo;
+use super::{MemberKind, OsmData, OsmError, OsmStats, Tags, rtree_insert};
+
+/// `highway` values that are routable.
+pub const ROUTABLE_HIGHWAYS: &[&str] = &[
+    "motorway",
+    "trunk",
+    "primary",
+    "secondary",
+    "tertiary",
+    "unclassified",
+    "residential",
+    "motorway_link",
+    "trunk_link",
+    "primary_link",
+    "secondary_link",
+    "tertiary_link",
+    "service",
+    "living_street",
+    "road",
+    "track",
+    "path",
+    "footway",
+    "cycleway",
+    "pedestrian",
+    "steps",
+    "bridleway",
+];
+
+/// The `highway` class of a routable way (`"ferry"` for `route=ferry`), `None` otherwise.
+pub fn is_routable(tags: &Tags) -> Option<&str> {
+    if tags.is("route", "ferry") {
+        return Some("ferry");
+    }
+    let hw = tags.get("highway")?;
+    if tags.is("area", "yes") || !ROUTABLE_HIGHWAYS.contains(&hw) {
+        return None;
+    }
+    Some(hw)
+}
+
+/// Access of one edge per mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Access {
+    /// Cars.
+    pub car: bool,
+    /// Trucks.
+    pub truck: bool,
+    /// Pedestrians.
+    pub foot: bool,
+    /// Bicycles.
+    pub bicycle: bool,
+}
+
+/// Default access of a highway class: motorways (and links, `motorroad`) are motor-only,
+/// footway/path/steps/pedestrian/bridleway forbid motor vehicles (`path` allows bicycles,
+/// `bridleway` only foot), cycleways allow bicycles and foot, tracks allow cars but not
+/// trucks, everything else allows every mode.
+pub fn default_access(highway: &str) -> Access {
+    let (car, truck, foot, bicycle) = match highway {
+        "motorway" | "motorway_link" => (true, true, false, false),
+        "footway" | "steps" | "pedestrian" | "bridleway" => (false, false, true, false),
+        "path" => (false, false, true, true),
+        "cycleway" => (false, false, true, true),
+        "track" => (true, false, true, true),
+        _ => (true, true, true, true),
+    };
+    Access {
+        car,
+        truck,
+        foot,
+        bicycle,
+    }
+}
+
+fn allowed(v: &str) -> Option<bool> {
+    let v = v.split(';').next().unwrap_or("").trim();
+    match v {
+        "yes" | "permissive" | "designated" | "destination" | "delivery" | "customers"
+        | "official" | "discouraged" | "permit" => Some(true),
+        "" | "unknown" => None,
+        _ => Some(false),
+    }
+}
+
+/// Access of a way from its tags (see the module rules).
+pub fn access(highway: &str, tags: &Tags) -> Access {
+    let mut a = default_access(highway);
+    let get = |k: &str| tags.get(k).and_then(allowed);
+    if let Some(v) = get("access") {
+        a = Access {
+            car: v,
+            truck: v,
+            foot: v,
+            bicycle: v,
+        };
+    }
+    for k in ["vehicle"] {
+        if let Some(v) = get(k) {
+            a.car = v;
+            a.truck = v;
+            a.bicycle = v;
+        }
+    }
+    if let Some(v) = get("motor_vehicle") {
+        a.car = v;
+        a.truck = v;
+    }
+    if let Some(v) = get("motorcar") {
+        a.car = v;
+    }
+    if let Some(v) = get("hgv") {
+        a.truck = v;
+    }
+    if let Some(v) = get("bicycle") {
+        a.bicycle = v;
+    }
+    if let Some(v) = get("foot") {
+        a.foot = v;
+    }
+    if tags.is("motorroad", "yes") {
+        a.foot = false;
+        a.bicycle = false;
+    }
+    a
+}
+
+/// Car oneway of a way: 1, -1 or 0 (see the module rules).
+pub fn oneway(highway: &str, tags: &Tags) -> i64 {
+    match tags.get("oneway") {
+        Some("yes" | "true" | "1") => 1,
+        Some("-1" | "reverse") => -1,
+        Some("no" | "false" | "0") => 0,
+        _ => {
+            if highway == "motorway"
+                || tags.is("junction", "roundabout")
+                || tags.is("junction", "circular")
+            {
+                1
+            } else {
+                0
+            }
+        }
+    }
+}
+
+/// Whether bicycles may ride against a car oneway.
+pub fn bicycle_contraflow(tags: &Tags) -> bool {
+    tags.is("oneway:bicycle", "no")
+        || [
+            "cycleway",
+            "cycleway:left",
+            "cycleway:right",
+            "cycleway:both",
+        ]
+        .iter()
+        .any(|k| tags.get(k).is_some_and(|v| v.starts_with("opposite")))
+}
+
+/// Whether the way is tolled.
+pub fn is_toll(tags: &Tags) -> bool {
+    tags.iter()
+        .any(|(k, v)| (k == "toll" || k.starts_with("toll:")) && v == "yes")
+}
+
+/// Parses an OSM `maxspeed` value into km/h (`None` when absent, unlimited or unknown).
+pub fn parse_maxspeed(v: &str) -> Option<f64> {
+    let v = v.split(';').next().unwrap_or("").trim();
+    match v {
+        "walk" => return Some(7.0),
+        "none" | "signals" | "variable" | "" => return None,
+        _ => {}
+    }
+    let num_end = v
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(v.len());
+    if num_end > 0 {
+        let n: f64 = v[..num_end].parse().ok()?;
+        let unit = v[num_end..].trim();
+        return match unit {
+            "" | "km/h" | "kmh" | "kph" => Some(n),
+            "mph" => Some(n * 1.609344),
+            "knots" => Some(n * 1.852),
+            _ => None,
+        };
+    }
+    let (country, kind) = v.split_once(':')?;
+    let kind = kind.trim();
+    let mph = |n: f64| Some((n * 1.609344 * 100.0).round() / 100.0);
+    match (country, kind) {
+        (_, "walk" | "living_street") => Some(7.0),
+        ("GB", "nsl_single") => mph(60.0),
+        ("GB", "nsl_dual" | "motorway") => mph(70.0),
+        ("GB" | "UK", "nsl_restricted" | "urban") => mph(30.0),
+        (_, "urban") => Some(50.0),
+        (_, "zone30" | "zone:30" | "bicycle_road") => Some(30.0),
+        (_, "zone20" | "zone:20") => Some(20.0),
+        (_, "zone10" | "zone:10") => Some(10.0),
+        ("DE" | "AT" | "CZ" | "SK" | "PL" | "SI" | "HR" | "HU" | "RO" | "NO" | "FI", "rural") => {
+            Some(if country == "NO" { 80.0 } else { 100.0 })
+        }
+        ("FR" | "CH" | "NL" | "ES" | "BE" | "LU" | "AD" | "MC", "rural") => Some(80.0),
+        ("IT" | "PT", "rural") => Some(90.0),
+        ("SE" | "DK" | "LI", "rural") => Some(80.0),
+        ("DE", "motorway") => None,
+        (
+            "AT" | "FR" | "IT" | "NL" | "SI" | "HR" | "CZ" | "SK" | "HU" | "RO" | "PL",
+            "motorway",
+        ) => Some(130.0),
+        (_, "motorway") => Some(120.0),
+        (_, "trunk") => Some(100.0),
+        _ => None,
+    }
+}
+
+struct EdgeRow<'a> {
+    way_id: i64,
+    from: i64,
+    to: i64,
+    length: f64,
+    highway: &'a str,
+    name: Option<&'a str>,
+    r#ref: Option<&'a str>,
+    maxspeed: Option<f64>,
+    oneway: i64,
+    access: Access,
+    toll: bool,
+    ferry: bool,
+    geometry: String,
+    bbox: [f64; 4],
+}
+
+/// Builds the roads layer.
+pub fn build(
+    data: &OsmData,
+    tx: &Transaction<'_>,
+    stats: &mut OsmStats,
+    progress: &mut dyn FnMut(&str, u64, u64),
+) -> Result<(), OsmError> {
+    // routable ways split into pieces of present nodes
+    let mut pieces: Vec<(i64, &str, Vec<i64>)> = Vec::new();
+    for w in data.ways.values() {
+        let Some(hw) = is_routable(&w.tags) else {
+            continue;
+        };
+        let mut cur: Vec<i64> = Vec::new();
+        for r in &w.refs {
+            if data.coords.contains_key(r) {
+                // drop immediate duplicates
+                if cur.last() != Some(r) {
+                    cur.push(*r);
+                }
+            } else {
+                if cur.len() >= 2 {
+                    pieces.push((w.id, hw, std::mem::take(&mut cur)));
+                }
+                cur.clear();
+            }
+        }
+        if cur.len() >= 2 {
+            pieces.push((w.id, hw, cur));
+        }
+    }
+    let routable_ways: HashSet<i64> = pieces.iter().map(|p| p.0).collect();
+
+    // node usage
+    let mut uses: HashMap<i64, u32> = HashMap::new();
+    let mut graph: HashSet<i64> = HashSet::new();
+    for (_, _, refs) in &pieces {
+        for r in refs {
+            *uses.entry(*r).or_default() += 1;
+        }
+        if let (Some(a), Some(b)) = (refs.first(), refs.last()) {
+            graph.insert(*a);
+            graph.insert(*b);
+        }
+    }
+    graph.extend(uses.iter().filter(|(_, c)| **c >= 2).map(|(n, _)| *n));
+    for n in &data.nodes {
+        if n.tags.is("barrier", "toll_booth") && uses.contains_key(&n.id) {
+            graph.insert(n.id);
+        }
+    }
+    for rel in &data.relations {
+        if rel.tags.is("type", "restriction") {
+            for m in &rel.members {
+                if m.kind == MemberKind::Node && m.role == "via" && uses.contains_key(&m.id) {
+                    graph.insert(m.id);
+                }
+            }
+        }
+    }
+
+    // road_nodes: dense ids from 1 in OSM id order
+    let mut sorted: Vec<i64> = graph.into_iter().collect();
+    sorted.sort_unstable();
+    let mut node_id: HashMap<i64, i64> = HashMap::with_capacity(sorted.len());
+    {
+        let mut ins =
+            tx.prepare("INSERT INTO road_nodes(id, osm_id, lat, lng) VALUES (?1, ?2, ?3, ?4)")?;
+        for (i, osm) in sorted.iter().enumerate() {
+            let Some(&(lat, lng)) = data.coords.get(osm) else {
+                continue;
+            };
+            let id = i as i64 + 1;
+            ins.execute(params![id, osm, lat, lng])?;
+            node_id.insert(*osm, id);
+        }
+    }
+    stats.road_nodes = node_id.len() as u64;
+    progress("roads:nodes", 1, 4);
+
+    // edges
+    let mut ins = tx.prepare(
+        "INSERT INTO road_edges(id, way_id, from_node, to_node, length_m, highway, name, ref, \
+         maxspeed_kmh, oneway, car, truck, foot, bicycle, toll, ferry, geometry) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    )?;
+    let mut rt = tx.prepare(
+        "INSERT INTO road_edges_rtree(id, min_lat, max_lat, min_lng, max_lng) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    let mut edge_id: i64 = 0;
+    let mut write = |e: &EdgeRow<'_>| -> Result<(), OsmError> {
+        edge_id += 1;
+        ins.execute(params![
+            edge_id,
+            e.way_id,
+            e.from,
+            e.to,
+            e.length,
+            e.highway,
+            e.name,
+            e.r#ref,
+            e.maxspeed,
+            e.oneway,
+            e.access.car,
+            e.access.truck,
+            e.access.foot,
+            e.access.bicycle,
+            e.toll,
+            e.ferry,
+            e.geometry,
+        ])?;
+        rtree_insert(&mut rt, edge_id, e.bbox)?;
+        Ok(())
+    };
+    let total = pieces.len() as u64;
+    for (i, (way_id, hw, refs)) in pieces.iter().enumerate() {
+        let Some(way) = data.ways.get(way_id) else {
+            continue;
+        };
+        let tags = &way.tags;
+        let ferry = *hw == "ferry";
+        let acc = if ferry {
+            let mut a = access("unclassified", tags);
+            if tags.is("motor_vehicle", "no") || tags.is("motorcar", "no") {
+                a.car = false;
+            }
+            a
+        } else {
+            access(hw, tags)
+        };
+        let ow = if ferry { 0 } else { oneway(hw, tags) };
+        let contraflow = ow != 0 && acc.bicycle && bicycle_contraflow(tags);
+        let toll = is_toll(tags);
+        let maxspeed = tags.get("maxspeed").and_then(parse_maxspeed);
+        let name = tags.get("name");
+        let rf = tags.get("ref");
+        let mut start = 0usize;
+        for j in 1..refs.len() {
+            let is_node = node_id.contains_key(&refs[j]);
+            if !is_node && j + 1 != refs.len() {
+                continue;
+            }
+            let seg = &refs[start..=j];
+            let (Some(&from), Some(&to)) = (node_id.get(&refs[start]), node_id.get(&refs[j]))
+            else {
+                start = j;
+                continue;
+            };
+            let pts = data.way_coords(seg);
+            let row = EdgeRow {
+                way_id: *way_id,
+                from,
+                to,
+                length: geo::line_length_m(&pts),
+                highway: hw,
+                name,
+                r#ref: rf,
+                maxspeed,
+                oneway: ow,
+                access: acc,
+                toll,
+                ferry,
+                geometry: geo::encode_polyline6(&pts),
+                bbox: geo::bbox(pts.iter().copied()).unwrap_or([0.0; 4]),
+            };
+            write(&row)?;
+            stats.road_edges += 1;
+            if toll {
+                stats.toll_edges += 1;
+            }
+            if ferry {
+                stats.ferry_edges += 1;
+            }
+            if contraflow {
+                let bike = EdgeRow {
+                    oneway: -ow,
+                    access: Access {
+                        car: false,
+                        truck: false,
+                        foot: false,
+                        bicycle: true,
+                    },
+                    ..row
+                };
+                write(&bike)?;
+                stats.road_edges += 1;
+                if toll {
+                    stats.toll_edges += 1;
+                }
+            }
+            start = j;
+        }
+        if i % 4096 == 0 {
+            progress("roads:edges", i as u64, total);
+        }
+    }
+    drop(ins);
+    progress("roads:edges", total, total);
+
+    // turn restrictions
+    let mut ins = tx.prepare(
+        "INSERT INTO turn_restrictions(relation_id, restriction, from_way, via_node, via_ways, \
+         to_way, except_modes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for rel in &data.relations {
+        if !rel.tags.is("type", "restriction") {
+            continue;
+        }
+        let restriction = rel
+            .tags
+            .get("restriction")
+            .or_else(|| rel.tags.get("restriction:motorcar"));
+        let from: Vec<i64> = rel
+            .members
+            .iter()
+            .filter(|m| m.role == "from" && m.kind == MemberKind::Way)
+            .map(|m| m.id)
+            .collect();
+        let to: Vec<i64> = rel
+            .members
+            .iter()
+            .filter(|m| m.role == "to" && m.kind == MemberKind::Way)
+            .map(|m| m.id)
+            .collect();
+        let via_node: Vec<i64> = rel
+            .members
+            .iter()
+            .filter(|m| m.role == "via" && m.kind == MemberKind::Node)
+            .map(|m| m.id)
+            .collect();
+        let via_ways: Vec<i64> = rel
+            .members
+            .iter()
+            .filter(|m| m.role == "via" && m.kind == MemberKind::Way)
+            .map(|m| m.id)
+            .collect();
+        let ok = match (restriction, from.as_slice(), to.as_slice()) {
+            (Some(_), [f], [t]) => {
+                routable_ways.contains(f)
+                    && routable_ways.contains(t)
+                    && match (via_node.as_slice(), via_ways.is_empty()) {
+                        ([n], true) => node_id.contains_key(n),
+                        ([], false) => via_ways.iter().all(|w| routable_ways.contains(w)),
+                        _ => false,
+                    }
+            }
+            _ => false,
+        };
+        if !ok {
+            stats.turn_restrictions_skipped += 1;
+            continue;
+        }
+        let via_ways_json = if via_ways.is_empty() {
+            None
+        } else {
+            Some(serde_json::to_string(&via_ways)?)
+        };
+        ins.execute(params![
+            rel.id,
+            restriction,
+            from.first(),
+            via_node.first().and_then(|n| node_id.get(n)),
+            via_ways_json,
+            to.first(),
+            rel.tags.get("except"),
+        ])?;
+        stats.turn_restrictions += 1;
+    }
+    drop(ins);
+    progress("roads:restrictions", 3, 4);
+
+    // toll booths
+    let mut ins = tx.prepare(
+        "INSERT INTO toll_booths(osm_id, node, lat, lng, name) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for n in &data.nodes {
+        if n.tags.is("barrier", "toll_booth") {
+            ins.execute(params![
+                n.id,
+                node_id.get(&n.id),
+                n.lat,
+                n.lng,
+                n.tags.get("name")
+            ])?;
+            stats.toll_booths += 1;
+        }
+    }
+    progress("roads", 4, 4);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tags(kv: &[(&str, &str)]) -> Tags {
+        Tags(
+            kv.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn maxspeed_values() {
+        assert_eq!(parse_maxspeed("50"), Some(50.0));
+        assert_eq!(parse_maxspeed("30 mph").map(|v| v.round()), Some(48.0));
+        assert_eq!(parse_maxspeed("none"), None);
+        assert_eq!(parse_maxspeed("DE:urban"), Some(50.0));
+        assert_eq!(parse_maxspeed("DE:rural"), Some(100.0));
+        assert_eq!(parse_maxspeed("walk"), Some(7.0));
+        assert_eq!(parse_maxspeed("FR:rural"), Some(80.0));
+        assert_eq!(parse_maxspeed("fast"), None);
+    }
+
+    #[test]
+    fn oneway_and_access() {
+        assert_eq!(oneway("motorway", &tags(&[])), 1);
+        assert_eq!(
+            oneway("residential", &tags(&[("junction", "roundabout")])),
+            1
+        );
+        assert_eq!(oneway("residential", &tags(&[("oneway", "-1")])), -1);
+        assert_eq!(oneway("motorway", &tags(&[("oneway", "no")])), 0);
+        let a = access("motorway", &tags(&[]));
+        assert!(a.car && !a.foot && !a.bicycle);
+        let a = access("footway", &tags(&[("bicycle", "yes")]));
+        assert!(!a.car && a.foot && a.bicycle);
+        let a = access("residential", &tags(&[("access", "private")]));
+        assert!(!a.car && !a.foot);
+        let a = access("track", &tags(&[("motor_vehicle", "agricultural")]));
+        assert!(!a.car && a.foot);
+        assert!(is_toll(&tags(&[("toll:hgv", "yes")])));
+    }
+}

@@ -1,0 +1,175 @@
+//! The pack pipeline on real data: build a Monaco pack from the shared OSM extract, sign it,
+//! verify it, detect tampering, add a layer incrementally, and fetch a real pinned package.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+use waymark_core::auth::keys::Publisher;
+use waymark_core::packs::Manifest;
+use waymark_packs::build::{self, PackPlan};
+use waymark_packs::sources::Sources;
+
+fn sources() -> Sources {
+    Sources::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("sources.toml")).unwrap()
+}
+
+fn have_shared(s: &Sources, id: &str) -> bool {
+    let present = s.is_available(s.get(id).unwrap());
+    if !present {
+        eprintln!("skipped: shared extract {id} absent");
+    }
+    present
+}
+
+fn plan(layers: &[&str]) -> PackPlan {
+    PackPlan {
+        id: "monaco".into(),
+        osm: vec!["osm-monaco".into()],
+        layers: layers.iter().map(|s| s.to_string()).collect(),
+        base: false,
+    }
+}
+
+fn count(dir: &Path, table: &str) -> i64 {
+    let conn = Connection::open(dir.join("data.sqlite")).unwrap();
+    conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn monaco_pack_builds_signs_verifies_and_detects_tampering() {
+    let s = sources();
+    if !have_shared(&s, "osm-monaco") {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let dir: PathBuf = build::build_pack(
+        &plan(&["roads", "pois"]),
+        "2026.11.22",
+        &s,
+        out.path(),
+        false,
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    assert!(dir.ends_with("monaco-2026.11.22"));
+    assert!(!out.path().join("monaco-2026.11.22.building").exists());
+    assert!(count(&dir, "road_edges") > 1000);
+    assert!(count(&dir, "pois") > 100);
+    assert_eq!(count(&dir, "addresses"), 0, "addresses were not asked for");
+
+    let publisher = Publisher::generate().unwrap();
+    build::sign_pack(&dir, &publisher).unwrap();
+    let m = build::verify_pack(&dir, &[publisher.verifying()]).unwrap();
+    assert_eq!(m.layers, vec!["roads", "pois"]);
+    assert_eq!(m.sources[0].attribution, "© OpenStreetMap contributors");
+    assert_eq!(m.files.len(), 1);
+    let [w, s_, e, n] = m.coverage.bbox;
+    assert!(
+        w > 7.3 && e < 7.5 && s_ > 43.6 && n < 43.8,
+        "{:?}",
+        m.coverage.bbox
+    );
+
+    // The manifest is what the core reads.
+    let bytes = std::fs::read(dir.join("manifest.json")).unwrap();
+    assert!(Manifest::parse_verified(&bytes, &[publisher.verifying()]).is_ok());
+
+    // A flipped byte in the data is found.
+    let db = dir.join("data.sqlite");
+    let mut data = std::fs::read(&db).unwrap();
+    let mid = data.len() / 2;
+    data[mid] ^= 0xff;
+    std::fs::write(&db, &data).unwrap();
+    let err = build::verify_pack(&dir, &[publisher.verifying()]).unwrap_err();
+    assert!(err.to_string().contains("sha256"), "{err}");
+    // A truncated file too.
+    data.truncate(data.len() - 10);
+    std::fs::write(&db, &data).unwrap();
+    let err = build::verify_pack(&dir, &[publisher.verifying()]).unwrap_err();
+    assert!(err.to_string().contains("bytes"), "{err}");
+    // An untrusted publisher is refused.
+    let err = build::verify_pack(&dir, &[Publisher::generate().unwrap().verifying()]).unwrap_err();
+    assert!(err.to_string().contains("does not trust"), "{err}");
+
+    let report = build::inspect_pack(&dir).unwrap();
+    assert!(report.contains("road_edges"));
+    assert!(report.contains("ODbL-1.0"));
+}
+
+#[test]
+fn layers_are_added_incrementally() {
+    let s = sources();
+    if !have_shared(&s, "osm-monaco") {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let dir = build::build_pack(
+        &plan(&["pois"]),
+        "1",
+        &s,
+        out.path(),
+        false,
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    let pois = count(&dir, "pois");
+    let mut steps = Vec::new();
+    let dir = build::build_pack(
+        &plan(&["pois", "addresses"]),
+        "1",
+        &s,
+        out.path(),
+        false,
+        &mut |step, _, _| steps.push(step.to_string()),
+    )
+    .unwrap();
+    assert_eq!(
+        count(&dir, "pois"),
+        pois,
+        "pois were not rebuilt or duplicated"
+    );
+    assert!(count(&dir, "addresses") > 50);
+    let bytes = std::fs::read(dir.join("manifest.json")).unwrap();
+    let m: Manifest = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(m.layers, vec!["addresses", "pois"]);
+    assert!(
+        steps.iter().all(|s| !s.starts_with("pois")),
+        "the pois layer ran again: {steps:?}"
+    );
+}
+
+#[test]
+fn unknown_sample_pack_is_refused_with_the_known_ids() {
+    let err = build::sample_plan("atlantis").unwrap_err().to_string();
+    assert!(err.contains("andorra") && err.contains("base"), "{err}");
+}
+
+#[test]
+fn a_pinned_npm_package_is_fetched_and_verified() {
+    if std::process::Command::new("npm")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: npm absent");
+        return;
+    }
+    let mut s = sources();
+    let cache = tempfile::tempdir().unwrap();
+    s.cache_dir = cache.path().to_path_buf();
+    let path = s.fetch("blocklist").unwrap();
+    assert!(path.exists());
+    let member = s.member("blocklist", "package/en.json").unwrap();
+    let words: Vec<String> = serde_json::from_slice(&std::fs::read(member).unwrap()).unwrap();
+    assert!(words.len() > 100);
+    // A corrupted cached artifact is refused, not used.
+    std::fs::write(&path, b"corrupt").unwrap();
+    assert!(
+        s.fetch("blocklist")
+            .unwrap_err()
+            .to_string()
+            .contains("does not match its pin")
+    );
+}
