@@ -53,10 +53,11 @@ struct DbIpCity<'a> {
     state1: Option<&'a str>,
     #[serde(borrow, default)]
     city: Option<&'a str>,
+    /// DB-IP stores float32.
     #[serde(default)]
-    latitude: Option<f64>,
+    latitude: Option<f32>,
     #[serde(default)]
-    longitude: Option<f64>,
+    longitude: Option<f32>,
 }
 
 /// 16-byte key of an address (IPv4 mapped).
@@ -133,6 +134,7 @@ pub fn build_city(
                 let (Some(lat), Some(lng)) = (rec.latitude, rec.longitude) else {
                     continue;
                 };
+                let (lat, lng) = (f64::from(lat), f64::from(lng));
                 if let Some([w, s, e, n]) = bbox
                     && !(lat >= s && lat <= n && lng >= w && lng <= e)
                 {
