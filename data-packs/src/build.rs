@@ -491,6 +491,40 @@ pub fn verify_pack(dir: &Path, trusted: &[PublisherKey]) -> Result<Manifest, Bui
     Ok(manifest)
 }
 
+/// The layer a table or index of the schema belongs to.
+fn layer_of(object: &str) -> &'static str {
+    let name = object.strip_prefix("sqlite_autoindex_").unwrap_or(object);
+    const PREFIXES: &[(&str, &str)] = &[
+        ("road_", layers::ROADS),
+        ("turn_restrictions", layers::ROADS),
+        ("toll_booths", layers::ROADS),
+        ("place", layers::PLACES),
+        ("countr", layers::PLACES),
+        ("address", layers::ADDRESSES),
+        ("poi", layers::POIS),
+        ("indoor_", layers::INDOOR),
+        ("ip_", layers::IP),
+        ("timezones", layers::TIMEZONES),
+    ];
+    PREFIXES
+        .iter()
+        .find(|(prefix, _)| name.starts_with(prefix))
+        .map_or("other", |(_, layer)| layer)
+}
+
+/// Bytes used by each layer in `data.sqlite` (tables, indexes and R-trees), from `dbstat`.
+pub fn layer_sizes(conn: &Connection) -> rusqlite::Result<Vec<(String, u64)>> {
+    let mut stmt = conn.prepare("SELECT name, sum(pgsize) FROM dbstat GROUP BY name")?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
+    let mut sizes: std::collections::BTreeMap<&'static str, u64> =
+        std::collections::BTreeMap::new();
+    for row in rows {
+        let (name, bytes) = row?;
+        *sizes.entry(layer_of(&name)).or_default() += bytes.max(0) as u64;
+    }
+    Ok(sizes.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
 /// A human report: layers, files and sizes, row counts, attribution.
 pub fn inspect_pack(dir: &Path) -> Result<String, BuildError> {
     let m = read_manifest(dir)?;
@@ -541,6 +575,10 @@ pub fn inspect_pack(dir: &Path) -> Result<String, BuildError> {
             if n > 0 {
                 out.push_str(&format!("  {table:<24} {n:>10}\n"));
             }
+        }
+        out.push_str("layer sizes in data.sqlite:\n");
+        for (layer, bytes) in layer_sizes(&conn)? {
+            out.push_str(&format!("  {layer:<24} {bytes:>10} bytes\n"));
         }
     }
     out.push_str("sources:\n");

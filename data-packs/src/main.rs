@@ -82,6 +82,28 @@ enum Command {
         /// Pack directory.
         dir: PathBuf,
     },
+    /// Install a pack into a packs directory (resumable, verified, atomic), with progress.
+    Install {
+        /// `file://` or `http(s)://` URL of a pack directory.
+        #[arg(long)]
+        from: String,
+        /// Packs directory.
+        #[arg(long)]
+        into: PathBuf,
+        /// Trusted publisher public key (base64), repeatable.
+        #[arg(long = "trust", required = true)]
+        trust: Vec<String>,
+    },
+    /// Open every installed pack of a packs directory as the engine does, and report the time
+    /// and resident memory.
+    Load {
+        /// Packs directory.
+        #[arg(long)]
+        dir: PathBuf,
+        /// Trusted publisher public key (base64), repeatable.
+        #[arg(long = "trust", required = true)]
+        trust: Vec<String>,
+    },
     /// Serve a directory of packs over HTTP (with Range) for testing installs.
     Serve {
         /// Directory to serve.
@@ -116,6 +138,25 @@ fn read_publisher(path: &PathBuf) -> Result<Publisher, String> {
     let file: PublisherFile =
         serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     Publisher::from_file(&file).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn parse_trust(trust: &[String]) -> Result<Vec<PublisherKey>, String> {
+    trust
+        .iter()
+        .map(|t| PublisherKey::parse(t).map_err(|e| format!("--trust {t}: {e}")))
+        .collect()
+}
+
+/// Resident set size of this process in KiB (Linux; 0 elsewhere).
+fn rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
 }
 
 fn spinner() -> ProgressBar {
@@ -214,16 +255,72 @@ fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Command::Verify { trust, dir } => {
-            let trusted = trust
-                .iter()
-                .map(|t| PublisherKey::parse(t).map_err(|e| format!("--trust {t}: {e}")))
-                .collect::<Result<Vec<_>, _>>()?;
+            let trusted = parse_trust(&trust)?;
             let m = build::verify_pack(&dir, &trusted).map_err(|e| e.to_string())?;
             println!(
                 "{} {}: signature and {} files verified",
                 m.id,
                 m.version,
                 m.files.len()
+            );
+            Ok(())
+        }
+        Command::Install { from, into, trust } => {
+            let trusted = parse_trust(&trust)?;
+            let store = waymark_core::packs::PackStore::open(&into).map_err(|e| e.to_string())?;
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            let started = std::time::Instant::now();
+            let mut total = 0;
+            let pack = store
+                .install(&from, &trusted, &mut |p| {
+                    total = p.bytes_total;
+                    bar.set_length(p.bytes_total);
+                    bar.set_position(p.bytes_done);
+                    bar.set_message(p.file.clone());
+                })
+                .map_err(|e| e.to_string())?;
+            bar.finish_and_clear();
+            let secs = started.elapsed().as_secs_f64();
+            println!(
+                "installed {} {} into {}: {} bytes in {:.3} s ({:.0} MB/s, verification included)",
+                pack.id,
+                pack.version,
+                pack.dir.display(),
+                total,
+                secs,
+                total as f64 / 1e6 / secs.max(1e-9)
+            );
+            Ok(())
+        }
+        Command::Load { dir, trust } => {
+            let trusted = parse_trust(&trust)?;
+            let rss_before = rss_kb();
+            let started = std::time::Instant::now();
+            let store = waymark_core::packs::PackStore::open(&dir).map_err(|e| e.to_string())?;
+            let registry = waymark_core::packs::PackRegistry::load_all(&store, &trusted)
+                .map_err(|e| e.to_string())?;
+            let set = registry.snapshot();
+            let mut rows = 0i64;
+            for p in set.all() {
+                if p.has_sqlite() {
+                    let conn = p.sqlite().map_err(|e| e.to_string())?;
+                    rows += conn
+                        .query_row("SELECT count(*) FROM meta", [], |r| r.get::<_, i64>(0))
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            let ms = started.elapsed().as_secs_f64() * 1000.0;
+            println!(
+                "opened {} packs (and each data.sqlite, {rows} meta rows) in {ms:.1} ms; resident memory {} MB (before: {} MB)",
+                set.len(),
+                rss_kb() / 1024,
+                rss_before / 1024
             );
             Ok(())
         }

@@ -95,6 +95,10 @@ fn monaco_pack_builds_signs_verifies_and_detects_tampering() {
 
     let report = build::inspect_pack(&dir).unwrap();
     assert!(report.contains("road_edges"));
+    let conn = Connection::open(&db).unwrap();
+    let sizes = build::layer_sizes(&conn).unwrap();
+    let roads = sizes.iter().find(|(l, _)| l == "roads").unwrap().1;
+    assert!(roads > 100_000, "{sizes:?}");
     assert!(report.contains("ODbL-1.0"));
 }
 
