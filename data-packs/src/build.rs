@@ -69,6 +69,7 @@ pub struct PackPlan {
 
 /// The sample packs: the eight regions of `../shared/data/osm` and the global base pack.
 pub fn sample_plans() -> Vec<PackPlan> {
+    // Region packs carry every layer they have data for; the base pack the world-wide ones.
     let region = |id: &str, osm: &[&str]| PackPlan {
         id: id.to_string(),
         osm: osm.iter().map(|s| s.to_string()).collect(),
@@ -79,6 +80,7 @@ pub fn sample_plans() -> Vec<PackPlan> {
             layers::POIS,
             layers::INDOOR,
             layers::IP,
+            layers::TIMEZONES,
         ]
         .iter()
         .map(|s| s.to_string())
@@ -97,7 +99,11 @@ pub fn sample_plans() -> Vec<PackPlan> {
         PackPlan {
             id: "base".into(),
             osm: vec![],
-            layers: vec![layers::PLACES.into(), layers::IP.into()],
+            layers: vec![
+                layers::PLACES.into(),
+                layers::IP.into(),
+                layers::TIMEZONES.into(),
+            ],
             base: true,
         },
     ]
@@ -270,6 +276,20 @@ pub fn build_pack(
         mark_done(
             &conn,
             layers::IP,
+            &serde_json::to_value(&stats).unwrap_or(Value::Null),
+        )?;
+    }
+
+    // Timezones: the zones meeting the coverage (the whole world in the base pack).
+    if wants(plan, layers::TIMEZONES, &conn)? {
+        progress("timezones", 0, 0);
+        let src = sources.get("timezones-tzf-dist")?;
+        used_sources.push(src.pack_source());
+        let area = if plan.base { None } else { bbox };
+        let stats = crate::timezones::build(area, &mut conn)?;
+        mark_done(
+            &conn,
+            layers::TIMEZONES,
             &serde_json::to_value(&stats).unwrap_or(Value::Null),
         )?;
     }

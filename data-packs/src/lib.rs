@@ -5,3 +5,4 @@ pub mod build;
 pub mod ip;
 pub mod osm;
 pub mod sources;
+pub mod timezones;

@@ -145,6 +145,24 @@ fn layers_are_added_incrementally() {
 }
 
 #[test]
+fn every_region_plan_has_every_layer_and_the_base_plan_the_world_ones() {
+    for plan in build::sample_plans() {
+        let want: &[&str] = if plan.base {
+            &["places", "ip", "timezones"]
+        } else {
+            waymark_core::packs::schema::layers::ALL
+        };
+        for layer in want {
+            assert!(
+                plan.layers.iter().any(|l| l == layer),
+                "{} lacks {layer}",
+                plan.id
+            );
+        }
+    }
+}
+
+#[test]
 fn unknown_sample_pack_is_refused_with_the_known_ids() {
     let err = build::sample_plan("atlantis").unwrap_err().to_string();
     assert!(err.contains("andorra") && err.contains("base"), "{err}");

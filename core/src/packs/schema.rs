@@ -249,7 +249,8 @@ CREATE TABLE IF NOT EXISTS ip_ranges (
     accuracy_km   REAL NOT NULL
 ) WITHOUT ROWID;";
 
-/// Timezone polygons (`shape`: GeoJSON Polygon/MultiPolygon), one row per zone.
+/// Timezone polygons, one row per zone. `shape` is a JSON array of polygons, each an array of
+/// rings (outer first, then holes) encoded as polylines with precision 6 (`lat, lng` order).
 pub const TIMEZONES: &str = "
 CREATE TABLE IF NOT EXISTS timezones (
     id     INTEGER PRIMARY KEY,
