@@ -525,6 +525,9 @@ fn layer_of(object: &str) -> &'static str {
         ("indoor_", layers::INDOOR),
         ("ip_", layers::IP),
         ("timezones", layers::TIMEZONES),
+        ("store", layers::STORES),
+        ("zones", layers::ZONES),
+        ("dataset", layers::DATASETS),
     ];
     PREFIXES
         .iter()

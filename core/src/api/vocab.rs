@@ -966,7 +966,7 @@ mod tests {
         check_vocabulary::<CcFormat>(2);
         check_vocabulary::<ThreeWordsFormat>(2);
         check_vocabulary::<InputType>(4);
-        check_vocabulary::<ApiGroup>(8);
+        check_vocabulary::<ApiGroup>(9); // the spec's 8 groups + pack management
         check_vocabulary::<DetailsField>(3);
         check_vocabulary::<AutocompleteData>(2);
         check_vocabulary::<AutocompleteExtended>(1);

@@ -35,8 +35,17 @@ pub mod layers {
     pub const IP: &str = "ip";
     /// Timezone polygons.
     pub const TIMEZONES: &str = "timezones";
-    /// Every layer name.
+    /// Every layer name built from open data.
     pub const ALL: &[&str] = &[ROADS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES];
+    /// Stores (assets) imported by a project.
+    pub const STORES: &str = "stores";
+    /// Zones attached to stores.
+    pub const ZONES: &str = "zones";
+    /// Datasets imported from URLs and their features.
+    pub const DATASETS: &str = "datasets";
+    /// Layers filled by imports rather than by the open-data builder (their tables exist,
+    /// empty, in every pack).
+    pub const IMPORTED: &[&str] = &[STORES, ZONES, DATASETS];
 }
 
 /// Key/value facts about the pack (`schema_version`, `pack_id`, counts).
@@ -259,9 +268,59 @@ CREATE TABLE IF NOT EXISTS timezones (
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS timezones_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);";
 
+/// Stores (the spec's assets), zones and datasets: filled by imports, empty in packs built from
+/// open data. Free-form fields are JSON text; zone polygons WKT as received; dataset feature
+/// geometries GeoJSON.
+pub const IMPORTED: &str = "
+CREATE TABLE IF NOT EXISTS stores (
+    id               INTEGER PRIMARY KEY,
+    store_id         TEXT NOT NULL UNIQUE,
+    name             TEXT,
+    address_lines    TEXT NOT NULL DEFAULT '[]',
+    city             TEXT,
+    zipcode          TEXT,
+    country_code     TEXT,
+    lat              REAL NOT NULL,
+    lng              REAL NOT NULL,
+    types            TEXT NOT NULL DEFAULT '[]',
+    tags             TEXT NOT NULL DEFAULT '[]',
+    localized_names  TEXT NOT NULL DEFAULT '{}',
+    user_properties  TEXT NOT NULL DEFAULT '{}'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS stores_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
+CREATE TABLE IF NOT EXISTS zones (
+    zone_id      TEXT PRIMARY KEY NOT NULL,
+    store_id     TEXT NOT NULL,
+    description  TEXT,
+    polygon_wkt  TEXT NOT NULL,
+    types        TEXT NOT NULL DEFAULT '[]',
+    status       TEXT
+);
+CREATE INDEX IF NOT EXISTS zones_store ON zones(store_id);
+CREATE TABLE IF NOT EXISTS datasets (
+    id                            TEXT PRIMARY KEY NOT NULL,
+    name                          TEXT NOT NULL,
+    url                           TEXT,
+    reimport_key                  TEXT,
+    created_at                    TEXT NOT NULL,
+    updated_at                    TEXT NOT NULL,
+    scheduled_for_deletion_after  TEXT
+);
+CREATE TABLE IF NOT EXISTS dataset_features (
+    fid         INTEGER PRIMARY KEY,
+    id          TEXT NOT NULL UNIQUE,
+    dataset_id  TEXT NOT NULL REFERENCES datasets(id),
+    geometry    TEXT NOT NULL,
+    attributes  TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS dataset_features_dataset ON dataset_features(dataset_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS dataset_features_rtree USING rtree(fid, min_lat, max_lat, min_lng, max_lng);";
+
 /// Creates every table (all layers; empty layers cost nothing) and records the schema version.
 pub fn create_all(conn: &Connection) -> rusqlite::Result<()> {
-    for ddl in [META, ROADS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES] {
+    for ddl in [
+        META, ROADS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES, IMPORTED,
+    ] {
         conn.execute_batch(ddl)?;
     }
     conn.execute(
