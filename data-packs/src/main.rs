@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use waymark_core::auth::keys::{Publisher, PublisherFile, PublisherKey};
+use waymark_core::auth::keys::{Publisher, PublisherKey};
 use waymark_packs::build;
 use waymark_packs::sources::Sources;
 
@@ -133,20 +133,6 @@ fn main() -> ExitCode {
     }
 }
 
-fn read_publisher(path: &PathBuf) -> Result<Publisher, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let file: PublisherFile =
-        serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    Publisher::from_file(&file).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn parse_trust(trust: &[String]) -> Result<Vec<PublisherKey>, String> {
-    trust
-        .iter()
-        .map(|t| PublisherKey::parse(t).map_err(|e| format!("--trust {t}: {e}")))
-        .collect()
-}
-
 /// Resident set size of this process in KiB (Linux; 0 elsewhere).
 fn rss_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -207,7 +193,10 @@ fn run(cli: Cli) -> Result<(), String> {
             publisher,
             force,
         } => {
-            let publisher = publisher.as_ref().map(read_publisher).transpose()?;
+            let publisher = publisher
+                .as_ref()
+                .map(|p| Publisher::read_file(p).map_err(|e| e.to_string()))
+                .transpose()?;
             let plans = if pack == "all" {
                 build::sample_plans()
             } else {
@@ -250,12 +239,16 @@ fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Command::Sign { publisher, dir } => {
-            build::sign_pack(&dir, &read_publisher(&publisher)?).map_err(|e| e.to_string())?;
+            build::sign_pack(
+                &dir,
+                &Publisher::read_file(&publisher).map_err(|e| e.to_string())?,
+            )
+            .map_err(|e| e.to_string())?;
             println!("signed {}", dir.display());
             Ok(())
         }
         Command::Verify { trust, dir } => {
-            let trusted = parse_trust(&trust)?;
+            let trusted = PublisherKey::parse_all(&trust).map_err(|e| e.to_string())?;
             let m = build::verify_pack(&dir, &trusted).map_err(|e| e.to_string())?;
             println!(
                 "{} {}: signature and {} files verified",
@@ -266,7 +259,7 @@ fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Command::Install { from, into, trust } => {
-            let trusted = parse_trust(&trust)?;
+            let trusted = PublisherKey::parse_all(&trust).map_err(|e| e.to_string())?;
             let store = waymark_core::packs::PackStore::open(&into).map_err(|e| e.to_string())?;
             let bar = ProgressBar::new(0);
             bar.set_style(
@@ -299,7 +292,7 @@ fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Command::Load { dir, trust } => {
-            let trusted = parse_trust(&trust)?;
+            let trusted = PublisherKey::parse_all(&trust).map_err(|e| e.to_string())?;
             let rss_before = rss_kb();
             let started = std::time::Instant::now();
             let store = waymark_core::packs::PackStore::open(&dir).map_err(|e| e.to_string())?;

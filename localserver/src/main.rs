@@ -16,7 +16,7 @@ use waymark_core::api::ApiGroup;
 use waymark_core::auth::RateLimitMode;
 use waymark_core::auth::keys::{
     self, AndroidApp, KeyClaims, KeyScope, PrivateRestriction, PublicRestrictions, Publisher,
-    PublisherFile, PublisherKey,
+    PublisherKey,
 };
 use waymark_core::auth::restrictions::normalize_sha1;
 use waymark_core::{Engine, EngineConfig};
@@ -178,13 +178,13 @@ fn keys_command(cmd: KeysCommand) -> Result<(), String> {
     match cmd {
         KeysCommand::NewPublisher { out } => {
             let publisher = Publisher::generate().map_err(|e| e.to_string())?;
-            write_publisher(&out, &publisher)?;
+            publisher.write_file(&out).map_err(|e| e.to_string())?;
             println!("publisher {} written to {}", publisher.id(), out.display());
             println!("trust it with: --trust {}", publisher.verifying().encode());
             Ok(())
         }
         KeysCommand::Issue(args) => {
-            let publisher = read_publisher(&args.publisher)?;
+            let publisher = Publisher::read_file(&args.publisher).map_err(|e| e.to_string())?;
             let claims = claims_from_args(&args)?;
             let key = publisher.issue(&claims).map_err(|e| e.to_string())?;
             if claims.scope
@@ -208,7 +208,7 @@ fn keys_command(cmd: KeysCommand) -> Result<(), String> {
                 println!("signature: not checked (give --trust PUBLISHER_KEY)");
                 return Ok(());
             }
-            let trusted = parse_trust(&trust)?;
+            let trusted = PublisherKey::parse_all(&trust).map_err(|e| e.to_string())?;
             match keys::verify(&key, &trusted)
                 .and_then(|c| keys::check_expiry(&c, chrono_now()).map(|()| c))
             {
@@ -311,28 +311,6 @@ fn claims_from_args(args: &IssueArgs) -> Result<KeyClaims, String> {
     Ok(claims)
 }
 
-fn write_publisher(path: &Path, publisher: &Publisher) -> Result<(), String> {
-    let json = serde_json::to_vec_pretty(&publisher.to_file()).map_err(|e| e.to_string())?;
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    }
-    std::fs::write(path, json).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn read_publisher(path: &Path) -> Result<Publisher, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let file: PublisherFile =
-        serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    Publisher::from_file(&file).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn parse_trust(trust: &[String]) -> Result<Vec<PublisherKey>, String> {
-    trust
-        .iter()
-        .map(|t| PublisherKey::parse(t).map_err(|e| format!("--trust {t}: {e}")))
-        .collect()
-}
-
 /// Development keys kept in the state directory so they stay the same across restarts.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct DevKeys {
@@ -412,10 +390,10 @@ fn chrono_version() -> String {
 fn dev_setup(state_dir: &Path) -> Result<(PublisherKey, DevKeys), String> {
     let pub_path = state_dir.join("dev-publisher.json");
     let publisher = if pub_path.exists() {
-        read_publisher(&pub_path)?
+        Publisher::read_file(&pub_path).map_err(|e| e.to_string())?
     } else {
         let p = Publisher::generate().map_err(|e| e.to_string())?;
-        write_publisher(&pub_path, &p)?;
+        p.write_file(&pub_path).map_err(|e| e.to_string())?;
         p
     };
     let keys_path = state_dir.join("dev-keys.json");
@@ -467,12 +445,16 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     let (trusted, dev) = if args.trust.is_empty() {
         let (publisher, dev) = dev_setup(&state_dir)?;
         if !args.no_sample_packs {
-            let p = read_publisher(&state_dir.join("dev-publisher.json"))?;
+            let p = Publisher::read_file(&state_dir.join("dev-publisher.json"))
+                .map_err(|e| e.to_string())?;
             ensure_sample_packs(&state_dir, &packs_dir, &args.sources, &p)?;
         }
         (vec![publisher], Some(dev))
     } else {
-        (parse_trust(&args.trust)?, None)
+        (
+            PublisherKey::parse_all(&args.trust).map_err(|e| e.to_string())?,
+            None,
+        )
     };
     let mut config = EngineConfig::new(&state_dir, trusted);
     config.packs_dir = Some(packs_dir.clone());

@@ -229,6 +229,13 @@ impl PublisherKey {
             .map_err(|e| Error::KeyMaterial(format!("publisher key: {e}")))
     }
 
+    /// Parses several keys (command-line `--trust` values), naming the bad one.
+    pub fn parse_all(keys: &[String]) -> Result<Vec<Self>, Error> {
+        keys.iter()
+            .map(|k| Self::parse(k).map_err(|e| Error::KeyMaterial(format!("`{k}`: {e}"))))
+            .collect()
+    }
+
     /// Base64 of the 32-byte key.
     pub fn encode(&self) -> String {
         STANDARD.encode(self.0.as_bytes())
@@ -302,6 +309,23 @@ impl Publisher {
             ));
         }
         Ok(publisher)
+    }
+
+    /// Reads a publisher file written by [`Publisher::write_file`].
+    pub fn read_file(path: &std::path::Path) -> Result<Self, Error> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path.display().to_string(), e))?;
+        let file: PublisherFile = serde_json::from_slice(&bytes)?;
+        Self::from_file(&file)
+    }
+
+    /// Writes the publisher file (secret included: keep it private), creating parent folders.
+    pub fn write_file(&self, path: &std::path::Path) -> Result<(), Error> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| Error::io(parent.display().to_string(), e))?;
+        }
+        let json = serde_json::to_vec_pretty(&self.to_file())?;
+        std::fs::write(path, json).map_err(|e| Error::io(path.display().to_string(), e))
     }
 
     /// Signs claims into a key string. Sets `iss`; refuses claims that break the key rules.

@@ -585,40 +585,29 @@ pub fn build_osm(
         pbf.display()
     );
 
-    if layers.roads {
-        let t = Instant::now();
-        let tx = conn.transaction()?;
-        roads::build(&data, &tx, &mut stats, progress)?;
-        tx.commit()?;
-        stats.roads_ms = t.elapsed().as_millis() as u64;
-    }
-    if layers.places {
-        let t = Instant::now();
-        let tx = conn.transaction()?;
-        places::build(&data, &tx, &mut stats, progress)?;
-        tx.commit()?;
-        stats.places_ms = t.elapsed().as_millis() as u64;
-    }
-    if layers.addresses {
-        let t = Instant::now();
-        let tx = conn.transaction()?;
-        addresses::build(&data, &tx, &mut stats, progress)?;
-        tx.commit()?;
-        stats.addresses_ms = t.elapsed().as_millis() as u64;
-    }
-    if layers.pois {
-        let t = Instant::now();
-        let tx = conn.transaction()?;
-        pois::build(&data, &tx, &mut stats, progress)?;
-        tx.commit()?;
-        stats.pois_ms = t.elapsed().as_millis() as u64;
-    }
-    if layers.indoor {
-        let t = Instant::now();
-        let tx = conn.transaction()?;
-        indoor::build(&data, &tx, &mut stats, progress)?;
-        tx.commit()?;
-        stats.indoor_ms = t.elapsed().as_millis() as u64;
+    type LayerBuild = fn(
+        &OsmData,
+        &rusqlite::Transaction<'_>,
+        &mut OsmStats,
+        &mut dyn FnMut(&str, u64, u64),
+    ) -> Result<(), OsmError>;
+    type Elapsed = fn(&mut OsmStats) -> &mut u64;
+    let steps: [(bool, LayerBuild, Elapsed); 5] = [
+        (layers.roads, roads::build, |s| &mut s.roads_ms),
+        (layers.places, places::build, |s| &mut s.places_ms),
+        (layers.addresses, addresses::build, |s| &mut s.addresses_ms),
+        (layers.pois, pois::build, |s| &mut s.pois_ms),
+        (layers.indoor, indoor::build, |s| &mut s.indoor_ms),
+    ];
+    // One transaction per layer.
+    for (wanted, build, elapsed) in steps {
+        if wanted {
+            let t = Instant::now();
+            let tx = conn.transaction()?;
+            build(&data, &tx, &mut stats, progress)?;
+            tx.commit()?;
+            *elapsed(&mut stats) = t.elapsed().as_millis() as u64;
+        }
     }
     Ok(stats)
 }
