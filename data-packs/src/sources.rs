@@ -218,15 +218,24 @@ impl Sources {
         let dir_abs = std::fs::canonicalize(&dir).map_err(|e| io(&dir, e))?;
         let cmd = cmd.replace("DIR", &shell_quote(&dir_abs.display().to_string()));
         tracing::info!(source = %source.id, command = %cmd, "fetching");
-        let out = Command::new("sh")
-            .arg("-c")
-            .arg(&cmd)
-            .current_dir(&dir_abs)
-            .output()
-            .map_err(|e| SourceError::Fetch {
-                id: source.id.clone(),
-                why: format!("cannot run `{cmd}`: {e}"),
-            })?;
+        let run = || {
+            Command::new("sh")
+                .arg("-c")
+                .arg(&cmd)
+                .current_dir(&dir_abs)
+                .output()
+                .map_err(|e| SourceError::Fetch {
+                    id: source.id.clone(),
+                    why: format!("cannot run `{cmd}`: {e}"),
+                })
+        };
+        let mut out = run()?;
+        if !out.status.success() && source.client == "apt" {
+            // A fresh machine may have no package lists yet.
+            tracing::info!("apt-get download failed; refreshing the package lists once");
+            let _ = Command::new("apt-get").args(["update", "-qq"]).output();
+            out = run()?;
+        }
         if !out.status.success() {
             return Err(SourceError::Fetch {
                 id: source.id.clone(),

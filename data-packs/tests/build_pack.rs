@@ -195,3 +195,68 @@ fn a_pinned_npm_package_is_fetched_and_verified() {
             .contains("does not match its pin")
     );
 }
+
+#[test]
+fn places_merge_osm_and_the_geonames_gazetteer_with_localized_names() {
+    let s = sources();
+    if !have_shared(&s, "osm-monaco") {
+        return;
+    }
+    if std::process::Command::new("pip")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: pip absent");
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let dir = build::build_pack(
+        &plan(&["places"]),
+        "1",
+        &s,
+        out.path(),
+        false,
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    let conn = Connection::open(dir.join("data.sqlite")).unwrap();
+    let by_source = |src: &str| -> i64 {
+        conn.query_row(
+            "SELECT count(*) FROM places WHERE source LIKE ?1",
+            [src],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    assert!(by_source("osm-%") > 0);
+    assert!(by_source("geonames") > 0);
+    let localized: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM place_names n JOIN places p ON p.id = n.place_id
+             WHERE p.source = 'geonames' AND n.lang <> ''",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let warning: Option<String> = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'warning:geonames-l10n'",
+            [],
+            |r| r.get(0),
+        )
+        .ok();
+    // Localized names come from an apt package; without apt the build says so instead.
+    assert!(
+        localized > 0 || warning.is_some(),
+        "no localized names and no warning"
+    );
+    let m: Manifest =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let geonames = m
+        .sources
+        .iter()
+        .find(|s| s.id == "geonames-cities")
+        .unwrap();
+    assert!(geonames.attribution.contains("GeoNames"));
+}
