@@ -382,10 +382,15 @@ pub fn build_pack(
     conn.execute_batch("ANALYZE;")?;
     drop(conn);
 
+    let polygon = if plan.base {
+        None
+    } else {
+        coverage_hull(&db_path)?
+    };
     let mut manifest = Manifest::new(&plan.id, version, done);
     manifest.coverage = Coverage {
         bbox: bbox.unwrap_or([-180.0, -90.0, 180.0, 90.0]),
-        polygon: None,
+        polygon,
     };
     manifest.sources = all_sources;
     manifest.stats = Some(Value::Object(stats));
@@ -393,6 +398,60 @@ pub fn build_pack(
     write_manifest(&work, &manifest)?;
     std::fs::rename(&work, &final_dir).map_err(|e| io(&work, e))?;
     Ok(final_dir)
+}
+
+/// The coverage outline of a region pack: the convex hull of its road nodes and places, as a
+/// GeoJSON Polygon (`None` when there are fewer than 3 distinct points).
+fn coverage_hull(db: &Path) -> Result<Option<Value>, BuildError> {
+    let conn = Connection::open(db)?;
+    let mut stmt = conn.prepare(
+        "SELECT lng, lat FROM road_nodes UNION SELECT lng, lat FROM places WHERE source LIKE 'osm-%'",
+    )?;
+    let points: Vec<(f64, f64)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(convex_hull(points).map(|ring| {
+        let coords: Vec<[f64; 2]> = ring.iter().map(|(x, y)| [*x, *y]).collect();
+        json!({"type": "Polygon", "coordinates": [coords]})
+    }))
+}
+
+/// Convex hull (Andrew's monotone chain) of `(x, y)` points, as a closed counter-clockwise
+/// ring; `None` for fewer than 3 non-collinear points.
+pub fn convex_hull(mut points: Vec<(f64, f64)>) -> Option<Vec<(f64, f64)>> {
+    points.retain(|(x, y)| x.is_finite() && y.is_finite());
+    points.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    points.dedup();
+    if points.len() < 3 {
+        return None;
+    }
+    let cross = |o: (f64, f64), a: (f64, f64), b: (f64, f64)| {
+        (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
+    };
+    let mut hull: Vec<(f64, f64)> = Vec::with_capacity(points.len() * 2);
+    for pass in 0..2 {
+        let start = hull.len();
+        let iter: Box<dyn Iterator<Item = &(f64, f64)>> = if pass == 0 {
+            Box::new(points.iter())
+        } else {
+            Box::new(points.iter().rev())
+        };
+        for &p in iter {
+            while hull.len() >= start + 2
+                && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0
+            {
+                hull.pop();
+            }
+            hull.push(p);
+        }
+        hull.pop();
+    }
+    if hull.len() < 3 {
+        return None;
+    }
+    let first = hull[0];
+    hull.push(first);
+    Some(hull)
 }
 
 fn stored_bbox(conn: &Connection) -> rusqlite::Result<Option<[f64; 4]>> {

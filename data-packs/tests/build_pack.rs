@@ -65,6 +65,17 @@ fn monaco_pack_builds_signs_verifies_and_detects_tampering() {
     assert_eq!(m.layers, vec!["roads", "pois"]);
     assert_eq!(m.sources[0].attribution, "© OpenStreetMap contributors");
     assert_eq!(m.files.len(), 1);
+    let outline = m
+        .coverage
+        .polygon
+        .as_ref()
+        .expect("region packs have an outline");
+    assert_eq!(outline["type"], "Polygon");
+    let ring = outline["coordinates"][0].as_array().unwrap();
+    assert!(
+        ring.len() >= 4 && ring.first() == ring.last(),
+        "closed ring"
+    );
     let [w, s_, e, n] = m.coverage.bbox;
     assert!(
         w > 7.3 && e < 7.5 && s_ > 43.6 && n < 43.8,
@@ -160,6 +171,26 @@ fn every_region_plan_has_every_layer_and_the_base_plan_the_world_ones() {
             );
         }
     }
+}
+
+#[test]
+fn convex_hull_of_a_square_with_inner_and_collinear_points() {
+    let pts = vec![
+        (0.0, 0.0),
+        (2.0, 0.0),
+        (2.0, 2.0),
+        (0.0, 2.0),
+        (1.0, 1.0),
+        (1.0, 0.0),
+        (0.5, 1.5),
+    ];
+    let hull = build::convex_hull(pts).unwrap();
+    assert_eq!(
+        hull,
+        vec![(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (0.0, 2.0), (0.0, 0.0)]
+    );
+    assert!(build::convex_hull(vec![(0.0, 0.0), (1.0, 1.0), (2.0, 2.0)]).is_none());
+    assert!(build::convex_hull(vec![(0.0, 0.0), (0.0, 0.0)]).is_none());
 }
 
 #[test]
