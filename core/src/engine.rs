@@ -27,7 +27,8 @@ use crate::auth::keys::PublisherKey;
 use crate::auth::{Authorizer, Caller, Grant, RateLimitMode};
 use crate::endpoint::Endpoint;
 use crate::error::{ApiError, ErrorCode, Result};
-use crate::packs::{InstallProgress, InstalledPack, LoadedPack, PackRegistry, PackStore};
+use crate::geolocation::timezone::{TimezoneIndex, offsets};
+use crate::packs::{InstallProgress, InstalledPack, LoadedPack, PackRegistry, PackSet, PackStore};
 
 /// Configuration given by the caller (CLI flags, Kotlin/Swift constructor). The core reads no
 /// environment variables.
@@ -64,6 +65,8 @@ pub struct Engine {
     store: Option<PackStore>,
     packs: PackRegistry,
     installs: parking_lot::Mutex<std::collections::HashMap<String, PackInstallStatus>>,
+    /// Timezone polygons of the current pack set (rebuilt when the set changes).
+    tz_index: parking_lot::RwLock<Option<(std::sync::Arc<PackSet>, std::sync::Arc<TimezoneIndex>)>>,
 }
 
 impl Engine {
@@ -97,6 +100,7 @@ impl Engine {
             store,
             packs,
             installs: parking_lot::Mutex::new(std::collections::HashMap::new()),
+            tz_index: parking_lot::RwLock::new(None),
         })
     }
 
@@ -258,13 +262,67 @@ impl Engine {
         self.not_available(grant, Endpoint::Position, &req)
     }
 
-    /// `GET /geolocation/timezone`
+    /// `GET /geolocation/timezone`: the zone containing `location` (nautical `Etc/GMT±N` at
+    /// sea where no polygon covers it) and the offsets in force at `timestamp` (default now).
     pub fn geolocation_timezone(
         &self,
         grant: &Grant,
         req: TimezoneRequest,
     ) -> Result<TimezoneResponse, ApiError> {
-        self.not_available(grant, Endpoint::Timezone, &req)
+        self.admit(grant, Endpoint::Timezone, &req)?;
+        let instant = match req.timestamp {
+            None => chrono::Utc::now(),
+            Some(t) => chrono::DateTime::from_timestamp(t, 0).ok_or_else(|| {
+                ApiError::validation(vec![FieldError::new(
+                    vec!["query".into(), "timestamp".into()],
+                    "value_error",
+                    "timestamp is outside the supported range of dates; give UNIX seconds",
+                )])
+            })?,
+        };
+        let index = self.timezone_index()?;
+        self.auth.charge(grant)?;
+        let tzid = index.lookup(req.location.lat, req.location.lng);
+        offsets(&tzid, instant).map_err(|e| ApiError::new(ErrorCode::Internal, e))
+    }
+
+    /// The timezone index of the loaded packs, built once per pack set.
+    fn timezone_index(&self) -> Result<std::sync::Arc<TimezoneIndex>, ApiError> {
+        let snapshot = self.packs.snapshot();
+        if let Some((set, index)) = self.tz_index.read().as_ref()
+            && std::sync::Arc::ptr_eq(set, &snapshot)
+        {
+            return Ok(index.clone());
+        }
+        let mut index = TimezoneIndex::default();
+        for pack in snapshot.with_layer(crate::packs::schema::layers::TIMEZONES) {
+            let conn = pack
+                .sqlite()
+                .map_err(|e| ApiError::from(crate::error::Error::from(e)))?;
+            let mut stmt = conn
+                .prepare("SELECT tzid, shape FROM timezones ORDER BY id")
+                .map_err(|e| ApiError::from(crate::error::Error::from(e)))?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+                .map_err(|e| ApiError::from(crate::error::Error::from(e)))?;
+            for row in rows {
+                let (tzid, shape) =
+                    row.map_err(|e| ApiError::from(crate::error::Error::from(e)))?;
+                index.add(&tzid, &shape).map_err(|e| {
+                    ApiError::new(ErrorCode::Internal, format!("pack {}: {e}", pack.id()))
+                })?;
+            }
+        }
+        if index.is_empty() {
+            return Err(ApiError::new(
+                ErrorCode::DataUnavailable,
+                "no installed pack has the timezones layer; install the base pack \
+                 (`waymark-packs build --pack base`, then POST /packs)",
+            ));
+        }
+        let index = std::sync::Arc::new(index);
+        *self.tz_index.write() = Some((snapshot, index.clone()));
+        Ok(index)
     }
 
     // ----- stores -----

@@ -9,6 +9,7 @@ pub mod auth;
 pub mod endpoint;
 pub mod engine;
 pub mod error;
+pub mod geolocation;
 pub mod packs;
 
 pub use engine::{Engine, EngineConfig};

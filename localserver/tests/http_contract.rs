@@ -409,13 +409,27 @@ fn status_bodies_per_group() {
     assert_eq!(r.status, 405);
     assert_eq!(r.header("allow"), Some("GET"));
     // 501 for operations not in this build, after authentication.
-    let r = s.both(&Req::get(TZ).header("X-Api-Key", &k.private));
+    let r = s.both(
+        &Req::get("/threewords/convert-to-3wa?coordinates=51.5,-0.12")
+            .header("X-Api-Key", &k.private),
+    );
     assert_eq!(r.status, 501);
     assert!(
         r.body["detail"]
             .as_str()
             .unwrap()
             .contains("not available in this build")
+    );
+    // 503 when no installed pack has the data an operation needs.
+    let r = s.both(&Req::get(TZ).header("X-Api-Key", &k.private));
+    assert_eq!(r.status, 503);
+    assert!(
+        r.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("timezones layer"),
+        "{}",
+        r.body
     );
     // every response has a JSON content type
     let r = s.http(&Req::get("/nowhere"));
@@ -799,5 +813,55 @@ fn packs_are_listed_installed_with_progress_and_removed() {
         s.http(&Req::with_method("DELETE", "/packs/monaco").header("X-Api-Key", &w))
             .status,
         404
+    );
+}
+
+/// Builds the world timezones layer into a signed pack and installs it in the server's engine.
+fn install_timezones(s: &Server) {
+    let sources = waymark_packs::sources::Sources::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data-packs/sources.toml"),
+    )
+    .unwrap();
+    let plan = waymark_packs::build::PackPlan {
+        id: "base".into(),
+        osm: vec![],
+        layers: vec!["timezones".into()],
+        base: true,
+    };
+    let out = s.dir.path().join("built");
+    let dir =
+        waymark_packs::build::build_pack(&plan, "1", &sources, &out, false, &mut |_, _, _| {})
+            .unwrap();
+    waymark_packs::build::sign_pack(&dir, &s.publisher).unwrap();
+    let url = format!("file://{}", dir.canonicalize().unwrap().display());
+    s.engine.install_pack(&url, &mut |_| {}).unwrap();
+}
+
+#[test]
+fn timezone_answers_from_a_pack_and_quota_runs_out_with_402() {
+    let s = Server::start_with(RateLimitMode::Off);
+    install_timezones(&s);
+    let r = s.both(
+        &Req::get("/geolocation/timezone?location=52.52,13.40&timestamp=1784000000")
+            .header("X-Api-Key", &s.keys.private),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        r.body,
+        json!({"timezone": "Europe/Berlin", "timezone_name": "CEST", "raw_offset": 3600, "dst_offset": 3600})
+    );
+    // The quota key has 3 free requests; invalid requests do not use them.
+    let q = s.keys.quota3.clone();
+    let bad = s.http(&Req::get("/geolocation/timezone?location=99,0").header("X-Api-Key", &q));
+    assert_eq!(bad.status, 422);
+    for i in 0..3 {
+        let r = s.http(&Req::get(TZ).header("X-Api-Key", &q));
+        assert_eq!(r.status, 200, "request {i}: {}", r.body);
+    }
+    let r = s.http(&Req::get(TZ).header("X-Api-Key", &q));
+    assert_eq!(r.status, 402);
+    assert_eq!(
+        r.body,
+        json!({"detail": "the free quota of 3 requests of this key is used up"})
     );
 }
