@@ -27,7 +27,8 @@ use crate::auth::keys::PublisherKey;
 use crate::auth::{Authorizer, Caller, Grant, RateLimitMode};
 use crate::endpoint::Endpoint;
 use crate::error::{ApiError, ErrorCode, Result};
-use crate::geolocation::timezone::{TimezoneIndex, offsets};
+use crate::geolocation::ip::{IpIndex, is_local};
+use crate::geolocation::timezone::{TimezoneIndex, nautical_zone, offsets};
 use crate::packs::{InstallProgress, InstalledPack, LoadedPack, PackRegistry, PackSet, PackStore};
 
 /// Configuration given by the caller (CLI flags, Kotlin/Swift constructor). The core reads no
@@ -67,6 +68,8 @@ pub struct Engine {
     installs: parking_lot::Mutex<std::collections::HashMap<String, PackInstallStatus>>,
     /// Timezone polygons of the current pack set (rebuilt when the set changes).
     tz_index: parking_lot::RwLock<Option<(std::sync::Arc<PackSet>, std::sync::Arc<TimezoneIndex>)>>,
+    /// IP ranges of the current pack set (rebuilt when the set changes).
+    ip_index: parking_lot::RwLock<Option<(std::sync::Arc<PackSet>, std::sync::Arc<IpIndex>)>>,
 }
 
 impl Engine {
@@ -101,6 +104,7 @@ impl Engine {
             packs,
             installs: parking_lot::Mutex::new(std::collections::HashMap::new()),
             tz_index: parking_lot::RwLock::new(None),
+            ip_index: parking_lot::RwLock::new(None),
         })
     }
 
@@ -253,13 +257,113 @@ impl Engine {
 
     // ----- geolocation -----
 
-    /// `GET /geolocation/position`
+    /// `GET /geolocation/position`: the position of `ip_address` (honoured only with a private
+    /// key) or of the calling connection, from the packs' IP ranges.
     pub fn geolocation_position(
         &self,
         grant: &Grant,
         req: PositionRequest,
     ) -> Result<PositionResponse, ApiError> {
-        self.not_available(grant, Endpoint::Position, &req)
+        self.admit(grant, Endpoint::Position, &req)?;
+        // The spec: `ip_address` is honoured only for calls with a private key.
+        let ip = match (grant.is_private(), req.ip_address) {
+            (true, Some(ip)) => ip,
+            _ => grant.peer_ip.ok_or_else(|| {
+                ApiError::not_found(
+                    "the caller's address is unknown; pass `ip_address` with a private key",
+                )
+            })?,
+        };
+        let ip = crate::auth::restrictions::canonical_ip(ip);
+        if is_local(ip) {
+            return Err(ApiError::not_found(format!(
+                "{ip} is a local or private address and has no geographic position; \
+                 pass a public `ip_address` with a private key"
+            )));
+        }
+        let index = self.ip_index()?;
+        let record = index.lookup(ip).ok_or_else(|| {
+            ApiError::not_found(format!(
+                "no position is known for {ip} in the installed packs"
+            ))
+        })?;
+        let code = record.country_code.as_deref();
+        let country = code.and_then(|c| index.country(c));
+        let (lat, lng) = record
+            .position
+            .or_else(|| country.and_then(|c| c.position))
+            .ok_or_else(|| {
+                ApiError::not_found(format!(
+                    "no position is known for {ip} in the installed packs"
+                ))
+            })?;
+        self.auth.charge(grant)?;
+        let tzid = self
+            .timezone_index()
+            .map_or_else(|_| nautical_zone(lng), |tz| tz.lookup(lat, lng));
+        let tz = offsets(&tzid, chrono::Utc::now())
+            .map_err(|e| ApiError::new(ErrorCode::Internal, e))?;
+        let r = record.accuracy_km;
+        let dlat = r / 111.32;
+        let dlng = r / (111.32 * lat.to_radians().cos().abs().max(0.01));
+        Ok(GeolocationResult {
+            viewport: Viewport {
+                northeast: LatLng {
+                    lat: (lat + dlat).min(90.0),
+                    lng: (lng + dlng).min(180.0),
+                },
+                southwest: LatLng {
+                    lat: (lat - dlat).max(-90.0),
+                    lng: (lng - dlng).max(-180.0),
+                },
+            },
+            accuracy: r,
+            latitude: lat,
+            longitude: lng,
+            country_code: code.map(str::to_string),
+            country_name: country
+                .map_or_else(|| code.unwrap_or_default().to_string(), |c| c.name.clone()),
+            continent: country.map(|c| c.continent.clone()).unwrap_or_default(),
+            region_state: record.region.as_deref().map(str::to_string),
+            city: record.city.as_deref().map(str::to_string),
+            postal_code: record.postal_code.as_deref().map(str::to_string),
+            timezone: tz.timezone,
+            raw_offset: tz.raw_offset,
+            dst_offset: tz.dst_offset,
+        })
+    }
+
+    /// The IP index of the loaded packs (city-level packs first), built once per pack set.
+    fn ip_index(&self) -> Result<std::sync::Arc<IpIndex>, ApiError> {
+        let snapshot = self.packs.snapshot();
+        if let Some((set, index)) = self.ip_index.read().as_ref()
+            && std::sync::Arc::ptr_eq(set, &snapshot)
+        {
+            return Ok(index.clone());
+        }
+        let db = |e: rusqlite::Error| ApiError::from(crate::error::Error::from(e));
+        let mut packs = snapshot.with_layer(crate::packs::schema::layers::IP);
+        // Region packs (city-level ranges) before world-wide ones.
+        packs.sort_by_key(|p| p.manifest.coverage.bbox == [-180.0, -90.0, 180.0, 90.0]);
+        let mut index = IpIndex::default();
+        for pack in packs {
+            index.add_pack(&pack.sqlite().map_err(db)?).map_err(db)?;
+        }
+        // Country names may come from a pack without IP ranges.
+        for pack in snapshot.with_layer(crate::packs::schema::layers::PLACES) {
+            if !pack.has_layer(crate::packs::schema::layers::IP) {
+                index.add_pack(&pack.sqlite().map_err(db)?).map_err(db)?;
+            }
+        }
+        if index.is_empty() {
+            return Err(ApiError::new(
+                ErrorCode::DataUnavailable,
+                "no installed pack has the ip layer; install the base pack or a region pack",
+            ));
+        }
+        let index = std::sync::Arc::new(index);
+        *self.ip_index.write() = Some((snapshot, index.clone()));
+        Ok(index)
     }
 
     /// `GET /geolocation/timezone`: the zone containing `location` (nautical `Etc/GMT±N` at
