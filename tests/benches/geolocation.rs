@@ -77,7 +77,7 @@ fn bench(c: &mut Criterion) {
             black_box(engine.geolocation_timezone(
                 &tz_grant,
                 TimezoneRequest {
-                    location: points[i].clone(),
+                    location: points[i],
                     timestamp: Some(1_768_000_000),
                 },
             ))
