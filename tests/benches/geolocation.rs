@@ -3,54 +3,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::hint::black_box;
-use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use waymark_core::api::{LatLng, PositionRequest, TimezoneRequest};
-use waymark_core::auth::Caller;
-use waymark_core::auth::keys::{KeyClaims, KeyScope, PrivateRestriction, Publisher};
 use waymark_core::endpoint::Endpoint;
-use waymark_core::{Engine, EngineConfig};
 use waymark_packs::build;
-use waymark_packs::sources::Sources;
 
 fn bench(c: &mut Criterion) {
     let tmp = tempfile::tempdir().unwrap();
-    let sources =
-        Sources::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../data-packs/sources.toml"))
-            .unwrap();
-    let publisher = Publisher::generate().unwrap();
-    let dir = build::build_pack(
-        &build::sample_plan("base").unwrap(),
-        "1",
-        &sources,
-        &tmp.path().join("b"),
-        false,
-        &mut |_, _, _| {},
-    )
-    .unwrap();
-    build::sign_pack(&dir, &publisher).unwrap();
-    let mut config = EngineConfig::new(&tmp.path().join("s"), vec![publisher.verifying()]);
-    config.rate_limits = waymark_core::auth::RateLimitMode::Off;
-    config.packs_dir = Some(tmp.path().join("p"));
-    let engine = Engine::open(config).unwrap();
-    engine
-        .install_pack(
-            &format!("file://{}", dir.canonicalize().unwrap().display()),
-            &mut |_| {},
-        )
-        .unwrap();
-    let caller = Caller {
-        api_key_header: Some(
-            publisher
-                .issue(&KeyClaims::new(KeyScope::Private {
-                    write: false,
-                    restriction: PrivateRestriction::None,
-                }))
-                .unwrap(),
-        ),
-        ..Caller::default()
-    };
+    let (engine, publisher) =
+        waymark_tests::engine_with_pack(&build::sample_plan("base").unwrap(), tmp.path());
+    let caller = waymark_tests::private_caller(&publisher);
     let tz_grant = engine.authorize(&caller, Endpoint::Timezone).unwrap();
     let ip_grant = engine.authorize(&caller, Endpoint::Position).unwrap();
     // Deterministic spread of points and addresses.

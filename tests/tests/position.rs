@@ -5,17 +5,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::net::IpAddr;
-use std::path::Path;
 
+use waymark_core::ErrorCode;
 use waymark_core::api::PositionRequest;
 use waymark_core::auth::Caller;
-use waymark_core::auth::keys::{
-    KeyClaims, KeyScope, PrivateRestriction, PublicRestrictions, Publisher,
-};
+use waymark_core::auth::keys::{KeyClaims, KeyScope, PublicRestrictions};
 use waymark_core::endpoint::Endpoint;
-use waymark_core::{Engine, EngineConfig, ErrorCode};
 use waymark_packs::build;
-use waymark_packs::sources::Sources;
 
 #[test]
 fn positions_from_the_base_pack() {
@@ -28,43 +24,10 @@ fn positions_from_the_base_pack() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let sources =
-        Sources::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../data-packs/sources.toml"))
-            .unwrap();
-    let publisher = Publisher::generate().unwrap();
-    let dir = build::build_pack(
-        &build::sample_plan("base").unwrap(),
-        "1",
-        &sources,
-        &tmp.path().join("built"),
-        false,
-        &mut |_, _, _| {},
-    )
-    .unwrap();
-    build::sign_pack(&dir, &publisher).unwrap();
-    let mut config = EngineConfig::new(&tmp.path().join("state"), vec![publisher.verifying()]);
-    config.rate_limits = waymark_core::auth::RateLimitMode::Off;
-    config.packs_dir = Some(tmp.path().join("packs"));
-    let engine = Engine::open(config).unwrap();
-    engine
-        .install_pack(
-            &format!("file://{}", dir.canonicalize().unwrap().display()),
-            &mut |_| {},
-        )
-        .unwrap();
-
-    let private = Caller {
-        api_key_header: Some(
-            publisher
-                .issue(&KeyClaims::new(KeyScope::Private {
-                    write: false,
-                    restriction: PrivateRestriction::None,
-                }))
-                .unwrap(),
-        ),
-        peer_ip: Some("127.0.0.1".parse().unwrap()),
-        ..Caller::default()
-    };
+    let sources = waymark_tests::sources();
+    let (engine, publisher) =
+        waymark_tests::engine_with_pack(&build::sample_plan("base").unwrap(), tmp.path());
+    let private = waymark_tests::private_caller(&publisher);
     let ask = |caller: &Caller, ip: Option<IpAddr>| {
         let grant = engine.authorize(caller, Endpoint::Position).unwrap();
         engine.geolocation_position(&grant, PositionRequest { ip_address: ip })

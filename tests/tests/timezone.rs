@@ -5,58 +5,21 @@
 
 use std::path::Path;
 
+use waymark_core::Engine;
 use waymark_core::api::{LatLng, TimezoneRequest};
 use waymark_core::auth::Caller;
-use waymark_core::auth::keys::{KeyClaims, KeyScope, PrivateRestriction, Publisher};
 use waymark_core::endpoint::Endpoint;
-use waymark_core::{Engine, EngineConfig};
-use waymark_packs::build::{self, PackPlan};
-use waymark_packs::sources::Sources;
+use waymark_packs::build::PackPlan;
 
 fn engine_with_world_timezones(tmp: &Path) -> (Engine, Caller) {
-    let sources =
-        Sources::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../data-packs/sources.toml"))
-            .unwrap();
     let plan = PackPlan {
         id: "base".into(),
         osm: vec![],
         layers: vec!["timezones".into()],
         base: true,
     };
-    let publisher = Publisher::generate().unwrap();
-    let dir = build::build_pack(
-        &plan,
-        "1",
-        &sources,
-        &tmp.join("built"),
-        false,
-        &mut |_, _, _| {},
-    )
-    .unwrap();
-    build::sign_pack(&dir, &publisher).unwrap();
-    let mut config = EngineConfig::new(&tmp.join("state"), vec![publisher.verifying()]);
-    config.rate_limits = waymark_core::auth::RateLimitMode::Off;
-    config.packs_dir = Some(tmp.join("packs"));
-    let engine = Engine::open(config).unwrap();
-    engine
-        .install_pack(
-            &format!("file://{}", dir.canonicalize().unwrap().display()),
-            &mut |_| {},
-        )
-        .unwrap();
-    let key = publisher
-        .issue(&KeyClaims::new(KeyScope::Private {
-            write: false,
-            restriction: PrivateRestriction::None,
-        }))
-        .unwrap();
-    (
-        engine,
-        Caller {
-            api_key_header: Some(key),
-            ..Caller::default()
-        },
-    )
+    let (engine, publisher) = waymark_tests::engine_with_pack(&plan, tmp);
+    (engine, waymark_tests::private_caller(&publisher))
 }
 
 fn tz(
