@@ -333,7 +333,8 @@ pub fn build_pack(
         let src = sources.get("timezones-tzf-dist")?;
         used_sources.push(src.pack_source());
         let area = if plan.base { None } else { bbox };
-        let stats = crate::timezones::build(area, &mut conn)?;
+        let stats = crate::timezones::build(area, &mut conn)
+            .map_err(|e| BuildError::Invalid(e.to_string()))?;
         mark_done(
             &conn,
             layers::TIMEZONES,
@@ -592,29 +593,11 @@ pub fn sign_pack(dir: &Path, publisher: &Publisher) -> Result<(), BuildError> {
     write_manifest(dir, &manifest)
 }
 
-/// Verifies the manifest signature and every file's size and sha256.
+/// Verifies the manifest signature and every file's size and sha256 (the same check an
+/// install makes).
 pub fn verify_pack(dir: &Path, trusted: &[PublisherKey]) -> Result<Manifest, BuildError> {
-    let path = dir.join("manifest.json");
-    let bytes = std::fs::read(&path).map_err(|e| io(&path, e))?;
-    let manifest = Manifest::parse_verified(&bytes, trusted)
-        .map_err(|e| BuildError::Invalid(e.to_string()))?;
-    for f in &manifest.files {
-        let p = dir.join(&f.path);
-        let (sha, size) = sha256_file(&p).map_err(|e| io(&p, e))?;
-        if size != f.size {
-            return Err(BuildError::Invalid(format!(
-                "{}: {size} bytes, the manifest says {}",
-                f.path, f.size
-            )));
-        }
-        if sha != f.sha256 {
-            return Err(BuildError::Invalid(format!(
-                "{}: sha256 does not match the manifest",
-                f.path
-            )));
-        }
-    }
-    Ok(manifest)
+    waymark_core::packs::install::verify_pack_dir(dir, trusted)
+        .map_err(|e| BuildError::Invalid(e.to_string()))
 }
 
 /// The layer a table or index of the schema belongs to.

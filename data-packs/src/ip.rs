@@ -60,19 +60,17 @@ struct DbIpCity<'a> {
     longitude: Option<f32>,
 }
 
-/// 16-byte key of an address (IPv4 mapped).
+/// 16-byte big-endian key of an address (IPv4 mapped), as core's reader expects.
 pub fn ip_key(ip: IpAddr) -> [u8; 16] {
-    match ip {
-        IpAddr::V4(v4) => v4.to_ipv6_mapped().octets(),
-        IpAddr::V6(v6) => v6.octets(),
-    }
+    waymark_core::geolocation::ip::key(ip).to_be_bytes()
 }
 
 /// First and last address of a network, as keys.
 pub fn network_bounds(ip: IpAddr, prefix: u8) -> ([u8; 16], [u8; 16]) {
-    let (bits, prefix) = match ip {
-        IpAddr::V4(v4) => (u128::from(v4.to_ipv6_mapped()), u32::from(prefix) + 96),
-        IpAddr::V6(v6) => (u128::from(v6), u32::from(prefix)),
+    let bits = waymark_core::geolocation::ip::key(ip);
+    let prefix = match ip {
+        IpAddr::V4(_) => u32::from(prefix) + 96,
+        IpAddr::V6(_) => u32::from(prefix),
     };
     let host_mask = if prefix >= 128 {
         0
@@ -80,8 +78,7 @@ pub fn network_bounds(ip: IpAddr, prefix: u8) -> ([u8; 16], [u8; 16]) {
         u128::MAX >> prefix
     };
     let start = bits & !host_mask;
-    let end = start | host_mask;
-    (start.to_be_bytes(), end.to_be_bytes())
+    ((start).to_be_bytes(), (start | host_mask).to_be_bytes())
 }
 
 fn non_empty(s: Option<&str>) -> Option<&str> {
@@ -211,23 +208,6 @@ pub fn build_country(csvs: &[&Path], conn: &mut Connection) -> Result<IpStats, I
     Ok(stats)
 }
 
-/// Looks an address up in a built table (used by tests and `inspect`).
-pub fn lookup(conn: &Connection, ip: IpAddr) -> rusqlite::Result<Option<(String, Option<String>)>> {
-    let key = ip_key(ip);
-    let mut stmt = conn.prepare_cached(
-        "SELECT end, country_code, city FROM ip_ranges WHERE start <= ?1 ORDER BY start DESC LIMIT 1",
-    )?;
-    let mut rows = stmt.query(params![&key[..]])?;
-    if let Some(row) = rows.next()? {
-        let end: Vec<u8> = row.get(0)?;
-        if end.as_slice() >= &key[..] {
-            let cc: Option<String> = row.get(1)?;
-            return Ok(Some((cc.unwrap_or_default(), row.get(2)?)));
-        }
-    }
-    Ok(None)
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
@@ -261,40 +241,20 @@ mod tests {
         waymark_core::packs::schema::create_all(&conn).unwrap();
         let st = build_country(&[&csv], &mut conn).unwrap();
         assert_eq!(st.stored, 3);
-        assert_eq!(
-            lookup(&conn, "1.0.0.7".parse().unwrap())
-                .unwrap()
-                .unwrap()
-                .0,
-            "AU"
-        );
-        assert_eq!(
-            lookup(&conn, "2.0.200.1".parse().unwrap())
-                .unwrap()
-                .unwrap()
-                .0,
-            "FR"
-        );
-        assert_eq!(
-            lookup(&conn, "::ffff:2.0.200.1".parse().unwrap())
-                .unwrap()
-                .unwrap()
-                .0,
-            "FR"
-        );
-        assert_eq!(
-            lookup(&conn, "2001:db8::10".parse().unwrap())
-                .unwrap()
-                .unwrap()
-                .0,
-            "CH"
-        );
-        assert!(lookup(&conn, "1.0.1.0".parse().unwrap()).unwrap().is_none());
-        assert!(
-            lookup(&conn, "192.168.1.1".parse().unwrap())
-                .unwrap()
-                .is_none()
-        );
+        // Read back with the engine's own reader.
+        let mut index = waymark_core::geolocation::ip::IpIndex::default();
+        index.add_pack(&conn).unwrap();
+        let country = |ip: &str| {
+            index
+                .lookup(ip.parse().unwrap())
+                .and_then(|r| r.country_code.as_deref().map(str::to_string))
+        };
+        assert_eq!(country("1.0.0.7").as_deref(), Some("AU"));
+        assert_eq!(country("2.0.200.1").as_deref(), Some("FR"));
+        assert_eq!(country("::ffff:2.0.200.1").as_deref(), Some("FR"));
+        assert_eq!(country("2001:db8::10").as_deref(), Some("CH"));
+        assert_eq!(country("1.0.1.0"), None);
+        assert_eq!(country("192.168.1.1"), None);
         std::fs::write(&csv, "garbage\n").unwrap();
         assert!(build_country(&[&csv], &mut conn).is_err());
     }

@@ -11,12 +11,10 @@
 //! let osm = sources.get("osm-andorra").unwrap();
 //! assert_eq!(osm.licence, "ODbL-1.0");
 //! ```
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 use waymark_core::packs::PackSource;
 
 /// Errors of the sources stage.
@@ -335,27 +333,7 @@ fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// SHA-256 (hex) and size of a file.
-pub fn sha256_file(path: &Path) -> std::io::Result<(String, u64)> {
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut size = 0u64;
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        size += n as u64;
-        hasher.update(&buf[..n]);
-    }
-    let hex = hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    Ok((hex, size))
-}
+pub use waymark_core::packs::install::sha256_file;
 
 /// Checks a file against the source's pin.
 pub fn verify_file(source: &Source, path: &Path) -> Result<(), SourceError> {

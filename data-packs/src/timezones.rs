@@ -10,6 +10,22 @@ use rusqlite::{Connection, params};
 
 use crate::osm::geo::encode_polyline6;
 
+/// Errors of the timezones layer.
+#[derive(Debug, thiserror::Error)]
+pub enum TimezoneError {
+    /// A zone's rings cannot be encoded.
+    #[error("timezone {tzid}: {why}")]
+    Geometry {
+        /// Zone.
+        tzid: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// SQLite failure.
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+}
+
 /// Counts of the layer.
 #[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct TimezoneStats {
@@ -26,7 +42,10 @@ pub struct TimezoneStats {
 }
 
 /// Stores the zones meeting `bbox` (`[w, s, e, n]`; all when `None`).
-pub fn build(bbox: Option<[f64; 4]>, conn: &mut Connection) -> rusqlite::Result<TimezoneStats> {
+pub fn build(
+    bbox: Option<[f64; 4]>,
+    conn: &mut Connection,
+) -> Result<TimezoneStats, TimezoneError> {
     let finder = tzf_rs::DefaultFinder::new();
     let mut stats = TimezoneStats {
         data_version: finder.data_version().to_string(),
@@ -66,12 +85,18 @@ pub fn build(bbox: Option<[f64; 4]>, conn: &mut Connection) -> rusqlite::Result<
                             stats.points += ring.len() as u64;
                             let pts: Vec<(f64, f64)> =
                                 ring.iter().map(|[lng, lat]| (*lat, *lng)).collect();
-                            encode_polyline6(&pts)
+                            encode_polyline6(&pts).map_err(|why| TimezoneError::Geometry {
+                                tzid: feature.properties.tzid.clone(),
+                                why,
+                            })
                         })
-                        .collect()
+                        .collect::<Result<Vec<String>, TimezoneError>>()
                 })
-                .collect();
-            let shape = serde_json::to_string(&encoded).unwrap_or_default();
+                .collect::<Result<_, _>>()?;
+            let shape = serde_json::to_string(&encoded).map_err(|e| TimezoneError::Geometry {
+                tzid: feature.properties.tzid.clone(),
+                why: e.to_string(),
+            })?;
             stats.shape_bytes += shape.len() as u64;
             let id = stats.zones_stored as i64 + 1;
             zone.execute(params![id, feature.properties.tzid, shape])?;

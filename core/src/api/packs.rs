@@ -10,7 +10,9 @@
 //! | `DELETE /packs/{pack_id}` | [`PackRemoveRequest`] | [`PackRemoveResponse`] |
 use serde::{Deserialize, Serialize};
 
-use super::query::{FromQuery, RequestHeaders, from_json_body};
+use super::query::{
+    FromQuery, QueryReader, RequestHeaders, conclude, conclude_body, from_json_body,
+};
 use super::validation::{FieldError, Validate};
 
 /// One source's licence and attribution, as shown to users.
@@ -116,43 +118,13 @@ pub struct PackRemoveResponse {
     pub status: String,
 }
 
-fn no_params(pairs: &[(String, String)]) -> Result<(), Vec<FieldError>> {
-    let errors: Vec<FieldError> = pairs
-        .iter()
-        .filter(|(k, _)| k != "key" && k != "private_key")
-        .map(|(k, _)| {
-            FieldError::new(
-                vec!["query".into(), k.as_str().into()],
-                "value_error.extra",
-                "unknown parameter; this operation takes none",
-            )
-        })
-        .collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors)
-    }
-}
-
-fn path_param(path: &[String], name: &str) -> Result<String, Vec<FieldError>> {
-    match path.first() {
-        Some(v) if !v.is_empty() => Ok(v.clone()),
-        _ => Err(vec![FieldError::new(
-            vec!["path".into(), name.into()],
-            "missing",
-            "field required",
-        )]),
-    }
-}
-
 impl FromQuery for PacksListRequest {
     fn from_query(
         pairs: &[(String, String)],
         _headers: &RequestHeaders,
         _path: &[String],
     ) -> Result<Self, Vec<FieldError>> {
-        no_params(pairs).map(|()| PacksListRequest {})
+        conclude(QueryReader::new(pairs), Vec::new(), PacksListRequest {})
     }
 }
 
@@ -162,10 +134,11 @@ impl FromQuery for PackInstallStatusRequest {
         _headers: &RequestHeaders,
         path: &[String],
     ) -> Result<Self, Vec<FieldError>> {
-        no_params(pairs)?;
-        Ok(PackInstallStatusRequest {
-            install_id: path_param(path, "install_id")?,
-        })
+        let mut q = QueryReader::new(pairs);
+        let req = PackInstallStatusRequest {
+            install_id: q.path(path, 0, "install_id"),
+        };
+        conclude(q, Vec::new(), req)
     }
 }
 
@@ -175,25 +148,23 @@ impl FromQuery for PackRemoveRequest {
         _headers: &RequestHeaders,
         path: &[String],
     ) -> Result<Self, Vec<FieldError>> {
-        no_params(pairs)?;
-        Ok(PackRemoveRequest {
-            pack_id: path_param(path, "pack_id")?,
-        })
+        let mut q = QueryReader::new(pairs);
+        let req = PackRemoveRequest {
+            pack_id: q.path(path, 0, "pack_id"),
+        };
+        conclude(q, Vec::new(), req)
     }
 }
 
 impl PackInstallRequest {
-    /// Query (none) plus JSON body.
+    /// Query (credentials only) plus JSON body.
     pub fn from_parts(
         pairs: &[(String, String)],
         _headers: &RequestHeaders,
         _path: &[String],
         body: &[u8],
     ) -> Result<Self, Vec<FieldError>> {
-        no_params(pairs)?;
-        let req: PackInstallRequest = from_json_body(body)?;
-        req.validate()?;
-        Ok(req)
+        conclude_body(QueryReader::new(pairs), from_json_body::<Self>(body), |b| b)
     }
 }
 

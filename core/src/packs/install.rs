@@ -125,9 +125,7 @@ pub enum InstallError {
         location: String,
     },
     /// A file does not have the size the manifest gives.
-    #[error(
-        "pack file `{file}` has {actual} bytes where the manifest says {expected}; the damaged file was discarded"
-    )]
+    #[error("pack file `{file}` has {actual} bytes where the manifest says {expected}")]
     SizeMismatch {
         /// Path in the pack.
         file: String,
@@ -138,7 +136,7 @@ pub enum InstallError {
     },
     /// A file does not have the hash the manifest gives.
     #[error(
-        "pack file `{file}` is corrupt: its sha256 is {actual} where the manifest says {expected}; the damaged file was discarded"
+        "pack file `{file}` is corrupt: its sha256 is {actual} where the manifest says {expected}"
     )]
     ShaMismatch {
         /// Path in the pack.
@@ -595,20 +593,53 @@ impl PackStore {
                 ),
             });
         }
-        for f in &manifest.files {
-            let path = dir.join(&f.path);
-            verify_file(&path, f).map_err(|e| match e {
-                InstallError::Io { source, .. } if source.kind() == io::ErrorKind::NotFound => {
-                    InstallError::MissingFile {
-                        file: f.path.clone(),
-                        location: path.display().to_string(),
-                    }
-                }
-                other => other,
-            })?;
-        }
+        verify_files(&dir, &manifest)?;
         Ok(manifest)
     }
+}
+
+/// Verifies a pack directory in any layout (an installed pack or a freshly built one): the
+/// manifest's signature and format, then every file's size and sha256.
+pub fn verify_pack_dir(dir: &Path, trusted: &[PublisherKey]) -> Result<Manifest, InstallError> {
+    let manifest = read_installed_manifest(dir, trusted)?;
+    verify_files(dir, &manifest)?;
+    Ok(manifest)
+}
+
+/// Checks every file of `manifest` under `dir`.
+fn verify_files(dir: &Path, manifest: &Manifest) -> Result<(), InstallError> {
+    for f in &manifest.files {
+        let path = dir.join(&f.path);
+        verify_file(&path, f).map_err(|e| match e {
+            InstallError::Io { source, .. } if source.kind() == io::ErrorKind::NotFound => {
+                InstallError::MissingFile {
+                    file: f.path.clone(),
+                    location: path.display().to_string(),
+                }
+            }
+            other => other,
+        })?;
+    }
+    Ok(())
+}
+
+/// Lower-case hex SHA-256 and size of a file, streamed.
+pub fn sha256_file(path: &Path) -> io::Result<(String, u64)> {
+    let mut file = File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; BUF_SIZE];
+    let mut size = 0u64;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        size += n as u64;
+        hasher.update(&buf[..n]);
+    }
+    Ok((hex(&hasher.finalize()), size))
 }
 
 /// Reads and verifies `<dir>/manifest.json` (signature and format only).
@@ -877,8 +908,7 @@ impl Job<'_> {
 
 /// Checks the size and sha256 of `path` against `f`.
 fn verify_file(path: &Path, f: &PackFile) -> Result<(), InstallError> {
-    let mut file = File::open(path).map_err(InstallError::io(path))?;
-    let len = file.metadata().map_err(InstallError::io(path))?.len();
+    let len = fs::metadata(path).map_err(InstallError::io(path))?.len();
     if len != f.size {
         return Err(InstallError::SizeMismatch {
             file: f.path.clone(),
@@ -886,18 +916,7 @@ fn verify_file(path: &Path, f: &PackFile) -> Result<(), InstallError> {
             actual: len,
         });
     }
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; BUF_SIZE];
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(InstallError::io(path)(e)),
-        };
-        hasher.update(&buf[..n]);
-    }
-    let actual = hex(&hasher.finalize());
+    let (actual, _) = sha256_file(path).map_err(InstallError::io(path))?;
     if !actual.eq_ignore_ascii_case(&f.sha256) {
         return Err(InstallError::ShaMismatch {
             file: f.path.clone(),

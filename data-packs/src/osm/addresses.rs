@@ -129,7 +129,7 @@ pub fn build(
             pick("addr:city"),
             num(first),
             num(last),
-            geo::encode_polyline6(&pts),
+            geo::encode_polyline6(&pts).map_err(|why| OsmError::Geometry { way: w.id, why })?,
         ])?;
         stats.address_interpolations += 1;
     }

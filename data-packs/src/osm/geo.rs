@@ -25,65 +25,24 @@ pub fn line_length_m(points: &[(f64, f64)]) -> f64 {
     points.windows(2).map(|w| haversine_m(w[0], w[1])).sum()
 }
 
-fn encode_value(mut v: i64, out: &mut String) {
-    v = if v < 0 { !(v << 1) } else { v << 1 };
-    while v >= 0x20 {
-        let c = ((0x20 | (v & 0x1f)) + 63) as u8;
-        out.push(c as char);
-        v >>= 5;
-    }
-    out.push(((v + 63) as u8) as char);
+/// Google encoded polyline with precision 6, latitude first, as the schema's `geometry`
+/// columns expect (the `polyline` crate; coordinates out of WGS84 range are an error).
+pub fn encode_polyline6(points: &[(f64, f64)]) -> Result<String, String> {
+    polyline::encode_coordinates(
+        points
+            .iter()
+            .map(|&(lat, lng)| geo_types::Coord { x: lng, y: lat }),
+        6,
+    )
+    .map_err(|e| e.to_string())
 }
 
-/// Google encoded polyline with precision 6 (coordinates multiplied by 1e6 and rounded),
-/// latitude first, as the schema's `geometry` columns expect.
-pub fn encode_polyline6(points: &[(f64, f64)]) -> String {
-    let mut out = String::with_capacity(points.len() * 8);
-    let (mut plat, mut plng) = (0i64, 0i64);
-    for &(lat, lng) in points {
-        let ilat = (lat * 1e6).round() as i64;
-        let ilng = (lng * 1e6).round() as i64;
-        encode_value(ilat - plat, &mut out);
-        encode_value(ilng - plng, &mut out);
-        plat = ilat;
-        plng = ilng;
-    }
-    out
-}
-
-/// Decodes a precision-6 polyline; `None` when the text is not a valid encoding.
+/// Decodes a precision-6 polyline into `(lat, lng)` points; `None` when the text is not a
+/// valid encoding.
 pub fn decode_polyline6(text: &str) -> Option<Vec<(f64, f64)>> {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    let mut out = Vec::new();
-    let (mut lat, mut lng) = (0i64, 0i64);
-    let next = |i: &mut usize| -> Option<i64> {
-        let mut result: i64 = 0;
-        let mut shift = 0;
-        loop {
-            let b = i64::from(*bytes.get(*i)?) - 63;
-            *i += 1;
-            if !(0..64).contains(&b) || shift > 60 {
-                return None;
-            }
-            result |= (b & 0x1f) << shift;
-            shift += 5;
-            if b < 0x20 {
-                break;
-            }
-        }
-        Some(if result & 1 == 1 {
-            !(result >> 1)
-        } else {
-            result >> 1
-        })
-    };
-    while i < bytes.len() {
-        lat += next(&mut i)?;
-        lng += next(&mut i)?;
-        out.push((lat as f64 / 1e6, lng as f64 / 1e6));
-    }
-    Some(out)
+    polyline::decode_polyline(text, 6)
+        .ok()
+        .map(|line| line.0.iter().map(|c| (c.y, c.x)).collect())
 }
 
 /// `[min_lat, max_lat, min_lng, max_lng]` of the points (the R-tree column order), `None` when
@@ -402,8 +361,12 @@ mod tests {
         // Google's example at precision 5 is "_p~iF~ps|U_ulLnnqC_mqNvxq`@"; at precision 6 the
         // same points encode to the value below (checked against OSRM's polyline6).
         let pts = [(38.5, -120.2), (40.7, -120.95), (43.252, -126.453)];
-        let enc = encode_polyline6(&pts);
+        let enc = encode_polyline6(&pts).unwrap();
         assert_eq!(enc, "_izlhA~rlgdF_{geC~ywl@_kwzCn`{nI");
+        assert!(
+            encode_polyline6(&[(91.0, 0.0)]).is_err(),
+            "out of range is refused"
+        );
         assert_eq!(decode_polyline6(&enc).unwrap(), pts.to_vec());
     }
 

@@ -116,6 +116,14 @@ pub struct OsmStats {
 /// Errors of [`build_osm`].
 #[derive(Debug, thiserror::Error)]
 pub enum OsmError {
+    /// A geometry cannot be encoded (coordinates out of WGS84 range).
+    #[error("way {way}: {why}")]
+    Geometry {
+        /// OSM way id.
+        way: i64,
+        /// What is wrong.
+        why: String,
+    },
     /// The extract cannot be opened or read.
     #[error("cannot read {path}: {source}")]
     Io {

@@ -434,7 +434,8 @@ pub fn build(
                 access: acc,
                 toll,
                 ferry,
-                geometry: geo::encode_polyline6(&pts),
+                geometry: geo::encode_polyline6(&pts)
+                    .map_err(|why| OsmError::Geometry { way: *way_id, why })?,
                 bbox: geo::bbox(pts.iter().copied()).unwrap_or([0.0; 4]),
             };
             write(&row)?;
