@@ -29,7 +29,8 @@ use crate::endpoint::Endpoint;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::geolocation::ip::{IpIndex, is_local};
 use crate::geolocation::timezone::{TimezoneIndex, nautical_zone, offsets};
-use crate::packs::{InstallProgress, InstalledPack, LoadedPack, PackRegistry, PackSet, PackStore};
+use crate::packs::registry::PackSetCache;
+use crate::packs::{InstallProgress, InstalledPack, LoadedPack, PackRegistry, PackStore};
 
 /// Configuration given by the caller (CLI flags, Kotlin/Swift constructor). The core reads no
 /// environment variables.
@@ -67,9 +68,9 @@ pub struct Engine {
     packs: PackRegistry,
     installs: parking_lot::Mutex<std::collections::HashMap<String, PackInstallStatus>>,
     /// Timezone polygons of the current pack set (rebuilt when the set changes).
-    tz_index: parking_lot::RwLock<Option<(std::sync::Arc<PackSet>, std::sync::Arc<TimezoneIndex>)>>,
+    tz_index: PackSetCache<TimezoneIndex>,
     /// IP ranges of the current pack set (rebuilt when the set changes).
-    ip_index: parking_lot::RwLock<Option<(std::sync::Arc<PackSet>, std::sync::Arc<IpIndex>)>>,
+    ip_index: PackSetCache<IpIndex>,
 }
 
 impl Engine {
@@ -103,8 +104,8 @@ impl Engine {
             store,
             packs,
             installs: parking_lot::Mutex::new(std::collections::HashMap::new()),
-            tz_index: parking_lot::RwLock::new(None),
-            ip_index: parking_lot::RwLock::new(None),
+            tz_index: PackSetCache::default(),
+            ip_index: PackSetCache::default(),
         })
     }
 
@@ -335,35 +336,29 @@ impl Engine {
 
     /// The IP index of the loaded packs (city-level packs first), built once per pack set.
     fn ip_index(&self) -> Result<std::sync::Arc<IpIndex>, ApiError> {
-        let snapshot = self.packs.snapshot();
-        if let Some((set, index)) = self.ip_index.read().as_ref()
-            && std::sync::Arc::ptr_eq(set, &snapshot)
-        {
-            return Ok(index.clone());
-        }
-        let db = |e: rusqlite::Error| ApiError::from(crate::error::Error::from(e));
-        let mut packs = snapshot.with_layer(crate::packs::schema::layers::IP);
-        // Region packs (city-level ranges) before world-wide ones.
-        packs.sort_by_key(|p| p.manifest.coverage.bbox == [-180.0, -90.0, 180.0, 90.0]);
-        let mut index = IpIndex::default();
-        for pack in packs {
-            index.add_pack(&pack.sqlite().map_err(db)?).map_err(db)?;
-        }
-        // Country names may come from a pack without IP ranges.
-        for pack in snapshot.with_layer(crate::packs::schema::layers::PLACES) {
-            if !pack.has_layer(crate::packs::schema::layers::IP) {
-                index.add_pack(&pack.sqlite().map_err(db)?).map_err(db)?;
+        use crate::packs::schema::layers;
+        self.ip_index.get_or_build(self.packs.snapshot(), |set| {
+            let mut packs = set.with_layer(layers::IP);
+            // Region packs (city-level ranges) before world-wide ones.
+            packs.sort_by_key(|p| p.manifest.coverage.bbox == [-180.0, -90.0, 180.0, 90.0]);
+            let mut index = IpIndex::default();
+            for pack in packs {
+                index.add_pack(&pack.sqlite()?)?;
             }
-        }
-        if index.is_empty() {
-            return Err(ApiError::new(
-                ErrorCode::DataUnavailable,
-                "no installed pack has the ip layer; install the base pack or a region pack",
-            ));
-        }
-        let index = std::sync::Arc::new(index);
-        *self.ip_index.write() = Some((snapshot, index.clone()));
-        Ok(index)
+            // Country names may come from a pack without IP ranges.
+            for pack in set.with_layer(layers::PLACES) {
+                if !pack.has_layer(layers::IP) {
+                    index.add_pack(&pack.sqlite()?)?;
+                }
+            }
+            if index.is_empty() {
+                return Err(ApiError::new(
+                    ErrorCode::DataUnavailable,
+                    "no installed pack has the ip layer; install the base pack or a region pack",
+                ));
+            }
+            Ok(index)
+        })
     }
 
     /// `GET /geolocation/timezone`: the zone containing `location` (nautical `Etc/GMT±N` at
@@ -392,41 +387,20 @@ impl Engine {
 
     /// The timezone index of the loaded packs, built once per pack set.
     fn timezone_index(&self) -> Result<std::sync::Arc<TimezoneIndex>, ApiError> {
-        let snapshot = self.packs.snapshot();
-        if let Some((set, index)) = self.tz_index.read().as_ref()
-            && std::sync::Arc::ptr_eq(set, &snapshot)
-        {
-            return Ok(index.clone());
-        }
-        let mut index = TimezoneIndex::default();
-        for pack in snapshot.with_layer(crate::packs::schema::layers::TIMEZONES) {
-            let conn = pack
-                .sqlite()
-                .map_err(|e| ApiError::from(crate::error::Error::from(e)))?;
-            let mut stmt = conn
-                .prepare("SELECT tzid, shape FROM timezones ORDER BY id")
-                .map_err(|e| ApiError::from(crate::error::Error::from(e)))?;
-            let rows = stmt
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-                .map_err(|e| ApiError::from(crate::error::Error::from(e)))?;
-            for row in rows {
-                let (tzid, shape) =
-                    row.map_err(|e| ApiError::from(crate::error::Error::from(e)))?;
-                index.add(&tzid, &shape).map_err(|e| {
-                    ApiError::new(ErrorCode::Internal, format!("pack {}: {e}", pack.id()))
-                })?;
+        self.tz_index.get_or_build(self.packs.snapshot(), |set| {
+            let mut index = TimezoneIndex::default();
+            for pack in set.with_layer(crate::packs::schema::layers::TIMEZONES) {
+                index.add_pack(&pack.sqlite()?)?;
             }
-        }
-        if index.is_empty() {
-            return Err(ApiError::new(
-                ErrorCode::DataUnavailable,
-                "no installed pack has the timezones layer; install the base pack \
-                 (`waymark-packs build --pack base`, then POST /packs)",
-            ));
-        }
-        let index = std::sync::Arc::new(index);
-        *self.tz_index.write() = Some((snapshot, index.clone()));
-        Ok(index)
+            if index.is_empty() {
+                return Err(ApiError::new(
+                    ErrorCode::DataUnavailable,
+                    "no installed pack has the timezones layer; install the base pack \
+                     (`waymark-packs build --pack base`, then POST /packs)",
+                ));
+            }
+            Ok(index)
+        })
     }
 
     // ----- stores -----

@@ -286,6 +286,12 @@ impl From<Error> for ApiError {
     }
 }
 
+impl From<rusqlite::Error> for ApiError {
+    fn from(err: rusqlite::Error) -> Self {
+        ApiError::internal(&Error::Sqlite(err))
+    }
+}
+
 /// An error as HTTP: status, JSON body, extra headers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpError {

@@ -67,6 +67,11 @@ pub struct PackPlan {
     pub base: bool,
 }
 
+/// Default pack version: today's UTC date, `YYYY.MM.DD`.
+pub fn default_version() -> String {
+    chrono::Utc::now().format("%Y.%m.%d").to_string()
+}
+
 /// The sample packs: the eight regions of `../shared/data/osm` and the global base pack.
 pub fn sample_plans() -> Vec<PackPlan> {
     // Region packs carry every layer they have data for; the base pack the world-wide ones.

@@ -46,7 +46,7 @@ enum Command {
         #[arg(long)]
         pack: String,
         /// Pack version.
-        #[arg(long, default_value_t = chrono::Utc::now().format("%Y.%m.%d").to_string())]
+        #[arg(long, default_value_t = build::default_version())]
         version: String,
         /// Output directory.
         #[arg(long, default_value = "packs")]

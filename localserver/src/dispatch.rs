@@ -29,8 +29,16 @@ impl Reply {
 }
 
 fn json<T: Serialize>(value: Result<T, ApiError>) -> Result<Reply, ApiError> {
+    json_as(value, Reply::Json)
+}
+
+/// Serializes an answer into the reply kind `wrap` (200 or 202).
+fn json_as<T: Serialize>(
+    value: Result<T, ApiError>,
+    wrap: fn(Vec<u8>) -> Reply,
+) -> Result<Reply, ApiError> {
     let value = value?;
-    serde_json::to_vec(&value).map(Reply::Json).map_err(|e| {
+    serde_json::to_vec(&value).map(wrap).map_err(|e| {
         tracing::error!(error = %e, "response serialization failed");
         ApiError::new(
             ErrorCode::Internal,
@@ -105,11 +113,7 @@ pub fn dispatch(
         Endpoint::PacksList => get!(PacksListRequest, packs_list),
         Endpoint::PackInstall => {
             let req = parsed(PackInstallRequest::from_parts(pairs, headers, path, body))?;
-            let accepted = json(engine.packs_install(grant, req))?;
-            Ok(match accepted {
-                Reply::Json(body) => Reply::Accepted(body),
-                other => other,
-            })
+            json_as(engine.packs_install(grant, req), Reply::Accepted)
         }
         Endpoint::PackInstallStatus => get!(PackInstallStatusRequest, packs_install_status),
         Endpoint::PackRemove => get!(PackRemoveRequest, packs_remove),

@@ -210,7 +210,7 @@ fn keys_command(cmd: KeysCommand) -> Result<(), String> {
             }
             let trusted = PublisherKey::parse_all(&trust).map_err(|e| e.to_string())?;
             match keys::verify(&key, &trusted)
-                .and_then(|c| keys::check_expiry(&c, chrono_now()).map(|()| c))
+                .and_then(|c| keys::check_expiry(&c, unix_now()).map(|()| c))
             {
                 Ok(_) => {
                     println!("signature: valid");
@@ -222,7 +222,7 @@ fn keys_command(cmd: KeysCommand) -> Result<(), String> {
     }
 }
 
-fn chrono_now() -> i64 {
+fn unix_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
@@ -336,7 +336,7 @@ fn ensure_sample_packs(
     );
     let sources = waymark_packs::sources::Sources::load(sources).map_err(|e| e.to_string())?;
     let build_dir = state_dir.join("build");
-    let version = chrono_version();
+    let version = waymark_packs::build::default_version();
     for id in ["helsinki", "base"] {
         let plan = waymark_packs::build::sample_plan(id).map_err(|e| e.to_string())?;
         let started = std::time::Instant::now();
@@ -370,21 +370,6 @@ fn ensure_sample_packs(
         );
     }
     Ok(())
-}
-
-fn chrono_version() -> String {
-    let days = chrono_now() / 86_400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}.{m:02}.{d:02}")
 }
 
 fn dev_setup(state_dir: &Path) -> Result<(PublisherKey, DevKeys), String> {

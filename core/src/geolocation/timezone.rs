@@ -98,6 +98,18 @@ impl TimezoneIndex {
         Ok(())
     }
 
+    /// Adds every zone of a pack's `timezones` table.
+    pub fn add_pack(&mut self, conn: &rusqlite::Connection) -> Result<(), crate::error::Error> {
+        let mut stmt = conn.prepare("SELECT tzid, shape FROM timezones ORDER BY id")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let (tzid, shape): (String, String) = (row.get(0)?, row.get(1)?);
+            self.add(&tzid, &shape)
+                .map_err(crate::error::Error::Config)?;
+        }
+        Ok(())
+    }
+
     /// Number of zones.
     pub fn len(&self) -> usize {
         self.zones.len()

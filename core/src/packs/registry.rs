@@ -387,3 +387,36 @@ mod tests {
         assert!(!bbox_contains([170.0, -20.0, -170.0, -10.0], -15.0, 0.0));
     }
 }
+
+/// A value derived from one pack set (an in-memory index), rebuilt when the registry swaps in
+/// another set. Requests that started with the old set keep the value they got.
+#[derive(Debug)]
+pub struct PackSetCache<T> {
+    slot: RwLock<Option<(Arc<PackSet>, Arc<T>)>>,
+}
+
+impl<T> Default for PackSetCache<T> {
+    fn default() -> Self {
+        PackSetCache {
+            slot: RwLock::new(None),
+        }
+    }
+}
+
+impl<T> PackSetCache<T> {
+    /// The value for `set`, building it with `build` when the cached one belongs to another set.
+    pub fn get_or_build<E>(
+        &self,
+        set: Arc<PackSet>,
+        build: impl FnOnce(&PackSet) -> Result<T, E>,
+    ) -> Result<Arc<T>, E> {
+        if let Some((cached, value)) = self.slot.read().as_ref()
+            && Arc::ptr_eq(cached, &set)
+        {
+            return Ok(value.clone());
+        }
+        let value = Arc::new(build(&set)?);
+        *self.slot.write() = Some((set, value.clone()));
+        Ok(value)
+    }
+}
