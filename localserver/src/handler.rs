@@ -238,8 +238,9 @@ where
     (Some(endpoint), response)
 }
 
-/// Operations that can take milliseconds (graph searches, spatial scans, writes) run on the
-/// blocking pool so they never stall the connections served by the async workers.
+/// Operations that can take milliseconds (graph searches, spatial scans, writes, deleting a
+/// pack) run on the blocking pool so they never stall the connections served by the async
+/// workers. (A pack install only starts its own thread and answers 202.)
 fn is_heavy(endpoint: Endpoint) -> bool {
     matches!(
         endpoint,
@@ -252,7 +253,6 @@ fn is_heavy(endpoint: Endpoint) -> bool {
             | Endpoint::FeatureSearch
             | Endpoint::FeatureContains
             | Endpoint::ZonesUpdate
-            | Endpoint::PackInstall
             | Endpoint::PackRemove
     )
 }

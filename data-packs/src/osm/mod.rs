@@ -153,6 +153,16 @@ pub enum OsmError {
 pub struct Tags(pub Vec<(String, String)>);
 
 impl Tags {
+    /// Tags from `(key, value)` pairs (tests, fixtures).
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Self {
+        Tags(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+
     /// Value of `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.0

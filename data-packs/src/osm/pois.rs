@@ -378,11 +378,7 @@ mod tests {
     use super::*;
 
     fn tags(kv: &[(&str, &str)]) -> Tags {
-        Tags(
-            kv.iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        )
+        Tags::from_pairs(kv)
     }
 
     #[test]
