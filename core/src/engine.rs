@@ -28,7 +28,8 @@ use crate::auth::{Authorizer, Caller, Grant, RateLimitMode};
 use crate::endpoint::Endpoint;
 use crate::error::{ApiError, ErrorCode, Result};
 use crate::geolocation::ip::{IpIndex, is_local};
-use crate::geolocation::timezone::{TimezoneIndex, nautical_zone, offsets};
+use crate::geolocation::layer_attribution;
+use crate::geolocation::timezone::{TimezoneIndex, TimezoneIndexBuilder, nautical_zone, offsets};
 use crate::packs::registry::PackSetCache;
 use crate::packs::{InstallProgress, InstalledPack, LoadedPack, PackRegistry, PackStore};
 
@@ -265,6 +266,17 @@ impl Engine {
         grant: &Grant,
         req: PositionRequest,
     ) -> Result<PositionResponse, ApiError> {
+        self.geolocation_position_attributed(grant, req)
+            .map(|(position, _)| position)
+    }
+
+    /// [`Engine::geolocation_position`], with the attribution the licences of the packs that
+    /// answered ask for (their `ip` layer's sources, `; `-separated), for faces that show it.
+    pub fn geolocation_position_attributed(
+        &self,
+        grant: &Grant,
+        req: PositionRequest,
+    ) -> Result<(PositionResponse, String), ApiError> {
         self.admit(grant, Endpoint::Position, &req)?;
         // The spec: `ip_address` is honoured only for calls with a private key.
         let ip = match (grant.is_private(), req.ip_address) {
@@ -283,11 +295,12 @@ impl Engine {
             )));
         }
         let index = self.ip_index()?;
-        let record = index.lookup(ip).ok_or_else(|| {
+        let hit = index.find(ip).ok_or_else(|| {
             ApiError::not_found(format!(
                 "no position is known for {ip} in the installed packs"
             ))
         })?;
+        let record = hit.record;
         let code = record.country_code.as_deref();
         let country = code.and_then(|c| index.country(c));
         let (lat, lng) = record
@@ -299,15 +312,17 @@ impl Engine {
                 ))
             })?;
         self.auth.charge(grant)?;
-        let tzid = self
-            .timezone_index()
-            .map_or_else(|_| nautical_zone(lng), |tz| tz.lookup(lat, lng));
-        let tz = offsets(&tzid, chrono::Utc::now())
-            .map_err(|e| ApiError::new(ErrorCode::Internal, e))?;
+        let tz_index = self.timezone_index().ok();
+        let tzid = tz_index
+            .as_deref()
+            .map_or_else(|| nautical_zone(lng), |tz| tz.lookup(lat, lng));
+        let tz =
+            offsets(tzid, chrono::Utc::now()).map_err(|e| ApiError::new(ErrorCode::Internal, e))?;
         let r = record.accuracy_km;
         let dlat = r / 111.32;
         let dlng = r / (111.32 * lat.to_radians().cos().abs().max(0.01));
-        Ok(GeolocationResult {
+        let attribution = index.attribution(&hit, country);
+        let position = GeolocationResult {
             viewport: Viewport {
                 northeast: LatLng {
                     lat: (lat + dlat).min(90.0),
@@ -331,7 +346,8 @@ impl Engine {
             timezone: tz.timezone,
             raw_offset: tz.raw_offset,
             dst_offset: tz.dst_offset,
-        })
+        };
+        Ok((position, attribution))
     }
 
     /// The IP index of the loaded packs (city-level packs first), built once per pack set.
@@ -342,13 +358,14 @@ impl Engine {
             // Region packs (city-level ranges) before world-wide ones.
             packs.sort_by_key(|p| p.manifest.coverage.bbox == [-180.0, -90.0, 180.0, 90.0]);
             let mut index = IpIndex::default();
+            let attribution = |p: &LoadedPack| layer_attribution(&p.manifest, layers::IP);
             for pack in packs {
-                index.add_pack(&pack.sqlite()?)?;
+                index.add_pack_attributed(&pack.sqlite()?, attribution(pack))?;
             }
             // Country names may come from a pack without IP ranges.
             for pack in set.with_layer(layers::PLACES) {
                 if !pack.has_layer(layers::IP) {
-                    index.add_pack(&pack.sqlite()?)?;
+                    index.add_pack_attributed(&pack.sqlite()?, attribution(pack))?;
                 }
             }
             if index.is_empty() {
@@ -382,13 +399,13 @@ impl Engine {
         let index = self.timezone_index()?;
         self.auth.charge(grant)?;
         let tzid = index.lookup(req.location.lat, req.location.lng);
-        offsets(&tzid, instant).map_err(|e| ApiError::new(ErrorCode::Internal, e))
+        offsets(tzid, instant).map_err(|e| ApiError::new(ErrorCode::Internal, e))
     }
 
     /// The timezone index of the loaded packs, built once per pack set.
     fn timezone_index(&self) -> Result<std::sync::Arc<TimezoneIndex>, ApiError> {
         self.tz_index.get_or_build(self.packs.snapshot(), |set| {
-            let mut index = TimezoneIndex::default();
+            let mut index = TimezoneIndexBuilder::default();
             for pack in set.with_layer(crate::packs::schema::layers::TIMEZONES) {
                 index.add_pack(&pack.sqlite()?)?;
             }
@@ -399,7 +416,7 @@ impl Engine {
                      (`waymark-packs build --pack base`, then POST /packs)",
                 ));
             }
-            Ok(index)
+            Ok(index.build())
         })
     }
 

@@ -131,6 +131,7 @@ impl Source {
             ),
             sha256: Some(self.sha256.clone()),
             notes: self.notes.clone(),
+            layers: self.layers.clone(),
         }
     }
 }

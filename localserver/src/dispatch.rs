@@ -16,7 +16,12 @@ pub enum Reply {
     Json(Vec<u8>),
     /// 202 with a JSON body (a job was started).
     Accepted(Vec<u8>),
+    /// 200 with a JSON body and extra response headers (e.g. the data attribution).
+    JsonWithHeaders(Vec<u8>, Vec<(&'static str, String)>),
 }
+
+/// Response header carrying the attribution the licences of the answering data ask for.
+pub const ATTRIBUTION_HEADER: &str = "x-data-attribution";
 
 impl Reply {
     /// The HTTP response.
@@ -24,6 +29,16 @@ impl Reply {
         match self {
             Reply::Json(body) => crate::handler::json_response(StatusCode::OK, body),
             Reply::Accepted(body) => crate::handler::json_response(StatusCode::ACCEPTED, body),
+            Reply::JsonWithHeaders(body, headers) => {
+                let mut resp = crate::handler::json_response(StatusCode::OK, body);
+                for (name, value) in headers {
+                    // Attribution texts may hold non-ASCII (©): sent as UTF-8 bytes.
+                    if let Ok(v) = warp::http::HeaderValue::from_bytes(value.as_bytes()) {
+                        resp.headers_mut().insert(name, v);
+                    }
+                }
+                resp
+            }
         }
     }
 }
@@ -77,7 +92,19 @@ pub fn dispatch(
         Endpoint::Details => get!(DetailsRequest, localities_details),
         Endpoint::Geocode => get!(GeocodeRequest, localities_geocode),
         Endpoint::Nearby => get!(NearbyRequest, localities_nearby),
-        Endpoint::Position => get!(PositionRequest, geolocation_position),
+        Endpoint::Position => {
+            let req = parsed(PositionRequest::from_query(pairs, headers, path))?;
+            let (position, attribution) = engine.geolocation_position_attributed(grant, req)?;
+            let headers = if attribution.is_empty() {
+                Vec::new()
+            } else {
+                vec![(ATTRIBUTION_HEADER, attribution)]
+            };
+            match json(Ok(position))? {
+                Reply::Json(body) => Ok(Reply::JsonWithHeaders(body, headers)),
+                other => Ok(other),
+            }
+        }
         Endpoint::Timezone => get!(TimezoneRequest, geolocation_timezone),
         Endpoint::StoresSearch => get!(StoresSearchRequest, stores_search),
         Endpoint::StoresBounds => get!(StoresBoundsRequest, stores_bounds),

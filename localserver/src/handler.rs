@@ -384,7 +384,7 @@ fn add_cors(ctx: &Context, req: &Incoming, resp: &mut Response) {
         h.insert(header::VARY, HeaderValue::from_static("Origin"));
         h.insert(
             header::ACCESS_CONTROL_EXPOSE_HEADERS,
-            HeaderValue::from_static("retry-after, location"),
+            HeaderValue::from_static("retry-after, location, x-data-attribution"),
         );
     }
 }

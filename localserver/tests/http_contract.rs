@@ -703,6 +703,7 @@ fn make_pack(out: &std::path::Path, publisher: &waymark_core::auth::keys::Publis
         version: None,
         sha256: None,
         notes: None,
+        layers: vec![],
     });
     m.sign(publisher).unwrap();
     std::fs::write(dir.join("manifest.json"), serde_json::to_vec(&m).unwrap()).unwrap();

@@ -56,3 +56,63 @@ pub fn private_caller(publisher: &Publisher) -> Caller {
         ..Caller::default()
     }
 }
+
+/// Builds every plan of `plans` under `tmp`, signs them with one new publisher and installs
+/// them all into a new engine (rate limits off); returns the engine, the publisher and the
+/// built pack directories (in the order of `plans`).
+pub fn engine_with_packs(
+    plans: &[PackPlan],
+    tmp: &Path,
+) -> (Engine, Publisher, Vec<std::path::PathBuf>) {
+    let publisher = Publisher::generate().unwrap();
+    let mut config = EngineConfig::new(&tmp.join("state"), vec![publisher.verifying()]);
+    config.rate_limits = RateLimitMode::Off;
+    config.packs_dir = Some(tmp.join("packs"));
+    let engine = Engine::open(config).unwrap();
+    let mut dirs = Vec::new();
+    for plan in plans {
+        let dir = build::build_pack(
+            plan,
+            "1",
+            &sources(),
+            &tmp.join("built"),
+            false,
+            &mut |_, _, _| {},
+        )
+        .unwrap();
+        build::sign_pack(&dir, &publisher).unwrap();
+        engine
+            .install_pack(
+                &format!("file://{}", dir.canonicalize().unwrap().display()),
+                &mut |_| {},
+            )
+            .unwrap();
+        dirs.push(dir);
+    }
+    (engine, publisher, dirs)
+}
+
+/// Deterministic pseudo-random numbers (xorshift64) for the quality tests and benchmarks.
+#[derive(Debug, Clone)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// A point uniform on the sphere, `(lat, lng)`.
+    pub fn sphere_point(&mut self) -> (f64, f64) {
+        let lat = (2.0 * self.unit() - 1.0).asin().to_degrees();
+        (lat, self.unit() * 360.0 - 180.0)
+    }
+}

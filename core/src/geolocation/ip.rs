@@ -1,20 +1,19 @@
 //! Position of an IP address from the packs' `ip` layer (DB-IP ranges; city-level in region
 //! packs, country-level in the base pack) and the `countries` table.
 //!
-//! The ranges of every loaded pack are read once per pack set into sorted arrays (keys are
-//! 128-bit, IPv4 mapped into `::ffff:0:0/96`); a lookup is a binary search in each array,
-//! city-level packs first. Repeated strings (countries, regions, cities) are shared.
+//! The ranges of every loaded pack are read once per pack set into sorted arrays of range
+//! starts and ends, IPv4 as `u32` and IPv6 as `u128` (IPv4-mapped IPv6 is searched as IPv4),
+//! each pointing at a shared record: a lookup is one binary search per pack, city-level packs
+//! first. Identical records (every range of a city) are stored once; strings are shared.
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
 
 use rusqlite::Connection;
 
-/// One range.
+/// What a range says about its addresses.
 #[derive(Debug, Clone)]
 pub struct IpRecord {
-    start: u128,
-    end: u128,
     /// ISO 3166-1 alpha-2.
     pub country_code: Option<Arc<str>>,
     /// Region / state.
@@ -38,13 +37,54 @@ pub struct Country {
     pub continent: String,
     /// Centre.
     pub position: Option<(f64, f64)>,
+    /// The pack it came from (index into the index's packs).
+    source: usize,
+}
+
+/// Sorted ranges of one family: `starts[i]..=ends[i]` has record `records[i]`.
+#[derive(Debug, Default)]
+struct Ranges<K> {
+    starts: Vec<K>,
+    ends: Vec<K>,
+    records: Vec<u32>,
+}
+
+impl<K: Ord + Copy> Ranges<K> {
+    fn find(&self, k: K) -> Option<u32> {
+        let i = self.starts.partition_point(|s| *s <= k).checked_sub(1)?;
+        (self.ends[i] >= k).then(|| self.records[i])
+    }
+
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+}
+
+/// The ranges of one pack.
+#[derive(Debug, Default)]
+struct PackRanges {
+    v4: Ranges<u32>,
+    v6: Ranges<u128>,
+}
+
+/// A range found for an address.
+#[derive(Debug, Clone, Copy)]
+pub struct IpHit<'a> {
+    /// The record of the range.
+    pub record: &'a IpRecord,
+    /// The pack whose range it is (for [`IpIndex::attribution`]).
+    pub pack: usize,
 }
 
 /// IP ranges of the loaded packs, most precise pack first.
 #[derive(Debug, Default)]
 pub struct IpIndex {
-    packs: Vec<Vec<IpRecord>>,
+    /// Ranges of each pack that has some, in search order.
+    ranges: Vec<(usize, PackRanges)>,
+    records: Vec<IpRecord>,
     countries: HashMap<String, Country>,
+    /// Attribution lines of each pack added (its sources of the `ip` layer).
+    attributions: Vec<Vec<String>>,
 }
 
 /// The 128-bit key of an address (IPv4 mapped).
@@ -89,9 +129,37 @@ fn key_of(blob: &[u8]) -> Option<u128> {
     Some(u128::from_be_bytes(arr))
 }
 
+/// The IPv4 address of a key in `::ffff:0:0/96`.
+fn mapped_v4(k: u128) -> Option<u32> {
+    (k >> 32 == 0xffff).then_some(k as u32)
+}
+
+/// Bits of a record, to store identical records once.
+type RecordKey = (
+    Option<Arc<str>>,
+    Option<Arc<str>>,
+    Option<Arc<str>>,
+    Option<Arc<str>>,
+    Option<(u64, u64)>,
+    u64,
+);
+
 impl IpIndex {
-    /// Adds the ranges of one pack (call with the most precise packs first) and its countries.
+    /// Adds the ranges of one pack (call with the most precise packs first) and its countries,
+    /// without attribution.
     pub fn add_pack(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        self.add_pack_attributed(conn, Vec::new())
+    }
+
+    /// Adds the ranges of one pack and its countries; `attribution` holds the lines its
+    /// licences ask answers to show (see [`super::layer_attribution`]).
+    pub fn add_pack_attributed(
+        &mut self,
+        conn: &Connection,
+        attribution: Vec<String>,
+    ) -> rusqlite::Result<()> {
+        let pack = self.attributions.len();
+        self.attributions.push(attribution);
         let mut strings: HashMap<String, Arc<str>> = HashMap::new();
         let mut intern = |s: Option<String>| -> Option<Arc<str>> {
             s.filter(|s| !s.is_empty()).map(|s| {
@@ -101,12 +169,13 @@ impl IpIndex {
                     .clone()
             })
         };
+        let mut known: HashMap<RecordKey, u32> = HashMap::new();
         let mut stmt = conn.prepare(
             "SELECT start, end, country_code, region, city, postal_code, lat, lng, accuracy_km
              FROM ip_ranges ORDER BY start",
         )?;
         let mut rows = stmt.query([])?;
-        let mut records = Vec::new();
+        let mut ranges = PackRanges::default();
         while let Some(r) = rows.next()? {
             let (Some(start), Some(end)) = (
                 key_of(&r.get::<_, Vec<u8>>(0)?),
@@ -116,20 +185,43 @@ impl IpIndex {
             };
             let lat: Option<f64> = r.get(6)?;
             let lng: Option<f64> = r.get(7)?;
-            records.push(IpRecord {
-                start,
-                end,
+            let record = IpRecord {
                 country_code: intern(r.get(2)?),
                 region: intern(r.get(3)?),
                 city: intern(r.get(4)?),
                 postal_code: intern(r.get(5)?),
                 position: lat.zip(lng),
                 accuracy_km: r.get(8)?,
+            };
+            let rk: RecordKey = (
+                record.country_code.clone(),
+                record.region.clone(),
+                record.city.clone(),
+                record.postal_code.clone(),
+                record.position.map(|(a, b)| (a.to_bits(), b.to_bits())),
+                record.accuracy_km.to_bits(),
+            );
+            let id = *known.entry(rk).or_insert_with(|| {
+                self.records.push(record);
+                (self.records.len() - 1) as u32
             });
+            match (mapped_v4(start), mapped_v4(end)) {
+                (Some(s), Some(e)) => {
+                    ranges.v4.starts.push(s);
+                    ranges.v4.ends.push(e);
+                    ranges.v4.records.push(id);
+                }
+                _ => {
+                    ranges.v6.starts.push(start);
+                    ranges.v6.ends.push(end);
+                    ranges.v6.records.push(id);
+                }
+            }
         }
-        if !records.is_empty() {
-            self.packs.push(records);
+        if ranges.v4.len() + ranges.v6.len() > 0 {
+            self.ranges.push((pack, ranges));
         }
+        self.records.shrink_to_fit();
         let mut stmt = conn.prepare("SELECT code2, name, continent, lat, lng FROM countries")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
@@ -139,6 +231,7 @@ impl IpIndex {
                 name: r.get(1)?,
                 continent: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
                 position: lat.zip(lng),
+                source: pack,
             });
         }
         Ok(())
@@ -146,22 +239,62 @@ impl IpIndex {
 
     /// Whether no range is loaded.
     pub fn is_empty(&self) -> bool {
-        self.packs.is_empty()
+        self.ranges.is_empty()
+    }
+
+    /// Number of ranges and of distinct records.
+    pub fn counts(&self) -> (usize, usize) {
+        let ranges = self
+            .ranges
+            .iter()
+            .map(|(_, r)| r.v4.len() + r.v6.len())
+            .sum();
+        (ranges, self.records.len())
     }
 
     /// The most precise record containing `ip`.
     pub fn lookup(&self, ip: IpAddr) -> Option<&IpRecord> {
-        let k = key(crate::auth::restrictions::canonical_ip(ip));
-        self.packs.iter().find_map(|records| {
-            let i = records.partition_point(|r| r.start <= k);
-            let r = records.get(i.checked_sub(1)?)?;
-            (r.end >= k).then_some(r)
+        self.find(ip).map(|hit| hit.record)
+    }
+
+    /// The most precise range containing `ip`, with the pack it came from.
+    pub fn find(&self, ip: IpAddr) -> Option<IpHit<'_>> {
+        let ip = crate::auth::restrictions::canonical_ip(ip);
+        let k = key(ip);
+        let v4 = match ip {
+            IpAddr::V4(v4) => Some(u32::from(v4)),
+            IpAddr::V6(_) => None,
+        };
+        self.ranges.iter().find_map(|(pack, r)| {
+            let id = match v4 {
+                Some(a) => r.v4.find(a).or_else(|| r.v6.find(k)),
+                None => r.v6.find(k),
+            }?;
+            Some(IpHit {
+                record: self.records.get(id as usize)?,
+                pack: *pack,
+            })
         })
     }
 
     /// Facts of a country.
     pub fn country(&self, code: &str) -> Option<&Country> {
         self.countries.get(code)
+    }
+
+    /// The attribution an answer from `hit` (and the facts of `country`, when used) must
+    /// show: the distinct lines of the packs involved, joined with `; ` (empty when the packs
+    /// were added without attribution).
+    pub fn attribution(&self, hit: &IpHit<'_>, country: Option<&Country>) -> String {
+        let mut lines: Vec<&str> = Vec::new();
+        for pack in std::iter::once(hit.pack).chain(country.map(|c| c.source)) {
+            for line in self.attributions.get(pack).into_iter().flatten() {
+                if !lines.contains(&line.as_str()) {
+                    lines.push(line);
+                }
+            }
+        }
+        lines.join("; ")
     }
 }
 

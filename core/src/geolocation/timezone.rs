@@ -1,100 +1,232 @@
 //! Timezone of a coordinate: point-in-polygon over the packs' `timezones` layer, then the
 //! offsets in force at an instant from the tz database (chrono-tz).
 //!
-//! The polygons of every loaded pack with the layer are decoded once per pack set into an
-//! in-memory index with 1° grid cells (a point tests only the zones whose box meets its cell).
-//! Points in no polygon (open sea the data does not cover, poles) get the nautical zone
-//! `Etc/GMT±N` of their longitude.
-use std::collections::HashMap;
-
+//! The polygons of every loaded pack with the layer are decoded once per pack set and indexed
+//! by an adaptive grid ([`TimezoneIndexBuilder::build`]):
+//!
+//! * 1° cells cover the world; a cell met by more than [`LEAF_EDGES`] polygon edges is split
+//!   in four, recursively (down to 1/2^[`MAX_DEPTH`]°, about 7 m).
+//! * A cell that no edge meets lies entirely inside the same zones: it stores its answer.
+//! * Any other leaf stores the few edges meeting it, grouped by zone, and the zones that
+//!   contain a reference point `r` inside it. A point `q` of the leaf is inside a zone when `r`
+//!   is and the segment `r → q` crosses the zone's edges an even number of times (or `r` is
+//!   not and it crosses them an odd number of times). The segment lies in the leaf, so only
+//!   the leaf's edges can cross it.
+//!
+//! The zones containing each reference point are computed while building: for the 1° cells
+//! by one even-odd sweep per row of cells (the same rule as a horizontal ray cast), for the
+//! cells below them by the same parity rule from the parent's reference point.
+//!
+//! The answer is the first zone (in load order) containing the point, as a scan of the
+//! polygons would give. Points in no polygon (open sea the data does not cover, gaps of the
+//! simplified coasts, the poles) get the nautical zone `Etc/GMT±N` of their longitude.
 use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::{OffsetComponents, OffsetName, Tz};
 
 use crate::api::TimezoneResult;
 
-/// One zone: polygons of rings (outer first, then holes), `(lng, lat)` points.
-#[derive(Debug)]
-struct Zone {
-    tzid: String,
-    polygons: Vec<Vec<Vec<(f64, f64)>>>,
+/// A cell met by more edges than this is split (unless it is already [`MAX_DEPTH`] deep).
+pub const LEAF_EDGES: usize = 8;
+/// Depth limit of the splits below the 1° cells.
+pub const MAX_DEPTH: u32 = 14;
+
+/// No zone (the nautical zone of the longitude answers).
+const NONE: u16 = u16::MAX;
+/// Node tags (top two bits of a node word).
+const TAG_UNIFORM: u32 = 0;
+const TAG_SPLIT: u32 = 1 << 30;
+const TAG_LEAF: u32 = 2 << 30;
+const TAG_MASK: u32 = 3 << 30;
+/// Where the reference point of a cell lies, as fractions of the cell's size from its
+/// south-west corner: near the centre, but off the round values (half degrees, the meridians
+/// of the nautical zones) that polygon vertices and edges take.
+const REF_X: f64 = 0.513_709_37;
+const REF_Y: f64 = 0.507_134_51;
+/// Number of 1° cells.
+const TOP_W: usize = 360;
+const TOP_H: usize = 180;
+
+type Point = [f64; 2];
+
+/// Zones waiting to be indexed, in load order.
+#[derive(Debug, Default)]
+pub struct TimezoneIndexBuilder {
+    tzids: Vec<Box<str>>,
+    /// `(lng, lat)` vertices of every ring, each ring closed (last = first).
+    vertices: Vec<Point>,
+    /// Index of the first vertex of each edge (the edge runs to the next vertex).
+    edges: Vec<u32>,
+    /// Zone of the edge starting at each vertex.
+    edge_zone: Vec<u16>,
 }
 
-/// Timezone polygons indexed by 1° cells.
+/// Figures of a built index (for the performance notes).
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct TimezoneIndexStats {
+    /// Zones.
+    pub zones: usize,
+    /// Polygon vertices kept.
+    pub vertices: usize,
+    /// Distinct polygon edges.
+    pub edges: usize,
+    /// Nodes of the grid (1° cells and their splits).
+    pub nodes: usize,
+    /// Leaves that hold edges.
+    pub edge_leaves: usize,
+    /// Edge references held by the leaves (an edge meeting several leaves counts in each).
+    pub edge_refs: usize,
+    /// Approximate heap bytes of the index.
+    pub bytes: usize,
+}
+
+/// A leaf of the grid that edges meet.
+#[derive(Debug, Clone, Copy)]
+struct Leaf {
+    /// Reference point.
+    r: Point,
+    /// Zones containing `r`: `sets[set_start..set_start + set_len]`, ascending.
+    set_start: u32,
+    set_len: u32,
+    /// Edge groups: `groups[group_start..group_start + group_len]`.
+    group_start: u32,
+    group_len: u32,
+}
+
+/// The edges of one zone in a leaf: `edge_refs[start..start + len]`.
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    zone: u16,
+    start: u32,
+    len: u32,
+}
+
+/// Timezone polygons indexed by an adaptive grid (see the module documentation).
 #[derive(Debug, Default)]
 pub struct TimezoneIndex {
-    zones: Vec<Zone>,
-    cells: HashMap<(i16, i16), Vec<u32>>,
+    tzids: Vec<Box<str>>,
+    vertices: Vec<Point>,
+    /// Node words: the first `TOP_W * TOP_H` are the 1° cells, row by row from the south
+    /// west; split nodes point at four consecutive children (south-west, south-east,
+    /// north-west, north-east).
+    nodes: Vec<u32>,
+    leaves: Vec<Leaf>,
+    sets: Vec<u16>,
+    groups: Vec<Group>,
+    edge_refs: Vec<u32>,
+    edge_count: usize,
 }
 
-fn cell(lng: f64, lat: f64) -> (i16, i16) {
-    (
-        lng.floor().clamp(-180.0, 179.0) as i16,
-        lat.floor().clamp(-90.0, 89.0) as i16,
-    )
+/// Twice the signed area of `(a, b, c)`: > 0 when `c` is left of `a → b`.
+#[inline]
+fn orient(a: Point, b: Point, c: Point) -> f64 {
+    (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
 }
 
-/// Even-odd test of a point against a polygon's rings (holes flip it back).
-fn contains(rings: &[Vec<(f64, f64)>], x: f64, y: f64) -> bool {
-    let mut inside = false;
-    for ring in rings {
-        let n = ring.len();
-        let mut j = n.wrapping_sub(1);
-        for i in 0..n {
-            let (xi, yi) = ring[i];
-            let (xj, yj) = ring[j];
-            if (yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi {
-                inside = !inside;
-            }
-            j = i;
-        }
+/// Whether `c` lies left of the line `a → b`, with `c` nudged east (then north) when it lies
+/// on the line: a point on a polygon's edge counts as lying just east (north) of it, as in
+/// an even-odd ray cast towards the east, so lookups on the antimeridian, the poles and
+/// cell borders answer like a scan of the polygons.
+#[inline]
+fn left_of(a: Point, b: Point, c: Point) -> bool {
+    let o = orient(a, b, c);
+    if o != 0.0 {
+        o > 0.0
+    } else if a[1] != b[1] {
+        a[1] > b[1]
+    } else {
+        b[0] > a[0]
     }
-    inside
 }
 
-impl TimezoneIndex {
-    /// Adds a zone from its stored shape (JSON array of polygons of polyline6 rings). Zones
-    /// already present (same tzid, from another pack) are skipped.
+/// Whether `v` lies left of the line `p → q`, with `q` nudged as in [`left_of`]. A vertex
+/// shared by two edges is classified once, so a path through it crosses the ring once or
+/// not at all.
+#[inline]
+fn vertex_left_of(p: Point, q: Point, v: Point) -> bool {
+    let o = orient(p, q, v);
+    if o != 0.0 {
+        o > 0.0
+    } else if v[1] != p[1] {
+        v[1] > p[1]
+    } else {
+        v[0] < p[0]
+    }
+}
+
+/// Whether segment `p → q` crosses edge `a → b` (`p` is a reference point, `q` the point
+/// looked up, nudged as in [`left_of`]).
+#[inline]
+fn crosses(p: Point, q: Point, a: Point, b: Point) -> bool {
+    vertex_left_of(p, q, a) != vertex_left_of(p, q, b) && left_of(a, b, p) != left_of(a, b, q)
+}
+
+/// Whether segment `a → b` meets the closed box `[x0, x1] × [y0, y1]`.
+fn meets_box(a: Point, b: Point, x0: f64, y0: f64, x1: f64, y1: f64) -> bool {
+    if a[0].max(b[0]) < x0 || a[0].min(b[0]) > x1 || a[1].max(b[1]) < y0 || a[1].min(b[1]) > y1 {
+        return false;
+    }
+    let s = [
+        orient(a, b, [x0, y0]),
+        orient(a, b, [x1, y0]),
+        orient(a, b, [x0, y1]),
+        orient(a, b, [x1, y1]),
+    ];
+    !(s.iter().all(|v| *v > 0.0) || s.iter().all(|v| *v < 0.0))
+}
+
+/// `set` with the membership of `zone` flipped (kept ascending).
+fn toggle(set: &mut Vec<u16>, zone: u16) {
+    match set.binary_search(&zone) {
+        Ok(i) => {
+            set.remove(i);
+        }
+        Err(i) => set.insert(i, zone),
+    }
+}
+
+impl TimezoneIndexBuilder {
+    /// Adds a zone from its stored shape (JSON array of polygons of polyline6 rings of
+    /// `(lat, lng)` points). Zones already present (same tzid, from another pack) are skipped.
     pub fn add(&mut self, tzid: &str, shape: &str) -> Result<(), String> {
-        if self.zones.iter().any(|z| z.tzid == tzid) {
+        if self.tzids.iter().any(|z| &**z == tzid) {
             return Ok(());
+        }
+        if self.tzids.len() >= usize::from(NONE) {
+            return Err(format!("{tzid}: more than {NONE} zones"));
         }
         let encoded: Vec<Vec<String>> =
             serde_json::from_str(shape).map_err(|e| format!("{tzid}: shape: {e}"))?;
-        let mut polygons = Vec::with_capacity(encoded.len());
+        let zone = self.tzids.len() as u16;
         for rings in encoded {
-            let mut decoded = Vec::with_capacity(rings.len());
             for ring in rings {
                 let line =
                     polyline::decode_polyline(&ring, 6).map_err(|e| format!("{tzid}: {e}"))?;
-                decoded.push(line.0.iter().map(|c| (c.x, c.y)).collect::<Vec<_>>());
-            }
-            polygons.push(decoded);
-        }
-        let idx = self.zones.len() as u32;
-        for rings in &polygons {
-            let Some(outer) = rings.first() else { continue };
-            let (mut w, mut s, mut e, mut n) = (180.0f64, 90.0f64, -180.0f64, -90.0f64);
-            for &(x, y) in outer {
-                w = w.min(x);
-                e = e.max(x);
-                s = s.min(y);
-                n = n.max(y);
-            }
-            let (cw, cs) = cell(w, s);
-            let (ce, cn) = cell(e, n);
-            for cx in cw..=ce {
-                for cy in cs..=cn {
-                    let list = self.cells.entry((cx, cy)).or_default();
-                    if list.last() != Some(&idx) {
-                        list.push(idx);
-                    }
-                }
+                let pts: Vec<Point> = line.0.iter().map(|c| [c.x, c.y]).collect();
+                self.add_ring(zone, &pts)?;
             }
         }
-        self.zones.push(Zone {
-            tzid: tzid.to_string(),
-            polygons,
-        });
+        self.tzids.push(tzid.into());
+        Ok(())
+    }
+
+    fn add_ring(&mut self, zone: u16, pts: &[Point]) -> Result<(), String> {
+        let (Some(&first), Some(&last)) = (pts.first(), pts.last()) else {
+            return Ok(());
+        };
+        let start = self.vertices.len();
+        self.vertices.extend_from_slice(pts);
+        if first != last {
+            self.vertices.push(first);
+        }
+        if self.vertices.len() >= u32::MAX as usize {
+            return Err("too many timezone vertices".into());
+        }
+        self.edge_zone.resize(self.vertices.len(), zone);
+        for i in start..self.vertices.len() - 1 {
+            if self.vertices[i] != self.vertices[i + 1] {
+                self.edges.push(i as u32);
+            }
+        }
         Ok(())
     }
 
@@ -112,37 +244,326 @@ impl TimezoneIndex {
 
     /// Number of zones.
     pub fn len(&self) -> usize {
-        self.zones.len()
+        self.tzids.len()
+    }
+
+    /// Whether no zone was added.
+    pub fn is_empty(&self) -> bool {
+        self.tzids.is_empty()
+    }
+
+    /// Builds the grid.
+    pub fn build(self) -> TimezoneIndex {
+        let TimezoneIndexBuilder {
+            tzids,
+            vertices,
+            edges,
+            edge_zone,
+        } = self;
+        let edge = |e: u32| (vertices[e as usize], vertices[e as usize + 1]);
+        // Edges meeting each 1° cell, and the edges spanning each row's reference latitude.
+        let mut cells: Vec<Vec<u32>> = vec![Vec::new(); TOP_W * TOP_H];
+        let mut rows: Vec<Vec<u32>> = vec![Vec::new(); TOP_H];
+        for &e in &edges {
+            let (a, b) = edge(e);
+            let cx0 = top_col(a[0].min(b[0]));
+            let cx1 = top_col(a[0].max(b[0]));
+            let cy0 = top_row(a[1].min(b[1]));
+            let cy1 = top_row(a[1].max(b[1]));
+            for cy in cy0..=cy1 {
+                let y0 = cy as f64 - 90.0;
+                let ry = y0 + REF_Y;
+                if (a[1] > ry) != (b[1] > ry) {
+                    rows[cy].push(e);
+                }
+                for cx in cx0..=cx1 {
+                    let x0 = cx as f64 - 180.0;
+                    if meets_box(a, b, x0, y0, x0 + 1.0, y0 + 1.0) {
+                        cells[cy * TOP_W + cx].push(e);
+                    }
+                }
+            }
+        }
+        let mut index = TimezoneIndex {
+            nodes: vec![0; TOP_W * TOP_H],
+            tzids,
+            edge_count: edges.len(),
+            ..TimezoneIndex::default()
+        };
+        let mut crossings: Vec<(f64, u16)> = Vec::new();
+        for (cy, row) in rows.iter().enumerate() {
+            // Even-odd sweep from the east along the row's reference latitude: a reference
+            // point is inside the zones whose edges cross the ray east of it an odd number of
+            // times.
+            let y = cy as f64 - 90.0 + REF_Y;
+            crossings.clear();
+            for &e in row {
+                let (a, b) = edge(e);
+                let x = (b[0] - a[0]) * (y - a[1]) / (b[1] - a[1]) + a[0];
+                crossings.push((x, edge_zone[e as usize]));
+            }
+            crossings.sort_by(|p, q| q.0.total_cmp(&p.0));
+            let mut inside: Vec<u16> = Vec::new();
+            let mut next = 0;
+            for cx in (0..TOP_W).rev() {
+                let x = cx as f64 - 180.0 + REF_X;
+                while let Some(&(cross_x, zone)) = crossings.get(next)
+                    && cross_x > x
+                {
+                    toggle(&mut inside, zone);
+                    next += 1;
+                }
+                let cell = std::mem::take(&mut cells[cy * TOP_W + cx]);
+                let word = index.build_node(
+                    &vertices,
+                    &edge_zone,
+                    [cx as f64 - 180.0, cy as f64 - 90.0],
+                    1.0,
+                    0,
+                    cell,
+                    [x, y],
+                    inside.clone(),
+                );
+                index.nodes[cy * TOP_W + cx] = word;
+            }
+        }
+        index.vertices = vertices;
+        index.nodes.shrink_to_fit();
+        index.leaves.shrink_to_fit();
+        index.sets.shrink_to_fit();
+        index.groups.shrink_to_fit();
+        index.edge_refs.shrink_to_fit();
+        index
+    }
+}
+
+fn top_col(x: f64) -> usize {
+    ((x + 180.0).floor().clamp(0.0, (TOP_W - 1) as f64)) as usize
+}
+
+fn top_row(y: f64) -> usize {
+    ((y + 90.0).floor().clamp(0.0, (TOP_H - 1) as f64)) as usize
+}
+
+impl TimezoneIndex {
+    /// Builds the node of the cell with south-west corner `o` and side `size`, met by `edges`,
+    /// whose reference point `r` lies inside the zones `inside`; returns the node word.
+    #[allow(clippy::too_many_arguments)]
+    fn build_node(
+        &mut self,
+        vertices: &[Point],
+        edge_zone: &[u16],
+        o: Point,
+        size: f64,
+        depth: u32,
+        mut edges: Vec<u32>,
+        r: Point,
+        inside: Vec<u16>,
+    ) -> u32 {
+        let edge = |e: u32| (vertices[e as usize], vertices[e as usize + 1]);
+        if edges.is_empty() {
+            return TAG_UNIFORM | u32::from(inside.first().copied().unwrap_or(NONE));
+        }
+        if edges.len() <= LEAF_EDGES || depth >= MAX_DEPTH {
+            edges.sort_by_key(|&e| (edge_zone[e as usize], e));
+            let group_start = self.groups.len() as u32;
+            for &e in &edges {
+                let zone = edge_zone[e as usize];
+                let own = self.groups.len() as u32 > group_start;
+                match self.groups.last_mut() {
+                    Some(g) if own && g.zone == zone => g.len += 1,
+                    _ => self.groups.push(Group {
+                        zone,
+                        start: self.edge_refs.len() as u32,
+                        len: 1,
+                    }),
+                }
+                self.edge_refs.push(e);
+            }
+            let leaf = Leaf {
+                r,
+                set_start: self.sets.len() as u32,
+                set_len: inside.len() as u32,
+                group_start,
+                group_len: self.groups.len() as u32 - group_start,
+            };
+            self.sets.extend_from_slice(&inside);
+            self.leaves.push(leaf);
+            return TAG_LEAF | (self.leaves.len() as u32 - 1);
+        }
+        let first = self.nodes.len();
+        self.nodes.extend([0; 4]);
+        let half = size / 2.0;
+        for child in 0..4u32 {
+            let co = [
+                o[0] + f64::from(child & 1) * half,
+                o[1] + f64::from(child >> 1) * half,
+            ];
+            let child_edges: Vec<u32> = edges
+                .iter()
+                .copied()
+                .filter(|&e| {
+                    let (a, b) = edge(e);
+                    meets_box(a, b, co[0], co[1], co[0] + half, co[1] + half)
+                })
+                .collect();
+            let cr = [co[0] + REF_X * half, co[1] + REF_Y * half];
+            // Zones containing the child's reference point: the parent's, flipped for every
+            // zone whose edges the segment r → cr crosses an odd number of times (the segment
+            // lies in this cell, so `edges` holds every edge it can cross).
+            let mut child_inside = inside.clone();
+            for &e in &edges {
+                let (a, b) = edge(e);
+                if crosses(r, cr, a, b) {
+                    toggle(&mut child_inside, edge_zone[e as usize]);
+                }
+            }
+            let word = self.build_node(
+                vertices,
+                edge_zone,
+                co,
+                half,
+                depth + 1,
+                child_edges,
+                cr,
+                child_inside,
+            );
+            self.nodes[first + child as usize] = word;
+        }
+        TAG_SPLIT | first as u32
+    }
+
+    /// Number of zones.
+    pub fn len(&self) -> usize {
+        self.tzids.len()
     }
 
     /// Whether no zone is loaded.
     pub fn is_empty(&self) -> bool {
-        self.zones.is_empty()
+        self.tzids.is_empty()
     }
 
-    /// The tz identifier at a point: the zone whose polygon contains it, else the nautical
-    /// zone of the longitude.
-    pub fn lookup(&self, lat: f64, lng: f64) -> String {
-        if let Some(candidates) = self.cells.get(&cell(lng, lat)) {
-            for &i in candidates {
-                let zone = &self.zones[i as usize];
-                if zone.polygons.iter().any(|rings| contains(rings, lng, lat)) {
-                    return zone.tzid.clone();
+    /// Figures of the index.
+    pub fn stats(&self) -> TimezoneIndexStats {
+        use std::mem::size_of;
+        TimezoneIndexStats {
+            zones: self.tzids.len(),
+            vertices: self.vertices.len(),
+            edges: self.edge_count,
+            nodes: self.nodes.len(),
+            edge_leaves: self.leaves.len(),
+            edge_refs: self.edge_refs.len(),
+            bytes: self.vertices.len() * size_of::<Point>()
+                + self.nodes.len() * 4
+                + self.leaves.len() * size_of::<Leaf>()
+                + self.sets.len() * 2
+                + self.groups.len() * size_of::<Group>()
+                + self.edge_refs.len() * 4
+                + self.tzids.iter().map(|t| t.len() + 16).sum::<usize>(),
+        }
+    }
+
+    /// The tz identifier at a point: the first zone whose polygon contains it, else the
+    /// nautical zone of the longitude.
+    pub fn lookup(&self, lat: f64, lng: f64) -> &str {
+        match self.zone_at(lat, lng) {
+            NONE => nautical_zone(lng),
+            z => self.tzids.get(usize::from(z)).map_or("Etc/GMT", |t| &**t),
+        }
+    }
+
+    fn zone_at(&self, lat: f64, lng: f64) -> u16 {
+        if self.nodes.is_empty() {
+            return NONE;
+        }
+        let x = lng.clamp(-180.0, 180.0);
+        let y = lat.clamp(-90.0, 90.0);
+        let (cx, cy) = (top_col(x), top_row(y));
+        let mut o = [cx as f64 - 180.0, cy as f64 - 90.0];
+        let mut size = 1.0;
+        let mut word = self.nodes[cy * TOP_W + cx];
+        loop {
+            match word & TAG_MASK {
+                TAG_SPLIT => {
+                    size *= 0.5;
+                    let east = x >= o[0] + size;
+                    let north = y >= o[1] + size;
+                    if east {
+                        o[0] += size;
+                    }
+                    if north {
+                        o[1] += size;
+                    }
+                    let child =
+                        (word & !TAG_MASK) as usize + usize::from(east) + 2 * usize::from(north);
+                    word = self.nodes[child];
                 }
+                TAG_LEAF => return self.leaf_zone((word & !TAG_MASK) as usize, [x, y]),
+                _ => return (word & 0xffff) as u16,
             }
         }
-        nautical_zone(lng)
+    }
+
+    /// The first zone containing `q` in a leaf with edges.
+    fn leaf_zone(&self, leaf: usize, q: Point) -> u16 {
+        let leaf = self.leaves[leaf];
+        let inside = &self.sets[leaf.set_start as usize..(leaf.set_start + leaf.set_len) as usize];
+        let groups =
+            &self.groups[leaf.group_start as usize..(leaf.group_start + leaf.group_len) as usize];
+        let mut best = NONE;
+        for g in groups {
+            let mut odd = inside.contains(&g.zone);
+            for &e in &self.edge_refs[g.start as usize..(g.start + g.len) as usize] {
+                let a = self.vertices[e as usize];
+                let b = self.vertices[e as usize + 1];
+                odd ^= crosses(leaf.r, q, a, b);
+            }
+            if odd {
+                best = best.min(g.zone);
+            }
+        }
+        for &z in inside {
+            if z < best && !groups.iter().any(|g| g.zone == z) {
+                best = z;
+            }
+        }
+        best
     }
 }
 
+/// The nautical zones, from `Etc/GMT+12` (west) to `Etc/GMT-12` (east).
+const NAUTICAL: [&str; 25] = [
+    "Etc/GMT+12",
+    "Etc/GMT+11",
+    "Etc/GMT+10",
+    "Etc/GMT+9",
+    "Etc/GMT+8",
+    "Etc/GMT+7",
+    "Etc/GMT+6",
+    "Etc/GMT+5",
+    "Etc/GMT+4",
+    "Etc/GMT+3",
+    "Etc/GMT+2",
+    "Etc/GMT+1",
+    "Etc/GMT",
+    "Etc/GMT-1",
+    "Etc/GMT-2",
+    "Etc/GMT-3",
+    "Etc/GMT-4",
+    "Etc/GMT-5",
+    "Etc/GMT-6",
+    "Etc/GMT-7",
+    "Etc/GMT-8",
+    "Etc/GMT-9",
+    "Etc/GMT-10",
+    "Etc/GMT-11",
+    "Etc/GMT-12",
+];
+
 /// `Etc/GMT±N` for a longitude (signs as in the tz database: east of Greenwich is `GMT-N`).
-pub fn nautical_zone(lng: f64) -> String {
-    let hours = (lng / 15.0).round() as i32;
-    match hours {
-        0 => "Etc/GMT".to_string(),
-        h if h > 0 => format!("Etc/GMT-{}", h.min(12)),
-        h => format!("Etc/GMT+{}", (-h).min(12)),
-    }
+pub fn nautical_zone(lng: f64) -> &'static str {
+    let hours = ((lng / 15.0).round() as i32).clamp(-12, 12);
+    NAUTICAL[(hours + 12) as usize]
 }
 
 /// The timezone result for `tzid` at `instant`: abbreviation in force, standard offset and the
@@ -263,17 +684,19 @@ mod tests {
         );
     }
 
+    /// A polyline6 ring of `(lng, lat)` points, as the packs store them.
+    fn ring(pts: &[(f64, f64)]) -> String {
+        let coords: Vec<geo_types::Coord<f64>> = pts
+            .iter()
+            .map(|&(x, y)| geo_types::Coord { x, y })
+            .collect();
+        polyline::encode_coordinates(coords, 6).unwrap()
+    }
+
     #[test]
     fn polygons_with_holes() {
-        let mut idx = TimezoneIndex::default();
-        // A square zone with a square hole, lat/lng order inside polylines.
-        let ring = |pts: &[(f64, f64)]| {
-            let coords: Vec<geo_types::Coord<f64>> = pts
-                .iter()
-                .map(|&(x, y)| geo_types::Coord { x, y })
-                .collect();
-            polyline::encode_coordinates(coords, 6).unwrap()
-        };
+        let mut b = TimezoneIndexBuilder::default();
+        // A square zone with a square hole.
         let outer = ring(&[
             (10.0, 10.0),
             (12.0, 10.0),
@@ -289,7 +712,10 @@ mod tests {
             (10.5, 10.5),
         ]);
         let shape = serde_json::to_string(&vec![vec![outer, hole]]).unwrap();
-        idx.add("Europe/Berlin", &shape).unwrap();
+        b.add("Europe/Berlin", &shape).unwrap();
+        b.add("Europe/Berlin", &shape).unwrap();
+        assert_eq!(b.len(), 1, "a zone given twice is kept once");
+        let idx = b.build();
         assert_eq!(idx.lookup(10.2, 10.2), "Europe/Berlin");
         assert_eq!(
             idx.lookup(11.0, 11.0),
@@ -297,5 +723,172 @@ mod tests {
             "inside the hole: nautical zone"
         );
         assert_eq!(idx.lookup(40.0, 40.0), "Etc/GMT-3");
+        assert_eq!(
+            TimezoneIndexBuilder::default().build().lookup(0.0, 0.0),
+            "Etc/GMT"
+        );
+    }
+
+    /// Even-odd test over all rings of a polygon, the plain scan the grid replaces.
+    fn scan_contains(rings: &[Vec<(f64, f64)>], x: f64, y: f64) -> bool {
+        let mut inside = false;
+        for ring in rings {
+            let n = ring.len();
+            let mut j = n - 1;
+            for i in 0..n {
+                let (xi, yi) = ring[i];
+                let (xj, yj) = ring[j];
+                if (yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi {
+                    inside = !inside;
+                }
+                j = i;
+            }
+        }
+        inside
+    }
+
+    #[test]
+    fn the_grid_answers_as_a_scan_of_the_polygons() {
+        // Jagged zones (thousands of short edges, so cells split deep), a zone with a hole,
+        // overlapping zones (the first loaded wins), zones touching the antimeridian and the
+        // poles; compared with a plain scan on random points.
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let jagged = |cx: f64, cy: f64, r: f64, n: usize, rnd: &mut dyn FnMut() -> f64| {
+            let mut pts: Vec<(f64, f64)> = (0..n)
+                .map(|i| {
+                    let t = i as f64 / n as f64 * std::f64::consts::TAU;
+                    let rr = r * (0.6 + 0.4 * rnd());
+                    (cx + rr * t.cos(), cy + rr * t.sin())
+                })
+                .collect();
+            pts.push(pts[0]);
+            pts
+        };
+        let mut zones: Vec<(String, Vec<Vec<(f64, f64)>>)> = vec![
+            (
+                "A/Jagged".into(),
+                vec![jagged(5.3, 45.1, 3.0, 4000, &mut rnd)],
+            ),
+            (
+                "B/Overlap".into(),
+                vec![jagged(7.0, 46.0, 2.5, 500, &mut rnd)],
+            ),
+            (
+                "C/Holed".into(),
+                vec![
+                    vec![
+                        (-20.0, -10.0),
+                        (-10.0, -10.0),
+                        (-10.0, 0.0),
+                        (-20.0, 0.0),
+                        (-20.0, -10.0),
+                    ],
+                    jagged(-15.0, -5.0, 2.0, 300, &mut rnd),
+                ],
+            ),
+            (
+                "D/East".into(),
+                vec![vec![
+                    (175.0, -20.0),
+                    (180.0, -20.0),
+                    (180.0, -10.0),
+                    (175.0, -10.0),
+                    (175.0, -20.0),
+                ]],
+            ),
+            (
+                "E/West".into(),
+                vec![vec![
+                    (-180.0, -20.0),
+                    (-175.0, -20.0),
+                    (-175.0, -10.0),
+                    (-180.0, -10.0),
+                    (-180.0, -20.0),
+                ]],
+            ),
+            (
+                "F/Pole".into(),
+                vec![vec![
+                    (-180.0, 80.0),
+                    (180.0, 80.0),
+                    (180.0, 90.0),
+                    (-180.0, 90.0),
+                    (-180.0, 80.0),
+                ]],
+            ),
+        ];
+        zones.push((
+            "G/Long".into(),
+            vec![vec![
+                (-40.0, -60.0),
+                (-30.0, 70.0),
+                (-20.0, -60.0),
+                (-40.0, -60.0),
+            ]],
+        ));
+        let mut b = TimezoneIndexBuilder::default();
+        for (tzid, rings) in &zones {
+            let encoded: Vec<String> = rings.iter().map(|r| ring(r)).collect();
+            b.add(tzid, &serde_json::to_string(&vec![encoded]).unwrap())
+                .unwrap();
+        }
+        let idx = b.build();
+        let st = idx.stats();
+        assert!(st.edge_leaves > 100 && st.nodes > TOP_W * TOP_H, "{st:?}");
+        // The scan works on the rounded (polyline6) coordinates the index holds.
+        let round = |v: f64| (v * 1e6).round() / 1e6;
+        let rounded: Vec<(String, Vec<Vec<(f64, f64)>>)> = zones
+            .iter()
+            .map(|(t, rings)| {
+                (
+                    t.clone(),
+                    rings
+                        .iter()
+                        .map(|r| r.iter().map(|&(x, y)| (round(x), round(y))).collect())
+                        .collect(),
+                )
+            })
+            .collect();
+        let scan = |lat: f64, lng: f64| -> String {
+            rounded
+                .iter()
+                .find(|(_, rings)| scan_contains(rings, lng, lat))
+                .map_or_else(|| nautical_zone(lng).to_string(), |(t, _)| t.clone())
+        };
+        let mut checked = 0;
+        for i in 0..30_000 {
+            // Half the points near the jagged zones, the rest anywhere.
+            let (lat, lng) = if i % 2 == 0 {
+                (40.0 + rnd() * 10.0, 1.0 + rnd() * 10.0)
+            } else {
+                (rnd() * 180.0 - 90.0, rnd() * 360.0 - 180.0)
+            };
+            assert_eq!(idx.lookup(lat, lng), scan(lat, lng), "{lat},{lng}");
+            checked += 1;
+        }
+        assert_eq!(checked, 30_000);
+        // Domain edges: the antimeridian and the poles answer as the scan does (a point on a
+        // polygon's east or north edge is outside it, as with any even-odd ray cast).
+        for (lat, lng) in [
+            (-15.0, 180.0),
+            (-15.0, -180.0),
+            (90.0, 0.0),
+            (-90.0, 0.0),
+            (0.0, 180.0),
+            (85.0, -180.0),
+            (85.0, 180.0),
+        ] {
+            assert_eq!(idx.lookup(lat, lng), scan(lat, lng), "{lat},{lng}");
+        }
+        assert_eq!(idx.lookup(-15.0, 179.999_999), "D/East");
+        assert_eq!(idx.lookup(-15.0, -180.0), "E/West");
+        assert_eq!(idx.lookup(89.999_999, 0.0), "F/Pole");
+        assert_eq!(idx.lookup(-90.0, 0.0), "Etc/GMT");
     }
 }

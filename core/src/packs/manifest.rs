@@ -57,6 +57,10 @@ pub struct PackSource {
     /// Notes, e.g. that a fare table is made up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// Pack layers this input fed (from `sources.toml`); answers built from a layer show the
+    /// attribution of its sources. Empty in manifests written before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layers: Vec<String>,
 }
 
 /// Area a pack covers.
@@ -265,6 +269,7 @@ mod tests {
             version: None,
             sha256: None,
             notes: None,
+            layers: vec![],
         });
         m.sign(&p).unwrap();
         (p, serde_json::to_vec_pretty(&m).unwrap())
