@@ -56,3 +56,55 @@ pub fn private_caller(publisher: &Publisher) -> Caller {
         ..Caller::default()
     }
 }
+
+/// The region sample plans reduced to the layers the localities operations read (roads,
+/// places, addresses, POIs, search), so that tests build them quickly.
+pub fn localities_plans() -> Vec<PackPlan> {
+    use waymark_core::packs::schema::layers;
+    build::sample_plans()
+        .into_iter()
+        .filter(|p| !p.base)
+        .map(|mut p| {
+            p.layers = [
+                layers::ROADS,
+                layers::PLACES,
+                layers::ADDRESSES,
+                layers::POIS,
+                layers::SEARCH,
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            p
+        })
+        .collect()
+}
+
+/// Builds every plan under `tmp`, signs them with one new publisher and installs them all into
+/// a new engine (rate limits off).
+pub fn engine_with_packs(plans: &[PackPlan], tmp: &Path) -> (Engine, Publisher) {
+    let publisher = Publisher::generate().unwrap();
+    let mut config = EngineConfig::new(&tmp.join("state"), vec![publisher.verifying()]);
+    config.rate_limits = RateLimitMode::Off;
+    config.packs_dir = Some(tmp.join("packs"));
+    let engine = Engine::open(config).unwrap();
+    for plan in plans {
+        let dir = build::build_pack(
+            plan,
+            "1",
+            &sources(),
+            &tmp.join("built"),
+            false,
+            &mut |_, _, _| {},
+        )
+        .unwrap();
+        build::sign_pack(&dir, &publisher).unwrap();
+        engine
+            .install_pack(
+                &format!("file://{}", dir.canonicalize().unwrap().display()),
+                &mut |_| {},
+            )
+            .unwrap();
+    }
+    (engine, publisher)
+}
