@@ -45,6 +45,9 @@ pub struct EngineConfig {
     pub rate_limits: RateLimitMode,
     /// Directory of installed data packs (`None`: no packs, every data operation answers 503).
     pub packs_dir: Option<PathBuf>,
+    /// The device's locale language (ISO 639-1), used by the localities operations when a
+    /// request has neither `language` nor `Accept-Language` (`None`: English).
+    pub default_language: Option<String>,
 }
 
 impl EngineConfig {
@@ -56,6 +59,7 @@ impl EngineConfig {
             trusted_publishers,
             rate_limits: RateLimitMode::Spec,
             packs_dir: None,
+            default_language: None,
         }
     }
 }
@@ -72,6 +76,8 @@ pub struct Engine {
     tz_index: PackSetCache<TimezoneIndex>,
     /// IP ranges of the current pack set (rebuilt when the set changes).
     ip_index: PackSetCache<IpIndex>,
+    /// Search indexes of the current pack set (localities).
+    localities: crate::localities::Localities,
 }
 
 impl Engine {
@@ -107,6 +113,7 @@ impl Engine {
             installs: parking_lot::Mutex::new(std::collections::HashMap::new()),
             tz_index: PackSetCache::default(),
             ip_index: PackSetCache::default(),
+            localities: Default::default(),
         })
     }
 
@@ -227,7 +234,9 @@ impl Engine {
         grant: &Grant,
         req: AutocompleteRequest,
     ) -> Result<AutocompleteResponse, ApiError> {
-        self.not_available(grant, Endpoint::Autocomplete, &req)
+        self.admit(grant, Endpoint::Autocomplete, &req)?;
+        let locale = self.config.default_language.as_deref();
+        (self.localities).autocomplete(self.packs.snapshot(), &self.auth, grant, &req, locale)
     }
 
     /// `GET /localities/details`
@@ -236,7 +245,9 @@ impl Engine {
         grant: &Grant,
         req: DetailsRequest,
     ) -> Result<DetailsResponse, ApiError> {
-        self.not_available(grant, Endpoint::Details, &req)
+        self.admit(grant, Endpoint::Details, &req)?;
+        let locale = self.config.default_language.as_deref();
+        (self.localities).details(self.packs.snapshot(), &self.auth, grant, &req, locale)
     }
 
     /// `GET /localities/geocode`
@@ -245,7 +256,9 @@ impl Engine {
         grant: &Grant,
         req: GeocodeRequest,
     ) -> Result<GeocodeResponse, ApiError> {
-        self.not_available(grant, Endpoint::Geocode, &req)
+        self.admit(grant, Endpoint::Geocode, &req)?;
+        let locale = self.config.default_language.as_deref();
+        (self.localities).geocode(self.packs.snapshot(), &self.auth, grant, &req, locale)
     }
 
     /// `GET /localities/nearby`
@@ -254,7 +267,8 @@ impl Engine {
         grant: &Grant,
         req: NearbyRequest,
     ) -> Result<NearbyResponse, ApiError> {
-        self.not_available(grant, Endpoint::Nearby, &req)
+        self.admit(grant, Endpoint::Nearby, &req)?;
+        (self.localities).nearby(self.packs.snapshot(), &self.auth, grant, &req)
     }
 
     // ----- geolocation -----

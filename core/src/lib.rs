@@ -10,6 +10,7 @@ pub mod endpoint;
 pub mod engine;
 pub mod error;
 pub mod geolocation;
+pub mod localities;
 pub mod packs;
 
 pub use engine::{Engine, EngineConfig};

@@ -86,6 +86,7 @@ pub fn sample_plans() -> Vec<PackPlan> {
             layers::INDOOR,
             layers::IP,
             layers::TIMEZONES,
+            layers::SEARCH,
         ]
         .iter()
         .map(|s| s.to_string())
@@ -108,6 +109,7 @@ pub fn sample_plans() -> Vec<PackPlan> {
                 layers::PLACES.into(),
                 layers::IP.into(),
                 layers::TIMEZONES.into(),
+                layers::SEARCH.into(),
             ],
             base: true,
         },
@@ -197,6 +199,15 @@ pub fn build_pack(
         indoor: wants(plan, layers::INDOOR, &conn)?,
     };
     let want_gazetteer = !plan.base && wants(plan, layers::PLACES, &conn)?;
+    // The search index is made from these layers: rebuild it when any of them is built now.
+    if osm_layers.roads
+        || osm_layers.places
+        || osm_layers.addresses
+        || osm_layers.pois
+        || wants(plan, layers::PLACES, &conn)?
+    {
+        conn.execute("DELETE FROM meta WHERE key = 'layer:search'", [])?;
+    }
     if !plan.osm.is_empty() {
         let osm_id = plan
             .osm
@@ -343,6 +354,26 @@ pub fn build_pack(
         mark_done(
             &conn,
             layers::TIMEZONES,
+            &serde_json::to_value(&stats).unwrap_or(Value::Null),
+        )?;
+    }
+
+    // Search: the name index over places, postal codes, streets, addresses and POIs.
+    if wants(plan, layers::SEARCH, &conn)? {
+        progress("search", 0, 0);
+        let countries = if plan.base {
+            None
+        } else {
+            used_sources.push(sources.get("countries")?.pack_source());
+            Some(sources.member("countries", "package/countries.json")?)
+        };
+        let started = Instant::now();
+        let stats = crate::search::build(&conn, &work, countries.as_deref())
+            .map_err(|e| BuildError::Invalid(e.to_string()))?;
+        tracing::info!(pack = %plan.id, ms = started.elapsed().as_millis() as u64, docs = stats.docs, "search index built");
+        mark_done(
+            &conn,
+            layers::SEARCH,
             &serde_json::to_value(&stats).unwrap_or(Value::Null),
         )?;
     }

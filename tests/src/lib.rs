@@ -57,6 +57,29 @@ pub fn private_caller(publisher: &Publisher) -> Caller {
     }
 }
 
+/// The region sample plans reduced to the layers the localities operations read (roads,
+/// places, addresses, POIs, search), so that tests build them quickly.
+pub fn localities_plans() -> Vec<PackPlan> {
+    use waymark_core::packs::schema::layers;
+    build::sample_plans()
+        .into_iter()
+        .filter(|p| !p.base)
+        .map(|mut p| {
+            p.layers = [
+                layers::ROADS,
+                layers::PLACES,
+                layers::ADDRESSES,
+                layers::POIS,
+                layers::SEARCH,
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            p
+        })
+        .collect()
+}
+
 /// Builds every plan of `plans` under `tmp`, signs them with one new publisher and installs
 /// them all into a new engine (rate limits off); returns the engine, the publisher and the
 /// built pack directories (in the order of `plans`).

@@ -7,6 +7,7 @@ pub mod install;
 pub mod manifest;
 pub mod registry;
 pub mod schema;
+pub mod search;
 
 pub use install::{InstallError, InstallProgress, InstalledPack, PackStore};
 pub use manifest::{FORMAT_VERSION, Manifest, ManifestError, PackFile, PackSource};

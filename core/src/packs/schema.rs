@@ -35,8 +35,13 @@ pub mod layers {
     pub const IP: &str = "ip";
     /// Timezone polygons.
     pub const TIMEZONES: &str = "timezones";
+    /// Name search index (tantivy, `search/`) over places, postal codes, streets, addresses
+    /// and POIs; see [`crate::packs::search`].
+    pub const SEARCH: &str = "search";
     /// Every layer name built from open data.
-    pub const ALL: &[&str] = &[ROADS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES];
+    pub const ALL: &[&str] = &[
+        ROADS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES, SEARCH,
+    ];
     /// Stores (assets) imported by a project.
     pub const STORES: &str = "stores";
     /// Zones attached to stores.

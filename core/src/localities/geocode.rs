@@ -1,0 +1,570 @@
+//! `GET /localities/geocode`: an address to coordinates (parts in any order, house numbers
+//! interpolated along their street when the exact point is missing), or a `latlng` to the
+//! nearest address, else street, else locality, else admin area.
+use std::sync::Arc;
+
+use super::details::{details_of, leading_number};
+use super::format::{Shown, resolve_language};
+use super::geometry::{
+    Area, decode_polyline6, degrees_for, haversine_m, nearest_on_line, point_along,
+};
+use super::index::{Bias, Item, LocalitiesIndex, text_query};
+use super::text::{MatchKind, QueryToken, match_word, query_tokens};
+use crate::api::{
+    Accuracy, AddressComponent, CcFormat, DetailsField, GeocodeRequest, GeocodeResponse,
+    GeocodeResult, LatLng, OneOrMany,
+};
+use crate::packs::search::{fold, kinds, osm_public_id, street_key, words};
+
+/// Farthest address point a reverse geocode returns, in metres.
+pub const REVERSE_ADDRESS_M: f64 = 100.0;
+/// Farthest street a reverse geocode returns, in metres.
+pub const REVERSE_STREET_M: f64 = 250.0;
+/// Farthest settlement point a reverse geocode returns, in metres (weighted by kind).
+pub const REVERSE_LOCALITY_M: f64 = 15_000.0;
+
+fn to_result(
+    idx: &LocalitiesIndex,
+    shown: &Shown,
+    fields: &[DetailsField],
+    cc_format: CcFormat,
+) -> GeocodeResult {
+    let d = details_of(idx, shown, &shown.item.public_id, fields, cc_format, None);
+    GeocodeResult {
+        public_id: d.public_id,
+        types: d.types,
+        formatted_address: d.formatted_address,
+        geometry: d.geometry,
+        address_components: d.address_components,
+    }
+}
+
+fn shown(idx: &LocalitiesIndex, item: Item, lang: &str) -> Shown {
+    let parents = idx.parents(&item);
+    Shown {
+        item,
+        parents,
+        lang: lang.to_string(),
+    }
+}
+
+/// Runs geocode (forward or reverse).
+pub fn run(
+    idx: &LocalitiesIndex,
+    req: &GeocodeRequest,
+    countries: &[String],
+    locale_default: Option<&str>,
+) -> GeocodeResponse {
+    let lang = resolve_language(
+        req.language.as_deref(),
+        req.accept_language.as_deref(),
+        locale_default,
+    );
+    let cc_format = req.effective_cc_format();
+    let results = match (&req.address, &req.latlng) {
+        (Some(address), _) => forward(idx, address, countries, &lang, &req.fields, cc_format),
+        (None, Some(p)) => reverse(idx, p.lat, p.lng, &lang, &req.fields, cc_format),
+        (None, None) => Vec::new(),
+    };
+    GeocodeResponse { results }
+}
+
+/// How much of the query an item explains.
+fn explain(shown: &Shown, tokens: &[QueryToken]) -> (f64, Vec<bool>) {
+    let d = &shown.item.data;
+    let name_words = words(&shown.name());
+    let hn = d.housenumber.as_deref().map(fold).unwrap_or_default();
+    let pc: Vec<String> = d
+        .postcode
+        .iter()
+        .chain(d.postcodes.iter())
+        .map(|p| fold(p).replace(' ', ""))
+        .collect();
+    let mut context = String::new();
+    for p in &shown.parents {
+        for n in p.data.names.values() {
+            context.push_str(n);
+            context.push(' ');
+        }
+    }
+    if let Some(c) = &d.city {
+        context.push_str(c);
+    }
+    let context_words = words(&context);
+    let mut used = vec![false; tokens.len()];
+    let mut score = 0.0;
+    let is_num = |t: &str| t.chars().next().is_some_and(|c| c.is_ascii_digit());
+    for (i, t) in tokens.iter().enumerate() {
+        let mut best: f64 = 0.0;
+        if !hn.is_empty() && (t.text == hn.replace(' ', "") || t.text == hn) {
+            best = best.max(4.0);
+        }
+        if pc
+            .iter()
+            .any(|p| *p == t.text || p.split(' ').any(|x| x == t.text))
+        {
+            best = best.max(2.5);
+        }
+        if let Some(k) = name_words
+            .iter()
+            .filter_map(|w| match_word(t, &w.text).map(|m| m.0))
+            .max()
+        {
+            best = best.max(match k {
+                MatchKind::Exact => 3.0,
+                _ => 1.5,
+            });
+        }
+        if best == 0.0
+            && let Some(k) = context_words
+                .iter()
+                .filter_map(|w| match_word(t, &w.text).map(|m| m.0))
+                .max()
+        {
+            best = best.max(if k == MatchKind::Exact { 1.2 } else { 0.6 });
+        }
+        if best > 0.0 {
+            used[i] = true;
+            score += best;
+        } else {
+            score -= if is_num(&t.text) { 2.0 } else { 1.5 };
+        }
+    }
+    // Name words the query does not mention count against the item.
+    let missing = name_words
+        .iter()
+        .filter(|w| !tokens.iter().any(|t| match_word(t, &w.text).is_some()))
+        .count();
+    score -= missing as f64 * 1.0;
+    score += match shown.item.kind.as_str() {
+        kinds::ADDRESS => 0.6,
+        kinds::ROUTE => 0.4,
+        kinds::POSTAL_CODE => 0.3,
+        _ => shown.item.rank * 0.5,
+    };
+    (score, used)
+}
+
+fn forward(
+    idx: &LocalitiesIndex,
+    address: &str,
+    countries: &[String],
+    lang: &str,
+    fields: &[DetailsField],
+    cc_format: CcFormat,
+) -> Vec<GeocodeResult> {
+    let tokens = query_tokens(address, false);
+    if tokens.is_empty() {
+        return Vec::new();
+    }
+    let types: Vec<String> = [
+        kinds::ADDRESS,
+        kinds::ROUTE,
+        kinds::POSTAL_CODE,
+        "locality",
+        kinds::ADMIN,
+        kinds::COUNTRY,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let hits = idx.search(
+        |f| text_query(f, &tokens, &types, countries, false),
+        Bias::default(),
+        60,
+    );
+    let mut scored: Vec<(f64, Vec<bool>, Shown)> = hits
+        .into_iter()
+        .map(|(_, item)| {
+            let s = shown(idx, item, lang);
+            let (score, used) = explain(&s, &tokens);
+            (score, used, s)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut out = Vec::new();
+    if let Some((_, used, best)) = scored.first()
+        && best.item.kind == kinds::ROUTE
+    {
+        // A street and a number it has no point for: interpolate.
+        let number = tokens
+            .iter()
+            .zip(used)
+            .filter(|(t, u)| !**u && t.text.chars().next().is_some_and(|c| c.is_ascii_digit()))
+            .map(|(t, _)| t.text.clone())
+            .next();
+        if let Some(n) = number
+            && let Some(r) = interpolate(idx, best, &n, fields, cc_format)
+        {
+            out.push(r);
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (_, _, s) in scored.iter().take(5) {
+        if out.len() >= 5 {
+            break;
+        }
+        let r = to_result(idx, s, fields, cc_format);
+        if seen.insert(r.formatted_address.clone()) {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// The point of house number `number` on the street of `street`: along an interpolation line
+/// of the pack, else between the nearest lower and higher numbers of the street.
+fn interpolate(
+    idx: &LocalitiesIndex,
+    street: &Shown,
+    number: &str,
+    fields: &[DetailsField],
+    cc_format: CcFormat,
+) -> Option<GeocodeResult> {
+    let n = leading_number(number);
+    if n == u64::MAX {
+        return None;
+    }
+    let name = street.item.data.street.clone()?;
+    let key = street_key(&name);
+    let locality = street.item.data.parents.first().cloned();
+    let point = interpolation_line(
+        idx,
+        street.item.pack,
+        &key,
+        n,
+        (street.item.lat, street.item.lng),
+    )
+    .or_else(|| {
+        // Between numbered neighbours of the same street and locality.
+        let mut numbered: Vec<(u64, f64, f64)> = idx
+            .by_key(|f| f.street_key, &key, 5_000)
+            .into_iter()
+            .filter(|it| it.kind == kinds::ADDRESS && it.data.parents.first() == locality.as_ref())
+            .filter_map(|it| {
+                let v = leading_number(it.data.housenumber.as_deref()?);
+                (v != u64::MAX).then_some((v, it.lat, it.lng))
+            })
+            .collect();
+        numbered.sort_by_key(|x| x.0);
+        let same_parity = |v: u64| v % 2 == n % 2;
+        let lower = numbered
+            .iter()
+            .rev()
+            .find(|x| x.0 < n && same_parity(x.0))?;
+        let upper = numbered.iter().find(|x| x.0 > n && same_parity(x.0))?;
+        // Neighbours far apart are not one stretch of street.
+        if haversine_m(lower.1, lower.2, upper.1, upper.2) > 1_000.0 {
+            return None;
+        }
+        let t = (n - lower.0) as f64 / (upper.0 - lower.0) as f64;
+        Some((
+            lower.1 + t * (upper.1 - lower.1),
+            lower.2 + t * (upper.2 - lower.2),
+        ))
+    })?;
+    let mut r = to_result(idx, street, fields, cc_format);
+    r.types = vec![kinds::ADDRESS.to_string()];
+    r.geometry.location = LatLng {
+        lat: point.0,
+        lng: point.1,
+    };
+    if r.geometry.accuracy.is_some() {
+        r.geometry.accuracy = Some(Accuracy::RangeInterpolated);
+        r.geometry.viewport = Some(super::format::viewport_around(point.0, point.1, 75.0));
+    }
+    r.geometry.shape = None;
+    let mut item = street.item.clone();
+    item.kind = kinds::ADDRESS.to_string();
+    item.data.housenumber = Some(number.to_string());
+    let as_address = Shown {
+        item,
+        parents: street.parents.clone(),
+        lang: street.lang.clone(),
+    };
+    r.formatted_address = as_address.formatted_address();
+    if fields.contains(&DetailsField::AddressComponents) {
+        r.address_components.insert(
+            0,
+            AddressComponent {
+                long_name: OneOrMany::One(number.to_string()),
+                short_name: OneOrMany::One(number.to_string()),
+                types: vec!["street_number".into()],
+            },
+        );
+    }
+    Some(r)
+}
+
+fn interpolation_line(
+    idx: &LocalitiesIndex,
+    pack: usize,
+    key: &str,
+    n: u64,
+    near: (f64, f64),
+) -> Option<(f64, f64)> {
+    let conn = idx.sqlite(pack);
+    let mut st = conn
+        .prepare(
+            "SELECT street, interpolation, start_number, end_number, geometry \
+             FROM address_interpolations WHERE street IS NOT NULL",
+        )
+        .ok()?;
+    let rows = st
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<i64>>(2)?,
+                r.get::<_, Option<i64>>(3)?,
+                r.get::<_, String>(4)?,
+            ))
+        })
+        .ok()?;
+    let mut best: Option<(f64, (f64, f64))> = None;
+    for (street, kind, start, end, geometry) in rows.flatten() {
+        let (Some(a), Some(b)) = (start, end) else {
+            continue;
+        };
+        if street_key(&street) != key {
+            continue;
+        }
+        let (lo, hi) = (a.min(b) as u64, a.max(b) as u64);
+        let parity_ok = match kind.as_str() {
+            "odd" => n % 2 == 1,
+            "even" => n % 2 == 0,
+            _ => true,
+        };
+        if n < lo || n > hi || hi == lo || !parity_ok {
+            continue;
+        }
+        let line = decode_polyline6(&geometry);
+        let frac = (n as f64 - a as f64) / (b as f64 - a as f64);
+        if let Some(p) = point_along(&line, frac) {
+            let d = haversine_m(p.0, p.1, near.0, near.1);
+            if best.is_none_or(|b| d < b.0) {
+                best = Some((d, p));
+            }
+        }
+    }
+    best.map(|b| b.1)
+}
+
+/// Reverse geocoding: from the most specific answer to the least: the nearest address within
+/// [`REVERSE_ADDRESS_M`], the nearest named street within [`REVERSE_STREET_M`], the locality,
+/// the admin areas containing the point, the country.
+pub fn reverse(
+    idx: &LocalitiesIndex,
+    lat: f64,
+    lng: f64,
+    lang: &str,
+    fields: &[DetailsField],
+    cc_format: CcFormat,
+) -> Vec<GeocodeResult> {
+    let mut found: Vec<Arc<Item>> = Vec::new();
+    if let Some(a) = nearest_address(idx, lat, lng) {
+        found.push(a);
+    }
+    if let Some(s) = nearest_street(idx, lat, lng) {
+        found.push(s);
+    }
+    let locality = found
+        .iter()
+        .flat_map(|f| f.data.parents.iter())
+        .find(|p| p.starts_with("place."))
+        .and_then(|id| idx.get(id))
+        .filter(|p| kinds::LOCALITIES.contains(&p.kind.as_str()))
+        .or_else(|| nearest_locality(idx, lat, lng));
+    let admin: Vec<Arc<Item>> = containing_admin(idx, lat, lng);
+    if let Some(l) = locality {
+        found.push(l);
+    }
+    found.extend(admin);
+    // The country, from the parents of what was found when no pack has its outline.
+    if !found.iter().any(|f| f.kind == kinds::COUNTRY)
+        && let Some(country) = found
+            .iter()
+            .flat_map(|f| f.data.parents.iter())
+            .find(|p| p.starts_with("place.country-"))
+            .and_then(|id| idx.get(id))
+    {
+        found.push(country);
+    }
+    let mut seen = std::collections::HashSet::new();
+    found
+        .into_iter()
+        .filter(|it| seen.insert(it.public_id.clone()))
+        .map(|it| to_result(idx, &shown(idx, (*it).clone(), lang), fields, cc_format))
+        .collect()
+}
+
+fn box_around(lat: f64, lng: f64, metres: f64) -> [f64; 4] {
+    let (dlat, dlng) = degrees_for(metres, lat);
+    [lat - dlat, lat + dlat, lng - dlng, lng + dlng]
+}
+
+fn nearest_address(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item>> {
+    let mut best: Option<(f64, String)> = None;
+    for pack in 0..idx.packs.len() {
+        let conn = idx.sqlite(pack);
+        let b = box_around(lat, lng, REVERSE_ADDRESS_M);
+        let Ok(mut st) = conn.prepare_cached(
+            "SELECT a.osm_type, a.osm_id, a.lat, a.lng FROM addresses a \
+             JOIN addresses_rtree r ON a.id = r.id \
+             WHERE r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 AND r.min_lng <= ?4",
+        ) else {
+            continue;
+        };
+        let Ok(rows) = st.query_map(b, |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, f64>(2)?,
+                r.get::<_, f64>(3)?,
+            ))
+        }) else {
+            continue;
+        };
+        for (t, id, alat, alng) in rows.flatten() {
+            let d = haversine_m(lat, lng, alat, alng);
+            if d <= REVERSE_ADDRESS_M && best.as_ref().is_none_or(|b| d < b.0) {
+                best = Some((d, osm_public_id("addr", &t, id)));
+            }
+        }
+    }
+    best.and_then(|(_, id)| idx.get(&id))
+}
+
+fn nearest_street(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item>> {
+    let mut best: Option<(f64, String)> = None;
+    for pack in 0..idx.packs.len() {
+        let conn = idx.sqlite(pack);
+        let b = box_around(lat, lng, REVERSE_STREET_M);
+        let Ok(mut st) = conn.prepare_cached(
+            "SELECT e.name, e.geometry FROM road_edges e JOIN road_edges_rtree r ON e.id = r.id \
+             WHERE r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 AND r.min_lng <= ?4 \
+             AND e.name IS NOT NULL",
+        ) else {
+            continue;
+        };
+        let Ok(rows) = st.query_map(b, |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        else {
+            continue;
+        };
+        for (name, geometry) in rows.flatten() {
+            let line = decode_polyline6(&geometry);
+            if let Some((d, ..)) = nearest_on_line(&line, lat, lng)
+                && d <= REVERSE_STREET_M
+                && best.as_ref().is_none_or(|b| d < b.0)
+            {
+                best = Some((d, name));
+            }
+        }
+    }
+    let (_, name) = best?;
+    // The street document of that name nearest to the point.
+    idx.by_key(|f| f.street_key, &street_key(&name), 200)
+        .into_iter()
+        .filter(|it| it.kind == kinds::ROUTE)
+        .min_by(|a, b| street_distance(a, lat, lng).total_cmp(&street_distance(b, lat, lng)))
+        .map(Arc::new)
+}
+
+fn street_distance(it: &Item, lat: f64, lng: f64) -> f64 {
+    match it.data.bbox {
+        Some([w, s, e, n]) => {
+            let clat = lat.clamp(s, n);
+            let clng = lng.clamp(w, e);
+            haversine_m(lat, lng, clat, clng)
+        }
+        None => haversine_m(lat, lng, it.lat, it.lng),
+    }
+}
+
+fn nearest_locality(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item>> {
+    let mut best: Option<(f64, String)> = None;
+    for pack in 0..idx.packs.len() {
+        let conn = idx.sqlite(pack);
+        let b = box_around(lat, lng, REVERSE_LOCALITY_M);
+        let Ok(mut st) = conn.prepare_cached(
+            "SELECT p.source, p.source_id, p.kind, p.lat, p.lng FROM places p \
+             JOIN places_rtree r ON p.id = r.id \
+             WHERE r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 AND r.min_lng <= ?4 \
+             AND p.kind IN ('city', 'town', 'village', 'hamlet')",
+        ) else {
+            continue;
+        };
+        let Ok(rows) = st.query_map(b, |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, f64>(3)?,
+                r.get::<_, f64>(4)?,
+            ))
+        }) else {
+            continue;
+        };
+        for (source, source_id, kind, plat, plng) in rows.flatten() {
+            let reach = match kind.as_str() {
+                "city" => 10_000.0,
+                "town" => 5_000.0,
+                "village" => 2_500.0,
+                _ => 1_200.0,
+            };
+            let w = haversine_m(lat, lng, plat, plng) / reach;
+            let id = if source == "geonames" {
+                format!("place.gn-{source_id}")
+            } else {
+                osm_public_id("place", &source, source_id)
+            };
+            if w <= 1.5 && best.as_ref().is_none_or(|b| w < b.0) && idx.get(&id).is_some() {
+                best = Some((w, id));
+            }
+        }
+    }
+    best.and_then(|(_, id)| idx.get(&id))
+}
+
+fn containing_admin(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Vec<Arc<Item>> {
+    let mut out: Vec<(i64, Arc<Item>)> = Vec::new();
+    for pack in 0..idx.packs.len() {
+        let conn = idx.sqlite(pack);
+        let b = box_around(lat, lng, 1.0);
+        let Ok(mut st) = conn.prepare_cached(
+            "SELECT p.source, p.source_id, p.kind, p.admin_level, p.country_code, p.shape \
+             FROM places p JOIN places_rtree r ON p.id = r.id \
+             WHERE r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 AND r.min_lng <= ?4 \
+             AND p.kind IN ('admin_level', 'country') AND p.shape IS NOT NULL",
+        ) else {
+            continue;
+        };
+        let Ok(rows) = st.query_map(b, |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Option<i64>>(3)?,
+                r.get::<_, Option<String>>(4)?,
+                r.get::<_, String>(5)?,
+            ))
+        }) else {
+            continue;
+        };
+        for (source, source_id, kind, level, cc, shape) in rows.flatten() {
+            if !Area::from_geojson_str(&shape).is_some_and(|a| a.contains(lat, lng)) {
+                continue;
+            }
+            let id = if kind == kinds::COUNTRY {
+                cc.map(|c| format!("place.country-{}", c.to_uppercase()))
+            } else {
+                Some(osm_public_id("place", &source, source_id))
+            };
+            if let Some(item) = id.and_then(|id| idx.get(&id)) {
+                out.push((level.unwrap_or(2), item));
+            }
+        }
+    }
+    out.sort_by_key(|(level, _)| std::cmp::Reverse(*level));
+    out.into_iter().map(|(_, it)| it).collect()
+}

@@ -1,0 +1,370 @@
+//! The search indexes of the loaded packs, opened read-only once per pack set, and the
+//! queries every localities operation runs on them. Text searches merge the results of all
+//! packs; ids are looked up in every pack.
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
+use rusqlite::Connection;
+use tantivy::collector::TopDocs;
+use tantivy::query::{
+    BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, TermQuery,
+};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{
+    DocAddress, IndexReader, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, Term,
+};
+
+use super::geometry::haversine_m;
+use super::text::QueryToken;
+use crate::error::{ApiError, ErrorCode};
+use crate::packs::registry::PackSet;
+use crate::packs::schema::layers;
+use crate::packs::search::{self, DocData, SearchFields, kinds};
+
+/// A document of a pack's index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    /// Index of the pack in [`LocalitiesIndex::packs`].
+    pub pack: usize,
+    /// Stable id.
+    pub public_id: String,
+    /// Kind ([`kinds`]).
+    pub kind: String,
+    /// Types.
+    pub types: Vec<String>,
+    /// Country code.
+    pub cc: Option<String>,
+    /// Latitude.
+    pub lat: f64,
+    /// Longitude.
+    pub lng: f64,
+    /// Importance.
+    pub rank: f64,
+    /// Stored data.
+    pub data: DocData,
+}
+
+/// One pack's index.
+pub struct PackSearch {
+    /// Pack id.
+    pub pack_id: String,
+    /// Pack directory.
+    pub dir: PathBuf,
+    reader: IndexReader,
+    /// Fields.
+    pub f: SearchFields,
+    sqlite: Mutex<Connection>,
+    places: RwLock<HashMap<String, Option<Arc<Item>>>>,
+}
+
+impl std::fmt::Debug for PackSearch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PackSearch")
+            .field("pack_id", &self.pack_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The indexes of a pack set.
+#[derive(Debug, Default)]
+pub struct LocalitiesIndex {
+    /// Packs with a search layer, by id.
+    pub packs: Vec<PackSearch>,
+}
+
+fn internal(e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(ErrorCode::Internal, e.to_string())
+}
+
+/// Candidate ranking inputs of a text search.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Bias {
+    /// Centre and radius in metres.
+    pub location: Option<(f64, f64, f64)>,
+}
+
+impl LocalitiesIndex {
+    /// Opens the search index of every pack of `set` that has the layer.
+    pub fn open(set: &PackSet) -> Result<Self, ApiError> {
+        let mut packs = Vec::new();
+        for pack in set.with_layer(layers::SEARCH) {
+            let dir = pack.path(search::SEARCH_DIR);
+            let (index, f) = search::open_index(&dir).map_err(|e| {
+                ApiError::new(
+                    ErrorCode::DataUnavailable,
+                    format!("pack {}: {e}", pack.id()),
+                )
+            })?;
+            let reader = index
+                .reader_builder()
+                .reload_policy(ReloadPolicy::Manual)
+                .try_into()
+                .map_err(internal)?;
+            let sqlite = pack.sqlite().map_err(internal)?;
+            packs.push(PackSearch {
+                pack_id: pack.id().to_string(),
+                dir: pack.dir.clone(),
+                reader,
+                f,
+                sqlite: Mutex::new(sqlite),
+                places: RwLock::new(HashMap::new()),
+            });
+        }
+        if packs.is_empty() {
+            return Err(ApiError::new(
+                ErrorCode::DataUnavailable,
+                "no installed pack has the search layer; install a region pack \
+                 (`waymark-packs build --pack <region>`, then POST /packs)",
+            ));
+        }
+        Ok(LocalitiesIndex { packs })
+    }
+
+    /// The SQLite connection of pack `i` (one request at a time per pack).
+    pub fn sqlite(&self, i: usize) -> parking_lot::MutexGuard<'_, Connection> {
+        self.packs[i].sqlite.lock()
+    }
+
+    fn item(&self, pack: usize, searcher: &Searcher, addr: DocAddress) -> Option<Item> {
+        let f = self.packs[pack].f;
+        let doc: TantivyDocument = searcher.doc(addr).ok()?;
+        let text = |field| {
+            doc.get_first(field)
+                .and_then(|v| v.as_str().map(str::to_string))
+        };
+        let num = |field| doc.get_first(field).and_then(|v| v.as_f64());
+        Some(Item {
+            pack,
+            public_id: text(f.public_id)?,
+            kind: text(f.kind)?,
+            types: doc
+                .get_all(f.types)
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            cc: text(f.cc),
+            lat: num(f.lat)?,
+            lng: num(f.lng)?,
+            rank: num(f.rank).unwrap_or(0.0),
+            data: text(f.data)
+                .and_then(|d| serde_json::from_str(&d).ok())
+                .unwrap_or_default(),
+        })
+    }
+
+    fn by_term_in(&self, pack: usize, term: Term, limit: usize) -> Vec<Item> {
+        let searcher = self.packs[pack].reader.searcher();
+        let q = TermQuery::new(term, IndexRecordOption::Basic);
+        searcher
+            .search(&q, &TopDocs::with_limit(limit).order_by_score())
+            .map(|hits| {
+                hits.into_iter()
+                    .filter_map(|(_, a)| self.item(pack, &searcher, a))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The item with this public id (the first pack that has it).
+    pub fn get(&self, public_id: &str) -> Option<Arc<Item>> {
+        for (i, p) in self.packs.iter().enumerate() {
+            if let Some(cached) = p.places.read().get(public_id) {
+                if cached.is_some() {
+                    return cached.clone();
+                }
+                continue;
+            }
+            let found = self
+                .by_term_in(i, Term::from_field_text(p.f.public_id, public_id), 1)
+                .into_iter()
+                .next()
+                .map(Arc::new);
+            // Places are looked up again and again as parents: remember them (their number
+            // is small), whether found or not.
+            if public_id.starts_with("place.") {
+                p.places
+                    .write()
+                    .insert(public_id.to_string(), found.clone());
+            }
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+
+    /// The parents of an item, smallest first (those no pack has are skipped).
+    pub fn parents(&self, item: &Item) -> Vec<Arc<Item>> {
+        item.data
+            .parents
+            .iter()
+            .filter_map(|id| self.get(id))
+            .collect()
+    }
+
+    /// Items of every pack with `value` in the string field chosen by `field`.
+    pub fn by_key(
+        &self,
+        field: impl Fn(&SearchFields) -> tantivy::schema::Field,
+        value: &str,
+        limit: usize,
+    ) -> Vec<Item> {
+        let mut out = Vec::new();
+        for (i, p) in self.packs.iter().enumerate() {
+            out.extend(self.by_term_in(i, Term::from_field_text(field(&p.f), value), limit));
+        }
+        out
+    }
+
+    /// Runs the query built by `build` for each pack, keeps the `limit` best of all packs by
+    /// text score plus importance and location bias.
+    pub fn search(
+        &self,
+        build: impl Fn(&SearchFields) -> Box<dyn Query>,
+        bias: Bias,
+        limit: usize,
+    ) -> Vec<(f64, Item)> {
+        let mut all: Vec<(f64, Item)> = Vec::new();
+        for (i, p) in self.packs.iter().enumerate() {
+            let searcher = p.reader.searcher();
+            let q = build(&p.f);
+            let collector = TopDocs::with_limit(limit).tweak_score(move |seg: &SegmentReader| {
+                let ff = seg.fast_fields();
+                let rank = ff.f64("rank").ok().map(|c| c.first_or_default_col(0.0));
+                let lat = ff.f64("lat").ok().map(|c| c.first_or_default_col(0.0));
+                let lng = ff.f64("lng").ok().map(|c| c.first_or_default_col(0.0));
+                move |doc: tantivy::DocId, score: tantivy::Score| {
+                    let r = rank.as_ref().map_or(0.0, |c| c.get_val(doc));
+                    let mut s = f64::from(score) + 2.0 * r;
+                    if let (Some((blat, blng, radius)), Some(la), Some(ln)) =
+                        (bias.location, lat.as_ref(), lng.as_ref())
+                    {
+                        s += location_boost(blat, blng, radius, la.get_val(doc), ln.get_val(doc));
+                    }
+                    s
+                }
+            });
+            let Ok(hits) = searcher.search(&q, &collector) else {
+                continue;
+            };
+            for (score, addr) in hits {
+                if let Some(item) = self.item(i, &searcher, addr) {
+                    all.push((score, item));
+                }
+            }
+        }
+        all.sort_by(|a, b| b.0.total_cmp(&a.0));
+        // The same item from two packs (countries): keep the first.
+        let mut seen = std::collections::HashSet::new();
+        all.retain(|(_, it)| seen.insert(it.public_id.clone()));
+        all.truncate(limit);
+        all
+    }
+}
+
+/// Score added for being near the bias centre: up to 1.5 inside the radius, fading beyond.
+pub fn location_boost(blat: f64, blng: f64, radius: f64, lat: f64, lng: f64) -> f64 {
+    let d = haversine_m(blat, blng, lat, lng);
+    if d <= radius {
+        1.0 + 0.5 * (1.0 - d / radius)
+    } else {
+        1.0 / (1.0 + d / radius)
+    }
+}
+
+/// The text query of `tokens` on `names` (and `context`), each token required to match one of
+/// them, at least one token matching `names`; plus the type and country filters.
+pub fn text_query(
+    f: &SearchFields,
+    tokens: &[QueryToken],
+    types: &[String],
+    countries: &[String],
+    all_tokens_required: bool,
+) -> Box<dyn Query> {
+    let mut must: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    let mut any_name: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    for t in tokens {
+        let names = token_query(f.names, t, 1.0);
+        let context = token_query(f.context, t, 0.4);
+        any_name.push((Occur::Should, token_query(f.names, t, 0.0)));
+        let either: Box<dyn Query> = Box::new(BooleanQuery::new(vec![
+            (Occur::Should, names),
+            (Occur::Should, context),
+        ]));
+        must.push((
+            if all_tokens_required {
+                Occur::Must
+            } else {
+                Occur::Should
+            },
+            either,
+        ));
+    }
+    if !any_name.is_empty() {
+        must.push((Occur::Must, Box::new(BooleanQuery::new(any_name))));
+    }
+    if !types.is_empty() {
+        must.push((Occur::Must, filter(f.types, types)));
+    }
+    if !countries.is_empty() {
+        must.push((Occur::Must, filter(f.cc, countries)));
+    }
+    Box::new(BooleanQuery::new(must))
+}
+
+/// `field` is one of `values` (no score).
+pub fn filter(field: tantivy::schema::Field, values: &[String]) -> Box<dyn Query> {
+    let should: Vec<(Occur, Box<dyn Query>)> = values
+        .iter()
+        .map(|v| {
+            let q: Box<dyn Query> = Box::new(TermQuery::new(
+                Term::from_field_text(field, v),
+                IndexRecordOption::Basic,
+            ));
+            (Occur::Should, q)
+        })
+        .collect();
+    Box::new(ConstScoreQuery::new(
+        Box::new(BooleanQuery::new(should)),
+        0.0,
+    ))
+}
+
+fn token_query(field: tantivy::schema::Field, t: &QueryToken, weight: f32) -> Box<dyn Query> {
+    let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    let cs = |q: Box<dyn Query>, s: f32| -> (Occur, Box<dyn Query>) {
+        (Occur::Should, Box::new(ConstScoreQuery::new(q, s * weight)))
+    };
+    for text in std::iter::once(&t.text).chain(t.alts.iter()) {
+        let term = Term::from_field_text(field, text);
+        should.push(cs(
+            Box::new(TermQuery::new(term.clone(), IndexRecordOption::Basic)),
+            3.0,
+        ));
+        if t.prefix {
+            should.push(cs(Box::new(FuzzyTermQuery::new_prefix(term, 0, true)), 2.0));
+        }
+    }
+    let typos = t.max_typos();
+    if typos > 0 {
+        let term = Term::from_field_text(field, &t.text);
+        let q = if t.prefix {
+            FuzzyTermQuery::new_prefix(term, typos, true)
+        } else {
+            FuzzyTermQuery::new(term, typos, true)
+        };
+        should.push(cs(Box::new(q), 1.0));
+    }
+    let q = BooleanQuery::new(should);
+    if weight == 0.0 {
+        Box::new(ConstScoreQuery::new(Box::new(q), 0.0))
+    } else {
+        Box::new(BoostQuery::new(Box::new(q), 1.0))
+    }
+}
+
+/// Whether the item is a place that can be a parent.
+pub fn is_place(item: &Item) -> bool {
+    kinds::is_place(&item.kind)
+}

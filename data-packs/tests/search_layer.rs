@@ -1,0 +1,114 @@
+//! The search layer on real data: a Monaco pack's tantivy index is built from its SQLite
+//! layers, listed file by file in the manifest, verified like every other file, opened
+//! read-only by the reader, and rebuilt when a layer it is made from is added.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+
+use tantivy::collector::Count;
+use tantivy::query::TermQuery;
+use tantivy::schema::IndexRecordOption;
+use waymark_core::auth::keys::Publisher;
+use waymark_core::packs::Manifest;
+use waymark_core::packs::search::{self, kinds};
+use waymark_packs::build::{self, PackPlan};
+use waymark_packs::sources::Sources;
+
+fn sources() -> Sources {
+    Sources::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("sources.toml")).unwrap()
+}
+
+fn plan(layers: &[&str]) -> PackPlan {
+    PackPlan {
+        id: "monaco".into(),
+        osm: vec!["osm-monaco".into()],
+        layers: layers.iter().map(|s| s.to_string()).collect(),
+        base: false,
+    }
+}
+
+fn count_kind(dir: &Path, kind: &str) -> usize {
+    let (index, f) = search::open_index(&dir.join(search::SEARCH_DIR)).unwrap();
+    let searcher = index.reader().unwrap().searcher();
+    let q = TermQuery::new(
+        tantivy::Term::from_field_text(f.kind, kind),
+        IndexRecordOption::Basic,
+    );
+    searcher.search(&q, &Count).unwrap()
+}
+
+#[test]
+fn search_index_is_built_listed_verified_and_rebuilt_incrementally() {
+    let s = sources();
+    if !s.is_available(s.get("osm-monaco").unwrap()) {
+        eprintln!("skipped: shared extract osm-monaco absent");
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let dir = build::build_pack(
+        &plan(&["places", "addresses", "search"]),
+        "1",
+        &s,
+        out.path(),
+        false,
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    let m: Manifest =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert!(m.layers.contains(&"search".to_string()), "{:?}", m.layers);
+    let index_files: Vec<_> = m
+        .files
+        .iter()
+        .filter(|f| f.path.starts_with("search/"))
+        .collect();
+    assert!(
+        index_files.iter().any(|f| f.path == "search/meta.json"),
+        "{index_files:?}"
+    );
+    assert!(index_files.iter().all(|f| !f.path.ends_with(".lock")));
+    assert!(m.sources.iter().any(|s| s.id == "countries"));
+    assert!(count_kind(&dir, kinds::ADDRESS) > 100);
+    assert_eq!(count_kind(&dir, kinds::POI), 0, "pois were not asked for");
+    assert!(count_kind(&dir, kinds::COUNTRY) >= 1);
+    assert!(count_kind(&dir, "city") + count_kind(&dir, "suburb") > 3);
+
+    // Signed, the index verifies like every other file; a flipped byte does not.
+    let publisher = Publisher::generate().unwrap();
+    build::sign_pack(&dir, &publisher).unwrap();
+    build::verify_pack(&dir, &[publisher.verifying()]).unwrap();
+    let victim = dir.join(&index_files.iter().max_by_key(|f| f.size).unwrap().path);
+    let mut bytes = std::fs::read(&victim).unwrap();
+    bytes[0] ^= 0xff;
+    std::fs::write(&victim, &bytes).unwrap();
+    let err = build::verify_pack(&dir, &[publisher.verifying()]).unwrap_err();
+    assert!(err.to_string().contains("search/"), "{err}");
+    bytes[0] ^= 0xff;
+    std::fs::write(&victim, &bytes).unwrap();
+
+    // Adding the pois layer rebuilds the index from it.
+    let mut steps = Vec::new();
+    let dir = build::build_pack(
+        &plan(&["places", "addresses", "pois", "search"]),
+        "1",
+        &s,
+        out.path(),
+        false,
+        &mut |step, _, _| steps.push(step.to_string()),
+    )
+    .unwrap();
+    assert!(steps.iter().any(|s| s == "search"), "{steps:?}");
+    assert!(count_kind(&dir, kinds::POI) > 100);
+    // Nothing new: the index is not rebuilt.
+    let mut steps = Vec::new();
+    build::build_pack(
+        &plan(&["places", "addresses", "pois", "search"]),
+        "1",
+        &s,
+        out.path(),
+        false,
+        &mut |step, _, _| steps.push(step.to_string()),
+    )
+    .unwrap();
+    assert!(!steps.iter().any(|s| s == "search"), "{steps:?}");
+}
