@@ -6,6 +6,16 @@
 # Starts `waymark serve` in development mode on a free port with a throw-away state
 # directory, sends authenticated requests (X-Api-Key, private key) for DURATION with 2 wrk
 # threads and CONNS (default 16) connections, prints wrk's latency distribution, and stops the server.
+#
+# Environment:
+#   SAMPLE_PACKS=1   serve real data: the Helsinki and base sample packs, which `waymark serve`
+#                    builds on first run (kept in $LOAD_STATE, default target/load-state, so
+#                    later runs reuse them). Without it the server runs with no packs.
+#   PATHS_FILE=F     one PATH_AND_QUERY per line: wrk cycles through them (PATH_AND_QUERY is
+#                    then only used for the status check). With SAMPLE_PACKS=1 the special
+#                    value PATHS_FILE=position-mix writes 16 `/geolocation/position?ip_address=`
+#                    paths: 12 addresses of the Helsinki pack's ranges (IPv4 and IPv6) and 4
+#                    the base pack answers.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TARGET="${1:-/geolocation/timezone?location=60.17,24.94}"
@@ -15,21 +25,72 @@ CONNS="${4:-16}"
 command -v wrk >/dev/null || { echo "wrk is required: apt-get install wrk"; exit 1; }
 cargo build --release -q -p waymark-localserver --bin waymark
 BIN="${CARGO_TARGET_DIR:-target}/release/waymark"
-STATE="$(mktemp -d)"
+if [ "${SAMPLE_PACKS:-0}" = 1 ]; then
+  STATE="${LOAD_STATE:-${CARGO_TARGET_DIR:-target}/load-state}"
+  mkdir -p "$STATE"
+  PACK_FLAGS=()
+  KEEP_STATE=1
+else
+  STATE="$(mktemp -d)"
+  PACK_FLAGS=(--no-sample-packs)
+  KEEP_STATE=0
+fi
+WORK="$(mktemp -d)"
 PORT=$((20000 + RANDOM % 20000))
-"$BIN" serve --no-sample-packs --port "$PORT" --state-dir "$STATE" --rate-limits "$LIMITS" --log-format json 2>"$STATE/server.log" >"$STATE/stdout" &
+"$BIN" serve "${PACK_FLAGS[@]}" --port "$PORT" --state-dir "$STATE" --rate-limits "$LIMITS" --log-format json 2>"$WORK/server.log" >"$WORK/stdout" &
 PID=$!
-trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -rf "$STATE"' EXIT
-for _ in $(seq 1 100); do
-  [ -s "$STATE/dev-keys.json" ] && grep -q listening "$STATE/stdout" && break
+cleanup() {
+  kill $PID 2>/dev/null; wait $PID 2>/dev/null
+  rm -rf "$WORK"
+  [ "$KEEP_STATE" = 1 ] || rm -rf "$STATE"
+}
+trap cleanup EXIT
+# The first run with sample packs builds them (tens of seconds).
+for _ in $(seq 1 3000); do
+  [ -s "$STATE/dev-keys.json" ] && grep -q listening "$WORK/stdout" && break
+  kill -0 $PID 2>/dev/null || { cat "$WORK/stdout" "$WORK/server.log"; exit 1; }
   sleep 0.1
 done
 KEY=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["private_key"])' "$STATE/dev-keys.json")
+grep '^pack ' "$WORK/stdout" || true
+if [ "${PATHS_FILE:-}" = position-mix ]; then
+  PATHS_FILE="$WORK/paths"
+  python3 - "$STATE/packs" >"$PATHS_FILE" <<'PYEOF'
+import glob, ipaddress, sqlite3, sys
+db = sorted(glob.glob(sys.argv[1] + "/helsinki-*/data.sqlite"))[-1]
+conn = sqlite3.connect(db)
+rows = conn.execute("SELECT start FROM ip_ranges ORDER BY start").fetchall()
+v4 = [r[0] for r in rows if r[0][:12] == b"\0" * 10 + b"\xff\xff"]
+v6 = [r[0] for r in rows if r[0][:12] != b"\0" * 10 + b"\xff\xff"]
+def show(b):
+    ip = ipaddress.IPv6Address(b)
+    return str(ip.ipv4_mapped or ip)
+picked = [v4[i * len(v4) // 8] for i in range(8)] + [v6[i * len(v6) // 4] for i in range(4)]
+for b in picked:
+    print(f"/geolocation/position?ip_address={show(b)}")
+for ip in ["8.8.8.8", "1.1.1.1", "2001:4860:4860::8888", "81.2.69.142"]:
+    print(f"/geolocation/position?ip_address={ip}")
+PYEOF
+fi
 echo "target: $TARGET  rate limits: $LIMITS  status of one request:"
 curl -s -o /dev/null -w '%{http_code}\n' -H "X-Api-Key: $KEY" "http://127.0.0.1:$PORT$TARGET"
+WRK_ARGS=()
+if [ -n "${PATHS_FILE:-}" ]; then
+  echo "paths ($(wc -l <"$PATHS_FILE")), status of each:"
+  while read -r p; do
+    printf '  %s %s\n' "$(curl -s -o /dev/null -w '%{http_code}' -H "X-Api-Key: $KEY" "http://127.0.0.1:$PORT$p")" "$p"
+  done <"$PATHS_FILE"
+  {
+    echo 'local paths = {}'
+    while read -r p; do printf 'table.insert(paths, "%s")\n' "$p"; done <"$PATHS_FILE"
+    echo 'local n = 0'
+    echo 'request = function() n = n % #paths + 1; return wrk.format(nil, paths[n]) end'
+  } >"$WORK/paths.lua"
+  WRK_ARGS=(-s "$WORK/paths.lua")
+fi
 # The access log costs a write per request; the load test measures the server with logging at warn.
 kill $PID; wait $PID 2>/dev/null || true
-RUST_LOG=warn "$BIN" serve --no-sample-packs --port "$PORT" --state-dir "$STATE" --rate-limits "$LIMITS" >"$STATE/stdout" 2>>"$STATE/server.log" &
+RUST_LOG=warn "$BIN" serve "${PACK_FLAGS[@]}" --port "$PORT" --state-dir "$STATE" --rate-limits "$LIMITS" >"$WORK/stdout" 2>>"$WORK/server.log" &
 PID=$!
-for _ in $(seq 1 100); do grep -q listening "$STATE/stdout" && break; sleep 0.1; done
-wrk -t2 -c"$CONNS" -d"$DURATION" --latency -H "X-Api-Key: $KEY" "http://127.0.0.1:$PORT$TARGET"
+for _ in $(seq 1 600); do grep -q listening "$WORK/stdout" && break; sleep 0.1; done
+wrk -t2 -c"$CONNS" -d"$DURATION" --latency "${WRK_ARGS[@]}" -H "X-Api-Key: $KEY" "http://127.0.0.1:$PORT$TARGET"

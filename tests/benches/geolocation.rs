@@ -1,59 +1,191 @@
-//! Timezone and IP lookups through the Engine on a real base pack (world timezones, DB-IP
-//! Country ranges): `cargo bench -p waymark-tests --bench geolocation`.
+//! Geolocation benchmarks on real packs (the Helsinki and base sample packs, built by the
+//! benchmark itself): `cargo bench -p waymark-tests --bench geolocation`.
+//!
+//! * the lookups alone: `TimezoneIndex::lookup` on the world polygons of the base pack, and
+//!   `IpIndex::find` on the DB-IP ranges of the Helsinki pack (city level) and the base pack
+//!   (country level), each index built as the engine builds it;
+//! * the whole engine operations (grant check, validation, quota, lookup, chrono-tz offsets;
+//!   the position also looks up the timezone of the position).
+//!
+//! Index build times and sizes are printed before the measurements.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::hint::black_box;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use waymark_core::api::{LatLng, PositionRequest, TimezoneRequest};
 use waymark_core::endpoint::Endpoint;
+use waymark_core::geolocation::ip::IpIndex;
+use waymark_core::geolocation::layer_attribution;
+use waymark_core::geolocation::timezone::TimezoneIndexBuilder;
 use waymark_packs::build;
+
+/// Resident memory of this process, in KiB.
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
 
 fn bench(c: &mut Criterion) {
     let tmp = tempfile::tempdir().unwrap();
-    let (engine, publisher) =
-        waymark_tests::engine_with_pack(&build::sample_plan("base").unwrap(), tmp.path());
+    let plans = [
+        build::sample_plan("helsinki").unwrap(),
+        build::sample_plan("base").unwrap(),
+    ];
+    let (engine, publisher, _) = waymark_tests::engine_with_packs(&plans, tmp.path());
     let caller = waymark_tests::private_caller(&publisher);
     let tz_grant = engine.authorize(&caller, Endpoint::Timezone).unwrap();
     let ip_grant = engine.authorize(&caller, Endpoint::Position).unwrap();
-    // Deterministic spread of points and addresses.
-    let points: Vec<LatLng> = (0..1024)
-        .map(|i| {
-            let f = i as f64;
-            LatLng {
-                lat: ((f * 37.77) % 140.0) - 60.0,
-                lng: ((f * 91.13) % 360.0) - 180.0,
+    let set = engine.packs().snapshot();
+    let base = set.get("base").unwrap().clone();
+    let helsinki = set.get("helsinki").unwrap().clone();
+
+    // Timezone index of the base pack's world polygons.
+    let rss0 = rss_kib();
+    let t = Instant::now();
+    let mut builder = TimezoneIndexBuilder::default();
+    builder.add_pack(&base.sqlite().unwrap()).unwrap();
+    let decoded = t.elapsed();
+    let tz = builder.build();
+    let built = t.elapsed();
+    let st = tz.stats();
+    eprintln!(
+        "timezone index: {} zones, {} vertices, {} edges; decode {:.0} ms, total build {:.0} ms; \
+         {} nodes, {} edge leaves, {} edge refs; ~{:.1} MB heap (resident +{:.1} MB)",
+        st.zones,
+        st.vertices,
+        st.edges,
+        decoded.as_secs_f64() * 1e3,
+        built.as_secs_f64() * 1e3,
+        st.nodes,
+        st.edge_leaves,
+        st.edge_refs,
+        st.bytes as f64 / 1e6,
+        (rss_kib().saturating_sub(rss0)) as f64 / 1024.0,
+    );
+
+    // IP index as the engine builds it: the region pack's city ranges first.
+    let rss0 = rss_kib();
+    let t = Instant::now();
+    let mut ips = IpIndex::default();
+    for pack in [&helsinki, &base] {
+        ips.add_pack_attributed(
+            &pack.sqlite().unwrap(),
+            layer_attribution(&pack.manifest, "ip"),
+        )
+        .unwrap();
+    }
+    let (ranges, records) = ips.counts();
+    eprintln!(
+        "ip index: {ranges} ranges, {records} distinct records; build {:.0} ms; ~{:.1} MB heap \
+         (resident +{:.1} MB)",
+        t.elapsed().as_secs_f64() * 1e3,
+        ips.bytes() as f64 / 1e6,
+        (rss_kib().saturating_sub(rss0)) as f64 / 1024.0,
+    );
+
+    let mut rng = waymark_tests::Rng(0x9e37_79b9_7f4a_7c15);
+    // Points uniform on the sphere (mostly sea), and land points (in a non-Etc zone).
+    let sphere: Vec<(f64, f64)> = (0..4096).map(|_| rng.sphere_point()).collect();
+    let land: Vec<(f64, f64)> = std::iter::from_fn(|| Some(rng.sphere_point()))
+        .filter(|&(lat, lng)| !tz.lookup(lat, lng).starts_with("Etc/"))
+        .take(4096)
+        .collect();
+    // Addresses: half in the Helsinki pack's ranges (IPv4 and IPv6), a quarter any IPv4,
+    // a quarter any IPv6 in 2000::/3.
+    let helsinki_ranges: Vec<(u128, u128)> = {
+        let conn = helsinki.sqlite().unwrap();
+        let mut stmt = conn.prepare("SELECT start, end FROM ip_ranges").unwrap();
+        stmt.query_map([], |r| {
+            let a: Vec<u8> = r.get(0)?;
+            let b: Vec<u8> = r.get(1)?;
+            Ok((
+                u128::from_be_bytes(a.try_into().unwrap()),
+                u128::from_be_bytes(b.try_into().unwrap()),
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    };
+    let addresses: Vec<IpAddr> = (0..4096)
+        .map(|i| match i % 4 {
+            0 | 1 => {
+                let (a, _) =
+                    helsinki_ranges[(rng.next_u64() % helsinki_ranges.len() as u64) as usize];
+                waymark_core::auth::restrictions::canonical_ip(IpAddr::V6(Ipv6Addr::from(a)))
+            }
+            2 => IpAddr::V4(Ipv4Addr::from(rng.next_u64() as u32)),
+            _ => {
+                let bits = u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64());
+                IpAddr::V6(Ipv6Addr::from((bits >> 3) | (1u128 << 125)))
             }
         })
         .collect();
-    let ips: Vec<std::net::IpAddr> = (0..1024u32)
-        .map(|i| {
-            std::net::IpAddr::V4(std::net::Ipv4Addr::from(
-                0x0800_0000u32.wrapping_add(i.wrapping_mul(2_654_435_761)),
-            ))
-        })
-        .collect();
+    let found = addresses
+        .iter()
+        .filter(|ip| ips.find(**ip).is_some())
+        .count();
+    eprintln!(
+        "{found} of {} benchmark addresses are in some range",
+        addresses.len()
+    );
+
     let mut i = 0;
-    c.bench_function("timezone (engine, world polygons)", |b| {
+    c.bench_function(
+        "timezone lookup (index; world polygons; points on the sphere)",
+        |b| {
+            b.iter(|| {
+                i = (i + 1) % sphere.len();
+                black_box(tz.lookup(sphere[i].0, sphere[i].1));
+            })
+        },
+    );
+    c.bench_function(
+        "timezone lookup (index; world polygons; land points)",
+        |b| {
+            b.iter(|| {
+                i = (i + 1) % land.len();
+                black_box(tz.lookup(land[i].0, land[i].1));
+            })
+        },
+    );
+    c.bench_function("ip lookup (index; Helsinki + base ranges)", |b| {
         b.iter(|| {
-            i = (i + 1) % points.len();
+            i = (i + 1) % addresses.len();
+            black_box(ips.find(addresses[i]).map(|h| h.record.accuracy_km));
+        })
+    });
+    c.bench_function("timezone (engine operation; land points)", |b| {
+        b.iter(|| {
+            i = (i + 1) % land.len();
             black_box(engine.geolocation_timezone(
                 &tz_grant,
                 TimezoneRequest {
-                    location: points[i],
+                    location: LatLng {
+                        lat: land[i].0,
+                        lng: land[i].1,
+                    },
                     timestamp: Some(1_768_000_000),
                 },
             ))
         })
     });
-    let mut j = 0;
-    c.bench_function("ip position (engine, base pack)", |b| {
+    c.bench_function("ip position (engine operation; Helsinki + base)", |b| {
         b.iter(|| {
-            j = (j + 1) % ips.len();
+            i = (i + 1) % addresses.len();
             black_box(engine.geolocation_position(
                 &ip_grant,
                 PositionRequest {
-                    ip_address: Some(ips[j]),
+                    ip_address: Some(addresses[i]),
                 },
             ))
         })

@@ -71,6 +71,20 @@ fn positions_from_the_base_pack() {
     let mapped = ask(&private, Some("::ffff:8.8.8.8".parse().unwrap())).unwrap();
     assert_eq!(mapped.country_code.as_deref(), Some("US"));
 
+    // IPv6 (with the country's centre and the timezone there).
+    let v6 = ask(&private, Some("2001:4860:4860::8888".parse().unwrap())).unwrap();
+    // (DB-IP Country Lite places this Google range in Canada.)
+    assert_eq!(v6.country_code.as_deref(), Some("CA"));
+    assert_eq!(v6.country_name, "Canada");
+    assert_eq!(v6.accuracy, 1000.0);
+    assert!(v6.timezone.starts_with("America/"), "{}", v6.timezone);
+    // Public addresses in no range of the packs: 404 saying so.
+    for unknown in ["3fff::1", "0.1.2.3"] {
+        let e = ask(&private, Some(unknown.parse().unwrap())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound, "{unknown}");
+        assert!(e.message.contains("no position is known"), "{unknown}: {e}");
+    }
+
     // Local addresses: the connection (127.0.0.1) and a private ip_address are 404.
     assert_eq!(ask(&private, None).unwrap_err().code, ErrorCode::NotFound);
     assert_eq!(

@@ -118,3 +118,231 @@ fn agrees_with_the_polygons_own_finder_on_random_points() {
     // Same polygons; differences come only from points exactly on shared borders.
     assert!(same * 1000 >= total * 998, "{same}/{total} agree");
 }
+
+/// `(timezone, timezone_name, raw_offset, dst_offset)` at a point and instant (RFC 3339).
+fn at(e: &Engine, c: &Caller, lat: f64, lng: f64, instant: &str) -> (String, String, i32, i32) {
+    let ts = chrono::DateTime::parse_from_rfc3339(instant)
+        .unwrap()
+        .timestamp();
+    let r = tz(e, c, lat, lng, ts);
+    (r.timezone, r.timezone_name, r.raw_offset, r.dst_offset)
+}
+
+fn owned(t: (&str, &str, i32, i32)) -> (String, String, i32, i32) {
+    (t.0.to_string(), t.1.to_string(), t.2, t.3)
+}
+
+#[test]
+fn transitions_odd_offsets_history_seas_antimeridian_and_poles() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (e, c) = engine_with_world_timezones(tmp.path());
+    // (lat, lng, instant, expected) — DST on both sides of each 2026 transition.
+    let cases: &[(f64, f64, &str, (&str, &str, i32, i32))] = &[
+        // Europe: last Sunday of March / October at 01:00 UTC.
+        (
+            52.52,
+            13.40,
+            "2026-03-29T00:59:59Z",
+            ("Europe/Berlin", "CET", 3600, 0),
+        ),
+        (
+            52.52,
+            13.40,
+            "2026-03-29T01:00:00Z",
+            ("Europe/Berlin", "CEST", 3600, 3600),
+        ),
+        (
+            52.52,
+            13.40,
+            "2026-10-25T00:59:59Z",
+            ("Europe/Berlin", "CEST", 3600, 3600),
+        ),
+        (
+            52.52,
+            13.40,
+            "2026-10-25T01:00:00Z",
+            ("Europe/Berlin", "CET", 3600, 0),
+        ),
+        // US: second Sunday of March at 02:00 EST, first Sunday of November at 02:00 EDT.
+        (
+            40.71,
+            -74.01,
+            "2026-03-08T06:59:59Z",
+            ("America/New_York", "EST", -18000, 0),
+        ),
+        (
+            40.71,
+            -74.01,
+            "2026-03-08T07:00:00Z",
+            ("America/New_York", "EDT", -18000, 3600),
+        ),
+        (
+            40.71,
+            -74.01,
+            "2026-11-01T05:59:59Z",
+            ("America/New_York", "EDT", -18000, 3600),
+        ),
+        (
+            40.71,
+            -74.01,
+            "2026-11-01T06:00:00Z",
+            ("America/New_York", "EST", -18000, 0),
+        ),
+        // Southern hemisphere: Sydney leaves DST on the first Sunday of April and enters it on
+        // the first Sunday of October (03:00 AEDT / 02:00 AEST); Santiago in summer and winter.
+        (
+            -33.87,
+            151.21,
+            "2026-04-04T15:59:59Z",
+            ("Australia/Sydney", "AEDT", 36000, 3600),
+        ),
+        (
+            -33.87,
+            151.21,
+            "2026-04-04T16:00:00Z",
+            ("Australia/Sydney", "AEST", 36000, 0),
+        ),
+        (
+            -33.87,
+            151.21,
+            "2026-10-03T15:59:59Z",
+            ("Australia/Sydney", "AEST", 36000, 0),
+        ),
+        (
+            -33.87,
+            151.21,
+            "2026-10-03T16:00:00Z",
+            ("Australia/Sydney", "AEDT", 36000, 3600),
+        ),
+        (
+            -33.45,
+            -70.67,
+            "2026-01-15T12:00:00Z",
+            ("America/Santiago", "-03", -14400, 3600),
+        ),
+        (
+            -33.45,
+            -70.67,
+            "2026-07-15T12:00:00Z",
+            ("America/Santiago", "-04", -14400, 0),
+        ),
+        // Half-hour offsets: India (no DST), Adelaide (+09:30 with DST in January).
+        (
+            28.61,
+            77.21,
+            "2026-01-15T12:00:00Z",
+            ("Asia/Kolkata", "IST", 19800, 0),
+        ),
+        (
+            -34.93,
+            138.60,
+            "2026-01-15T12:00:00Z",
+            ("Australia/Adelaide", "ACDT", 34200, 3600),
+        ),
+        (
+            -34.93,
+            138.60,
+            "2026-07-15T12:00:00Z",
+            ("Australia/Adelaide", "ACST", 34200, 0),
+        ),
+        // 45-minute offsets: Nepal, Chatham Islands (+12:45, +13:45 with DST in January).
+        (
+            27.72,
+            85.32,
+            "2026-07-15T12:00:00Z",
+            ("Asia/Kathmandu", "+0545", 20700, 0),
+        ),
+        (
+            -43.95,
+            -176.55,
+            "2026-01-15T12:00:00Z",
+            ("Pacific/Chatham", "+1345", 45900, 3600),
+        ),
+        (
+            -43.95,
+            -176.55,
+            "2026-07-15T12:00:00Z",
+            ("Pacific/Chatham", "+1245", 45900, 0),
+        ),
+        // History: Moscow kept UTC+4 all year in 2011-2014; it is UTC+3 today.
+        (
+            55.75,
+            37.62,
+            "2012-07-01T12:00:00Z",
+            ("Europe/Moscow", "MSK", 14400, 0),
+        ),
+        (
+            55.75,
+            37.62,
+            "2026-07-01T12:00:00Z",
+            ("Europe/Moscow", "MSK", 10800, 0),
+        ),
+        // Open sea: nautical zones of the longitude.
+        (
+            0.0,
+            -140.0,
+            "2026-01-15T12:00:00Z",
+            ("Etc/GMT+9", "-09", -32400, 0),
+        ),
+        (
+            -30.0,
+            80.0,
+            "2026-01-15T12:00:00Z",
+            ("Etc/GMT-5", "+05", 18000, 0),
+        ),
+        // Antimeridian: Fiji west of it, Samoa and Tonga east of it on the far side of the
+        // date line.
+        (
+            -17.7,
+            178.0,
+            "2026-07-15T12:00:00Z",
+            ("Pacific/Fiji", "+12", 43200, 0),
+        ),
+        (
+            -13.83,
+            -171.76,
+            "2026-07-15T12:00:00Z",
+            ("Pacific/Apia", "+13", 46800, 0),
+        ),
+        (
+            -21.14,
+            -175.2,
+            "2026-07-15T12:00:00Z",
+            ("Pacific/Tongatapu", "+13", 46800, 0),
+        ),
+    ];
+    for &(lat, lng, instant, want) in cases {
+        assert_eq!(
+            at(&e, &c, lat, lng, instant),
+            owned(want),
+            "{lat},{lng} at {instant}"
+        );
+    }
+    // On the antimeridian itself: +180° and -180° are one meridian and answer alike, as a
+    // point just east of it (a point on a polygon's edge belongs to the polygon east of it).
+    for lat in [0.0, -17.0, -16.5, 51.5, -60.0] {
+        let east = at(&e, &c, lat, 180.0, "2026-07-15T12:00:00Z");
+        let west = at(&e, &c, lat, -180.0, "2026-07-15T12:00:00Z");
+        let near = at(&e, &c, lat, -179.999, "2026-07-15T12:00:00Z");
+        assert_eq!(east, west, "{lat}");
+        assert_eq!(east.0, near.0, "{lat}");
+    }
+    // Poles: the Arctic Ocean's nautical zones; the South Pole keeps New Zealand time (as
+    // the Amundsen-Scott station does, and as the polygons say).
+    assert_eq!(at(&e, &c, 90.0, 0.0, "2026-07-15T12:00:00Z").0, "Etc/GMT");
+    assert_eq!(
+        at(&e, &c, -90.0, 0.0, "2026-07-15T12:00:00Z"),
+        owned(("Antarctica/McMurdo", "NZST", 43200, 0))
+    );
+    for (lat, lng) in [(90.0, 0.0), (90.0, 179.0), (-90.0, 0.0), (-90.0, -120.0)] {
+        let r = at(&e, &c, lat, lng, "2026-07-15T12:00:00Z");
+        let near = at(
+            &e,
+            &c,
+            lat.clamp(-89.999, 89.999),
+            lng,
+            "2026-07-15T12:00:00Z",
+        );
+        assert_eq!(r.0, near.0, "{lat},{lng}");
+    }
+}

@@ -252,6 +252,16 @@ impl IpIndex {
         (ranges, self.records.len())
     }
 
+    /// Approximate heap bytes of the ranges and records (strings not counted).
+    pub fn bytes(&self) -> usize {
+        let ranges: usize = self
+            .ranges
+            .iter()
+            .map(|(_, r)| r.v4.len() * 12 + r.v6.len() * 36)
+            .sum();
+        ranges + self.records.len() * std::mem::size_of::<IpRecord>()
+    }
+
     /// The most precise record containing `ip`.
     pub fn lookup(&self, ip: IpAddr) -> Option<&IpRecord> {
         self.find(ip).map(|hit| hit.record)

@@ -26,7 +26,7 @@ use chrono_tz::{OffsetComponents, OffsetName, Tz};
 use crate::api::TimezoneResult;
 
 /// A cell met by more edges than this is split (unless it is already [`MAX_DEPTH`] deep).
-pub const LEAF_EDGES: usize = 8;
+pub const LEAF_EDGES: usize = 16;
 /// Depth limit of the splits below the 1° cells.
 pub const MAX_DEPTH: u32 = 14;
 
@@ -79,17 +79,17 @@ pub struct TimezoneIndexStats {
     pub bytes: usize,
 }
 
-/// A leaf of the grid that edges meet.
+/// A leaf of the grid that edges meet. Its reference point `r` is not stored: it is
+/// `o + (REF_X, REF_Y) · size` for the leaf's south-west corner `o` and side `size`, which the
+/// descent computes.
 #[derive(Debug, Clone, Copy)]
 struct Leaf {
-    /// Reference point.
-    r: Point,
     /// Zones containing `r`: `sets[set_start..set_start + set_len]`, ascending.
     set_start: u32,
-    set_len: u32,
     /// Edge groups: `groups[group_start..group_start + group_len]`.
     group_start: u32,
-    group_len: u32,
+    set_len: u16,
+    group_len: u16,
 }
 
 /// The edges of one zone in a leaf: `edge_refs[start..start + len]`.
@@ -381,11 +381,11 @@ impl TimezoneIndex {
                 self.edge_refs.push(e);
             }
             let leaf = Leaf {
-                r,
                 set_start: self.sets.len() as u32,
-                set_len: inside.len() as u32,
                 group_start,
-                group_len: self.groups.len() as u32 - group_start,
+                // At most one group per edge, and LEAF_EDGES edges unless MAX_DEPTH was hit.
+                set_len: inside.len().min(usize::from(u16::MAX)) as u16,
+                group_len: (self.groups.len() as u32 - group_start).min(u32::from(u16::MAX)) as u16,
             };
             self.sets.extend_from_slice(&inside);
             self.leaves.push(leaf);
@@ -464,8 +464,10 @@ impl TimezoneIndex {
     }
 
     /// The tz identifier at a point: the first zone whose polygon contains it, else the
-    /// nautical zone of the longitude.
+    /// nautical zone of the longitude. A point on a polygon's edge belongs to the polygon on
+    /// its east (north) side, and the meridian ±180° to the polygons east of -180°.
     pub fn lookup(&self, lat: f64, lng: f64) -> &str {
+        let lng = if lng >= 180.0 { -180.0 } else { lng };
         match self.zone_at(lat, lng) {
             NONE => nautical_zone(lng),
             z => self.tzids.get(usize::from(z)).map_or("Etc/GMT", |t| &**t),
@@ -476,7 +478,13 @@ impl TimezoneIndex {
         if self.nodes.is_empty() {
             return NONE;
         }
-        let x = lng.clamp(-180.0, 180.0);
+        // 180° and -180° are one meridian: a point on it counts as just east of it (as a
+        // point on any polygon edge does), so both answer as -180°.
+        let x = if lng >= 180.0 {
+            -180.0
+        } else {
+            lng.max(-180.0)
+        };
         let y = lat.clamp(-90.0, 90.0);
         let (cx, cy) = (top_col(x), top_row(y));
         let mut o = [cx as f64 - 180.0, cy as f64 - 90.0];
@@ -498,25 +506,29 @@ impl TimezoneIndex {
                         (word & !TAG_MASK) as usize + usize::from(east) + 2 * usize::from(north);
                     word = self.nodes[child];
                 }
-                TAG_LEAF => return self.leaf_zone((word & !TAG_MASK) as usize, [x, y]),
+                TAG_LEAF => {
+                    let r = [o[0] + REF_X * size, o[1] + REF_Y * size];
+                    return self.leaf_zone((word & !TAG_MASK) as usize, r, [x, y]);
+                }
                 _ => return (word & 0xffff) as u16,
             }
         }
     }
 
     /// The first zone containing `q` in a leaf with edges.
-    fn leaf_zone(&self, leaf: usize, q: Point) -> u16 {
+    fn leaf_zone(&self, leaf: usize, r: Point, q: Point) -> u16 {
         let leaf = self.leaves[leaf];
-        let inside = &self.sets[leaf.set_start as usize..(leaf.set_start + leaf.set_len) as usize];
-        let groups =
-            &self.groups[leaf.group_start as usize..(leaf.group_start + leaf.group_len) as usize];
+        let set_start = leaf.set_start as usize;
+        let inside = &self.sets[set_start..set_start + usize::from(leaf.set_len)];
+        let group_start = leaf.group_start as usize;
+        let groups = &self.groups[group_start..group_start + usize::from(leaf.group_len)];
         let mut best = NONE;
         for g in groups {
             let mut odd = inside.contains(&g.zone);
             for &e in &self.edge_refs[g.start as usize..(g.start + g.len) as usize] {
                 let a = self.vertices[e as usize];
                 let b = self.vertices[e as usize + 1];
-                odd ^= crosses(leaf.r, q, a, b);
+                odd ^= crosses(r, q, a, b);
             }
             if odd {
                 best = best.min(g.zone);
@@ -875,17 +887,14 @@ mod tests {
         assert_eq!(checked, 30_000);
         // Domain edges: the antimeridian and the poles answer as the scan does (a point on a
         // polygon's east or north edge is outside it, as with any even-odd ray cast).
-        for (lat, lng) in [
-            (-15.0, 180.0),
-            (-15.0, -180.0),
-            (90.0, 0.0),
-            (-90.0, 0.0),
-            (0.0, 180.0),
-            (85.0, -180.0),
-            (85.0, 180.0),
-        ] {
+        for (lat, lng) in [(-15.0, -180.0), (90.0, 0.0), (-90.0, 0.0), (85.0, -180.0)] {
             assert_eq!(idx.lookup(lat, lng), scan(lat, lng), "{lat},{lng}");
         }
+        // +180° is -180°.
+        for lat in [-15.0, 0.0, 85.0, -89.0] {
+            assert_eq!(idx.lookup(lat, 180.0), scan(lat, -180.0), "{lat},180");
+        }
+        assert_eq!(idx.lookup(-15.0, 180.0), "E/West");
         assert_eq!(idx.lookup(-15.0, 179.999_999), "D/East");
         assert_eq!(idx.lookup(-15.0, -180.0), "E/West");
         assert_eq!(idx.lookup(89.999_999, 0.0), "F/Pole");
