@@ -11,6 +11,7 @@ pub mod engine;
 pub mod error;
 pub mod geolocation;
 pub mod packs;
+pub mod routing;
 
 pub use engine::{Engine, EngineConfig};
 pub use error::{ApiError, ErrorCode};

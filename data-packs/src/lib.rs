@@ -5,5 +5,6 @@ pub mod build;
 pub mod geonames;
 pub mod ip;
 pub mod osm;
+pub mod routing;
 pub mod sources;
 pub mod timezones;

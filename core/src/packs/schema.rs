@@ -35,8 +35,12 @@ pub mod layers {
     pub const IP: &str = "ip";
     /// Timezone polygons.
     pub const TIMEZONES: &str = "timezones";
+    /// Prepared routing graphs (`routing/<profile>-<metric>.fp`), derived from the roads layer.
+    pub const ROUTING: &str = "routing";
     /// Every layer name built from open data.
-    pub const ALL: &[&str] = &[ROADS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES];
+    pub const ALL: &[&str] = &[
+        ROADS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES, ROUTING,
+    ];
     /// Stores (assets) imported by a project.
     pub const STORES: &str = "stores";
     /// Zones attached to stores.
