@@ -12,6 +12,7 @@ pub mod error;
 pub mod geolocation;
 pub mod localities;
 pub mod packs;
+pub mod routing;
 
 pub use engine::{Engine, EngineConfig};
 pub use error::{ApiError, ErrorCode};

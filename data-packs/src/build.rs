@@ -87,6 +87,7 @@ pub fn sample_plans() -> Vec<PackPlan> {
             layers::IP,
             layers::TIMEZONES,
             layers::SEARCH,
+            layers::ROUTING,
         ]
         .iter()
         .map(|s| s.to_string())
@@ -255,6 +256,16 @@ pub fn build_pack(
             }
             tracing::info!(pack = %plan.id, ms = started.elapsed().as_millis() as u64, "osm layers built");
         }
+    }
+
+    // Prepared routing graphs, from the roads layer.
+    if wants(plan, layers::ROUTING, &conn)? && layer_done(&conn, layers::ROADS)? {
+        let stats = crate::routing::build(&work, &conn, &mut *progress)?;
+        mark_done(
+            &conn,
+            layers::ROUTING,
+            &serde_json::to_value(&stats).unwrap_or(Value::Null),
+        )?;
     }
 
     // GeoNames gazetteer places inside the coverage (with the places layer of a region).

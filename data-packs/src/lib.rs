@@ -5,6 +5,7 @@ pub mod build;
 pub mod geonames;
 pub mod ip;
 pub mod osm;
+pub mod routing;
 pub mod search;
 pub mod sources;
 pub mod timezones;

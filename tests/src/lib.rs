@@ -120,6 +120,11 @@ pub fn engine_with_packs(
 pub struct Rng(pub u64);
 
 impl Rng {
+    /// A generator from a seed (never zero: xorshift would stay at zero).
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.max(1))
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
@@ -133,9 +138,50 @@ impl Rng {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
+    /// An index in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
     /// A point uniform on the sphere, `(lat, lng)`.
     pub fn sphere_point(&mut self) -> (f64, f64) {
         let lat = (2.0 * self.unit() - 1.0).asin().to_degrees();
         (lat, self.unit() * 360.0 - 180.0)
     }
+}
+
+/// The plan of sample pack `id` restricted to what routing needs: roads, places, addresses
+/// and the prepared routing graphs.
+pub fn routing_plan(id: &str) -> PackPlan {
+    let mut plan = build::sample_plan(id).unwrap();
+    plan.layers = ["roads", "places", "addresses", "routing"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    plan
+}
+
+/// The directory of sample pack `id` built with [`routing_plan`], once per test process (kept
+/// in a temporary directory that lives as long as the process).
+pub fn routing_pack(id: &str) -> std::path::PathBuf {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static BUILT: OnceLock<Mutex<HashMap<String, std::path::PathBuf>>> = OnceLock::new();
+    static ROOT: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let root = ROOT.get_or_init(|| tempfile::tempdir().unwrap());
+    let mut built = BUILT.get_or_init(Default::default).lock().unwrap();
+    if let Some(dir) = built.get(id) {
+        return dir.clone();
+    }
+    let dir = build::build_pack(
+        &routing_plan(id),
+        "1",
+        &sources(),
+        root.path(),
+        false,
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    built.insert(id.to_string(), dir.clone());
+    dir
 }

@@ -38,9 +38,11 @@ pub mod layers {
     /// Name search index (tantivy, `search/`) over places, postal codes, streets, addresses
     /// and POIs; see [`crate::packs::search`].
     pub const SEARCH: &str = "search";
+    /// Prepared routing graphs (`routing/<profile>-<metric>.fp`), derived from the roads layer.
+    pub const ROUTING: &str = "routing";
     /// Every layer name built from open data.
     pub const ALL: &[&str] = &[
-        ROADS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES, SEARCH,
+        ROADS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES, ROUTING, SEARCH,
     ];
     /// Stores (assets) imported by a project.
     pub const STORES: &str = "stores";

@@ -1,0 +1,384 @@
+//! Contraction hierarchies over the turn-expanded graph, prepared with `fast_paths` when a
+//! pack is built and stored in the pack as `routing/<profile>-<metric>.fp`.
+//!
+//! **File format** (postcard): [`PreparedFile`] — a magic string, the format version, the
+//! profile and metric, the [`TurnGraph::signature`] of the graph it was prepared from, and the
+//! `fast_paths` graph in its 32-bit form. A reader derives the turn graph from the pack's roads
+//! layer and refuses a prepared graph whose signature differs.
+//!
+//! **Queries.** Point-to-point queries go through `fast_paths`' own bidirectional search with
+//! several weighted sources and targets (the snapped points' partial arcs). Matrices use a
+//! bucket-based many-to-many search ([`ChGraph::many_to_many`]) over the same hierarchy, which
+//! `fast_paths` does not offer, carrying a second weight (the length along the fastest path,
+//! or the time along the shortest) computed for every shortcut when the graph is loaded.
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use fast_paths::{FastGraph, FastGraph32, InputGraph, PathCalculator};
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+
+use super::graph::TurnGraph;
+use super::profile::{Metric, Profile};
+
+/// Magic string of a prepared graph file.
+pub const MAGIC: &str = "waymark-ch";
+/// Version of the prepared graph file format.
+pub const FILE_VERSION: u32 = 1;
+
+/// The relative path of the prepared graph of `profile` and `metric` in a pack.
+pub fn file_name(profile: Profile, metric: Metric) -> String {
+    format!("routing/{}-{}.fp", profile.name(), metric.name())
+}
+
+/// What a `.fp` file holds.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct PreparedFile {
+    /// [`MAGIC`].
+    pub magic: String,
+    /// [`FILE_VERSION`].
+    pub version: u32,
+    /// Profile name.
+    pub profile: String,
+    /// Metric name.
+    pub metric: String,
+    /// [`TurnGraph::signature`] of the graph it was prepared from.
+    pub signature: u64,
+    /// Number of arcs.
+    pub arcs: u32,
+    /// The hierarchy.
+    #[serde(
+        serialize_with = "fast_paths::serialize_32",
+        deserialize_with = "fast_paths::deserialize_32"
+    )]
+    pub graph: FastGraph,
+}
+
+/// Why a prepared graph cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ChError {
+    /// The file is not a prepared graph of this format.
+    #[error("{0}")]
+    Format(String),
+    /// The file belongs to another graph.
+    #[error("the prepared graph does not match the roads layer of its pack; rebuild the pack")]
+    Mismatch,
+    /// Reading failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The input of `fast_paths` for a turn graph in `metric`. A dummy node numbered `arc_count`
+/// with one edge into the last arc makes `fast_paths` count every arc as a node (it counts the
+/// nodes it sees in edges); nothing can reach the dummy, so no path changes.
+pub fn input_graph(g: &TurnGraph, metric: Metric) -> InputGraph {
+    let mut input = InputGraph::new();
+    for a in 0..g.arc_count() as u32 {
+        for t in g.out_range(a) {
+            let b = g.head[t as usize];
+            let w = g.transition_cost(metric, a, t).max(1) as usize;
+            input.add_edge(a as usize, b as usize, w);
+        }
+    }
+    let n = g.arc_count();
+    if n > 0 {
+        input.add_edge(n, n - 1, 1);
+    }
+    input.freeze();
+    input
+}
+
+/// Prepares the hierarchy of `g` in `metric` (with `order`, a node order of another metric of
+/// the same graph, contraction reuses it).
+pub fn prepare(g: &TurnGraph, metric: Metric, order: Option<&[usize]>) -> PreparedFile {
+    let input = input_graph(g, metric);
+    let graph = match order {
+        Some(order) if order.len() == input.get_num_nodes() => {
+            fast_paths::prepare_with_order(&input, order)
+                .unwrap_or_else(|_| fast_paths::prepare(&input))
+        }
+        _ => fast_paths::prepare(&input),
+    };
+    PreparedFile {
+        magic: MAGIC.to_string(),
+        version: FILE_VERSION,
+        profile: g.profile.name().to_string(),
+        metric: metric.name().to_string(),
+        signature: g.signature(metric),
+        arcs: g.arc_count() as u32,
+        graph,
+    }
+}
+
+impl PreparedFile {
+    /// The bytes of the file.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, ChError> {
+        postcard::to_stdvec(self).map_err(|e| ChError::Format(e.to_string()))
+    }
+
+    /// Parses a file.
+    pub fn from_bytes(bytes: &[u8]) -> Result<PreparedFile, ChError> {
+        let f: PreparedFile = postcard::from_bytes(bytes)
+            .map_err(|e| ChError::Format(format!("not a prepared routing graph: {e}")))?;
+        if f.magic != MAGIC || f.version != FILE_VERSION {
+            return Err(ChError::Format(format!(
+                "prepared routing graph format {} {} is not supported (this build reads {MAGIC} {FILE_VERSION})",
+                f.magic, f.version
+            )));
+        }
+        Ok(f)
+    }
+}
+
+/// A loaded hierarchy, ready for queries.
+pub struct ChGraph {
+    /// The metric it minimises.
+    pub metric: Metric,
+    fast: FastGraph,
+    calculators: Mutex<Vec<PathCalculator>>,
+    /// Upward arrays in the 32-bit layout of `fast_paths`.
+    up: FastGraph32,
+    /// The other metric's cost of each forward / backward hierarchy edge.
+    second_fwd: Vec<u64>,
+    second_bwd: Vec<u64>,
+    arcs: usize,
+}
+
+impl std::fmt::Debug for ChGraph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChGraph")
+            .field("metric", &self.metric)
+            .field("arcs", &self.arcs)
+            .field(
+                "edges",
+                &(self.up.edges_fwd.len() + self.up.edges_bwd.len()),
+            )
+            .finish()
+    }
+}
+
+const INVALID: u32 = u32::MAX;
+
+impl ChGraph {
+    /// Loads a prepared file for `g`, checking that it was prepared from `g` in `metric`.
+    pub fn load(file: PreparedFile, g: &TurnGraph, metric: Metric) -> Result<ChGraph, ChError> {
+        if file.profile != g.profile.name()
+            || file.metric != metric.name()
+            || file.arcs as usize != g.arc_count()
+            || file.signature != g.signature(metric)
+            || file.graph.get_num_nodes() != g.arc_count() + 1
+        {
+            return Err(ChError::Mismatch);
+        }
+        Ok(Self::from_fast(file.graph, g, metric))
+    }
+
+    /// Wraps a hierarchy prepared from `g` in `metric`.
+    pub fn from_fast(fast: FastGraph, g: &TurnGraph, metric: Metric) -> ChGraph {
+        let up = FastGraph32::new(&fast);
+        let other = match metric {
+            Metric::Time => Metric::Distance,
+            Metric::Distance => Metric::Time,
+        };
+        let n = up.ranks.len();
+        let mut second_fwd = vec![0u64; up.edges_fwd.len()];
+        let mut second_bwd = vec![0u64; up.edges_bwd.len()];
+        let original = |from: u32, to: u32| -> u64 {
+            if from as usize >= g.arc_count() {
+                return 0;
+            }
+            g.out_range(from)
+                .find(|&t| g.head[t as usize] == to)
+                .map_or(0, |t| g.transition_cost(other, from, t))
+        };
+        // Shortcuts replace edges stored at lower-ranked nodes: fill rank by rank.
+        for rank in 0..n {
+            for e in up.first_edge_ids_fwd[rank] as usize..up.first_edge_ids_fwd[rank + 1] as usize
+            {
+                let edge = up.edges_fwd[e];
+                second_fwd[e] = if edge.replaced_in_edge == INVALID {
+                    original(edge.base_node, edge.adj_node)
+                } else {
+                    second_bwd[edge.replaced_in_edge as usize]
+                        + second_fwd[edge.replaced_out_edge as usize]
+                };
+            }
+            for e in up.first_edge_ids_bwd[rank] as usize..up.first_edge_ids_bwd[rank + 1] as usize
+            {
+                let edge = up.edges_bwd[e];
+                second_bwd[e] = if edge.replaced_in_edge == INVALID {
+                    original(edge.adj_node, edge.base_node)
+                } else {
+                    second_bwd[edge.replaced_in_edge as usize]
+                        + second_fwd[edge.replaced_out_edge as usize]
+                };
+            }
+        }
+        ChGraph {
+            metric,
+            fast,
+            calculators: Mutex::new(Vec::new()),
+            up,
+            second_fwd,
+            second_bwd,
+            arcs: g.arc_count(),
+        }
+    }
+
+    /// Number of hierarchy edges (original and shortcuts, both directions).
+    pub fn edge_count(&self) -> usize {
+        self.up.edges_fwd.len() + self.up.edges_bwd.len()
+    }
+
+    /// The cheapest path from any source `(arc, start weight)` to any target `(arc, end
+    /// weight)`: its weight (start and end included) and its arcs. Weights are unsigned: callers
+    /// shift negative start labels by a common offset.
+    pub fn shortest(
+        &self,
+        sources: &[(u32, u64)],
+        targets: &[(u32, u64)],
+    ) -> Option<(u64, Vec<u32>)> {
+        let valid = |v: &&(u32, u64)| (v.0 as usize) < self.arcs;
+        let starts: Vec<(usize, usize)> = sources
+            .iter()
+            .filter(valid)
+            .map(|&(a, w)| (a as usize, w as usize))
+            .collect();
+        let ends: Vec<(usize, usize)> = targets
+            .iter()
+            .filter(valid)
+            .map(|&(a, w)| (a as usize, w as usize))
+            .collect();
+        if starts.is_empty() || ends.is_empty() {
+            return None;
+        }
+        let mut calc = self
+            .calculators
+            .lock()
+            .pop()
+            .unwrap_or_else(|| fast_paths::create_calculator(&self.fast));
+        let path = calc.calc_path_multiple_sources_and_targets(&self.fast, starts, ends);
+        self.calculators.lock().push(calc);
+        let path = path?;
+        Some((
+            path.get_weight() as u64,
+            path.get_nodes().iter().map(|&n| n as u32).collect(),
+        ))
+    }
+
+    /// Upward search from weighted arcs (forward, or backward over incoming edges), returning
+    /// every node reached with its `(weight, second weight)`.
+    fn upward(&self, starts: &[(u32, u64, u64)], forward: bool, space: &mut SearchSpace) {
+        space.clear();
+        for &(a, w, s) in starts {
+            if (a as usize) < self.arcs {
+                space.relax(a, w, s);
+            }
+        }
+        let (first, edges, second) = if forward {
+            (
+                &self.up.first_edge_ids_fwd,
+                &self.up.edges_fwd,
+                &self.second_fwd,
+            )
+        } else {
+            (
+                &self.up.first_edge_ids_bwd,
+                &self.up.edges_bwd,
+                &self.second_bwd,
+            )
+        };
+        while let Some(Reverse((w, node))) = space.heap.pop() {
+            let Some(&(cur, sec)) = space.label.get(&node) else {
+                continue;
+            };
+            if w != cur || !space.done.insert(node) {
+                continue;
+            }
+            let rank = self.up.ranks[node as usize] as usize;
+            // Stall on demand: a node reached more cheaply from above is not expanded.
+            let (opp_first, opp_edges) = if forward {
+                (&self.up.first_edge_ids_bwd, &self.up.edges_bwd)
+            } else {
+                (&self.up.first_edge_ids_fwd, &self.up.edges_fwd)
+            };
+            let stalled = (opp_first[rank] as usize..opp_first[rank + 1] as usize).any(|e| {
+                let edge = opp_edges[e];
+                space
+                    .label
+                    .get(&edge.adj_node)
+                    .is_some_and(|&(aw, _)| aw + u64::from(edge.weight) < w)
+            });
+            space.settled.push((node, cur, sec));
+            if stalled {
+                continue;
+            }
+            for e in first[rank] as usize..first[rank + 1] as usize {
+                let edge = edges[e];
+                space.relax(edge.adj_node, w + u64::from(edge.weight), sec + second[e]);
+            }
+        }
+    }
+
+    /// Costs between every source and every target, each `(arc, weight, second weight)` list
+    /// describing one point: `result[i][j]` = `(weight, second)` of the cheapest path from
+    /// source `i` to target `j` (offsets included), `None` when unreachable.
+    pub fn many_to_many(
+        &self,
+        sources: &[Vec<(u32, u64, u64)>],
+        targets: &[Vec<(u32, u64, u64)>],
+    ) -> Vec<Vec<Option<(u64, u64)>>> {
+        let mut space = SearchSpace::default();
+        let mut buckets: std::collections::HashMap<u32, Vec<(u32, u64, u64)>> =
+            std::collections::HashMap::new();
+        for (j, t) in targets.iter().enumerate() {
+            self.upward(t, false, &mut space);
+            for &(node, w, s) in &space.settled {
+                buckets.entry(node).or_default().push((j as u32, w, s));
+            }
+        }
+        let mut out = vec![vec![None; targets.len()]; sources.len()];
+        for (i, s) in sources.iter().enumerate() {
+            self.upward(s, true, &mut space);
+            let row = &mut out[i];
+            for &(node, w, sec) in &space.settled {
+                if let Some(list) = buckets.get(&node) {
+                    for &(j, tw, ts) in list {
+                        let total = (w + tw, sec + ts);
+                        let cell = &mut row[j as usize];
+                        if cell.is_none_or(|c: (u64, u64)| total.0 < c.0) {
+                            *cell = Some(total);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Labels of an upward search.
+#[derive(Debug, Default)]
+struct SearchSpace {
+    label: std::collections::HashMap<u32, (u64, u64)>,
+    done: std::collections::HashSet<u32>,
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    settled: Vec<(u32, u64, u64)>,
+}
+
+impl SearchSpace {
+    fn clear(&mut self) {
+        self.label.clear();
+        self.done.clear();
+        self.heap.clear();
+        self.settled.clear();
+    }
+
+    fn relax(&mut self, node: u32, w: u64, s: u64) {
+        let better = self.label.get(&node).is_none_or(|&(old, _)| w < old);
+        if better {
+            self.label.insert(node, (w, s));
+            self.heap.push(Reverse((w, node)));
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! The road model and router of the distance group.
+//!
+//! * [`network`]: the roads layer of a pack in memory;
+//! * [`profile`]: access, direction, speeds and turn costs of `driving`, `truck`, `walking`
+//!   and `cycling`, metrics `time` and `distance`;
+//! * [`graph`]: the turn-expanded graph of a profile (turn restrictions included);
+//! * [`ch`]: contraction hierarchies prepared with `fast_paths` at build time and stored in
+//!   the pack (`routing/<profile>-<metric>.fp`), point-to-point and many-to-many queries;
+//! * [`search`]: plain Dijkstra (reference, query-time avoidance, isochrones);
+//! * [`snap`]: snapping to the nearest point of a usable edge;
+//! * [`router`]: all of it for one pack, loaded lazily.
+pub mod ch;
+pub mod geo;
+pub mod graph;
+pub mod network;
+pub mod profile;
+pub mod router;
+pub mod search;
+pub mod snap;
+
+pub use graph::TurnGraph;
+pub use network::RoadNetwork;
+pub use profile::{Metric, Profile};
+pub use router::{ArcPath, PackRouter};

@@ -1,0 +1,307 @@
+//! The road network of a pack, read from the roads layer of `data.sqlite` (tables
+//! `road_nodes`, `road_edges`, `turn_restrictions`, `toll_booths`; see
+//! [`crate::packs::schema::ROADS`]).
+//!
+//! Edges are kept in `road_edges.id` order, which makes every structure derived from the
+//! network (arcs, turn graphs, prepared graphs) deterministic: the builder and the readers
+//! derive the same graph from the same file.
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rusqlite::Connection;
+
+use super::geo::{Pt, decode_polyline};
+use super::profile::{CountryLimits, Highway, Profile};
+
+/// One road edge (a way piece between two graph nodes).
+#[derive(Debug, Clone)]
+pub struct RoadEdge {
+    /// `road_edges.id`.
+    pub id: i64,
+    /// OSM way id.
+    pub way_id: i64,
+    /// Index of the start node in [`RoadNetwork::nodes`].
+    pub from: u32,
+    /// Index of the end node.
+    pub to: u32,
+    /// Length in metres.
+    pub length_m: f64,
+    /// Highway class.
+    pub highway: Highway,
+    /// Index of the name in [`RoadNetwork::names`] (0: no name).
+    pub name: u32,
+    /// Index of the `ref` in [`RoadNetwork::names`] (0: none).
+    pub r#ref: u32,
+    /// Tagged speed limit, km/h.
+    pub maxspeed: Option<f64>,
+    /// 0 both ways, 1 forward only, -1 backward only (vehicles).
+    pub oneway: i8,
+    /// Access per [`Profile`] index.
+    pub access: [bool; 4],
+    /// Tolled.
+    pub toll: bool,
+    /// A ferry route.
+    pub ferry: bool,
+    /// Range of the edge's points in [`RoadNetwork::points`].
+    pub geometry: (u32, u32),
+}
+
+impl RoadEdge {
+    /// Whether `profile` may use the edge at all.
+    pub fn allows(&self, profile: Profile) -> bool {
+        self.access[profile.index()]
+    }
+
+    /// Whether `profile` may travel the edge forward (`from` → `to`) / backward.
+    pub fn direction_allowed(&self, profile: Profile, forward: bool) -> bool {
+        if !self.allows(profile) {
+            return false;
+        }
+        if !profile.follows_oneway() {
+            return true;
+        }
+        match self.oneway {
+            1 => forward,
+            -1 => !forward,
+            _ => true,
+        }
+    }
+}
+
+/// A turn restriction with a via node.
+#[derive(Debug, Clone)]
+pub struct Restriction {
+    /// OSM relation id.
+    pub relation_id: i64,
+    /// `no_*` (false) or `only_*` (true).
+    pub only: bool,
+    /// Way the turn comes from.
+    pub from_way: i64,
+    /// Node index of the via node (`None` for via ways).
+    pub via_node: Option<u32>,
+    /// Via ways (in relation order) when the restriction has no via node.
+    pub via_ways: Vec<i64>,
+    /// Way the turn goes to.
+    pub to_way: i64,
+    /// The raw `except` tag.
+    pub except: Option<String>,
+}
+
+/// A `barrier=toll_booth` node.
+#[derive(Debug, Clone)]
+pub struct TollBooth {
+    /// OSM node id.
+    pub osm_id: i64,
+    /// Node index when the booth is on the graph.
+    pub node: Option<u32>,
+    /// Position.
+    pub at: Pt,
+    /// Name, if tagged.
+    pub name: Option<String>,
+}
+
+/// The whole road network of one pack.
+#[derive(Debug)]
+pub struct RoadNetwork {
+    /// Node positions, index = `road_nodes` row order.
+    pub nodes: Vec<Pt>,
+    /// Edges in `road_edges.id` order.
+    pub edges: Vec<RoadEdge>,
+    /// Every edge's geometry, concatenated.
+    pub points: Vec<Pt>,
+    /// Interned names and refs; index 0 is the empty string.
+    pub names: Vec<Arc<str>>,
+    /// Turn restrictions.
+    pub restrictions: Vec<Restriction>,
+    /// Toll booths.
+    pub toll_booths: Vec<TollBooth>,
+    /// Country of the pack (most frequent `country_code` of its places), upper case; empty when
+    /// unknown.
+    pub country: String,
+    /// Default limits of that country.
+    pub limits: CountryLimits,
+}
+
+/// Why a network could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum NetworkError {
+    /// SQLite failed.
+    #[error("roads layer: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The data is inconsistent.
+    #[error("roads layer: {0}")]
+    Invalid(String),
+}
+
+impl RoadNetwork {
+    /// Reads the roads layer.
+    pub fn load(conn: &Connection) -> Result<RoadNetwork, NetworkError> {
+        let mut node_index: HashMap<i64, u32> = HashMap::new();
+        let mut nodes = Vec::new();
+        {
+            let mut stmt = conn.prepare("SELECT id, lat, lng FROM road_nodes ORDER BY id")?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let id: i64 = r.get(0)?;
+                node_index.insert(id, nodes.len() as u32);
+                nodes.push(Pt::new(r.get(1)?, r.get(2)?));
+            }
+        }
+        let mut names: Vec<Arc<str>> = vec![Arc::from("")];
+        let mut name_index: HashMap<String, u32> = HashMap::new();
+        let mut intern = |s: Option<String>| -> u32 {
+            match s {
+                None => 0,
+                Some(s) if s.is_empty() => 0,
+                Some(s) => {
+                    if let Some(&i) = name_index.get(&s) {
+                        return i;
+                    }
+                    let i = names.len() as u32;
+                    names.push(Arc::from(s.as_str()));
+                    name_index.insert(s, i);
+                    i
+                }
+            }
+        };
+        let mut edges = Vec::new();
+        let mut points = Vec::new();
+        {
+            let mut stmt = conn.prepare(
+                "SELECT id, way_id, from_node, to_node, length_m, highway, name, ref, maxspeed_kmh, \
+                 oneway, car, truck, foot, bicycle, toll, ferry, geometry FROM road_edges ORDER BY id",
+            )?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let id: i64 = r.get(0)?;
+                let from_id: i64 = r.get(2)?;
+                let to_id: i64 = r.get(3)?;
+                let (Some(&from), Some(&to)) = (node_index.get(&from_id), node_index.get(&to_id))
+                else {
+                    return Err(NetworkError::Invalid(format!(
+                        "edge {id} references a missing node"
+                    )));
+                };
+                let geometry: String = r.get(16)?;
+                let start = points.len() as u32;
+                decode_polyline(&geometry, 6, &mut points).map_err(|e| {
+                    NetworkError::Invalid(format!("edge {id}: geometry does not decode: {e}"))
+                })?;
+                if points.len() as u32 - start < 2 {
+                    points.truncate(start as usize);
+                    points.push(nodes[from as usize]);
+                    points.push(nodes[to as usize]);
+                }
+                let end = points.len() as u32;
+                let oneway: i64 = r.get(9)?;
+                let flag = |i: usize| -> rusqlite::Result<bool> { Ok(r.get::<_, i64>(i)? != 0) };
+                let access = [flag(10)?, flag(11)?, flag(12)?, flag(13)?];
+                edges.push(RoadEdge {
+                    id,
+                    way_id: r.get(1)?,
+                    from,
+                    to,
+                    length_m: r.get::<_, f64>(4)?.max(0.0),
+                    highway: Highway::parse(&r.get::<_, String>(5)?),
+                    name: intern(r.get(6)?),
+                    r#ref: intern(r.get(7)?),
+                    maxspeed: r.get(8)?,
+                    oneway: oneway.clamp(-1, 1) as i8,
+                    access,
+                    toll: flag(14)?,
+                    ferry: flag(15)?,
+                    geometry: (start, end),
+                });
+            }
+        }
+        let mut restrictions = Vec::new();
+        {
+            let mut stmt = conn.prepare(
+                "SELECT relation_id, restriction, from_way, via_node, via_ways, to_way, except_modes \
+                 FROM turn_restrictions ORDER BY relation_id",
+            )?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let kind: String = r.get(1)?;
+                let only = kind.starts_with("only_");
+                if !only && !kind.starts_with("no_") {
+                    continue;
+                }
+                let via_node: Option<i64> = r.get(3)?;
+                let via_ways: Option<String> = r.get(4)?;
+                let via_ways: Vec<i64> = via_ways
+                    .and_then(|s| serde_json::from_str(&s).ok())
+                    .unwrap_or_default();
+                let via_node = match via_node {
+                    Some(n) => match node_index.get(&n) {
+                        Some(&i) => Some(i),
+                        None => continue,
+                    },
+                    None => None,
+                };
+                if via_node.is_none() && via_ways.is_empty() {
+                    continue;
+                }
+                restrictions.push(Restriction {
+                    relation_id: r.get(0)?,
+                    only,
+                    from_way: r.get(2)?,
+                    via_node,
+                    via_ways,
+                    to_way: r.get(5)?,
+                    except: r.get(6)?,
+                });
+            }
+        }
+        let mut toll_booths = Vec::new();
+        {
+            let mut stmt = conn
+                .prepare("SELECT osm_id, node, lat, lng, name FROM toll_booths ORDER BY osm_id")?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let node: Option<i64> = r.get(1)?;
+                toll_booths.push(TollBooth {
+                    osm_id: r.get(0)?,
+                    node: node.and_then(|n| node_index.get(&n).copied()),
+                    at: Pt::new(r.get(2)?, r.get(3)?),
+                    name: r.get(4)?,
+                });
+            }
+        }
+        let country: String = conn
+            .query_row(
+                "SELECT upper(country_code) FROM places WHERE country_code IS NOT NULL \
+                 AND country_code != '' GROUP BY upper(country_code) ORDER BY count(*) DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap_or_default();
+        let limits = CountryLimits::of(&country);
+        Ok(RoadNetwork {
+            nodes,
+            edges,
+            points,
+            names,
+            restrictions,
+            toll_booths,
+            country,
+            limits,
+        })
+    }
+
+    /// The points of edge `e` from `from` to `to`.
+    pub fn geometry(&self, e: u32) -> &[Pt] {
+        let (a, b) = self.edges[e as usize].geometry;
+        &self.points[a as usize..b as usize]
+    }
+
+    /// The name of an edge (empty when unnamed).
+    pub fn name(&self, e: u32) -> &str {
+        &self.names[self.edges[e as usize].name as usize]
+    }
+
+    /// The `ref` of an edge (empty when none).
+    pub fn road_ref(&self, e: u32) -> &str {
+        &self.names[self.edges[e as usize].r#ref as usize]
+    }
+}

@@ -1,0 +1,497 @@
+//! Travel profiles (`driving`, `truck`, `walking`, `cycling`) and metrics (`time`, `distance`):
+//! which edges a profile may use, in which direction, at what speed, and what a turn costs.
+//!
+//! # Access and direction
+//!
+//! | profile | access column | one-way |
+//! |---|---|---|
+//! | driving | `car` | `oneway` of the edge |
+//! | truck | `truck` | `oneway` of the edge |
+//! | walking | `foot` | ignored (both directions) |
+//! | cycling | `bicycle` | `oneway` of the edge; contraflow is a separate bicycle-only edge row |
+//!
+//! # Speeds (km/h)
+//!
+//! When the edge has a tagged `maxspeed`, vehicles drive at 90 % of it (never faster than the
+//! class default × 1.3, so that a mistagged residential street does not become a motorway);
+//! otherwise at the class default below, capped by the country's default limit for that kind
+//! of road ([`CountryLimits`]: urban for `residential`/`living_street`/`service`, motorway for
+//! `motorway`, rural for the others). Trucks are then capped at 80 km/h on motorways and trunk
+//! roads and 70 km/h elsewhere.
+//!
+//! | highway | driving | cycling | walking |
+//! |---|---|---|---|
+//! | motorway | 110 | — | — |
+//! | motorway_link | 60 | — | — |
+//! | trunk | 90 | 16 | 5 |
+//! | trunk_link | 50 | 16 | 5 |
+//! | primary | 70 | 16 | 5 |
+//! | primary_link | 45 | 16 | 5 |
+//! | secondary | 60 | 16 | 5 |
+//! | secondary_link | 40 | 16 | 5 |
+//! | tertiary | 50 | 16 | 5 |
+//! | tertiary_link | 35 | 16 | 5 |
+//! | unclassified | 40 | 16 | 5 |
+//! | residential | 30 | 16 | 5 |
+//! | living_street | 10 | 12 | 5 |
+//! | service | 15 | 14 | 5 |
+//! | road | 30 | 14 | 5 |
+//! | track | 15 | 12 | 5 |
+//! | path | — | 12 | 5 |
+//! | cycleway | — | 18 | 5 |
+//! | footway, bridleway | — | 8 (where allowed) | 5 |
+//! | pedestrian | — | 8 (where allowed) | 5 |
+//! | steps | — | 3 (where allowed, carrying) | 3 |
+//! | ferry | 20 | 20 | 20 |
+//!
+//! Cyclists never exceed a tagged `maxspeed`. Ferries (`route=ferry`) move at 20 km/h whatever
+//! the profile (boarding and waiting are not modelled).
+//!
+//! # Turn costs (time metric only)
+//!
+//! The deviation angle between the last segment of the incoming edge and the first segment of
+//! the outgoing one: below 30° straight (0 s), 30–60° slight (driving 2 s), 60–120° turn
+//! (4 s), above 120° sharp (7 s); a U-turn (back onto the same edge) is only possible at a
+//! dead end and costs 20 s. Trucks pay twice the driving costs, cyclists half, pedestrians
+//! nothing. The distance metric has no turn costs.
+use std::fmt;
+
+/// A travel profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Profile {
+    /// Cars.
+    Driving,
+    /// Heavy goods vehicles.
+    Truck,
+    /// Pedestrians.
+    Walking,
+    /// Bicycles.
+    Cycling,
+}
+
+impl Profile {
+    /// Every profile, in file order.
+    pub const ALL: [Profile; 4] = [
+        Profile::Driving,
+        Profile::Truck,
+        Profile::Walking,
+        Profile::Cycling,
+    ];
+
+    /// Name used in file names and the API (`driving`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Driving => "driving",
+            Profile::Truck => "truck",
+            Profile::Walking => "walking",
+            Profile::Cycling => "cycling",
+        }
+    }
+
+    /// Index in [`Profile::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Whether the profile is a motor vehicle (turn restrictions and time-of-day apply).
+    pub fn is_motor(self) -> bool {
+        matches!(self, Profile::Driving | Profile::Truck)
+    }
+
+    /// Whether the profile follows `oneway`.
+    pub fn follows_oneway(self) -> bool {
+        self != Profile::Walking
+    }
+
+    /// Whether turn restrictions (with this `except` tag) apply to the profile.
+    pub fn restricted_by(self, except: Option<&str>) -> bool {
+        let excepted = |mode: &str| {
+            except.is_some_and(|e| e.split(';').any(|m| m.trim().eq_ignore_ascii_case(mode)))
+        };
+        match self {
+            Profile::Walking => false,
+            Profile::Cycling => !excepted("bicycle"),
+            Profile::Driving => !excepted("motorcar"),
+            Profile::Truck => !excepted("hgv"),
+        }
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a route minimises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Metric {
+    /// Travel time (milliseconds, turn costs included).
+    Time,
+    /// Length (centimetres).
+    Distance,
+}
+
+impl Metric {
+    /// Both metrics, in file order.
+    pub const ALL: [Metric; 2] = [Metric::Time, Metric::Distance];
+
+    /// Name used in file names (`time`, `distance`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Time => "time",
+            Metric::Distance => "distance",
+        }
+    }
+
+    /// Index in [`Metric::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Metric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The highway classes of the roads layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Highway {
+    Motorway,
+    MotorwayLink,
+    Trunk,
+    TrunkLink,
+    Primary,
+    PrimaryLink,
+    Secondary,
+    SecondaryLink,
+    Tertiary,
+    TertiaryLink,
+    Unclassified,
+    Residential,
+    LivingStreet,
+    Service,
+    Road,
+    Track,
+    Path,
+    Cycleway,
+    Footway,
+    Bridleway,
+    Pedestrian,
+    Steps,
+    Ferry,
+    /// A value the router does not know (treated as `road`).
+    Other,
+}
+
+impl Highway {
+    /// Parses the `highway` column.
+    pub fn parse(s: &str) -> Highway {
+        match s {
+            "motorway" => Highway::Motorway,
+            "motorway_link" => Highway::MotorwayLink,
+            "trunk" => Highway::Trunk,
+            "trunk_link" => Highway::TrunkLink,
+            "primary" => Highway::Primary,
+            "primary_link" => Highway::PrimaryLink,
+            "secondary" => Highway::Secondary,
+            "secondary_link" => Highway::SecondaryLink,
+            "tertiary" => Highway::Tertiary,
+            "tertiary_link" => Highway::TertiaryLink,
+            "unclassified" => Highway::Unclassified,
+            "residential" => Highway::Residential,
+            "living_street" => Highway::LivingStreet,
+            "service" => Highway::Service,
+            "road" => Highway::Road,
+            "track" => Highway::Track,
+            "path" => Highway::Path,
+            "cycleway" => Highway::Cycleway,
+            "footway" => Highway::Footway,
+            "bridleway" => Highway::Bridleway,
+            "pedestrian" => Highway::Pedestrian,
+            "steps" => Highway::Steps,
+            "ferry" => Highway::Ferry,
+            _ => Highway::Other,
+        }
+    }
+
+    /// Whether `avoid=highways` excludes the class: motorways and trunk roads with their links.
+    pub fn is_highway(self) -> bool {
+        matches!(
+            self,
+            Highway::Motorway | Highway::MotorwayLink | Highway::Trunk | Highway::TrunkLink
+        )
+    }
+
+    /// Whether the class is a link (ramp).
+    pub fn is_link(self) -> bool {
+        matches!(
+            self,
+            Highway::MotorwayLink
+                | Highway::TrunkLink
+                | Highway::PrimaryLink
+                | Highway::SecondaryLink
+                | Highway::TertiaryLink
+        )
+    }
+
+    /// Default driving speed of the class in km/h (`None`: not for motor vehicles).
+    fn driving_default(self) -> Option<f64> {
+        Some(match self {
+            Highway::Motorway => 110.0,
+            Highway::MotorwayLink => 60.0,
+            Highway::Trunk => 90.0,
+            Highway::TrunkLink => 50.0,
+            Highway::Primary => 70.0,
+            Highway::PrimaryLink => 45.0,
+            Highway::Secondary => 60.0,
+            Highway::SecondaryLink => 40.0,
+            Highway::Tertiary => 50.0,
+            Highway::TertiaryLink => 35.0,
+            Highway::Unclassified => 40.0,
+            Highway::Residential => 30.0,
+            Highway::LivingStreet => 10.0,
+            Highway::Service => 15.0,
+            Highway::Road | Highway::Other => 30.0,
+            Highway::Track => 15.0,
+            Highway::Ferry => FERRY_KMH,
+            _ => return None,
+        })
+    }
+
+    fn cycling_default(self) -> f64 {
+        match self {
+            Highway::Cycleway => 18.0,
+            Highway::LivingStreet | Highway::Track | Highway::Path => 12.0,
+            Highway::Service | Highway::Road | Highway::Other => 14.0,
+            Highway::Footway | Highway::Bridleway | Highway::Pedestrian => 8.0,
+            Highway::Steps => 3.0,
+            Highway::Ferry => FERRY_KMH,
+            _ => 16.0,
+        }
+    }
+
+    fn walking_default(self) -> f64 {
+        match self {
+            Highway::Steps => 3.0,
+            Highway::Ferry => FERRY_KMH,
+            _ => 5.0,
+        }
+    }
+
+    /// Which of the country limits caps the class.
+    fn limit_kind(self) -> LimitKind {
+        match self {
+            Highway::Motorway | Highway::MotorwayLink => LimitKind::Motorway,
+            Highway::Residential | Highway::LivingStreet | Highway::Service => LimitKind::Urban,
+            _ => LimitKind::Rural,
+        }
+    }
+}
+
+/// Speed of ferries, km/h.
+pub const FERRY_KMH: f64 = 20.0;
+
+enum LimitKind {
+    Urban,
+    Rural,
+    Motorway,
+}
+
+/// Default speed limits of a country, km/h.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CountryLimits {
+    /// Inside built-up areas.
+    pub urban: f64,
+    /// Outside built-up areas.
+    pub rural: f64,
+    /// On motorways.
+    pub motorway: f64,
+}
+
+impl CountryLimits {
+    /// The limits of an ISO 3166-1 alpha-2 country (a European default of 50/90/120 when the
+    /// country is not in the table).
+    ///
+    /// | country | urban | rural | motorway |
+    /// |---|---|---|---|
+    /// | AD | 50 | 90 | 90 |
+    /// | AT | 50 | 100 | 130 |
+    /// | BE | 50 | 70 | 120 |
+    /// | CH | 50 | 80 | 120 |
+    /// | DE | 50 | 100 | 130 (advisory) |
+    /// | DK | 50 | 80 | 130 |
+    /// | ES | 50 | 90 | 120 |
+    /// | FI | 50 | 80 | 120 |
+    /// | FR | 50 | 80 | 130 |
+    /// | GB | 48 | 97 | 113 |
+    /// | IT | 50 | 90 | 130 |
+    /// | LI | 50 | 80 | 80 |
+    /// | MC | 50 | 50 | 50 |
+    /// | NL | 50 | 80 | 100 |
+    /// | NO | 50 | 80 | 110 |
+    /// | PT | 50 | 90 | 120 |
+    /// | SE | 50 | 70 | 110 |
+    pub fn of(country: &str) -> CountryLimits {
+        let (urban, rural, motorway) = match country.to_ascii_uppercase().as_str() {
+            "AD" => (50.0, 90.0, 90.0),
+            "AT" => (50.0, 100.0, 130.0),
+            "BE" => (50.0, 70.0, 120.0),
+            "CH" => (50.0, 80.0, 120.0),
+            "DE" => (50.0, 100.0, 130.0),
+            "DK" => (50.0, 80.0, 130.0),
+            "ES" => (50.0, 90.0, 120.0),
+            "FI" => (50.0, 80.0, 120.0),
+            "FR" => (50.0, 80.0, 130.0),
+            "GB" | "UK" => (48.3, 96.6, 112.7),
+            "IT" => (50.0, 90.0, 130.0),
+            "LI" => (50.0, 80.0, 80.0),
+            "MC" => (50.0, 50.0, 50.0),
+            "NL" => (50.0, 80.0, 100.0),
+            "NO" => (50.0, 80.0, 110.0),
+            "PT" => (50.0, 90.0, 120.0),
+            "SE" => (50.0, 70.0, 110.0),
+            _ => (50.0, 90.0, 120.0),
+        };
+        CountryLimits {
+            urban,
+            rural,
+            motorway,
+        }
+    }
+
+    fn cap(&self, kind: LimitKind) -> f64 {
+        match kind {
+            LimitKind::Urban => self.urban,
+            LimitKind::Rural => self.rural,
+            LimitKind::Motorway => self.motorway,
+        }
+    }
+}
+
+/// Speed of an edge for a profile, km/h (the profile's access is checked elsewhere).
+pub fn speed_kmh(
+    profile: Profile,
+    highway: Highway,
+    maxspeed: Option<f64>,
+    limits: &CountryLimits,
+) -> f64 {
+    let maxspeed = maxspeed.filter(|v| v.is_finite() && *v > 0.0);
+    match profile {
+        Profile::Walking => highway.walking_default(),
+        Profile::Cycling => {
+            let v = highway.cycling_default();
+            maxspeed.map_or(v, |m| v.min(m))
+        }
+        Profile::Driving | Profile::Truck => {
+            let default = highway.driving_default().unwrap_or(30.0);
+            let v = if highway == Highway::Ferry {
+                FERRY_KMH
+            } else {
+                match maxspeed {
+                    Some(m) => (m * 0.9).min(default * 1.3),
+                    None => default.min(limits.cap(highway.limit_kind())),
+                }
+            };
+            let v = if profile == Profile::Truck && highway != Highway::Ferry {
+                let cap = if matches!(
+                    highway,
+                    Highway::Motorway | Highway::MotorwayLink | Highway::Trunk | Highway::TrunkLink
+                ) {
+                    80.0
+                } else {
+                    70.0
+                };
+                v.min(cap)
+            } else {
+                v
+            };
+            v.max(3.0)
+        }
+    }
+}
+
+/// Time cost of a turn in milliseconds, from the deviation angle in degrees (0 straight on,
+/// 180 back), for the time metric; `u_turn` when the turn goes back along the same edge.
+pub fn turn_cost_ms(profile: Profile, deviation_deg: f64, u_turn: bool) -> u32 {
+    let base: u32 = if u_turn {
+        20_000
+    } else if deviation_deg < 30.0 {
+        0
+    } else if deviation_deg < 60.0 {
+        2_000
+    } else if deviation_deg < 120.0 {
+        4_000
+    } else {
+        7_000
+    };
+    match profile {
+        Profile::Driving => base,
+        Profile::Truck => base * 2,
+        Profile::Cycling => base / 2,
+        Profile::Walking => 0,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speeds_follow_the_table() {
+        let ad = CountryLimits::of("AD");
+        assert_eq!(
+            speed_kmh(Profile::Driving, Highway::Primary, None, &ad),
+            70.0
+        );
+        assert_eq!(
+            speed_kmh(Profile::Driving, Highway::Motorway, None, &ad),
+            90.0,
+            "capped by the country"
+        );
+        assert_eq!(
+            speed_kmh(Profile::Driving, Highway::Primary, Some(50.0), &ad),
+            45.0
+        );
+        assert_eq!(
+            speed_kmh(Profile::Driving, Highway::Residential, Some(120.0), &ad),
+            39.0,
+            "a mistagged street stays a street"
+        );
+        assert_eq!(
+            speed_kmh(Profile::Truck, Highway::Trunk, Some(100.0), &ad),
+            80.0
+        );
+        assert_eq!(speed_kmh(Profile::Walking, Highway::Steps, None, &ad), 3.0);
+        assert_eq!(
+            speed_kmh(Profile::Cycling, Highway::Cycleway, Some(10.0), &ad),
+            10.0
+        );
+        assert_eq!(
+            speed_kmh(Profile::Driving, Highway::Ferry, Some(50.0), &ad),
+            FERRY_KMH
+        );
+    }
+
+    #[test]
+    fn restrictions_and_exceptions() {
+        assert!(Profile::Driving.restricted_by(None));
+        assert!(!Profile::Walking.restricted_by(None));
+        assert!(!Profile::Cycling.restricted_by(Some("psv;bicycle")));
+        assert!(Profile::Truck.restricted_by(Some("bicycle")));
+        assert!(!Profile::Truck.restricted_by(Some("hgv")));
+    }
+
+    #[test]
+    fn turn_costs() {
+        assert_eq!(turn_cost_ms(Profile::Driving, 10.0, false), 0);
+        assert_eq!(turn_cost_ms(Profile::Driving, 90.0, false), 4_000);
+        assert_eq!(turn_cost_ms(Profile::Truck, 90.0, false), 8_000);
+        assert_eq!(turn_cost_ms(Profile::Driving, 180.0, true), 20_000);
+        assert_eq!(turn_cost_ms(Profile::Walking, 180.0, true), 0);
+    }
+}

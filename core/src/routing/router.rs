@@ -1,0 +1,330 @@
+//! Routing on one pack: the road network, its snapping index, the turn graph of each profile
+//! (derived on first use) and the prepared hierarchies (loaded on first use from the pack's
+//! `routing/*.fp` files).
+//!
+//! **Partial edges.** A point snapped at fraction `f` of an edge can leave along each arc of
+//! that edge the profile allows: the forward arc with `1 - f` of it still ahead, the backward
+//! arc with `f`. A search therefore starts at the *successors* of those arcs, with the rest of
+//! the arc (and the turn) as initial weight; a target arc `b` reached at offset `s` adds
+//! `s × cost(b)`. When both points lie on the same arc with the target ahead, the direct
+//! piece `(s - t) × cost` competes with the searched paths.
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use super::ch::{ChGraph, PreparedFile, file_name};
+use super::graph::{NO_ARC, TurnGraph};
+use super::network::{NetworkError, RoadNetwork};
+use super::profile::{Metric, Profile};
+use super::search::Dijkstra;
+use super::snap::{Snap, SnapIndex};
+
+/// A place on an arc: the arc and the fraction of it behind (in the arc's direction).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ArcPos {
+    /// Arc.
+    pub arc: u32,
+    /// Fraction of the arc already travelled, `0..=1`.
+    pub offset: f64,
+}
+
+/// The arcs a snapped point lies on for a profile.
+pub fn positions(g: &TurnGraph, snap: &Snap, usable: &dyn Fn(u32) -> bool) -> Vec<ArcPos> {
+    let arcs = g.edge_arcs[snap.edge as usize];
+    let mut out = Vec::with_capacity(2);
+    if arcs[0] != NO_ARC && usable(arcs[0]) {
+        out.push(ArcPos {
+            arc: arcs[0],
+            offset: snap.fraction,
+        });
+    }
+    if arcs[1] != NO_ARC && usable(arcs[1]) {
+        out.push(ArcPos {
+            arc: arcs[1],
+            offset: 1.0 - snap.fraction,
+        });
+    }
+    out
+}
+
+/// `fraction × cost`, rounded.
+pub fn part(cost: u64, fraction: f64) -> u64 {
+    (cost as f64 * fraction.clamp(0.0, 1.0)).round() as u64
+}
+
+/// Start nodes of a search from `from` positions: `(arc, weight, second weight, source arc)`,
+/// one per successor (the cheapest when several sources lead to it).
+pub fn expand_sources(
+    g: &TurnGraph,
+    metric: Metric,
+    from: &[ArcPos],
+    usable: &dyn Fn(u32) -> bool,
+) -> Vec<(u32, u64, u64, u32)> {
+    let other = match metric {
+        Metric::Time => Metric::Distance,
+        Metric::Distance => Metric::Time,
+    };
+    let mut best: HashMap<u32, (u64, u64, u32)> = HashMap::new();
+    for p in from {
+        let done = part(g.arc_cost(metric, p.arc), p.offset);
+        let done_other = part(g.arc_cost(other, p.arc), p.offset);
+        for t in g.out_range(p.arc) {
+            let b = g.head[t as usize];
+            if !usable(b) {
+                continue;
+            }
+            let w = g.transition_cost(metric, p.arc, t).saturating_sub(done);
+            let s = g
+                .transition_cost(other, p.arc, t)
+                .saturating_sub(done_other);
+            let e = best.entry(b).or_insert((u64::MAX, 0, p.arc));
+            if w < e.0 {
+                *e = (w, s, p.arc);
+            }
+        }
+    }
+    let mut v: Vec<(u32, u64, u64, u32)> = best
+        .into_iter()
+        .map(|(b, (w, s, src))| (b, w, s, src))
+        .collect();
+    v.sort_unstable_by_key(|x| x.0);
+    v
+}
+
+/// Target nodes of a search to `to` positions: `(arc, weight, second weight)`.
+pub fn targets(g: &TurnGraph, metric: Metric, to: &[ArcPos]) -> Vec<(u32, u64, u64)> {
+    let other = match metric {
+        Metric::Time => Metric::Distance,
+        Metric::Distance => Metric::Time,
+    };
+    to.iter()
+        .map(|p| {
+            (
+                p.arc,
+                part(g.arc_cost(metric, p.arc), p.offset),
+                part(g.arc_cost(other, p.arc), p.offset),
+            )
+        })
+        .collect()
+}
+
+/// The direct piece when a source and a target lie on the same arc with the target ahead:
+/// `(cost, second cost, arc, start offset, end offset)`.
+pub fn direct(
+    g: &TurnGraph,
+    metric: Metric,
+    from: &[ArcPos],
+    to: &[ArcPos],
+) -> Option<(u64, u64, ArcPos, ArcPos)> {
+    let other = match metric {
+        Metric::Time => Metric::Distance,
+        Metric::Distance => Metric::Time,
+    };
+    let mut best: Option<(u64, u64, ArcPos, ArcPos)> = None;
+    for s in from {
+        for t in to {
+            if s.arc == t.arc && t.offset >= s.offset {
+                let c = part(g.arc_cost(metric, s.arc), t.offset)
+                    .saturating_sub(part(g.arc_cost(metric, s.arc), s.offset));
+                let c2 = part(g.arc_cost(other, s.arc), t.offset)
+                    .saturating_sub(part(g.arc_cost(other, s.arc), s.offset));
+                if best.is_none_or(|b| c < b.0) {
+                    best = Some((c, c2, *s, *t));
+                }
+            }
+        }
+    }
+    best
+}
+
+/// A path between two snapped points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArcPath {
+    /// Cost in the metric searched.
+    pub cost: u64,
+    /// The arcs, first to last.
+    pub arcs: Vec<u32>,
+    /// Offset of the start on the first arc.
+    pub start: f64,
+    /// Offset of the end on the last arc.
+    pub end: f64,
+}
+
+/// How to search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// The prepared hierarchy (falls back to Dijkstra when the pack has none).
+    Ch,
+    /// Plain Dijkstra on the turn graph.
+    Dijkstra,
+}
+
+/// Routing state of one pack.
+#[derive(Debug)]
+pub struct PackRouter {
+    /// Pack id.
+    pub pack_id: String,
+    /// The network.
+    pub net: RoadNetwork,
+    /// Segment index.
+    pub snap: SnapIndex,
+    dir: std::path::PathBuf,
+    graphs: [OnceLock<Arc<TurnGraph>>; 4],
+    hierarchies: [[OnceLock<Option<Arc<ChGraph>>>; 2]; 4],
+}
+
+impl PackRouter {
+    /// Reads the roads layer of the pack in `dir` from `conn`.
+    pub fn open(
+        pack_id: &str,
+        dir: &Path,
+        conn: &rusqlite::Connection,
+    ) -> Result<PackRouter, NetworkError> {
+        let net = RoadNetwork::load(conn)?;
+        let snap = SnapIndex::build(&net);
+        Ok(PackRouter {
+            pack_id: pack_id.to_string(),
+            net,
+            snap,
+            dir: dir.to_path_buf(),
+            graphs: Default::default(),
+            hierarchies: Default::default(),
+        })
+    }
+
+    /// The turn graph of `profile`.
+    pub fn graph(&self, profile: Profile) -> Arc<TurnGraph> {
+        self.graphs[profile.index()]
+            .get_or_init(|| Arc::new(TurnGraph::build(&self.net, profile)))
+            .clone()
+    }
+
+    /// The prepared hierarchy of `profile` and `metric`, `None` when the pack has none or it
+    /// does not belong to this network (logged).
+    pub fn hierarchy(&self, profile: Profile, metric: Metric) -> Option<Arc<ChGraph>> {
+        self.hierarchies[profile.index()][metric.index()]
+            .get_or_init(|| {
+                let path = self.dir.join(file_name(profile, metric));
+                let bytes = match std::fs::read(&path) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        tracing::warn!(pack = %self.pack_id, file = %path.display(), error = %e,
+                            "no prepared routing graph; routing with Dijkstra");
+                        return None;
+                    }
+                };
+                let g = self.graph(profile);
+                match PreparedFile::from_bytes(&bytes).and_then(|f| ChGraph::load(f, &g, metric)) {
+                    Ok(ch) => Some(Arc::new(ch)),
+                    Err(e) => {
+                        tracing::warn!(pack = %self.pack_id, file = %path.display(), error = %e,
+                            "prepared routing graph unusable; routing with Dijkstra");
+                        None
+                    }
+                }
+            })
+            .clone()
+    }
+
+    /// Snaps `p` to the nearest edge `profile` may use and `edge_ok` accepts.
+    pub fn snap(
+        &self,
+        profile: Profile,
+        p: super::geo::Pt,
+        edge_ok: &dyn Fn(u32) -> bool,
+    ) -> Option<Snap> {
+        let g = self.graph(profile);
+        self.snap.snap(&self.net, p, |e| {
+            let arcs = g.edge_arcs[e as usize];
+            (arcs[0] != NO_ARC || arcs[1] != NO_ARC) && edge_ok(e)
+        })
+    }
+
+    /// The cheapest path from `from` to `to`, over arcs accepted by `usable` (`None`: all).
+    /// With a filter the prepared hierarchy does not apply and Dijkstra runs on the turn
+    /// graph.
+    pub fn path(
+        &self,
+        profile: Profile,
+        metric: Metric,
+        from: &Snap,
+        to: &Snap,
+        usable: Option<&dyn Fn(u32) -> bool>,
+        engine: Engine,
+    ) -> Option<ArcPath> {
+        let g = self.graph(profile);
+        let all = |_: u32| true;
+        let ok: &dyn Fn(u32) -> bool = usable.unwrap_or(&all);
+        let src = positions(&g, from, ok);
+        let dst = positions(&g, to, ok);
+        if src.is_empty() || dst.is_empty() {
+            return None;
+        }
+        let starts = expand_sources(&g, metric, &src, ok);
+        let ends = targets(&g, metric, &dst);
+        let direct = direct(&g, metric, &src, &dst);
+        let ch = match (engine, usable) {
+            (Engine::Ch, None) => self.hierarchy(profile, metric),
+            _ => None,
+        };
+        let searched: Option<(u64, Vec<u32>)> = if starts.is_empty() {
+            None
+        } else if let Some(ch) = ch {
+            let s: Vec<(u32, u64)> = starts.iter().map(|x| (x.0, x.1)).collect();
+            let t: Vec<(u32, u64)> = ends.iter().map(|x| (x.0, x.1)).collect();
+            ch.shortest(&s, &t)
+        } else {
+            let mut d = Dijkstra::new(g.arc_count());
+            let s: Vec<(u32, i64)> = starts.iter().map(|x| (x.0, x.1 as i64)).collect();
+            let t: Vec<(u32, i64)> = ends.iter().map(|x| (x.0, x.1 as i64)).collect();
+            d.shortest(&g, &s, &t, |a, t| Some(g.transition_cost(metric, a, t)), ok)
+                .map(|f| (f.cost.max(0) as u64, f.arcs))
+        };
+        let via_graph = searched.and_then(|(cost, arcs)| {
+            let first = *arcs.first()?;
+            let last = *arcs.last()?;
+            let src_arc = starts.iter().find(|x| x.0 == first)?.3;
+            let start = src.iter().find(|p| p.arc == src_arc)?.offset;
+            let end = dst.iter().find(|p| p.arc == last)?.offset;
+            let mut full = Vec::with_capacity(arcs.len() + 1);
+            full.push(src_arc);
+            full.extend(arcs);
+            Some(ArcPath {
+                cost,
+                arcs: full,
+                start,
+                end,
+            })
+        });
+        let direct = direct.map(|(cost, _, s, t)| ArcPath {
+            cost,
+            arcs: vec![s.arc],
+            start: s.offset,
+            end: t.offset,
+        });
+        match (via_graph, direct) {
+            (Some(a), Some(b)) => Some(if b.cost <= a.cost { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Length (m) and duration (ms, turns included) of a path.
+    pub fn measure(&self, profile: Profile, p: &ArcPath) -> (f64, f64) {
+        let g = self.graph(profile);
+        let mut dist = 0.0;
+        let mut time = 0.0;
+        let n = p.arcs.len();
+        for (i, &a) in p.arcs.iter().enumerate() {
+            let from = if i == 0 { p.start } else { 0.0 };
+            let to = if i + 1 == n { p.end } else { 1.0 };
+            let share = (to - from).max(0.0);
+            let e = &self.net.edges[g.arc_edge[a as usize] as usize];
+            dist += e.length_m * share;
+            time += f64::from(g.arc_time_ms[a as usize]) * share;
+            if i + 1 < n {
+                time += f64::from(g.turn_between(a, p.arcs[i + 1]).unwrap_or(0));
+            }
+        }
+        (dist, time)
+    }
+}

@@ -1,0 +1,189 @@
+//! Plain Dijkstra on a [`TurnGraph`]: the reference the contraction hierarchies are tested
+//! against, the fallback when query-time options (avoid tolls, highways, ferries, polygons)
+//! remove arcs a prepared graph was built with, and the bounded search of isochrones.
+//!
+//! Labels are signed: a search starting part-way along an arc starts at minus the part already
+//! behind it (see [`super::router`]), and every transition costs ≥ 1.
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::graph::{NO_ARC, TurnGraph};
+use super::profile::Metric;
+
+/// A path found by a search: its cost (start and end offsets included) and its arcs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Total cost.
+    pub cost: i64,
+    /// Arcs from the source arc to the target arc.
+    pub arcs: Vec<u32>,
+}
+
+/// Reusable state of a Dijkstra search over arcs.
+#[derive(Debug, Default)]
+pub struct Dijkstra {
+    dist: Vec<i64>,
+    parent: Vec<u32>,
+    stamp: Vec<u32>,
+    settled: Vec<u32>,
+    target: Vec<i64>,
+    target_stamp: Vec<u32>,
+    round: u32,
+    heap: BinaryHeap<Reverse<(i64, u32)>>,
+    /// Arcs settled by the last search, in order.
+    pub order: Vec<u32>,
+}
+
+impl Dijkstra {
+    /// State for a graph of `arcs` arcs.
+    pub fn new(arcs: usize) -> Self {
+        Dijkstra {
+            dist: vec![0; arcs],
+            parent: vec![NO_ARC; arcs],
+            stamp: vec![0; arcs],
+            settled: vec![0; arcs],
+            target: vec![0; arcs],
+            target_stamp: vec![0; arcs],
+            round: 0,
+            heap: BinaryHeap::new(),
+            order: Vec::new(),
+        }
+    }
+
+    fn begin(&mut self, arcs: usize) {
+        if self.dist.len() < arcs {
+            *self = Dijkstra::new(arcs);
+        }
+        self.round = self.round.wrapping_add(1);
+        if self.round == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.settled.iter_mut().for_each(|s| *s = 0);
+            self.target_stamp.iter_mut().for_each(|s| *s = 0);
+            self.round = 1;
+        }
+        self.heap.clear();
+        self.order.clear();
+    }
+
+    fn label(&self, a: u32) -> Option<i64> {
+        (self.stamp[a as usize] == self.round).then(|| self.dist[a as usize])
+    }
+
+    /// The label of arc `a` after the last search (cost of reaching its start), if reached.
+    pub fn reached(&self, a: u32) -> Option<i64> {
+        (self.settled[a as usize] == self.round).then(|| self.dist[a as usize])
+    }
+
+    fn relax(&mut self, a: u32, d: i64, parent: u32) {
+        if self.label(a).is_none_or(|old| d < old) {
+            self.stamp[a as usize] = self.round;
+            self.dist[a as usize] = d;
+            self.parent[a as usize] = parent;
+            self.heap.push(Reverse((d, a)));
+        }
+    }
+
+    /// The cheapest path from any `(arc, start label)` source to any `(arc, end cost)` target,
+    /// where `weight(a, t)` is the cost of transition `t` leaving arc `a` (`None`: not usable)
+    /// and `usable(a)` says whether an arc may be entered at all.
+    pub fn shortest(
+        &mut self,
+        g: &TurnGraph,
+        sources: &[(u32, i64)],
+        targets: &[(u32, i64)],
+        weight: impl Fn(u32, u32) -> Option<u64>,
+        usable: impl Fn(u32) -> bool,
+    ) -> Option<Found> {
+        self.begin(g.arc_count());
+        for &(b, w) in targets {
+            if usable(b) {
+                let slot = b as usize;
+                if self.target_stamp[slot] != self.round || w < self.target[slot] {
+                    self.target[slot] = w;
+                    self.target_stamp[slot] = self.round;
+                }
+            }
+        }
+        for &(a, w) in sources {
+            if usable(a) {
+                self.relax(a, w, NO_ARC);
+            }
+        }
+        let mut best: Option<(i64, u32)> = None;
+        while let Some(Reverse((d, a))) = self.heap.pop() {
+            if self.settled[a as usize] == self.round || self.label(a) != Some(d) {
+                continue;
+            }
+            if best.is_some_and(|(b, _)| d >= b) {
+                break;
+            }
+            self.settled[a as usize] = self.round;
+            if self.target_stamp[a as usize] == self.round {
+                let total = d + self.target[a as usize];
+                if best.is_none_or(|(b, _)| total < b) {
+                    best = Some((total, a));
+                }
+            }
+            for t in g.out_range(a) {
+                let b = g.head[t as usize];
+                if self.settled[b as usize] == self.round || !usable(b) {
+                    continue;
+                }
+                if let Some(w) = weight(a, t) {
+                    self.relax(b, d + w as i64, a);
+                }
+            }
+        }
+        let (cost, last) = best?;
+        let mut arcs = vec![last];
+        let mut a = last;
+        while self.parent[a as usize] != NO_ARC {
+            a = self.parent[a as usize];
+            arcs.push(a);
+        }
+        arcs.reverse();
+        Some(Found { cost, arcs })
+    }
+
+    /// Settles every arc whose label stays `<= limit`, from the sources; read the labels with
+    /// [`Dijkstra::reached`] and the settled arcs in `order`.
+    pub fn explore(
+        &mut self,
+        g: &TurnGraph,
+        sources: &[(u32, i64)],
+        limit: i64,
+        weight: impl Fn(u32, u32) -> Option<u64>,
+        usable: impl Fn(u32) -> bool,
+    ) {
+        self.begin(g.arc_count());
+        for &(a, w) in sources {
+            if usable(a) {
+                self.relax(a, w, NO_ARC);
+            }
+        }
+        while let Some(Reverse((d, a))) = self.heap.pop() {
+            if self.settled[a as usize] == self.round || self.label(a) != Some(d) {
+                continue;
+            }
+            if d > limit {
+                break;
+            }
+            self.settled[a as usize] = self.round;
+            self.order.push(a);
+            for t in g.out_range(a) {
+                let b = g.head[t as usize];
+                if self.settled[b as usize] == self.round || !usable(b) {
+                    continue;
+                }
+                if let Some(w) = weight(a, t) {
+                    self.relax(b, d + w as i64, a);
+                }
+            }
+        }
+    }
+}
+
+/// The plain weight function of `metric`.
+pub fn metric_weight(g: &TurnGraph, metric: Metric) -> impl Fn(u32, u32) -> Option<u64> + '_ {
+    move |a, t| Some(g.transition_cost(metric, a, t))
+}

@@ -1,0 +1,148 @@
+//! The prepared hierarchies of real packs (Andorra, Monaco, Liechtenstein) against plain
+//! Dijkstra on the same turn-expanded graph: for 1,000 random pairs of snapped points per pack
+//! and per profile × metric, the point-to-point CH cost and the many-to-many CH cost equal the
+//! Dijkstra cost (and both agree on which pairs are unreachable).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use waymark_core::routing::geo::Pt;
+use waymark_core::routing::router::{Engine, direct, expand_sources, positions, targets};
+use waymark_core::routing::search::Dijkstra;
+use waymark_core::routing::snap::Snap;
+use waymark_core::routing::{Metric, PackRouter, Profile};
+use waymark_tests::{Rng, routing_pack};
+
+/// Random points near the network, snapped for `profile`.
+fn random_snaps(r: &PackRouter, profile: Profile, n: usize, rng: &mut Rng) -> Vec<Snap> {
+    let mut out = Vec::new();
+    let mut tries = 0;
+    while out.len() < n && tries < n * 50 {
+        tries += 1;
+        let node = r.net.nodes[rng.below(r.net.nodes.len())];
+        let p = Pt::new(
+            node.lat + (rng.unit() - 0.5) * 0.002,
+            node.lng + (rng.unit() - 0.5) * 0.002,
+        );
+        if let Some(s) = r.snap(profile, p, &|_| true) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Dijkstra costs from one snapped point to each target point.
+fn dijkstra_costs(
+    r: &PackRouter,
+    profile: Profile,
+    metric: Metric,
+    from: &Snap,
+    to: &[Snap],
+    d: &mut Dijkstra,
+) -> Vec<Option<u64>> {
+    let g = r.graph(profile);
+    let all = |_: u32| true;
+    let src = positions(&g, from, &all);
+    let starts: Vec<(u32, i64)> = expand_sources(&g, metric, &src, &all)
+        .iter()
+        .map(|s| (s.0, s.1 as i64))
+        .collect();
+    d.explore(
+        &g,
+        &starts,
+        i64::MAX,
+        |a, t| Some(g.transition_cost(metric, a, t)),
+        all,
+    );
+    to.iter()
+        .map(|t| {
+            let dst = positions(&g, t, &all);
+            let searched = targets(&g, metric, &dst)
+                .iter()
+                .filter_map(|&(arc, w, _)| d.reached(arc).map(|l| l as u64 + w))
+                .min();
+            let direct = direct(&g, metric, &src, &dst).map(|x| x.0);
+            match (searched, direct) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        })
+        .collect()
+}
+
+fn check_pack(id: &str) {
+    let dir = routing_pack(id);
+    let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+    let r = PackRouter::open(id, &dir, &conn).unwrap();
+    let mut rng = Rng::new(0x5eed ^ id.len() as u64);
+    for profile in Profile::ALL {
+        for metric in Metric::ALL {
+            let ch = r
+                .hierarchy(profile, metric)
+                .unwrap_or_else(|| panic!("{id}: no hierarchy for {profile} {metric}"));
+            let g = r.graph(profile);
+            // 40 sources × 25 targets = 1,000 pairs.
+            let sources = random_snaps(&r, profile, 40, &mut rng);
+            let dests = random_snaps(&r, profile, 25, &mut rng);
+            assert_eq!(sources.len(), 40, "{id} {profile}: too few snapped points");
+            let mut d = Dijkstra::new(g.arc_count());
+            let all = |_: u32| true;
+            let m2m_sources: Vec<Vec<(u32, u64, u64)>> = sources
+                .iter()
+                .map(|s| {
+                    expand_sources(&g, metric, &positions(&g, s, &all), &all)
+                        .iter()
+                        .map(|x| (x.0, x.1, x.2))
+                        .collect()
+                })
+                .collect();
+            let m2m_targets: Vec<Vec<(u32, u64, u64)>> = dests
+                .iter()
+                .map(|t| targets(&g, metric, &positions(&g, t, &all)))
+                .collect();
+            let matrix = ch.many_to_many(&m2m_sources, &m2m_targets);
+            let mut reachable = 0;
+            for (i, s) in sources.iter().enumerate() {
+                let want = dijkstra_costs(&r, profile, metric, s, &dests, &mut d);
+                for (j, t) in dests.iter().enumerate() {
+                    let got = r
+                        .path(profile, metric, s, t, None, Engine::Ch)
+                        .map(|p| p.cost);
+                    assert_eq!(
+                        got, want[j],
+                        "{id} {profile} {metric}: CH and Dijkstra differ from {s:?} to {t:?}"
+                    );
+                    let src = positions(&g, s, &all);
+                    let dst = positions(&g, t, &all);
+                    let m = matrix[i][j].map(|c| c.0);
+                    let m = match (m, direct(&g, metric, &src, &dst).map(|x| x.0)) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                    assert_eq!(
+                        m, want[j],
+                        "{id} {profile} {metric}: many-to-many and Dijkstra differ"
+                    );
+                    reachable += usize::from(want[j].is_some());
+                }
+            }
+            assert!(
+                reachable > 500,
+                "{id} {profile} {metric}: only {reachable} of 1000 pairs connected"
+            );
+        }
+    }
+}
+
+#[test]
+fn andorra_hierarchies_equal_dijkstra() {
+    check_pack("andorra");
+}
+
+#[test]
+fn monaco_hierarchies_equal_dijkstra() {
+    check_pack("monaco");
+}
+
+#[test]
+fn liechtenstein_hierarchies_equal_dijkstra() {
+    check_pack("liechtenstein");
+}
