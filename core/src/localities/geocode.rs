@@ -69,16 +69,22 @@ pub fn run(
     GeocodeResponse { results }
 }
 
-/// How much of the query an item explains.
+/// How much of the query an item explains: each token explains at most one part (name word,
+/// house number, postal code, surrounding place), parts the query does not mention and tokens
+/// nothing explains count against the item. Returns the score and which tokens were used.
 fn explain(shown: &Shown, tokens: &[QueryToken]) -> (f64, Vec<bool>) {
     let d = &shown.item.data;
-    let name_words = words(&shown.name());
+    let name = match shown.item.kind.as_str() {
+        kinds::ADDRESS => d.street.clone().unwrap_or_default(),
+        _ => shown.name(),
+    };
+    let name_words = words(&name);
     let hn = d.housenumber.as_deref().map(fold).unwrap_or_default();
     let pc: Vec<String> = d
         .postcode
         .iter()
         .chain(d.postcodes.iter())
-        .map(|p| fold(p).replace(' ', ""))
+        .map(|p| fold(p))
         .collect();
     let mut context = String::new();
     for p in &shown.parents {
@@ -93,49 +99,74 @@ fn explain(shown: &Shown, tokens: &[QueryToken]) -> (f64, Vec<bool>) {
     let context_words = words(&context);
     let mut used = vec![false; tokens.len()];
     let mut score = 0.0;
-    let is_num = |t: &str| t.chars().next().is_some_and(|c| c.is_ascii_digit());
-    for (i, t) in tokens.iter().enumerate() {
-        let mut best: f64 = 0.0;
-        if !hn.is_empty() && (t.text == hn.replace(' ', "") || t.text == hn) {
-            best = best.max(4.0);
-        }
-        if pc
+    // Name words, each taking the best unused token.
+    for w in &name_words {
+        let best = tokens
             .iter()
-            .any(|p| *p == t.text || p.split(' ').any(|x| x == t.text))
-        {
-            best = best.max(2.5);
-        }
-        if let Some(k) = name_words
-            .iter()
-            .filter_map(|w| match_word(t, &w.text).map(|m| m.0))
-            .max()
-        {
-            best = best.max(match k {
-                MatchKind::Exact => 3.0,
-                _ => 1.5,
-            });
-        }
-        if best == 0.0
-            && let Some(k) = context_words
-                .iter()
-                .filter_map(|w| match_word(t, &w.text).map(|m| m.0))
-                .max()
-        {
-            best = best.max(if k == MatchKind::Exact { 1.2 } else { 0.6 });
-        }
-        if best > 0.0 {
-            used[i] = true;
-            score += best;
-        } else {
-            score -= if is_num(&t.text) { 2.0 } else { 1.5 };
+            .enumerate()
+            .filter(|(i, _)| !used[*i])
+            .filter_map(|(i, t)| match_word(t, &w.text).map(|m| (m.0, i)))
+            .max_by_key(|(k, i)| (*k, std::cmp::Reverse(*i)));
+        match best {
+            Some((k, i)) => {
+                used[i] = true;
+                score += if k == MatchKind::Exact { 3.0 } else { 1.5 };
+            }
+            None => score -= 1.0,
         }
     }
-    // Name words the query does not mention count against the item.
-    let missing = name_words
-        .iter()
-        .filter(|w| !tokens.iter().any(|t| match_word(t, &w.text).is_some()))
-        .count();
-    score -= missing as f64 * 1.0;
+    // The house number (`6a / 6b` is two tokens).
+    if !hn.is_empty() {
+        let parts: Vec<&str> = hn.split(' ').collect();
+        let mut taken = Vec::new();
+        for part in &parts {
+            if let Some(i) = (0..tokens.len())
+                .find(|&i| !used[i] && !taken.contains(&i) && tokens[i].text == *part)
+            {
+                taken.push(i);
+            }
+        }
+        if taken.len() == parts.len() {
+            for i in taken {
+                used[i] = true;
+            }
+            score += 4.0;
+        } else {
+            score -= 3.0;
+        }
+    }
+    // Postal codes (`SW1A 1AA` is two tokens).
+    for p in &pc {
+        for part in p.split(' ') {
+            if let Some(i) = (0..tokens.len()).find(|&i| !used[i] && tokens[i].text == part) {
+                used[i] = true;
+                score += 2.5;
+            }
+        }
+    }
+    // Surrounding places.
+    for i in 0..tokens.len() {
+        if used[i] {
+            continue;
+        }
+        if let Some(k) = context_words
+            .iter()
+            .filter_map(|w| match_word(&tokens[i], &w.text).map(|m| m.0))
+            .max()
+        {
+            used[i] = true;
+            score += if k == MatchKind::Exact { 1.2 } else { 0.6 };
+        }
+    }
+    for (i, t) in tokens.iter().enumerate() {
+        if !used[i] {
+            score -= if t.text.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                2.0
+            } else {
+                1.5
+            };
+        }
+    }
     score += match shown.item.kind.as_str() {
         kinds::ADDRESS => 0.6,
         kinds::ROUTE => 0.4,

@@ -444,6 +444,12 @@ pub fn index_tokens(name: &str) -> Vec<String> {
             push(&digits, &mut out);
         }
     }
+    if ws.len() > 2 {
+        // Neighbouring words joined (`Paul-Hindemith-Straße` → `hindemithstrasse`).
+        for pair in ws.windows(2) {
+            push(&pair.concat(), &mut out);
+        }
+    }
     if ws.len() > 1 && ws.len() <= 5 {
         push(&ws.concat(), &mut out);
         // The joined form with abbreviations expanded (`weber str` → `weberstrasse`).
@@ -506,6 +512,12 @@ mod tests {
         assert!(abbrev.contains(&"weberstrasse".to_string()), "{abbrev:?}");
         assert!(abbrev.contains(&"5".to_string()));
         assert!(index_tokens("Main St").contains(&"street".to_string()));
+        let three = index_tokens("Paul-Hindemith-Straße");
+        assert!(three.contains(&"hindemithstrasse".to_string()), "{three:?}");
+        assert!(
+            three.contains(&"paulhindemithstrasse".to_string()),
+            "{three:?}"
+        );
         assert!(index_tokens("12b").contains(&"12".to_string()));
         assert_eq!(street_key("Weber Str."), street_key("Weberstraße"));
         assert_eq!(street_key("Weber-Straße"), "weberstrasse");
