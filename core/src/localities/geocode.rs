@@ -5,9 +5,7 @@ use std::sync::Arc;
 
 use super::details::{details_of, leading_number};
 use super::format::{Shown, resolve_language};
-use super::geometry::{
-    Area, decode_polyline6, degrees_for, haversine_m, nearest_on_line, point_along,
-};
+use super::geometry::{decode_polyline6, degrees_for, haversine_m, nearest_on_line, point_along};
 use super::index::{Bias, Item, LocalitiesIndex, text_query};
 use super::text::{MatchKind, QueryToken, match_word, query_tokens};
 use crate::api::{
@@ -436,7 +434,7 @@ fn box_around(lat: f64, lng: f64, metres: f64) -> [f64; 4] {
 
 fn nearest_address(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item>> {
     let mut best: Option<(f64, String)> = None;
-    for pack in 0..idx.packs.len() {
+    for pack in idx.packs_near(lat, lng, REVERSE_ADDRESS_M) {
         let conn = idx.sqlite(pack);
         let b = box_around(lat, lng, REVERSE_ADDRESS_M);
         let Ok(mut st) = conn.prepare_cached(
@@ -468,7 +466,7 @@ fn nearest_address(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item
 
 fn nearest_street(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item>> {
     let mut best: Option<(f64, String)> = None;
-    for pack in 0..idx.packs.len() {
+    for pack in idx.packs_near(lat, lng, REVERSE_STREET_M) {
         let conn = idx.sqlite(pack);
         let b = box_around(lat, lng, REVERSE_STREET_M);
         let Ok(mut st) = conn.prepare_cached(
@@ -514,7 +512,7 @@ fn street_distance(it: &Item, lat: f64, lng: f64) -> f64 {
 
 fn nearest_locality(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item>> {
     let mut best: Option<(f64, String)> = None;
-    for pack in 0..idx.packs.len() {
+    for pack in idx.packs_near(lat, lng, REVERSE_LOCALITY_M) {
         let conn = idx.sqlite(pack);
         let b = box_around(lat, lng, REVERSE_LOCALITY_M);
         let Ok(mut st) = conn.prepare_cached(
@@ -560,39 +558,11 @@ fn nearest_locality(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Ite
 fn containing_admin(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Vec<Arc<Item>> {
     let mut out: Vec<(i64, Arc<Item>)> = Vec::new();
     for pack in 0..idx.packs.len() {
-        let conn = idx.sqlite(pack);
-        let b = box_around(lat, lng, 1.0);
-        let Ok(mut st) = conn.prepare_cached(
-            "SELECT p.source, p.source_id, p.kind, p.admin_level, p.country_code, p.shape \
-             FROM places p JOIN places_rtree r ON p.id = r.id \
-             WHERE r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 AND r.min_lng <= ?4 \
-             AND p.kind IN ('admin_level', 'country') AND p.shape IS NOT NULL",
-        ) else {
-            continue;
-        };
-        let Ok(rows) = st.query_map(b, |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Option<i64>>(3)?,
-                r.get::<_, Option<String>>(4)?,
-                r.get::<_, String>(5)?,
-            ))
-        }) else {
-            continue;
-        };
-        for (source, source_id, kind, level, cc, shape) in rows.flatten() {
-            if !Area::from_geojson_str(&shape).is_some_and(|a| a.contains(lat, lng)) {
-                continue;
-            }
-            let id = if kind == kinds::COUNTRY {
-                cc.map(|c| format!("place.country-{}", c.to_uppercase()))
-            } else {
-                Some(osm_public_id("place", &source, source_id))
-            };
-            if let Some(item) = id.and_then(|id| idx.get(&id)) {
-                out.push((level.unwrap_or(2), item));
+        for a in idx.areas(pack) {
+            if a.area.contains(lat, lng)
+                && let Some(item) = idx.get(&a.public_id)
+            {
+                out.push((a.level, item));
             }
         }
     }

@@ -179,7 +179,11 @@ fn original_chars(text: &str, w: &Word, folded_chars: usize) -> usize {
         if folded >= folded_chars {
             break;
         }
-        folded += fold(&c.to_string()).chars().count().max(1);
+        folded += if c.is_ascii() {
+            1
+        } else {
+            fold(c.encode_utf8(&mut [0u8; 4])).chars().count().max(1)
+        };
         n += 1;
     }
     n

@@ -262,20 +262,26 @@ fn analyzer() -> TextAnalyzer {
         .build()
 }
 
+thread_local! {
+    static ANALYZER: std::cell::RefCell<TextAnalyzer> = std::cell::RefCell::new(analyzer());
+}
+
 /// The folded words of `text` with their positions.
 pub fn words(text: &str) -> Vec<Word> {
-    let mut a = analyzer();
-    let mut stream = a.token_stream(text);
-    let mut out = Vec::new();
-    while stream.advance() {
-        let t = stream.token();
-        out.push(Word {
-            text: t.text.clone(),
-            start: t.offset_from,
-            end: t.offset_to,
-        });
-    }
-    out
+    ANALYZER.with(|a| {
+        let mut a = a.borrow_mut();
+        let mut stream = a.token_stream(text);
+        let mut out = Vec::new();
+        while stream.advance() {
+            let t = stream.token();
+            out.push(Word {
+                text: t.text.clone(),
+                start: t.offset_from,
+                end: t.offset_to,
+            });
+        }
+        out
+    })
 }
 
 /// `text` folded: its words joined by single spaces.
