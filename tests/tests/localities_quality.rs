@@ -806,7 +806,9 @@ fn geocode_interpolates_missing_numbers_and_reverse_goes_from_address_to_country
     let f = fixture();
     let g = grant(f, Endpoint::Geocode);
     // A number missing between two neighbours of the same parity on one street.
-    let mut by_street: HashMap<(String, String), Vec<(u64, f64, f64)>> = HashMap::new();
+    // (street, locality) -> numbered points
+    type Numbered = Vec<(u64, f64, f64)>;
+    let mut by_street: HashMap<(String, String), Numbered> = HashMap::new();
     let names: HashMap<String, String> = f
         .docs
         .iter()

@@ -360,8 +360,8 @@ fn interpolation_line(
         }
         let (lo, hi) = (a.min(b) as u64, a.max(b) as u64);
         let parity_ok = match kind.as_str() {
-            "odd" => n % 2 == 1,
-            "even" => n % 2 == 0,
+            "odd" => !n.is_multiple_of(2),
+            "even" => n.is_multiple_of(2),
             _ => true,
         };
         if n < lo || n > hi || hi == lo || !parity_ok {
