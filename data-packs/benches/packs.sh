@@ -22,7 +22,8 @@ for pack in neubrandenburg andorra liechtenstein munchen london porto monaco hel
   end=$(date +%s.%N)
   db=$(stat -c %s "$WORK/built/$pack-1/data.sqlite")
   pbf=$(stat -c %s "../shared/data/osm/$pack.osm.pbf" 2>/dev/null || echo 0)
-  printf "%-15s %6.1f s  data.sqlite %10d bytes  pbf %9d bytes\n" "$pack" "$(echo "$end - $start" | bc)" "$db" "$pbf"
+  search=$(du -sb "$WORK/built/$pack-1/search" 2>/dev/null | cut -f1 || echo 0)
+  printf "%-15s %6.1f s  data.sqlite %10d bytes  search/ %9d bytes  pbf %9d bytes\n" "$pack" "$(echo "$end - $start" | bc)" "$db" "$search" "$pbf"
 done
 echo "== layer sizes of the andorra pack"
 "$BIN/waymark-packs" inspect "$WORK/built/andorra-1" | sed -n '/layer sizes/,/sources/p' | grep -v sources

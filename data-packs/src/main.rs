@@ -308,9 +308,17 @@ fn run(cli: Cli) -> Result<(), String> {
                         .map_err(|e| e.to_string())?;
                 }
             }
+            // The search indexes, opened read-only as the localities operations open them.
+            let search = match waymark_core::localities::LocalitiesIndex::open(&set) {
+                Ok(index) => index.packs.len(),
+                Err(e) => {
+                    eprintln!("search indexes: {}", e.message);
+                    0
+                }
+            };
             let ms = started.elapsed().as_secs_f64() * 1000.0;
             println!(
-                "opened {} packs (and each data.sqlite, {rows} meta rows) in {ms:.1} ms; resident memory {} MB (before: {} MB)",
+                "opened {} packs (and each data.sqlite, {rows} meta rows; {search} search indexes) in {ms:.1} ms; resident memory {} MB (before: {} MB)",
                 set.len(),
                 rss_kb() / 1024,
                 rss_before / 1024

@@ -255,7 +255,7 @@ pub fn run(
         idx.search(
             |f| text_query(f, &plan.tokens, &plan.types, &plan.countries, required),
             bias,
-            40,
+            30,
         )
     };
     let mut hits = search(true);
@@ -264,10 +264,11 @@ pub fn run(
     }
     hits.retain(|(_, it)| !it.types.iter().any(|t| plan.excluded.contains(t)));
 
-    // Re-rank on the names themselves.
+    // Re-rank on the names themselves; an item none of whose names the input matches is
+    // dropped (the context alone does not make a suggestion).
     let mut ranked: Vec<(f64, Shown)> = hits
         .into_iter()
-        .map(|(_, item)| {
+        .filter_map(|(_, item)| {
             let parents = idx.parents(&item);
             let shown = Shown {
                 item,
@@ -275,6 +276,9 @@ pub fn run(
                 lang: lang.clone(),
             };
             let (name_score, full) = name_match(&shown.item, &shown.name(), &lang, &plan.tokens);
+            if name_score <= 0.0 {
+                return None;
+            }
             let desc_words = words(&shown.description());
             let context: f64 = plan
                 .tokens
@@ -287,7 +291,7 @@ pub fn run(
             if let Some((lat, lng, radius)) = bias.location {
                 score += 2.0 * location_boost(lat, lng, radius, shown.item.lat, shown.item.lng);
             }
-            (score, shown)
+            Some((score, shown))
         })
         .collect();
     ranked.sort_by(|a, b| b.0.total_cmp(&a.0));

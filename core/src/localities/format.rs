@@ -543,7 +543,7 @@ pub fn custom_fields(place_type: &str) -> &'static [&'static str] {
 
 /// Whether a custom description entry applies to an item with `types`.
 pub fn custom_applies(c: &CustomDescription, types: &[String]) -> bool {
-    types.iter().any(|t| *t == c.place_type)
+    types.contains(&c.place_type)
 }
 
 #[cfg(test)]

@@ -5,9 +5,7 @@ use std::sync::Arc;
 
 use super::details::{details_of, leading_number};
 use super::format::{Shown, resolve_language};
-use super::geometry::{
-    Area, decode_polyline6, degrees_for, haversine_m, nearest_on_line, point_along,
-};
+use super::geometry::{decode_polyline6, degrees_for, haversine_m, nearest_on_line, point_along};
 use super::index::{Bias, Item, LocalitiesIndex, text_query};
 use super::text::{MatchKind, QueryToken, match_word, query_tokens};
 use crate::api::{
@@ -69,16 +67,22 @@ pub fn run(
     GeocodeResponse { results }
 }
 
-/// How much of the query an item explains.
+/// How much of the query an item explains: each token explains at most one part (name word,
+/// house number, postal code, surrounding place), parts the query does not mention and tokens
+/// nothing explains count against the item. Returns the score and which tokens were used.
 fn explain(shown: &Shown, tokens: &[QueryToken]) -> (f64, Vec<bool>) {
     let d = &shown.item.data;
-    let name_words = words(&shown.name());
+    let name = match shown.item.kind.as_str() {
+        kinds::ADDRESS => d.street.clone().unwrap_or_default(),
+        _ => shown.name(),
+    };
+    let name_words = words(&name);
     let hn = d.housenumber.as_deref().map(fold).unwrap_or_default();
     let pc: Vec<String> = d
         .postcode
         .iter()
         .chain(d.postcodes.iter())
-        .map(|p| fold(p).replace(' ', ""))
+        .map(|p| fold(p))
         .collect();
     let mut context = String::new();
     for p in &shown.parents {
@@ -93,49 +97,74 @@ fn explain(shown: &Shown, tokens: &[QueryToken]) -> (f64, Vec<bool>) {
     let context_words = words(&context);
     let mut used = vec![false; tokens.len()];
     let mut score = 0.0;
-    let is_num = |t: &str| t.chars().next().is_some_and(|c| c.is_ascii_digit());
-    for (i, t) in tokens.iter().enumerate() {
-        let mut best: f64 = 0.0;
-        if !hn.is_empty() && (t.text == hn.replace(' ', "") || t.text == hn) {
-            best = best.max(4.0);
-        }
-        if pc
+    // Name words, each taking the best unused token.
+    for w in &name_words {
+        let best = tokens
             .iter()
-            .any(|p| *p == t.text || p.split(' ').any(|x| x == t.text))
-        {
-            best = best.max(2.5);
-        }
-        if let Some(k) = name_words
-            .iter()
-            .filter_map(|w| match_word(t, &w.text).map(|m| m.0))
-            .max()
-        {
-            best = best.max(match k {
-                MatchKind::Exact => 3.0,
-                _ => 1.5,
-            });
-        }
-        if best == 0.0
-            && let Some(k) = context_words
-                .iter()
-                .filter_map(|w| match_word(t, &w.text).map(|m| m.0))
-                .max()
-        {
-            best = best.max(if k == MatchKind::Exact { 1.2 } else { 0.6 });
-        }
-        if best > 0.0 {
-            used[i] = true;
-            score += best;
-        } else {
-            score -= if is_num(&t.text) { 2.0 } else { 1.5 };
+            .enumerate()
+            .filter(|(i, _)| !used[*i])
+            .filter_map(|(i, t)| match_word(t, &w.text).map(|m| (m.0, i)))
+            .max_by_key(|(k, i)| (*k, std::cmp::Reverse(*i)));
+        match best {
+            Some((k, i)) => {
+                used[i] = true;
+                score += if k == MatchKind::Exact { 3.0 } else { 1.5 };
+            }
+            None => score -= 1.0,
         }
     }
-    // Name words the query does not mention count against the item.
-    let missing = name_words
-        .iter()
-        .filter(|w| !tokens.iter().any(|t| match_word(t, &w.text).is_some()))
-        .count();
-    score -= missing as f64 * 1.0;
+    // The house number (`6a / 6b` is two tokens).
+    if !hn.is_empty() {
+        let parts: Vec<&str> = hn.split(' ').collect();
+        let mut taken = Vec::new();
+        for part in &parts {
+            if let Some(i) = (0..tokens.len())
+                .find(|&i| !used[i] && !taken.contains(&i) && tokens[i].text == *part)
+            {
+                taken.push(i);
+            }
+        }
+        if taken.len() == parts.len() {
+            for i in taken {
+                used[i] = true;
+            }
+            score += 4.0;
+        } else {
+            score -= 3.0;
+        }
+    }
+    // Postal codes (`SW1A 1AA` is two tokens).
+    for p in &pc {
+        for part in p.split(' ') {
+            if let Some(i) = (0..tokens.len()).find(|&i| !used[i] && tokens[i].text == part) {
+                used[i] = true;
+                score += 2.5;
+            }
+        }
+    }
+    // Surrounding places.
+    for i in 0..tokens.len() {
+        if used[i] {
+            continue;
+        }
+        if let Some(k) = context_words
+            .iter()
+            .filter_map(|w| match_word(&tokens[i], &w.text).map(|m| m.0))
+            .max()
+        {
+            used[i] = true;
+            score += if k == MatchKind::Exact { 1.2 } else { 0.6 };
+        }
+    }
+    for (i, t) in tokens.iter().enumerate() {
+        if !used[i] {
+            score -= if t.text.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                2.0
+            } else {
+                1.5
+            };
+        }
+    }
     score += match shown.item.kind.as_str() {
         kinds::ADDRESS => 0.6,
         kinds::ROUTE => 0.4,
@@ -331,8 +360,8 @@ fn interpolation_line(
         }
         let (lo, hi) = (a.min(b) as u64, a.max(b) as u64);
         let parity_ok = match kind.as_str() {
-            "odd" => n % 2 == 1,
-            "even" => n % 2 == 0,
+            "odd" => !n.is_multiple_of(2),
+            "even" => n.is_multiple_of(2),
             _ => true,
         };
         if n < lo || n > hi || hi == lo || !parity_ok {
@@ -405,7 +434,7 @@ fn box_around(lat: f64, lng: f64, metres: f64) -> [f64; 4] {
 
 fn nearest_address(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item>> {
     let mut best: Option<(f64, String)> = None;
-    for pack in 0..idx.packs.len() {
+    for pack in idx.packs_near(lat, lng, REVERSE_ADDRESS_M) {
         let conn = idx.sqlite(pack);
         let b = box_around(lat, lng, REVERSE_ADDRESS_M);
         let Ok(mut st) = conn.prepare_cached(
@@ -437,7 +466,7 @@ fn nearest_address(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item
 
 fn nearest_street(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item>> {
     let mut best: Option<(f64, String)> = None;
-    for pack in 0..idx.packs.len() {
+    for pack in idx.packs_near(lat, lng, REVERSE_STREET_M) {
         let conn = idx.sqlite(pack);
         let b = box_around(lat, lng, REVERSE_STREET_M);
         let Ok(mut st) = conn.prepare_cached(
@@ -483,7 +512,7 @@ fn street_distance(it: &Item, lat: f64, lng: f64) -> f64 {
 
 fn nearest_locality(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item>> {
     let mut best: Option<(f64, String)> = None;
-    for pack in 0..idx.packs.len() {
+    for pack in idx.packs_near(lat, lng, REVERSE_LOCALITY_M) {
         let conn = idx.sqlite(pack);
         let b = box_around(lat, lng, REVERSE_LOCALITY_M);
         let Ok(mut st) = conn.prepare_cached(
@@ -529,39 +558,11 @@ fn nearest_locality(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Ite
 fn containing_admin(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Vec<Arc<Item>> {
     let mut out: Vec<(i64, Arc<Item>)> = Vec::new();
     for pack in 0..idx.packs.len() {
-        let conn = idx.sqlite(pack);
-        let b = box_around(lat, lng, 1.0);
-        let Ok(mut st) = conn.prepare_cached(
-            "SELECT p.source, p.source_id, p.kind, p.admin_level, p.country_code, p.shape \
-             FROM places p JOIN places_rtree r ON p.id = r.id \
-             WHERE r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 AND r.min_lng <= ?4 \
-             AND p.kind IN ('admin_level', 'country') AND p.shape IS NOT NULL",
-        ) else {
-            continue;
-        };
-        let Ok(rows) = st.query_map(b, |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Option<i64>>(3)?,
-                r.get::<_, Option<String>>(4)?,
-                r.get::<_, String>(5)?,
-            ))
-        }) else {
-            continue;
-        };
-        for (source, source_id, kind, level, cc, shape) in rows.flatten() {
-            if !Area::from_geojson_str(&shape).is_some_and(|a| a.contains(lat, lng)) {
-                continue;
-            }
-            let id = if kind == kinds::COUNTRY {
-                cc.map(|c| format!("place.country-{}", c.to_uppercase()))
-            } else {
-                Some(osm_public_id("place", &source, source_id))
-            };
-            if let Some(item) = id.and_then(|id| idx.get(&id)) {
-                out.push((level.unwrap_or(2), item));
+        for a in idx.areas(pack) {
+            if a.area.contains(lat, lng)
+                && let Some(item) = idx.get(&a.public_id)
+            {
+                out.push((a.level, item));
             }
         }
     }

@@ -57,6 +57,129 @@ pub struct PackSearch {
     pub f: SearchFields,
     sqlite: Mutex<Connection>,
     places: RwLock<HashMap<String, Option<Arc<Item>>>>,
+    /// Coverage `[west, south, east, north]` of the pack.
+    pub bbox: [f64; 4],
+    pois: std::sync::OnceLock<PoiGrid>,
+    areas: std::sync::OnceLock<Vec<AdminArea>>,
+}
+
+/// A point of interest held in memory for nearby searches.
+#[derive(Debug, Clone)]
+pub struct PoiPoint {
+    /// Latitude.
+    pub lat: f64,
+    /// Longitude.
+    pub lng: f64,
+    /// `|`-joined types, most specific first.
+    pub types: Box<str>,
+    /// Public id.
+    pub public_id: Box<str>,
+    /// Name, when it has one.
+    pub name: Option<Box<str>>,
+}
+
+/// The POIs of a pack in a grid of 0.01° cells.
+#[derive(Debug, Default)]
+pub struct PoiGrid {
+    points: Vec<PoiPoint>,
+    cells: HashMap<(i32, i32), Vec<u32>>,
+}
+
+const CELL: f64 = 100.0;
+
+fn cell(lat: f64, lng: f64) -> (i32, i32) {
+    ((lat * CELL).floor() as i32, (lng * CELL).floor() as i32)
+}
+
+impl PoiGrid {
+    fn load(conn: &Connection) -> PoiGrid {
+        let mut grid = PoiGrid::default();
+        let Ok(mut st) = conn.prepare("SELECT osm_type, osm_id, types, name, lat, lng FROM pois")
+        else {
+            return grid;
+        };
+        let Ok(rows) = st.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Option<String>>(3)?,
+                r.get::<_, f64>(4)?,
+                r.get::<_, f64>(5)?,
+            ))
+        }) else {
+            return grid;
+        };
+        for (osm_type, osm_id, types, name, lat, lng) in rows.flatten() {
+            let i = grid.points.len() as u32;
+            grid.cells.entry(cell(lat, lng)).or_default().push(i);
+            grid.points.push(PoiPoint {
+                lat,
+                lng,
+                types: types.into(),
+                public_id: search::osm_public_id("poi", &osm_type, osm_id).into(),
+                name: name.map(Into::into),
+            });
+        }
+        grid
+    }
+
+    /// Points inside the box `[south, north, west, east]`.
+    pub fn in_box(&self, b: [f64; 4]) -> impl Iterator<Item = &PoiPoint> {
+        let (c0, c1) = (cell(b[0], b[2]), cell(b[1], b[3]));
+        (c0.0..=c1.0)
+            .flat_map(move |y| (c0.1..=c1.1).map(move |x| (y, x)))
+            .filter_map(|c| self.cells.get(&c))
+            .flatten()
+            .map(|&i| &self.points[i as usize])
+            .filter(move |p| p.lat >= b[0] && p.lat <= b[1] && p.lng >= b[2] && p.lng <= b[3])
+    }
+}
+
+/// An admin area (or country) outline with the id of its document.
+#[derive(Debug, Clone)]
+pub struct AdminArea {
+    /// Outline.
+    pub area: super::geometry::Area,
+    /// Public id of its document.
+    pub public_id: String,
+    /// OSM admin level (2 for countries).
+    pub level: i64,
+}
+
+fn load_areas(conn: &Connection) -> Vec<AdminArea> {
+    let Ok(mut st) = conn.prepare(
+        "SELECT source, source_id, kind, admin_level, country_code, shape FROM places \
+         WHERE kind IN ('admin_level', 'country') AND shape IS NOT NULL",
+    ) else {
+        return Vec::new();
+    };
+    let Ok(rows) = st.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, Option<i64>>(3)?,
+            r.get::<_, Option<String>>(4)?,
+            r.get::<_, String>(5)?,
+        ))
+    }) else {
+        return Vec::new();
+    };
+    rows.flatten()
+        .filter_map(|(source, source_id, kind, level, cc, shape)| {
+            let public_id = if kind == kinds::COUNTRY {
+                format!("place.country-{}", cc?.to_uppercase())
+            } else {
+                search::osm_public_id("place", &source, source_id)
+            };
+            Some(AdminArea {
+                area: super::geometry::Area::from_geojson_str(&shape)?,
+                public_id,
+                level: level.unwrap_or(2),
+            })
+        })
+        .collect()
 }
 
 impl std::fmt::Debug for PackSearch {
@@ -110,6 +233,9 @@ impl LocalitiesIndex {
                 f,
                 sqlite: Mutex::new(sqlite),
                 places: RwLock::new(HashMap::new()),
+                bbox: pack.manifest.coverage.bbox,
+                pois: std::sync::OnceLock::new(),
+                areas: std::sync::OnceLock::new(),
             });
         }
         if packs.is_empty() {
@@ -120,6 +246,31 @@ impl LocalitiesIndex {
             ));
         }
         Ok(LocalitiesIndex { packs })
+    }
+
+    /// Packs whose coverage, widened by `metres`, contains the point.
+    pub fn packs_near(&self, lat: f64, lng: f64, metres: f64) -> Vec<usize> {
+        let (dlat, dlng) = super::geometry::degrees_for(metres, lat);
+        (0..self.packs.len())
+            .filter(|&i| {
+                let [w, s, e, n] = self.packs[i].bbox;
+                lat >= s - dlat && lat <= n + dlat && lng >= w - dlng && lng <= e + dlng
+            })
+            .collect()
+    }
+
+    /// The POIs of pack `i` (loaded on first use).
+    pub fn pois(&self, i: usize) -> &PoiGrid {
+        self.packs[i]
+            .pois
+            .get_or_init(|| PoiGrid::load(&self.packs[i].sqlite.lock()))
+    }
+
+    /// The admin areas and countries with outlines of pack `i` (loaded on first use).
+    pub fn areas(&self, i: usize) -> &[AdminArea] {
+        self.packs[i]
+            .areas
+            .get_or_init(|| load_areas(&self.packs[i].sqlite.lock()))
     }
 
     /// The SQLite connection of pack `i` (one request at a time per pack).
@@ -274,7 +425,8 @@ pub fn location_boost(blat: f64, blng: f64, radius: f64, lat: f64, lng: f64) -> 
 }
 
 /// The text query of `tokens` on `names` (and `context`), each token required to match one of
-/// them, at least one token matching `names`; plus the type and country filters.
+/// them (a single token: a name); plus the type and country filters. Names score more than
+/// the context, typos are looked for in names only.
 pub fn text_query(
     f: &SearchFields,
     tokens: &[QueryToken],
@@ -283,15 +435,18 @@ pub fn text_query(
     all_tokens_required: bool,
 ) -> Box<dyn Query> {
     let mut must: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-    let mut any_name: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     for t in tokens {
-        let names = token_query(f.names, t, 1.0);
-        let context = token_query(f.context, t, 0.4);
-        any_name.push((Occur::Should, token_query(f.names, t, 0.0)));
-        let either: Box<dyn Query> = Box::new(BooleanQuery::new(vec![
-            (Occur::Should, names),
-            (Occur::Should, context),
-        ]));
+        let names = token_query(f.names, t, 1.0, true);
+        let context = token_query(f.context, t, 0.4, false);
+        // A single token must match a name.
+        let either: Box<dyn Query> = if tokens.len() > 1 {
+            Box::new(BooleanQuery::new(vec![
+                (Occur::Should, names),
+                (Occur::Should, context),
+            ]))
+        } else {
+            names
+        };
         must.push((
             if all_tokens_required {
                 Occur::Must
@@ -300,9 +455,6 @@ pub fn text_query(
             },
             either,
         ));
-    }
-    if !any_name.is_empty() {
-        must.push((Occur::Must, Box::new(BooleanQuery::new(any_name))));
     }
     if !types.is_empty() {
         must.push((Occur::Must, filter(f.types, types)));
@@ -331,7 +483,12 @@ pub fn filter(field: tantivy::schema::Field, values: &[String]) -> Box<dyn Query
     ))
 }
 
-fn token_query(field: tantivy::schema::Field, t: &QueryToken, weight: f32) -> Box<dyn Query> {
+fn token_query(
+    field: tantivy::schema::Field,
+    t: &QueryToken,
+    weight: f32,
+    fuzzy: bool,
+) -> Box<dyn Query> {
     let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     let cs = |q: Box<dyn Query>, s: f32| -> (Occur, Box<dyn Query>) {
         (Occur::Should, Box::new(ConstScoreQuery::new(q, s * weight)))
@@ -347,7 +504,8 @@ fn token_query(field: tantivy::schema::Field, t: &QueryToken, weight: f32) -> Bo
         }
     }
     let typos = t.max_typos();
-    if typos > 0 {
+    // Typos are looked for in names only: the context (surrounding places) must be typed right.
+    if typos > 0 && fuzzy {
         let term = Term::from_field_text(field, &t.text);
         let q = if t.prefix {
             FuzzyTermQuery::new_prefix(term, typos, true)

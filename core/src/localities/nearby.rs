@@ -9,7 +9,7 @@ use crate::api::{
     NearbyResponse, kinds as err_kinds,
 };
 use crate::error::ApiError;
-use crate::packs::search::{DocData, kinds, osm_public_id};
+use crate::packs::search::{DocData, kinds};
 
 /// Largest `radius` accepted, in metres.
 pub const NEARBY_RADIUS_MAX: u32 = 50_000;
@@ -63,7 +63,6 @@ pub fn plan(req: &NearbyRequest) -> Result<Plan, ApiError> {
 }
 
 struct Found {
-    distance: f64,
     public_id: String,
     types: Vec<String>,
     name: Option<String>,
@@ -77,56 +76,35 @@ pub fn run(idx: &LocalitiesIndex, req: &NearbyRequest, plan: &Plan) -> NearbyRes
     let (lat, lng) = (req.location.lat, req.location.lng);
     let radius = f64::from(req.radius);
     let (dlat, dlng) = degrees_for(radius, lat);
-    let mut found: Vec<Found> = Vec::new();
-    for pack in 0..idx.packs.len() {
-        let conn = idx.sqlite(pack);
-        let Ok(mut st) = conn.prepare_cached(
-            "SELECT p.osm_type, p.osm_id, p.types, p.name, p.lat, p.lng FROM pois p \
-             JOIN pois_rtree r ON p.id = r.id \
-             WHERE r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 AND r.min_lng <= ?4",
-        ) else {
-            continue;
-        };
-        let Ok(rows) = st.query_map([lat - dlat, lat + dlat, lng - dlng, lng + dlng], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Option<String>>(3)?,
-                r.get::<_, f64>(4)?,
-                r.get::<_, f64>(5)?,
-            ))
-        }) else {
-            continue;
-        };
-        for (osm_type, osm_id, types, name, plat, plng) in rows.flatten() {
-            let types: Vec<String> = types.split('|').map(str::to_string).collect();
-            let wanted = types.iter().any(|t| plan.types.contains(t))
-                && !types.iter().any(|t| plan.excluded.contains(t));
+    // Borrowed until the page is known: only the page's points are copied.
+    let mut found: Vec<(f64, usize, &super::index::PoiPoint)> = Vec::new();
+    for pack in idx.packs_near(lat, lng, radius) {
+        for p in idx
+            .pois(pack)
+            .in_box([lat - dlat, lat + dlat, lng - dlng, lng + dlng])
+        {
+            let mut wanted = false;
+            for t in p.types.split('|') {
+                if plan.excluded.iter().any(|x| x == t) {
+                    wanted = false;
+                    break;
+                }
+                wanted |= plan.types.iter().any(|x| x == t);
+            }
             if !wanted {
                 continue;
             }
-            let distance = haversine_m(lat, lng, plat, plng);
-            if distance > radius {
-                continue;
+            let distance = haversine_m(lat, lng, p.lat, p.lng);
+            if distance <= radius {
+                found.push((distance, pack, p));
             }
-            found.push(Found {
-                distance,
-                public_id: osm_public_id("poi", &osm_type, osm_id),
-                types,
-                name,
-                lat: plat,
-                lng: plng,
-                pack,
-            });
         }
     }
     found.sort_by(|a, b| {
-        a.distance
-            .total_cmp(&b.distance)
-            .then_with(|| a.public_id.cmp(&b.public_id))
+        a.0.total_cmp(&b.0)
+            .then_with(|| a.2.public_id.cmp(&b.2.public_id))
     });
-    found.dedup_by(|a, b| a.public_id == b.public_id);
+    found.dedup_by(|a, b| a.2.public_id == b.2.public_id);
     let limit = req.limit.max(1) as usize;
     let page = req.page.max(1) as usize;
     let start = (page - 1).saturating_mul(limit);
@@ -135,7 +113,19 @@ pub fn run(idx: &LocalitiesIndex, req: &NearbyRequest, plan: &Plan) -> NearbyRes
         .into_iter()
         .skip(start)
         .take(limit)
-        .map(|f| to_poi(idx, f))
+        .map(|(_, pack, p)| {
+            to_poi(
+                idx,
+                Found {
+                    public_id: p.public_id.to_string(),
+                    types: p.types.split('|').map(str::to_string).collect(),
+                    name: p.name.as_deref().map(str::to_string),
+                    lat: p.lat,
+                    lng: p.lng,
+                    pack,
+                },
+            )
+        })
         .collect();
     NearbyResponse {
         results,

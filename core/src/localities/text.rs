@@ -87,8 +87,8 @@ pub fn osa_distance(a: &[char], b: &[char]) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=m {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=n {
         for j in 1..=m {
@@ -153,9 +153,9 @@ pub fn best_match(token: &QueryToken, ws: &[Word]) -> Option<(MatchKind, usize, 
         }
         // Compounds: the token against two or three consecutive words.
         let mut joined = ws[i].text.clone();
-        for j in i + 1..ws.len().min(i + 3) {
+        for (j, next) in ws.iter().enumerate().take(ws.len().min(i + 3)).skip(i + 1) {
             let before = joined.chars().count();
-            joined.push_str(&ws[j].text);
+            joined.push_str(&next.text);
             if joined.len() > token.text.len() + 8 {
                 break;
             }
@@ -179,7 +179,11 @@ fn original_chars(text: &str, w: &Word, folded_chars: usize) -> usize {
         if folded >= folded_chars {
             break;
         }
-        folded += fold(&c.to_string()).chars().count().max(1);
+        folded += if c.is_ascii() {
+            1
+        } else {
+            fold(c.encode_utf8(&mut [0u8; 4])).chars().count().max(1)
+        };
         n += 1;
     }
     n

@@ -262,20 +262,26 @@ fn analyzer() -> TextAnalyzer {
         .build()
 }
 
+thread_local! {
+    static ANALYZER: std::cell::RefCell<TextAnalyzer> = std::cell::RefCell::new(analyzer());
+}
+
 /// The folded words of `text` with their positions.
 pub fn words(text: &str) -> Vec<Word> {
-    let mut a = analyzer();
-    let mut stream = a.token_stream(text);
-    let mut out = Vec::new();
-    while stream.advance() {
-        let t = stream.token();
-        out.push(Word {
-            text: t.text.clone(),
-            start: t.offset_from,
-            end: t.offset_to,
-        });
-    }
-    out
+    ANALYZER.with(|a| {
+        let mut a = a.borrow_mut();
+        let mut stream = a.token_stream(text);
+        let mut out = Vec::new();
+        while stream.advance() {
+            let t = stream.token();
+            out.push(Word {
+                text: t.text.clone(),
+                start: t.offset_from,
+                end: t.offset_to,
+            });
+        }
+        out
+    })
 }
 
 /// `text` folded: its words joined by single spaces.
@@ -444,6 +450,12 @@ pub fn index_tokens(name: &str) -> Vec<String> {
             push(&digits, &mut out);
         }
     }
+    if ws.len() > 2 {
+        // Neighbouring words joined (`Paul-Hindemith-Straße` → `hindemithstrasse`).
+        for pair in ws.windows(2) {
+            push(&pair.concat(), &mut out);
+        }
+    }
     if ws.len() > 1 && ws.len() <= 5 {
         push(&ws.concat(), &mut out);
         // The joined form with abbreviations expanded (`weber str` → `weberstrasse`).
@@ -506,6 +518,12 @@ mod tests {
         assert!(abbrev.contains(&"weberstrasse".to_string()), "{abbrev:?}");
         assert!(abbrev.contains(&"5".to_string()));
         assert!(index_tokens("Main St").contains(&"street".to_string()));
+        let three = index_tokens("Paul-Hindemith-Straße");
+        assert!(three.contains(&"hindemithstrasse".to_string()), "{three:?}");
+        assert!(
+            three.contains(&"paulhindemithstrasse".to_string()),
+            "{three:?}"
+        );
         assert!(index_tokens("12b").contains(&"12".to_string()));
         assert_eq!(street_key("Weber Str."), street_key("Weberstraße"));
         assert_eq!(street_key("Weber-Straße"), "weberstrasse");

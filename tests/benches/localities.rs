@@ -1,0 +1,218 @@
+//! Localities operations through the Engine with every region sample pack loaded (search,
+//! places, addresses, POIs, roads) plus the base pack:
+//! `cargo bench -p waymark-tests --bench localities`.
+//!
+//! Besides criterion's means, prints the latency distribution (p50/p95/p99) of each operation
+//! over its whole query set: autocomplete is measured per keystroke (every prefix of 3+
+//! characters of 200 real names, as a user types them).
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use tantivy::collector::TopDocs;
+use tantivy::query::AllQuery;
+use tantivy::schema::Value;
+use waymark_core::api::*;
+use waymark_core::endpoint::Endpoint;
+use waymark_core::packs::search::{self, DocData, kinds};
+use waymark_packs::build;
+
+fn percentiles(name: &str, mut us: Vec<f64>) {
+    us.sort_by(f64::total_cmp);
+    let p = |q: f64| us[((us.len() as f64 - 1.0) * q).round() as usize];
+    eprintln!(
+        "{name}: n={} p50={:.0} us p95={:.0} us p99={:.0} us max={:.0} us",
+        us.len(),
+        p(0.5),
+        p(0.95),
+        p(0.99),
+        p(1.0)
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut plans = waymark_tests::localities_plans();
+    plans.push(build::sample_plan("base").unwrap());
+    let (engine, publisher) = waymark_tests::engine_with_packs(&plans, tmp.path());
+    let caller = waymark_tests::private_caller(&publisher);
+    let g_ac = engine.authorize(&caller, Endpoint::Autocomplete).unwrap();
+    let g_det = engine.authorize(&caller, Endpoint::Details).unwrap();
+    let g_geo = engine.authorize(&caller, Endpoint::Geocode).unwrap();
+    let g_near = engine.authorize(&caller, Endpoint::Nearby).unwrap();
+
+    // Items of every pack: names to type, ids for details, points for reverse and nearby.
+    let mut items: Vec<(String, String, f64, f64, DocData)> = Vec::new();
+    for pack in engine.packs().snapshot().all() {
+        let (index, f) = search::open_index(&pack.path(search::SEARCH_DIR)).unwrap();
+        let searcher = index.reader().unwrap().searcher();
+        for (_, a) in searcher
+            .search(&AllQuery, &TopDocs::with_limit(1_000_000).order_by_score())
+            .unwrap()
+        {
+            let d: tantivy::TantivyDocument = searcher.doc(a).unwrap();
+            let s = |f| {
+                d.get_first(f)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("")
+                    .to_string()
+            };
+            items.push((
+                s(f.public_id),
+                s(f.kind),
+                d.get_first(f.lat).and_then(|v| v.as_f64()).unwrap(),
+                d.get_first(f.lng).and_then(|v| v.as_f64()).unwrap(),
+                serde_json::from_str(&s(f.data)).unwrap(),
+            ));
+        }
+    }
+    items.sort_by(|a, b| a.0.cmp(&b.0));
+    let step = |n: usize| items.len() / n;
+    // Keystrokes: every prefix (3+ characters) of 200 names spread over the packs and kinds.
+    let mut keystrokes: Vec<(String, Vec<String>)> = Vec::new();
+    for (i, (_, kind, _, _, data)) in items.iter().enumerate().step_by(step(400)) {
+        let (text, types) = match kind.as_str() {
+            kinds::ADDRESS => match (&data.street, &data.housenumber) {
+                (Some(s), Some(h)) => (format!("{s} {h}"), vec!["address".to_string()]),
+                _ => continue,
+            },
+            kinds::ROUTE => (
+                data.street.clone().unwrap_or_default(),
+                vec!["route".into()],
+            ),
+            kinds::POI => (
+                data.names.get("").cloned().unwrap_or_default(),
+                vec!["point_of_interest".into()],
+            ),
+            _ => (
+                data.names.get("").cloned().unwrap_or_default(),
+                vec!["locality".into(), "postal_code".into()],
+            ),
+        };
+        let chars: Vec<char> = text.chars().collect();
+        for n in 3..=chars.len() {
+            keystrokes.push((chars[..n].iter().collect(), types.clone()));
+        }
+        if i > 0 && keystrokes.len() > 4000 {
+            break;
+        }
+    }
+    let ids: Vec<String> = items
+        .iter()
+        .step_by(step(1000))
+        .map(|x| x.0.clone())
+        .collect();
+    let points: Vec<LatLng> = items
+        .iter()
+        .filter(|x| x.1 == kinds::ADDRESS || x.1 == kinds::POI)
+        .step_by(step(2000).max(1))
+        .map(|x| LatLng::new(x.2 + 0.0002, x.3 - 0.0002))
+        .collect();
+    let ac_req = |(input, types): &(String, Vec<String>)| AutocompleteRequest {
+        input: input.clone(),
+        types: types.clone(),
+        ..Default::default()
+    };
+    let det_req = |id: &String| DetailsRequest {
+        public_id: id.clone(),
+        ..Default::default()
+    };
+    let rev_req = |p: &LatLng| GeocodeRequest {
+        latlng: Some(*p),
+        ..Default::default()
+    };
+    let near_req = |p: &LatLng| NearbyRequest {
+        types: vec!["business".into(), "tourism".into()],
+        location: *p,
+        ..Default::default()
+    };
+
+    // Latency distributions over the whole sets.
+    let time = |f: &mut dyn FnMut()| {
+        let t = Instant::now();
+        f();
+        t.elapsed().as_secs_f64() * 1e6
+    };
+    let us: Vec<f64> = keystrokes
+        .iter()
+        .map(|k| {
+            time(&mut || {
+                drop(black_box(
+                    engine.localities_autocomplete(&g_ac, ac_req(k)).unwrap(),
+                ))
+            })
+        })
+        .collect();
+    percentiles("autocomplete per keystroke", us);
+    let us: Vec<f64> = ids
+        .iter()
+        .map(|id| {
+            time(&mut || {
+                drop(black_box(
+                    engine.localities_details(&g_det, det_req(id)).unwrap(),
+                ))
+            })
+        })
+        .collect();
+    percentiles("details", us);
+    let us: Vec<f64> = points
+        .iter()
+        .map(|p| {
+            time(&mut || {
+                drop(black_box(
+                    engine.localities_geocode(&g_geo, rev_req(p)).unwrap(),
+                ))
+            })
+        })
+        .collect();
+    percentiles("reverse geocode", us);
+    let us: Vec<f64> = points
+        .iter()
+        .map(|p| {
+            time(&mut || {
+                drop(black_box(
+                    engine.localities_nearby(&g_near, near_req(p)).unwrap(),
+                ))
+            })
+        })
+        .collect();
+    percentiles("nearby (1 km)", us);
+
+    let mut i = 0;
+    c.bench_function("autocomplete keystroke (all packs)", |b| {
+        b.iter(|| {
+            i = (i + 1) % keystrokes.len();
+            black_box(engine.localities_autocomplete(&g_ac, ac_req(&keystrokes[i])))
+        })
+    });
+    let mut i = 0;
+    c.bench_function("details (all packs)", |b| {
+        b.iter(|| {
+            i = (i + 1) % ids.len();
+            black_box(engine.localities_details(&g_det, det_req(&ids[i])))
+        })
+    });
+    let mut i = 0;
+    c.bench_function("reverse geocode (all packs)", |b| {
+        b.iter(|| {
+            i = (i + 1) % points.len();
+            black_box(engine.localities_geocode(&g_geo, rev_req(&points[i])))
+        })
+    });
+    let mut i = 0;
+    c.bench_function("nearby 1 km (all packs)", |b| {
+        b.iter(|| {
+            i = (i + 1) % points.len();
+            black_box(engine.localities_nearby(&g_near, near_req(&points[i])))
+        })
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30);
+    targets = bench
+}
+criterion_main!(benches);
