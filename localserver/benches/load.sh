@@ -6,6 +6,8 @@
 # Starts `waymark serve` in development mode on a free port with a throw-away state
 # directory, sends authenticated requests (X-Api-Key, private key) for DURATION with 2 wrk
 # threads and CONNS (default 16) connections, prints wrk's latency distribution, and stops the server.
+# Run it under the build lock (`flock /work/cargo.lock bash localserver/benches/load.sh ...`)
+# on a shared machine so that no build or test competes for the two cores.
 #
 # Environment:
 #   SAMPLE_PACKS=1   serve real data: the Helsinki and base sample packs, which `waymark serve`
@@ -15,7 +17,8 @@
 #                    then only used for the status check). With SAMPLE_PACKS=1 the special
 #                    value PATHS_FILE=position-mix writes 16 `/geolocation/position?ip_address=`
 #                    paths: 12 addresses of the Helsinki pack's ranges (IPv4 and IPv6) and 4
-#                    the base pack answers.
+#                    the base pack answers; PATHS_FILE=timezone-mix writes 16
+#                    `/geolocation/timezone` paths (cities on every continent, seas, a pole).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TARGET="${1:-/geolocation/timezone?location=60.17,24.94}"
@@ -53,11 +56,19 @@ for _ in $(seq 1 3000); do
 done
 KEY=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["private_key"])' "$STATE/dev-keys.json")
 grep '^pack ' "$WORK/stdout" || true
+if [ "${PATHS_FILE:-}" = timezone-mix ]; then
+  PATHS_FILE="$WORK/paths"
+  for p in 60.17,24.94 52.52,13.40 40.71,-74.01 -33.87,151.21 -33.45,-70.67 28.61,77.21 \
+           27.72,85.32 -43.95,-176.55 35.68,139.69 -1.29,36.82 19.43,-99.13 64.15,-21.94 \
+           -17.7,178.0 30.0,-40.0 0.0,-140.0 -90.0,0.0; do
+    echo "/geolocation/timezone?location=$p&timestamp=1784000000"
+  done >"$PATHS_FILE"
+fi
 if [ "${PATHS_FILE:-}" = position-mix ]; then
   PATHS_FILE="$WORK/paths"
   python3 - "$STATE/packs" >"$PATHS_FILE" <<'PYEOF'
 import glob, ipaddress, sqlite3, sys
-db = sorted(glob.glob(sys.argv[1] + "/helsinki-*/data.sqlite"))[-1]
+db = sorted(glob.glob(sys.argv[1] + "/helsinki/*/data.sqlite"))[-1]
 conn = sqlite3.connect(db)
 rows = conn.execute("SELECT start FROM ip_ranges ORDER BY start").fetchall()
 v4 = [r[0] for r in rows if r[0][:12] == b"\0" * 10 + b"\xff\xff"]
@@ -93,4 +104,9 @@ kill $PID; wait $PID 2>/dev/null || true
 RUST_LOG=warn "$BIN" serve "${PACK_FLAGS[@]}" --port "$PORT" --state-dir "$STATE" --rate-limits "$LIMITS" >"$WORK/stdout" 2>>"$WORK/server.log" &
 PID=$!
 for _ in $(seq 1 600); do grep -q listening "$WORK/stdout" && break; sleep 0.1; done
+# Warm up: the first request after a start builds the in-memory indexes of the pack set.
+curl -s -o /dev/null -H "X-Api-Key: $KEY" "http://127.0.0.1:$PORT$TARGET"
+if [ -n "${PATHS_FILE:-}" ]; then
+  while read -r p; do curl -s -o /dev/null -H "X-Api-Key: $KEY" "http://127.0.0.1:$PORT$p"; done <"$PATHS_FILE"
+fi
 wrk -t2 -c"$CONNS" -d"$DURATION" --latency "${WRK_ARGS[@]}" -H "X-Api-Key: $KEY" "http://127.0.0.1:$PORT$TARGET"
