@@ -8,3 +8,4 @@ pub mod osm;
 pub mod routing;
 pub mod sources;
 pub mod timezones;
+pub mod tolls;

@@ -16,6 +16,13 @@ pub enum Reply {
     Json(Vec<u8>),
     /// 202 with a JSON body (a job was started).
     Accepted(Vec<u8>),
+    /// 303 to `location` with a small JSON body saying where the result is.
+    SeeOther {
+        /// The `Location` header.
+        location: String,
+        /// JSON body.
+        body: Vec<u8>,
+    },
 }
 
 impl Reply {
@@ -24,6 +31,13 @@ impl Reply {
         match self {
             Reply::Json(body) => crate::handler::json_response(StatusCode::OK, body),
             Reply::Accepted(body) => crate::handler::json_response(StatusCode::ACCEPTED, body),
+            Reply::SeeOther { location, body } => {
+                let mut resp = crate::handler::json_response(StatusCode::SEE_OTHER, body);
+                if let Ok(v) = warp::http::HeaderValue::from_str(&location) {
+                    resp.headers_mut().insert(warp::http::header::LOCATION, v);
+                }
+                resp
+            }
         }
     }
 }
@@ -107,7 +121,34 @@ pub fn dispatch(
         Endpoint::Isochrone => get!(IsochroneRequest, distance_isochrone),
         Endpoint::MatrixCreate => with_body!(MatrixCreateRequest, distance_matrix_create),
         Endpoint::MatrixStatus => get!(MatrixStatusRequest, distance_matrix_status),
-        Endpoint::MatrixResult => get!(MatrixResultRequest, distance_matrix_result),
+        Endpoint::MatrixResult => {
+            // Completed: 303 to the result document, repeating the query string so that
+            // credentials sent as `key`/`private_key` keep working (header credentials are
+            // the client's to resend).
+            let req = parsed(MatrixResultRequest::from_query(pairs, headers, path))?;
+            let id = req.matrix_id.clone();
+            engine.distance_matrix_result(grant, req)?;
+            let segment =
+                percent_encoding::utf8_percent_encode(&id, percent_encoding::NON_ALPHANUMERIC);
+            let mut location = format!("/distance/matrix/async/{segment}/result");
+            if !pairs.is_empty() {
+                let query: String = url::form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(pairs)
+                    .finish();
+                location.push('?');
+                location.push_str(&query);
+            }
+            let body = serde_json::json!({
+                "matrix_id": id,
+                "status": "completed",
+                "location": location,
+            });
+            Ok(Reply::SeeOther {
+                location,
+                body: body.to_string().into_bytes(),
+            })
+        }
+        Endpoint::MatrixResultData => get!(MatrixResultRequest, distance_matrix_result_data),
         Endpoint::Autosuggest => get!(AutosuggestRequest, threewords_autosuggest),
         Endpoint::ConvertTo3wa => get!(ConvertTo3waRequest, threewords_convert),
         Endpoint::PacksList => get!(PacksListRequest, packs_list),
