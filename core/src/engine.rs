@@ -78,6 +78,8 @@ pub struct Engine {
     ip_index: PackSetCache<IpIndex>,
     /// Search indexes of the current pack set (localities).
     localities: crate::localities::Localities,
+    /// Routers of the current pack set and the matrix jobs.
+    distance: crate::distance::Distance,
 }
 
 impl Engine {
@@ -114,6 +116,7 @@ impl Engine {
             tz_index: PackSetCache::default(),
             ip_index: PackSetCache::default(),
             localities: Default::default(),
+            distance: crate::distance::Distance::default(),
         })
     }
 
@@ -567,7 +570,25 @@ impl Engine {
         grant: &Grant,
         req: RouteRequest,
     ) -> Result<RouteResponse, ApiError> {
-        self.not_available(grant, Endpoint::Route, &req)
+        self.admit(grant, Endpoint::Route, &req)?;
+        crate::distance::ops::route(
+            &self.distance,
+            self.packs.snapshot(),
+            &req,
+            &|| self.auth.charge(grant),
+            &|p, t| self.utc_offset(p.lat, p.lng, t),
+        )
+    }
+
+    /// Local UTC offset (seconds) at a point and instant: the timezones layer, else the
+    /// nautical zone of the longitude.
+    fn utc_offset(&self, lat: f64, lng: f64, unix: i64) -> i64 {
+        let tzid = self
+            .timezone_index()
+            .map_or_else(|_| nautical_zone(lng), |tz| tz.lookup(lat, lng));
+        chrono::DateTime::from_timestamp(unix, 0)
+            .and_then(|at| offsets(&tzid, at).ok())
+            .map_or(0, |o| i64::from(o.raw_offset) + i64::from(o.dst_offset))
     }
 
     /// `GET /distance/tolls/json`
@@ -576,7 +597,14 @@ impl Engine {
         grant: &Grant,
         req: TollsRequest,
     ) -> Result<TollsResponse, ApiError> {
-        self.not_available(grant, Endpoint::Tolls, &req)
+        self.admit(grant, Endpoint::Tolls, &req)?;
+        crate::distance::ops::tolls(
+            &self.distance,
+            self.packs.snapshot(),
+            &req,
+            &|| self.auth.charge(grant),
+            &|p, t| self.utc_offset(p.lat, p.lng, t),
+        )
     }
 
     /// `GET /distance/isochrone/json`
@@ -585,34 +613,96 @@ impl Engine {
         grant: &Grant,
         req: IsochroneRequest,
     ) -> Result<IsochroneResponse, ApiError> {
-        self.not_available(grant, Endpoint::Isochrone, &req)
+        self.admit(grant, Endpoint::Isochrone, &req)?;
+        crate::distance::ops::isochrone(&self.distance, self.packs.snapshot(), &req, &|| {
+            self.auth.charge(grant)
+        })
     }
 
-    /// `POST /distance/matrix/async`
+    /// The matrix job store, with its worker running.
+    fn matrix_jobs(
+        self: &std::sync::Arc<Self>,
+    ) -> Result<std::sync::Arc<crate::distance::matrix::MatrixJobs>, ApiError> {
+        let jobs = self.distance.jobs(&self.config.state_dir)?;
+        jobs.ensure_worker(
+            std::sync::Arc::downgrade(self),
+            |engine: &Engine, req, id| {
+                let routers = engine.distance.routers(engine.packs.snapshot())?;
+                crate::distance::matrix::compute(&routers, req, id)
+            },
+        );
+        Ok(jobs)
+    }
+
+    /// `POST /distance/matrix/async`: stores the job (state `accepted`) and returns its id;
+    /// a background worker computes it. Above 200 elements: 422 with status
+    /// `MAX_ELEMENTS_EXCEEDED`.
     pub fn distance_matrix_create(
-        &self,
+        self: &std::sync::Arc<Self>,
         grant: &Grant,
         req: MatrixCreateRequest,
     ) -> Result<MatrixCreateResponse, ApiError> {
-        self.not_available(grant, Endpoint::MatrixCreate, &req)
+        self.admit(grant, Endpoint::MatrixCreate, &req)?;
+        crate::distance::ops::check_elements(&req)?;
+        self.distance.routers(self.packs.snapshot())?;
+        let jobs = self.matrix_jobs()?;
+        self.auth.charge(grant)?;
+        Ok(MatrixCreateResponse {
+            matrix_id: jobs.create(&req)?,
+            status: MatrixStatus::Accepted,
+        })
+    }
+
+    /// A matrix computed at once, without the 200-element limit of the asynchronous API (for
+    /// embedding apps and benchmarks); same validation and quota otherwise.
+    pub fn distance_matrix_now(
+        &self,
+        grant: &Grant,
+        req: MatrixCreateRequest,
+    ) -> Result<MatrixData, ApiError> {
+        self.admit(grant, Endpoint::MatrixCreate, &req)?;
+        let routers = self.distance.routers(self.packs.snapshot())?;
+        self.auth.charge(grant)?;
+        crate::distance::matrix::compute_data(
+            &routers,
+            &req.origins,
+            &req.destinations,
+            crate::distance::profile(req.mode),
+        )
     }
 
     /// `GET /distance/matrix/async/{matrix_id}/status`
     pub fn distance_matrix_status(
-        &self,
+        self: &std::sync::Arc<Self>,
         grant: &Grant,
         req: MatrixStatusRequest,
     ) -> Result<MatrixStatusResponse, ApiError> {
-        self.not_available(grant, Endpoint::MatrixStatus, &req)
+        self.admit(grant, Endpoint::MatrixStatus, &req)?;
+        let (status, _) = self.matrix_jobs()?.status(&req.matrix_id)?;
+        Ok(MatrixStatusResponse { status })
     }
 
-    /// `GET /distance/matrix/async/{matrix_id}`
+    /// `GET /distance/matrix/async/{matrix_id}`: the result once `completed` (the local
+    /// server answers it with a 303 to `.../{matrix_id}/result`); 404 before, saying the
+    /// state.
     pub fn distance_matrix_result(
-        &self,
+        self: &std::sync::Arc<Self>,
         grant: &Grant,
         req: MatrixResultRequest,
     ) -> Result<MatrixResultResponse, ApiError> {
-        self.not_available(grant, Endpoint::MatrixResult, &req)
+        self.admit(grant, Endpoint::MatrixResult, &req)?;
+        self.matrix_jobs()?.result(&req.matrix_id)
+    }
+
+    /// `GET /distance/matrix/async/{matrix_id}/result` (the target of the 303; not in the
+    /// spec): the result of a completed matrix.
+    pub fn distance_matrix_result_data(
+        self: &std::sync::Arc<Self>,
+        grant: &Grant,
+        req: MatrixResultRequest,
+    ) -> Result<MatrixResultResponse, ApiError> {
+        self.admit(grant, Endpoint::MatrixResultData, &req)?;
+        self.matrix_jobs()?.result(&req.matrix_id)
     }
 
     // ----- three-word addresses -----

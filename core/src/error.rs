@@ -262,10 +262,17 @@ impl ApiError {
         if group == Some(ApiGroup::Distance)
             && let Value::Object(map) = &mut body
         {
-            map.insert(
-                "status".into(),
-                Value::String(self.code.distance_status().into()),
-            );
+            // The matrix's element limit is a 422 whose status names the limit.
+            let status = if self
+                .fields
+                .iter()
+                .any(|f| f.kind == "value_error.max_elements")
+            {
+                "MAX_ELEMENTS_EXCEEDED"
+            } else {
+                self.code.distance_status()
+            };
+            map.insert("status".into(), Value::String(status.into()));
         }
         let mut headers = Vec::new();
         if let Some(after) = self.retry_after {

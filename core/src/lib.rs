@@ -6,6 +6,7 @@
 //! callers of [`Engine`]; they never redefine a contract type.
 pub mod api;
 pub mod auth;
+pub mod distance;
 pub mod endpoint;
 pub mod engine;
 pub mod error;

@@ -261,6 +261,7 @@ pub fn build_pack(
     // Prepared routing graphs, from the roads layer.
     if wants(plan, layers::ROUTING, &conn)? && layer_done(&conn, layers::ROADS)? {
         let stats = crate::routing::build(&work, &conn, &mut *progress)?;
+        used_sources.push(crate::tolls::fare_source());
         mark_done(
             &conn,
             layers::ROUTING,

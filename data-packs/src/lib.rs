@@ -9,3 +9,4 @@ pub mod routing;
 pub mod search;
 pub mod sources;
 pub mod timezones;
+pub mod tolls;

@@ -42,6 +42,8 @@ pub struct RoutingStats {
     pub graphs: Vec<GraphStats>,
     /// Wall time of the whole layer, ms.
     pub total_ms: u64,
+    /// Toll systems and (made-up) fares written.
+    pub tolls: crate::tolls::TollStats,
 }
 
 fn prepare_profile(
@@ -97,6 +99,7 @@ pub fn build(
 ) -> Result<RoutingStats, BuildError> {
     let started = Instant::now();
     let net = RoadNetwork::load(conn).map_err(|e| BuildError::Invalid(e.to_string()))?;
+    let tolls = crate::tolls::build(conn, &net)?;
     let dir = pack_dir.join("routing");
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(|e| BuildError::Io {
@@ -148,5 +151,6 @@ pub fn build(
     Ok(RoutingStats {
         graphs,
         total_ms: started.elapsed().as_millis() as u64,
+        tolls,
     })
 }

@@ -18,6 +18,13 @@ pub enum Reply {
     Accepted(Vec<u8>),
     /// 200 with a JSON body and extra response headers (e.g. the data attribution).
     JsonWithHeaders(Vec<u8>, Vec<(&'static str, String)>),
+    /// 303 to `location` with a small JSON body saying where the result is.
+    SeeOther {
+        /// The `Location` header.
+        location: String,
+        /// JSON body.
+        body: Vec<u8>,
+    },
 }
 
 /// Response header carrying the attribution the licences of the answering data ask for.
@@ -36,6 +43,13 @@ impl Reply {
                     if let Ok(v) = warp::http::HeaderValue::from_bytes(value.as_bytes()) {
                         resp.headers_mut().insert(name, v);
                     }
+                }
+                resp
+            }
+            Reply::SeeOther { location, body } => {
+                let mut resp = crate::handler::json_response(StatusCode::SEE_OTHER, body);
+                if let Ok(v) = warp::http::HeaderValue::from_str(&location) {
+                    resp.headers_mut().insert(warp::http::header::LOCATION, v);
                 }
                 resp
             }
@@ -134,7 +148,34 @@ pub fn dispatch(
         Endpoint::Isochrone => get!(IsochroneRequest, distance_isochrone),
         Endpoint::MatrixCreate => with_body!(MatrixCreateRequest, distance_matrix_create),
         Endpoint::MatrixStatus => get!(MatrixStatusRequest, distance_matrix_status),
-        Endpoint::MatrixResult => get!(MatrixResultRequest, distance_matrix_result),
+        Endpoint::MatrixResult => {
+            // Completed: 303 to the result document, repeating the query string so that
+            // credentials sent as `key`/`private_key` keep working (header credentials are
+            // the client's to resend).
+            let req = parsed(MatrixResultRequest::from_query(pairs, headers, path))?;
+            let id = req.matrix_id.clone();
+            engine.distance_matrix_result(grant, req)?;
+            let segment =
+                percent_encoding::utf8_percent_encode(&id, percent_encoding::NON_ALPHANUMERIC);
+            let mut location = format!("/distance/matrix/async/{segment}/result");
+            if !pairs.is_empty() {
+                let query: String = url::form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(pairs)
+                    .finish();
+                location.push('?');
+                location.push_str(&query);
+            }
+            let body = serde_json::json!({
+                "matrix_id": id,
+                "status": "completed",
+                "location": location,
+            });
+            Ok(Reply::SeeOther {
+                location,
+                body: body.to_string().into_bytes(),
+            })
+        }
+        Endpoint::MatrixResultData => get!(MatrixResultRequest, distance_matrix_result_data),
         Endpoint::Autosuggest => get!(AutosuggestRequest, threewords_autosuggest),
         Endpoint::ConvertTo3wa => get!(ConvertTo3waRequest, threewords_convert),
         Endpoint::PacksList => get!(PacksListRequest, packs_list),

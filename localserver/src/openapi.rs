@@ -40,6 +40,13 @@ fn operation(ep: Endpoint) -> Value {
         "200".into(),
         json!({"description": "success", "content": {"application/json": {"schema": {"type": "object"}}}}),
     );
+    if ep == Endpoint::MatrixResult {
+        responses.insert(
+            "303".into(),
+            json!({"description": "the matrix is completed: see `Location` (…/{matrix_id}/result)",
+                   "content": {"application/json": {"schema": {"type": "object"}}}}),
+        );
+    }
     for (status, text) in [
         (401, "no or wrong credentials"),
         (402, "free quota exhausted"),
@@ -149,7 +156,10 @@ mod tests {
         let doc = document();
         let paths = doc["paths"].as_object().unwrap();
         let ops: usize = paths.values().map(|m| m.as_object().unwrap().len()).sum();
-        assert_eq!(ops, 31, "27 of the spec and 4 of pack management");
+        assert_eq!(
+            ops, 32,
+            "27 of the spec, the matrix result's 303 target and 4 of pack management"
+        );
         assert_eq!(
             doc["paths"]["/datasets/{dataset_id}"]
                 .as_object()

@@ -113,6 +113,31 @@ CREATE TABLE IF NOT EXISTS toll_booths (
     name   TEXT
 );";
 
+/// Toll systems and their fares (built with the routing layer). A system groups the tolled
+/// ways sharing a `ref` (else a name); `ways` and `booths` are JSON arrays of OSM way ids and
+/// `toll_booths.osm_id`; `country_code` is ISO 3166-1 alpha-2. A fare's `made_up` is 1 when its
+/// price is a placeholder rather than the operator's tariff (the manifest says so too).
+pub const TOLLS: &str = "
+CREATE TABLE IF NOT EXISTS toll_systems (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT NOT NULL,
+    country_code  TEXT NOT NULL,
+    ways          TEXT NOT NULL,
+    booths        TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS toll_fares (
+    id               TEXT PRIMARY KEY NOT NULL,
+    system_id        INTEGER NOT NULL REFERENCES toll_systems(id),
+    vehicle          TEXT NOT NULL,
+    name             TEXT NOT NULL,
+    currency         TEXT NOT NULL,
+    price            REAL NOT NULL,
+    payment_methods  TEXT NOT NULL,
+    transponders     TEXT NOT NULL,
+    made_up          INTEGER NOT NULL,
+    note             TEXT NOT NULL
+);";
+
 /// Places: OSM settlements and admin/postal boundaries, GeoNames gazetteer entries, countries.
 /// `kind` is a locality type of the spec (`country`, `admin_level`, `postal_code`, `city`,
 /// `town`, `village`, `hamlet`, `borough`, `suburb`, `quarter`, `neighbourhood`).
@@ -326,7 +351,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS dataset_features_rtree USING rtree(fid, min_l
 /// Creates every table (all layers; empty layers cost nothing) and records the schema version.
 pub fn create_all(conn: &Connection) -> rusqlite::Result<()> {
     for ddl in [
-        META, ROADS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES, IMPORTED,
+        META, ROADS, TOLLS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES, IMPORTED,
     ] {
         conn.execute_batch(ddl)?;
     }

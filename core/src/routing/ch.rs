@@ -382,3 +382,155 @@ impl SearchSpace {
         }
     }
 }
+
+/// A node reached by an upward search, with how.
+#[derive(Debug, Clone, Copy)]
+struct Reached {
+    weight: u64,
+    /// Node it was reached from and the hierarchy edge used (`INVALID` for a start).
+    parent: u32,
+    edge: u32,
+}
+
+impl ChGraph {
+    fn upward_tree(
+        &self,
+        starts: &[(u32, u64)],
+        forward: bool,
+    ) -> std::collections::HashMap<u32, Reached> {
+        let mut label: std::collections::HashMap<u32, Reached> = std::collections::HashMap::new();
+        let mut done = std::collections::HashSet::new();
+        let mut heap = BinaryHeap::new();
+        for &(a, w) in starts {
+            if (a as usize) < self.arcs && label.get(&a).is_none_or(|r| w < r.weight) {
+                label.insert(
+                    a,
+                    Reached {
+                        weight: w,
+                        parent: INVALID,
+                        edge: INVALID,
+                    },
+                );
+                heap.push(Reverse((w, a)));
+            }
+        }
+        let (first, edges) = if forward {
+            (&self.up.first_edge_ids_fwd, &self.up.edges_fwd)
+        } else {
+            (&self.up.first_edge_ids_bwd, &self.up.edges_bwd)
+        };
+        while let Some(Reverse((w, node))) = heap.pop() {
+            if label.get(&node).is_none_or(|r| r.weight != w) || !done.insert(node) {
+                continue;
+            }
+            let rank = self.up.ranks[node as usize] as usize;
+            let range = first[rank] as usize..first[rank + 1] as usize;
+            for (e, edge) in edges[range.clone()].iter().enumerate() {
+                let e = e + range.start;
+                let nw = w + u64::from(edge.weight);
+                if label.get(&edge.adj_node).is_none_or(|r| nw < r.weight) {
+                    label.insert(
+                        edge.adj_node,
+                        Reached {
+                            weight: nw,
+                            parent: node,
+                            edge: e as u32,
+                        },
+                    );
+                    heap.push(Reverse((nw, edge.adj_node)));
+                }
+            }
+        }
+        label
+    }
+
+    /// Appends the arcs a hierarchy edge stands for, after its tail, in travel order.
+    fn unpack(&self, forward: bool, e: u32, out: &mut Vec<u32>) {
+        let edge = if forward {
+            self.up.edges_fwd[e as usize]
+        } else {
+            self.up.edges_bwd[e as usize]
+        };
+        if edge.replaced_in_edge == INVALID {
+            out.push(if forward {
+                edge.adj_node
+            } else {
+                edge.base_node
+            });
+        } else {
+            self.unpack(false, edge.replaced_in_edge, out);
+            self.unpack(true, edge.replaced_out_edge, out);
+        }
+    }
+
+    /// Alternative paths by the via-node method: full upward searches from the sources and
+    /// the targets meet at candidate nodes; a candidate's path (source → via → target,
+    /// unpacked) is kept when it costs at most `stretch` × the best, shares at most `share`
+    /// of its length (`len` of each arc) with every path kept before, and visits no arc
+    /// twice. Returns up to `max` paths `(weight, arcs)`, the cheapest first (it is the
+    /// optimal path).
+    pub fn alternatives(
+        &self,
+        sources: &[(u32, u64)],
+        targets: &[(u32, u64)],
+        max: usize,
+        (stretch, share): (f64, f64),
+        len: &dyn Fn(u32) -> f64,
+    ) -> Vec<(u64, Vec<u32>)> {
+        let fwd = self.upward_tree(sources, true);
+        let bwd = self.upward_tree(targets, false);
+        let mut meet: Vec<(u64, u32)> = fwd
+            .iter()
+            .filter_map(|(&v, f)| bwd.get(&v).map(|b| (f.weight + b.weight, v)))
+            .collect();
+        meet.sort_unstable();
+        let Some(&(best, _)) = meet.first() else {
+            return Vec::new();
+        };
+        let limit = (best as f64 * stretch) as u64;
+        let mut kept: Vec<(u64, Vec<u32>)> = Vec::new();
+        let mut kept_sets: Vec<(std::collections::HashSet<u32>, f64)> = Vec::new();
+        for &(w, v) in meet.iter().take(400) {
+            if w > limit || kept.len() >= max {
+                break;
+            }
+            // source → v
+            let mut up: Vec<(u32, u32)> = Vec::new();
+            let mut n = v;
+            while let Some(r) = fwd.get(&n) {
+                if r.parent == INVALID {
+                    break;
+                }
+                up.push((r.parent, r.edge));
+                n = r.parent;
+            }
+            let mut arcs = vec![n];
+            for &(_, e) in up.iter().rev() {
+                self.unpack(true, e, &mut arcs);
+            }
+            // v → target
+            let mut n = v;
+            while let Some(r) = bwd.get(&n) {
+                if r.parent == INVALID {
+                    break;
+                }
+                self.unpack(false, r.edge, &mut arcs);
+                n = r.parent;
+            }
+            let set: std::collections::HashSet<u32> = arcs.iter().copied().collect();
+            if set.len() != arcs.len() {
+                continue;
+            }
+            let total: f64 = arcs.iter().map(|&a| len(a)).sum();
+            let distinct = kept_sets.iter().all(|(k, k_total)| {
+                let common: f64 = arcs.iter().filter(|a| k.contains(a)).map(|&a| len(a)).sum();
+                common <= share * total.min(*k_total)
+            });
+            if kept.is_empty() || distinct {
+                kept.push((w, arcs));
+                kept_sets.push((set, total));
+            }
+        }
+        kept
+    }
+}

@@ -328,3 +328,97 @@ impl PackRouter {
         (dist, time)
     }
 }
+
+/// One cell of a cost matrix: `(cost in the metric, cost in the other metric)`.
+pub type Cell = Option<(u64, u64)>;
+
+impl PackRouter {
+    /// Costs from every origin to every destination (`None` for a point that did not snap or
+    /// a pair without path): the many-to-many search of the hierarchy, or one Dijkstra per
+    /// origin over the arcs `usable` accepts when a filter is given (or the pack has no
+    /// hierarchy). The second value is the other metric along the same path.
+    pub fn matrix(
+        &self,
+        profile: Profile,
+        metric: Metric,
+        from: &[Option<Snap>],
+        to: &[Option<Snap>],
+        usable: Option<&dyn Fn(u32) -> bool>,
+    ) -> Vec<Vec<Cell>> {
+        let g = self.graph(profile);
+        let all = |_: u32| true;
+        let ok: &dyn Fn(u32) -> bool = usable.unwrap_or(&all);
+        let src: Vec<Vec<ArcPos>> = from
+            .iter()
+            .map(|s| s.as_ref().map(|s| positions(&g, s, ok)).unwrap_or_default())
+            .collect();
+        let dst: Vec<Vec<ArcPos>> = to
+            .iter()
+            .map(|s| s.as_ref().map(|s| positions(&g, s, ok)).unwrap_or_default())
+            .collect();
+        let starts: Vec<Vec<(u32, u64, u64)>> = src
+            .iter()
+            .map(|p| {
+                expand_sources(&g, metric, p, ok)
+                    .into_iter()
+                    .map(|x| (x.0, x.1, x.2))
+                    .collect()
+            })
+            .collect();
+        let ends: Vec<Vec<(u32, u64, u64)>> = dst.iter().map(|p| targets(&g, metric, p)).collect();
+        let ch = if usable.is_none() {
+            self.hierarchy(profile, metric)
+        } else {
+            None
+        };
+        let mut out: Vec<Vec<Cell>> = match ch {
+            Some(ch) => ch.many_to_many(&starts, &ends),
+            None => {
+                let other = match metric {
+                    Metric::Time => Metric::Distance,
+                    Metric::Distance => Metric::Time,
+                };
+                let mut d = Dijkstra::new(g.arc_count());
+                starts
+                    .iter()
+                    .map(|s| {
+                        let s1: Vec<(u32, i64)> = s.iter().map(|x| (x.0, x.1 as i64)).collect();
+                        d.explore(
+                            &g,
+                            &s1,
+                            i64::MAX,
+                            |a, t| Some(g.transition_cost(metric, a, t)),
+                            ok,
+                        );
+                        // The second metric along each settled arc's path, from parents.
+                        let second = d.second_costs(&g, other, s);
+                        ends.iter()
+                            .map(|t| {
+                                t.iter()
+                                    .filter_map(|&(arc, w, w2)| {
+                                        d.reached(arc).map(|l| {
+                                            (
+                                                l as u64 + w,
+                                                second.get(&arc).copied().unwrap_or(0) + w2,
+                                            )
+                                        })
+                                    })
+                                    .min_by_key(|c| c.0)
+                            })
+                            .collect()
+                    })
+                    .collect()
+            }
+        };
+        for (i, s) in src.iter().enumerate() {
+            for (j, t) in dst.iter().enumerate() {
+                if let Some((c, c2, _, _)) = direct(&g, metric, s, t)
+                    && out[i][j].is_none_or(|x| c < x.0)
+                {
+                    out[i][j] = Some((c, c2));
+                }
+            }
+        }
+        out
+    }
+}

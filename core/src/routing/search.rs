@@ -183,6 +183,34 @@ impl Dijkstra {
     }
 }
 
+impl Dijkstra {
+    /// After [`Dijkstra::explore`] from `starts` `(arc, weight, second weight, ..)`, the cost
+    /// in `other` of the path to each settled arc (following the search tree).
+    pub fn second_costs(
+        &self,
+        g: &TurnGraph,
+        other: Metric,
+        starts: &[(u32, u64, u64)],
+    ) -> std::collections::HashMap<u32, u64> {
+        let mut out: std::collections::HashMap<u32, u64> =
+            std::collections::HashMap::with_capacity(self.order.len());
+        for &a in &self.order {
+            let p = self.parent[a as usize];
+            let v = if p == NO_ARC {
+                starts.iter().find(|s| s.0 == a).map_or(0, |s| s.2)
+            } else {
+                let t = g
+                    .out_range(p)
+                    .find(|&t| g.head[t as usize] == a)
+                    .map_or(0, |t| g.transition_cost(other, p, t));
+                out.get(&p).copied().unwrap_or(0) + t
+            };
+            out.insert(a, v);
+        }
+        out
+    }
+}
+
 /// The plain weight function of `metric`.
 pub fn metric_weight(g: &TurnGraph, metric: Metric) -> impl Fn(u32, u32) -> Option<u64> + '_ {
     move |a, t| Some(g.transition_cost(metric, a, t))

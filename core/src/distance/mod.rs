@@ -1,0 +1,289 @@
+//! The distance group over the packs' roads: route, tolls, isochrone and the asynchronous
+//! matrix. The [`Engine`](crate::Engine) methods delegate here.
+//!
+//! **Which pack routes.** A trip is routed inside one pack: the most specific pack with the
+//! roads layer whose coverage holds every point (origin, waypoints, destination). Routing
+//! across packs is not done; points that no single pack covers get `ZERO_RESULTS`. When no
+//! installed pack has the roads layer at all, the answer is 503.
+pub mod address;
+pub mod isochrone;
+pub mod matrix;
+pub mod ops;
+pub mod route;
+pub mod text;
+pub mod tolls;
+
+use std::sync::{Arc, OnceLock};
+
+use crate::api::{RouteAvoid, RouteMethod, TravelMode};
+use crate::error::{ApiError, ErrorCode};
+use crate::packs::registry::PackSetCache;
+use crate::packs::schema::layers;
+use crate::packs::{LoadedPack, PackSet};
+use crate::routing::geo::Pt;
+use crate::routing::router::PackRouter;
+use crate::routing::{Metric, Profile};
+
+use address::AddressIndex;
+
+/// A pack's router and address index, opened on first use.
+#[derive(Debug)]
+pub struct PackRouting {
+    /// The pack.
+    pub pack: Arc<LoadedPack>,
+    loaded: OnceLock<Result<Arc<LoadedRouting>, String>>,
+}
+
+/// What [`PackRouting`] opens.
+#[derive(Debug)]
+pub struct LoadedRouting {
+    /// The pack.
+    pub pack: Arc<LoadedPack>,
+    /// Router.
+    pub router: PackRouter,
+    /// Addresses for `start_address` / `end_address`.
+    pub addresses: AddressIndex,
+    /// Toll systems and fares.
+    pub tolls: tolls::TollTable,
+}
+
+impl PackRouting {
+    /// Opens the router (first call) or returns it.
+    pub fn get(&self) -> Result<Arc<LoadedRouting>, ApiError> {
+        self.loaded
+            .get_or_init(|| {
+                let conn = self.pack.sqlite().map_err(|e| e.to_string())?;
+                let router = PackRouter::open(self.pack.id(), &self.pack.dir, &conn)
+                    .map_err(|e| e.to_string())?;
+                let [_, s, _, n] = self.pack.manifest.coverage.bbox;
+                let addresses =
+                    AddressIndex::load(&conn, (s + n) / 2.0).map_err(|e| e.to_string())?;
+                let tolls = tolls::TollTable::load(&conn).map_err(|e| e.to_string())?;
+                Ok(Arc::new(LoadedRouting {
+                    pack: self.pack.clone(),
+                    router,
+                    addresses,
+                    tolls,
+                }))
+            })
+            .clone()
+            .map_err(|e| {
+                ApiError::new(
+                    ErrorCode::Internal,
+                    format!("the roads of pack `{}` cannot be read: {e}", self.pack.id()),
+                )
+            })
+    }
+}
+
+impl LoadedRouting {
+    /// Whether the pack's coverage holds `p`.
+    pub fn router_covers(&self, p: Pt) -> bool {
+        self.pack.covers(p.lat, p.lng)
+    }
+}
+
+/// The packs with roads of one pack set.
+#[derive(Debug, Default)]
+pub struct RouterSet {
+    packs: Vec<PackRouting>,
+    set: Arc<PackSet>,
+}
+
+impl RouterSet {
+    /// The router of the most specific pack covering every point, if any.
+    pub fn for_points(&self, points: &[Pt]) -> Result<Option<Arc<LoadedRouting>>, ApiError> {
+        let Some(first) = points.first() else {
+            return Ok(None);
+        };
+        for pack in self.set.covering(first.lat, first.lng) {
+            if !pack.has_layer(layers::ROADS) || !points.iter().all(|p| pack.covers(p.lat, p.lng)) {
+                continue;
+            }
+            if let Some(r) = self.packs.iter().find(|r| Arc::ptr_eq(&r.pack, pack)) {
+                return r.get().map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    /// The router of the pack covering the most of `points` (at least one).
+    pub fn best_for(&self, points: &[Pt]) -> Result<Option<Arc<LoadedRouting>>, ApiError> {
+        let best = self
+            .packs
+            .iter()
+            .map(|r| {
+                let n = points
+                    .iter()
+                    .filter(|p| r.pack.covers(p.lat, p.lng))
+                    .count();
+                (n, r)
+            })
+            .filter(|(n, _)| *n > 0)
+            .max_by_key(|(n, _)| *n);
+        match best {
+            Some((_, r)) => r.get().map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The distance service of an engine.
+#[derive(Debug, Default)]
+pub struct Distance {
+    routers: PackSetCache<RouterSet>,
+    jobs: OnceLock<Arc<matrix::MatrixJobs>>,
+}
+
+impl Distance {
+    /// The routers of `set`; 503 when no pack has the roads layer.
+    pub fn routers(&self, set: Arc<PackSet>) -> Result<Arc<RouterSet>, ApiError> {
+        self.routers.get_or_build(set, |set| {
+            let packs: Vec<PackRouting> = set
+                .with_layer(layers::ROADS)
+                .into_iter()
+                .map(|p| PackRouting {
+                    pack: p.clone(),
+                    loaded: OnceLock::new(),
+                })
+                .collect();
+            if packs.is_empty() {
+                return Err(no_roads());
+            }
+            Ok(RouterSet {
+                packs,
+                set: Arc::new(set.clone()),
+            })
+        })
+    }
+
+    /// The matrix job store in `state_dir`, opened on first use.
+    pub fn jobs(&self, state_dir: &std::path::Path) -> Result<Arc<matrix::MatrixJobs>, ApiError> {
+        if let Some(j) = self.jobs.get() {
+            return Ok(j.clone());
+        }
+        let opened = Arc::new(matrix::MatrixJobs::open(state_dir)?);
+        Ok(self.jobs.get_or_init(|| opened).clone())
+    }
+}
+
+/// 503 for a device without road data.
+pub fn no_roads() -> ApiError {
+    ApiError::new(
+        ErrorCode::DataUnavailable,
+        "no installed pack has the roads layer; install a region pack \
+         (`waymark-packs build --pack andorra`, then POST /packs)",
+    )
+}
+
+/// The profile of a travel mode.
+pub fn profile(mode: TravelMode) -> Profile {
+    match mode {
+        TravelMode::Driving => Profile::Driving,
+        TravelMode::Truck => Profile::Truck,
+        TravelMode::Walking => Profile::Walking,
+        TravelMode::Cycling => Profile::Cycling,
+    }
+}
+
+/// The metric of a route method.
+pub fn metric(method: RouteMethod) -> Metric {
+    match method {
+        RouteMethod::Time => Metric::Time,
+        RouteMethod::Distance => Metric::Distance,
+    }
+}
+
+/// A point of the API as a router point.
+pub fn pt(p: crate::api::LatLng) -> Pt {
+    Pt::new(p.lat, p.lng)
+}
+
+/// A router point as an API point (rounded to 7 decimals).
+pub fn latlng(p: Pt) -> crate::api::LatLng {
+    let r = |v: f64| (v * 1e7).round() / 1e7;
+    crate::api::LatLng::new(r(p.lat), r(p.lng))
+}
+
+/// Which edges `avoid` excludes: tolls, highways (motorways and trunk roads with their links),
+/// ferries, and every edge with a point inside, or a segment crossing, an avoided polygon.
+/// `None` when nothing is avoided.
+pub fn excluded_edges(router: &PackRouter, avoid: &[RouteAvoid]) -> Option<Vec<bool>> {
+    if avoid.is_empty() {
+        return None;
+    }
+    let net = &router.net;
+    let polygons: Vec<Vec<Pt>> = avoid
+        .iter()
+        .filter_map(|a| match a {
+            RouteAvoid::Polygon(v) => Some(v.iter().map(|p| pt(*p)).collect()),
+            _ => None,
+        })
+        .collect();
+    let tolls = avoid.contains(&RouteAvoid::Tolls);
+    let highways = avoid.contains(&RouteAvoid::Highways);
+    let ferries = avoid.contains(&RouteAvoid::Ferries);
+    let boxes: Vec<[f64; 4]> = polygons.iter().map(|p| bbox(p)).collect();
+    Some(
+        net.edges
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                (tolls && e.toll)
+                    || (highways && e.highway.is_highway())
+                    || (ferries && e.ferry)
+                    || polygons.iter().zip(&boxes).any(|(poly, b)| {
+                        let g = net.geometry(i as u32);
+                        let eb = bbox(g);
+                        eb[0] <= b[2]
+                            && eb[2] >= b[0]
+                            && eb[1] <= b[3]
+                            && eb[3] >= b[1]
+                            && line_meets_polygon(g, poly)
+                    })
+            })
+            .collect(),
+    )
+}
+
+/// `[min_lat, min_lng, max_lat, max_lng]`.
+fn bbox(pts: &[Pt]) -> [f64; 4] {
+    pts.iter().fold(
+        [f64::MAX, f64::MAX, f64::MIN, f64::MIN],
+        |[a, b, c, d], p| [a.min(p.lat), b.min(p.lng), c.max(p.lat), d.max(p.lng)],
+    )
+}
+
+/// Even-odd point in polygon (lat/lng as plane coordinates).
+pub fn point_in_polygon(p: Pt, poly: &[Pt]) -> bool {
+    let mut inside = false;
+    let n = poly.len();
+    let mut j = n.wrapping_sub(1);
+    for i in 0..n {
+        let (a, b) = (poly[i], poly[j]);
+        if (a.lat > p.lat) != (b.lat > p.lat)
+            && p.lng < (b.lng - a.lng) * (p.lat - a.lat) / (b.lat - a.lat) + a.lng
+        {
+            inside = !inside;
+        }
+        j = i;
+    }
+    inside
+}
+
+fn segments_cross(p1: Pt, p2: Pt, q1: Pt, q2: Pt) -> bool {
+    let o =
+        |a: Pt, b: Pt, c: Pt| (b.lng - a.lng) * (c.lat - a.lat) - (b.lat - a.lat) * (c.lng - a.lng);
+    let (d1, d2) = (o(q1, q2, p1), o(q1, q2, p2));
+    let (d3, d4) = (o(p1, p2, q1), o(p1, p2, q2));
+    ((d1 > 0.0) != (d2 > 0.0)) && ((d3 > 0.0) != (d4 > 0.0))
+}
+
+fn line_meets_polygon(line: &[Pt], poly: &[Pt]) -> bool {
+    if line.iter().any(|&p| point_in_polygon(p, poly)) {
+        return true;
+    }
+    let n = poly.len();
+    line.windows(2)
+        .any(|w| (0..n).any(|i| segments_cross(w[0], w[1], poly[i], poly[(i + 1) % n])))
+}
