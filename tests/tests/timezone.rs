@@ -119,6 +119,9 @@ fn agrees_with_the_polygons_own_finder_on_random_points() {
     assert!(same * 1000 >= total * 998, "{same}/{total} agree");
 }
 
+/// `(timezone, timezone_name, raw_offset, dst_offset)`.
+type Expected = (&'static str, &'static str, i32, i32);
+
 /// `(timezone, timezone_name, raw_offset, dst_offset)` at a point and instant (RFC 3339).
 fn at(e: &Engine, c: &Caller, lat: f64, lng: f64, instant: &str) -> (String, String, i32, i32) {
     let ts = chrono::DateTime::parse_from_rfc3339(instant)
@@ -128,7 +131,7 @@ fn at(e: &Engine, c: &Caller, lat: f64, lng: f64, instant: &str) -> (String, Str
     (r.timezone, r.timezone_name, r.raw_offset, r.dst_offset)
 }
 
-fn owned(t: (&str, &str, i32, i32)) -> (String, String, i32, i32) {
+fn owned(t: Expected) -> (String, String, i32, i32) {
     (t.0.to_string(), t.1.to_string(), t.2, t.3)
 }
 
@@ -137,7 +140,7 @@ fn transitions_odd_offsets_history_seas_antimeridian_and_poles() {
     let tmp = tempfile::tempdir().unwrap();
     let (e, c) = engine_with_world_timezones(tmp.path());
     // (lat, lng, instant, expected) — DST on both sides of each 2026 transition.
-    let cases: &[(f64, f64, &str, (&str, &str, i32, i32))] = &[
+    let cases: &[(f64, f64, &str, Expected)] = &[
         // Europe: last Sunday of March / October at 01:00 UTC.
         (
             52.52,

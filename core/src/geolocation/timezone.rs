@@ -741,6 +741,9 @@ mod tests {
         );
     }
 
+    /// A zone of the tests: its id and the rings of one polygon.
+    type TestZone = (String, Vec<Vec<(f64, f64)>>);
+
     /// Even-odd test over all rings of a polygon, the plain scan the grid replaces.
     fn scan_contains(rings: &[Vec<(f64, f64)>], x: f64, y: f64) -> bool {
         let mut inside = false;
@@ -782,7 +785,7 @@ mod tests {
             pts.push(pts[0]);
             pts
         };
-        let mut zones: Vec<(String, Vec<Vec<(f64, f64)>>)> = vec![
+        let mut zones: Vec<TestZone> = vec![
             (
                 "A/Jagged".into(),
                 vec![jagged(5.3, 45.1, 3.0, 4000, &mut rnd)],
@@ -855,7 +858,7 @@ mod tests {
         assert!(st.edge_leaves > 100 && st.nodes > TOP_W * TOP_H, "{st:?}");
         // The scan works on the rounded (polyline6) coordinates the index holds.
         let round = |v: f64| (v * 1e6).round() / 1e6;
-        let rounded: Vec<(String, Vec<Vec<(f64, f64)>>)> = zones
+        let rounded: Vec<TestZone> = zones
             .iter()
             .map(|(t, rings)| {
                 (
