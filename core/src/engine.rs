@@ -583,11 +583,12 @@ impl Engine {
     /// Local UTC offset (seconds) at a point and instant: the timezones layer, else the
     /// nautical zone of the longitude.
     fn utc_offset(&self, lat: f64, lng: f64, unix: i64) -> i64 {
-        let tzid = self
-            .timezone_index()
-            .map_or_else(|_| nautical_zone(lng), |tz| tz.lookup(lat, lng));
+        let tz_index = self.timezone_index().ok();
+        let tzid = tz_index
+            .as_deref()
+            .map_or_else(|| nautical_zone(lng), |tz| tz.lookup(lat, lng));
         chrono::DateTime::from_timestamp(unix, 0)
-            .and_then(|at| offsets(&tzid, at).ok())
+            .and_then(|at| offsets(tzid, at).ok())
             .map_or(0, |o| i64::from(o.raw_offset) + i64::from(o.dst_offset))
     }
 

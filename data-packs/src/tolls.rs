@@ -77,6 +77,7 @@ pub fn fare_source() -> PackSource {
             "made-up fares: every toll price in this pack is a placeholder, not the operator's tariff"
                 .into(),
         ),
+        layers: vec![waymark_core::packs::schema::layers::ROUTING.to_string()],
     }
 }
 
