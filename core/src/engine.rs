@@ -367,6 +367,14 @@ impl Engine {
         Ok((position, attribution))
     }
 
+    /// Builds the geolocation indexes of the current pack set now (they are otherwise built by
+    /// the first request that needs them, which then waits for it). Missing layers are not an
+    /// error here: the requests will answer 503.
+    pub fn prepare_geolocation(&self) {
+        let _ = self.timezone_index();
+        let _ = self.ip_index();
+    }
+
     /// The IP index of the loaded packs (city-level packs first), built once per pack set.
     fn ip_index(&self) -> Result<std::sync::Arc<IpIndex>, ApiError> {
         use crate::packs::schema::layers;

@@ -105,6 +105,7 @@ fn jobs_complete_agree_with_routes_limit_elements_and_survive_a_restart() {
     assert_eq!(r.matrix.distances[k], Some(0.0));
     // Every other cell equals the route between the points.
     let route_grant = engine.authorize(&caller, Endpoint::Route).unwrap();
+    #[allow(clippy::needless_range_loop)]
     for i in 0..4 {
         for j in 0..4 {
             let (o, d) = (POINTS[i], POINTS[j + 1]);
