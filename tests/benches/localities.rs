@@ -36,7 +36,7 @@ fn bench(c: &mut Criterion) {
     let tmp = tempfile::tempdir().unwrap();
     let mut plans = waymark_tests::localities_plans();
     plans.push(build::sample_plan("base").unwrap());
-    let (engine, publisher) = waymark_tests::engine_with_packs(&plans, tmp.path());
+    let (engine, publisher, _) = waymark_tests::engine_with_packs(&plans, tmp.path());
     let caller = waymark_tests::private_caller(&publisher);
     let g_ac = engine.authorize(&caller, Endpoint::Autocomplete).unwrap();
     let g_det = engine.authorize(&caller, Endpoint::Details).unwrap();
