@@ -70,6 +70,9 @@ fn percentiles(label: &str, n: usize, mut f: impl FnMut(usize)) {
     );
 }
 
+/// A named way to make the `i`-th request of a case.
+type Case<'a> = (&'static str, Box<dyn Fn(usize) -> RouteRequest + 'a>);
+
 fn route_req(p: &Pack, i: usize) -> RouteRequest {
     RouteRequest {
         origin: p.points[(2 * i) % p.points.len()],
@@ -87,7 +90,7 @@ fn bench(c: &mut Criterion) {
             .authorize(&p.caller, Endpoint::MatrixCreate)
             .unwrap();
         let route = |req: RouteRequest| p.engine.distance_route(&route_grant, req).unwrap();
-        let cases: Vec<(&str, Box<dyn Fn(usize) -> RouteRequest + '_>)> = vec![
+        let cases: Vec<Case<'_>> = vec![
             ("route", Box::new(|i| route_req(&p, i))),
             (
                 "route details=full",
