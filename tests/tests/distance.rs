@@ -24,6 +24,23 @@ fn fixture() -> &'static Fixture {
         let mut plan = waymark_tests::routing_plan("andorra");
         plan.layers.push("timezones".into());
         let (engine, publisher) = waymark_tests::engine_with_pack(&plan, tmp.path());
+        // The prepared graphs were installed with the pack (listed and verified like any file).
+        let pack = engine.packs().snapshot().get("andorra").unwrap().clone();
+        for name in [
+            "driving-time",
+            "truck-distance",
+            "walking-time",
+            "cycling-distance",
+        ] {
+            let rel = format!("routing/{name}.fp");
+            assert!(
+                pack.manifest
+                    .files
+                    .iter()
+                    .any(|f| f.path == rel && f.sha256.len() == 64)
+            );
+            assert!(pack.path(&rel).is_file(), "{rel} installed");
+        }
         Fixture {
             _tmp: tmp,
             engine: Arc::new(engine),

@@ -1,7 +1,12 @@
 //! The asynchronous matrix on a real Andorra pack: job states through the Engine, values equal
 //! to routes, the element limit, resuming a job after a restart, and the 303 over real HTTP
 //! on 127.0.0.1.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::needless_range_loop
+)]
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

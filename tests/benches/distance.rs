@@ -1,0 +1,218 @@
+//! The distance group through the Engine on the Andorra and Neubrandenburg packs:
+//! `cargo bench -p waymark-tests --bench distance`.
+//!
+//! Before the criterion groups, each case is also timed call by call (2,000 calls, or 200 for
+//! the matrix) and its p50 / p95 printed, since the targets are percentiles.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use waymark_core::Engine;
+use waymark_core::api::*;
+use waymark_core::auth::Caller;
+use waymark_core::endpoint::Endpoint;
+
+struct Pack {
+    id: &'static str,
+    _tmp: tempfile::TempDir,
+    engine: Engine,
+    caller: Caller,
+    points: Vec<LatLng>,
+}
+
+fn pack(id: &'static str) -> Pack {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = waymark_tests::routing_plan(id);
+    let (engine, publisher) = waymark_tests::engine_with_pack(&plan, tmp.path());
+    let db =
+        rusqlite::Connection::open(tmp.path().join(format!("built/{id}-1/data.sqlite"))).unwrap();
+    let mut stmt = db
+        .prepare(
+            "SELECT n.lat, n.lng FROM road_edges e JOIN road_nodes n ON n.id = e.from_node \
+             WHERE e.car = 1 AND e.highway IN ('primary','secondary','tertiary','residential','unclassified')",
+        )
+        .unwrap();
+    let all: Vec<LatLng> = stmt
+        .query_map([], |r| Ok(LatLng::new(r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut rng = waymark_tests::Rng::new(42);
+    let points = (0..400).map(|_| all[rng.below(all.len())]).collect();
+    drop(stmt);
+    Pack {
+        id,
+        _tmp: tmp,
+        engine,
+        caller: waymark_tests::private_caller(&publisher),
+        points,
+    }
+}
+
+fn percentiles(label: &str, n: usize, mut f: impl FnMut(usize)) {
+    for i in 0..n.min(50) {
+        f(i);
+    }
+    let mut t: Vec<f64> = (0..n)
+        .map(|i| {
+            let s = Instant::now();
+            f(i);
+            s.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    eprintln!(
+        "{label}: p50 {:.3} ms, p95 {:.3} ms (n={n})",
+        t[n / 2],
+        t[n * 95 / 100]
+    );
+}
+
+/// A named way to make the `i`-th request of a case.
+type Case<'a> = (&'static str, Box<dyn Fn(usize) -> RouteRequest + 'a>);
+
+fn route_req(p: &Pack, i: usize) -> RouteRequest {
+    RouteRequest {
+        origin: p.points[(2 * i) % p.points.len()],
+        destination: p.points[(2 * i + 1) % p.points.len()],
+        ..Default::default()
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    for p in [pack("andorra"), pack("neubrandenburg")] {
+        let route_grant = p.engine.authorize(&p.caller, Endpoint::Route).unwrap();
+        let iso_grant = p.engine.authorize(&p.caller, Endpoint::Isochrone).unwrap();
+        let m_grant = p
+            .engine
+            .authorize(&p.caller, Endpoint::MatrixCreate)
+            .unwrap();
+        let route = |req: RouteRequest| p.engine.distance_route(&route_grant, req).unwrap();
+        let cases: Vec<Case<'_>> = vec![
+            ("route", Box::new(|i| route_req(&p, i))),
+            (
+                "route details=full",
+                Box::new(|i| RouteRequest {
+                    details: DetailsLevel::Full,
+                    ..route_req(&p, i)
+                }),
+            ),
+            (
+                "route alternatives=true",
+                Box::new(|i| RouteRequest {
+                    alternatives: true,
+                    ..route_req(&p, i)
+                }),
+            ),
+            (
+                "route avoid=tolls|highways",
+                Box::new(|i| RouteRequest {
+                    avoid: vec![RouteAvoid::Tolls, RouteAvoid::Highways],
+                    ..route_req(&p, i)
+                }),
+            ),
+        ];
+        for (name, make) in &cases {
+            percentiles(&format!("{} {name}", p.id), 2000, |i| {
+                black_box(route(make(i)));
+            });
+        }
+        let matrix = |_| {
+            let req = MatrixCreateRequest {
+                origins: p.points[..100].to_vec(),
+                destinations: p.points[100..200].to_vec(),
+                mode: TravelMode::Driving,
+            };
+            black_box(p.engine.distance_matrix_now(&m_grant, req).unwrap())
+        };
+        percentiles(&format!("{} matrix 100x100", p.id), 100, |i| {
+            matrix(i);
+        });
+        let iso = |i: usize, mode, value| {
+            p.engine
+                .distance_isochrone(
+                    &iso_grant,
+                    IsochroneRequest {
+                        origin: p.points[i % p.points.len()],
+                        value,
+                        mode,
+                        ..Default::default()
+                    },
+                )
+                .unwrap()
+        };
+        percentiles(&format!("{} isochrone driving 30 min", p.id), 500, |i| {
+            black_box(iso(i, TravelMode::Driving, 30.0));
+        });
+        percentiles(&format!("{} isochrone walking 10 min", p.id), 2000, |i| {
+            black_box(iso(i, TravelMode::Walking, 10.0));
+        });
+        // No missing cell where a route exists.
+        let m = matrix(0);
+        let mut missing = 0;
+        for i in 0..20 {
+            for j in 0..20 {
+                let r = route(RouteRequest {
+                    origin: p.points[i],
+                    destination: p.points[100 + j],
+                    ..Default::default()
+                });
+                let cell = m.travel_times[i * 100 + j];
+                if r.status == DistanceStatus::Ok && cell.is_none() {
+                    missing += 1;
+                }
+            }
+        }
+        eprintln!(
+            "{} matrix: {missing} missing cells among 400 routed pairs",
+            p.id
+        );
+
+        let mut g = c.benchmark_group(p.id);
+        g.sample_size(30);
+        let mut i = 0;
+        g.bench_function("route", |b| {
+            b.iter(|| {
+                i += 1;
+                black_box(route(route_req(&p, i)))
+            })
+        });
+        g.bench_function("route details=full", |b| {
+            b.iter(|| {
+                i += 1;
+                black_box(route(RouteRequest {
+                    details: DetailsLevel::Full,
+                    ..route_req(&p, i)
+                }))
+            })
+        });
+        g.bench_function("route alternatives=true", |b| {
+            b.iter(|| {
+                i += 1;
+                black_box(route(RouteRequest {
+                    alternatives: true,
+                    ..route_req(&p, i)
+                }))
+            })
+        });
+        g.bench_function("matrix 100x100", |b| b.iter(|| matrix(0)));
+        g.bench_function("isochrone driving 30 min", |b| {
+            b.iter(|| {
+                i += 1;
+                black_box(iso(i, TravelMode::Driving, 30.0))
+            })
+        });
+        g.bench_function("isochrone walking 10 min", |b| {
+            b.iter(|| {
+                i += 1;
+                black_box(iso(i, TravelMode::Walking, 10.0))
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
