@@ -146,3 +146,28 @@ fn monaco_hierarchies_equal_dijkstra() {
 fn liechtenstein_hierarchies_equal_dijkstra() {
     check_pack("liechtenstein");
 }
+
+#[test]
+fn neubrandenburg_hierarchies_equal_dijkstra() {
+    check_pack("neubrandenburg");
+}
+
+#[test]
+fn munchen_hierarchies_equal_dijkstra() {
+    check_pack("munchen");
+}
+
+#[test]
+fn london_hierarchies_equal_dijkstra() {
+    check_pack("london");
+}
+
+#[test]
+fn porto_hierarchies_equal_dijkstra() {
+    check_pack("porto");
+}
+
+#[test]
+fn helsinki_hierarchies_equal_dijkstra() {
+    check_pack("helsinki");
+}
