@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Runs every check and test of the workspace: formatting, clippy, and all Rust tests (unit,
-# doc, and the end-to-end suite over real HTTP on 127.0.0.1).
+# Runs every check and test of the workspace: formatting, clippy, all Rust tests (unit, doc,
+# and the end-to-end suite over real HTTP on 127.0.0.1), the drift check of the generated
+# bindings, and the Kotlin library's JUnit suite (Maven, JNA) against the host-built
+# libwaymark_ffi.so and the Andorra sample pack.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+TARGET="${CARGO_TARGET_DIR:-$PWD/target}"
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
@@ -12,8 +15,27 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== cargo test"
 LOG="$(mktemp)"
+trap 'rm -f "$LOG"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$LOG"
 
-# One closing line for the whole run (cargo's own last line is that of the last crate).
-awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "total: %d passed, %d failed, %d skipped\n", p, f, i }' "$LOG"
-rm -f "$LOG"
+echo "== generated bindings match ffi/"
+bash bindings/generate.sh --check
+
+echo "== Kotlin library (android/): JUnit on the JVM against libwaymark_ffi.so"
+FIXTURE="$TARGET/sdk-fixture"
+rm -rf "$FIXTURE"
+cargo run --quiet --locked -p waymark-tests --bin sdk-fixture -- --out "$FIXTURE"
+mvn -B -ntp -f android/pom.xml test \
+  -Dwaymark.lib.dir="$TARGET/debug" -Dwaymark.fixture="$FIXTURE" 2>&1 | tee -a "$LOG" \
+  | grep -E "Tests run:|FAIL|ERROR|BUILD|Exception" || true
+grep -q "BUILD SUCCESS" "$LOG" || { echo "FAIL: the Kotlin suite did not pass"; exit 1; }
+
+# One closing line for the whole run (cargo's per-crate lines, and Maven's summary line).
+awk '/^test result:/ { p += $4; f += $6; i += $8 }
+     /^\[INFO\] Tests run: .*, Time elapsed/ { next }
+     /Tests run: [0-9]+, Failures: [0-9]+, Errors: [0-9]+, Skipped: [0-9]+$/ {
+       gsub(",", ""); for (k = 1; k <= NF; k++) {
+         if ($k == "run:") kr = $(k+1); if ($k == "Failures:") kf = $(k+1);
+         if ($k == "Errors:") ke = $(k+1); if ($k == "Skipped:") ks = $(k+1) }
+       p += kr - kf - ke - ks; f += kf + ke; i += ks }
+     END { printf "total: %d passed, %d failed, %d skipped\n", p, f, i }' "$LOG"

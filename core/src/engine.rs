@@ -178,6 +178,17 @@ impl Engine {
         self.auth.authorize(caller, endpoint)
     }
 
+    /// Authenticates a native SDK call: a private key checked against the app identity the
+    /// platform reported (see [`Authorizer::authorize_native`]).
+    pub fn authorize_native(
+        &self,
+        key: &str,
+        app: &crate::auth::AppIdentity,
+        endpoint: Endpoint,
+    ) -> Result<Grant, ApiError> {
+        self.auth.authorize_native(key, app, endpoint)
+    }
+
     /// The authorizer (key verification, CORS decisions, quota counters).
     pub fn authorizer(&self) -> &Authorizer {
         &self.auth
@@ -751,7 +762,7 @@ impl Engine {
                 id: p.manifest.id.clone(),
                 version: p.manifest.version.clone(),
                 layers: p.manifest.layers.clone(),
-                bbox: p.manifest.coverage.bbox,
+                bbox: p.manifest.coverage.bbox.to_vec(),
                 built_at: p.manifest.built_at.clone(),
                 size: p.manifest.files.iter().map(|f| f.size).sum(),
                 attribution: p
@@ -830,6 +841,31 @@ impl Engine {
         Ok(PackInstallResponse {
             install_id,
             status: "accepted".into(),
+        })
+    }
+
+    /// `POST /packs` as the native SDK runs it: installs the pack at `req.url` on the calling
+    /// thread, reporting to `progress`, and answers the completed install (or the error).
+    pub fn packs_install_now(
+        &self,
+        grant: &Grant,
+        req: PackInstallRequest,
+        progress: &mut dyn FnMut(InstallProgress),
+    ) -> Result<PackInstallStatus, ApiError> {
+        self.admit(grant, Endpoint::PackInstall, &req)?;
+        let mut bytes_total = 0;
+        let pack = self.install_pack(&req.url, &mut |p| {
+            bytes_total = p.bytes_total;
+            progress(p);
+        })?;
+        Ok(PackInstallStatus {
+            install_id: format!("{}@{}", pack.id, pack.version),
+            status: "completed".into(),
+            pack_id: Some(pack.id),
+            version: Some(pack.version),
+            bytes_done: bytes_total,
+            bytes_total,
+            error: None,
         })
     }
 

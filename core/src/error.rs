@@ -425,3 +425,148 @@ mod tests {
         assert_eq!(h.headers, vec![("retry-after", "2".to_string())]);
     }
 }
+
+/// [`ApiError`] as the native SDK raises it (Kotlin `WaymarkException`, Swift `WaymarkError`):
+/// one variant per [`ErrorCode`], each with the same message (`detail`) the local server puts
+/// in its body; 422 carries the same [`FieldError`] list, 429 the wait in milliseconds.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Error))]
+pub enum WaymarkError {
+    /// 400: the request cannot be read at all.
+    #[error("bad request: {detail}")]
+    BadRequest {
+        /// What was wrong and what to fix.
+        detail: String,
+    },
+    /// 401: missing, malformed, tampered, expired or unknown key; a public key natively.
+    #[error("unauthenticated: {detail}")]
+    Unauthenticated {
+        /// What was wrong and what to fix.
+        detail: String,
+    },
+    /// 402: the key's free quota is used up.
+    #[error("quota exhausted: {detail}")]
+    QuotaExhausted {
+        /// What was wrong and what to fix.
+        detail: String,
+    },
+    /// 403: the key does not allow this caller or operation (app identity, write permission,
+    /// API group).
+    #[error("forbidden: {detail}")]
+    Forbidden {
+        /// What was wrong and what to fix.
+        detail: String,
+    },
+    /// 404: unknown resource.
+    #[error("not found: {detail}")]
+    NotFound {
+        /// What was wrong and what to fix.
+        detail: String,
+    },
+    /// 405 (HTTP only; kept so that every code has a variant).
+    #[error("method not allowed: {detail}")]
+    MethodNotAllowed {
+        /// What was wrong and what to fix.
+        detail: String,
+    },
+    /// 413: the request is too large.
+    #[error("payload too large: {detail}")]
+    PayloadTooLarge {
+        /// What was wrong and what to fix.
+        detail: String,
+    },
+    /// 422: validation failed; every problem is in `fields`.
+    #[error("invalid request: {detail}")]
+    Validation {
+        /// Every problem, `; `-separated.
+        detail: String,
+        /// Every problem, as the local server's 422 `detail` list.
+        fields: Vec<FieldError>,
+    },
+    /// 429: rate limit exceeded.
+    #[error("rate limited: {detail}")]
+    RateLimited {
+        /// What was wrong and what to fix.
+        detail: String,
+        /// How long until a call will be admitted again.
+        retry_after_ms: u64,
+    },
+    /// 500: an internal failure (also a panic caught at the FFI boundary).
+    #[error("internal error: {detail}")]
+    Internal {
+        /// What happened.
+        detail: String,
+    },
+    /// 501: the operation is not available in this build.
+    #[error("not available: {detail}")]
+    NotAvailable {
+        /// What was wrong and what to fix.
+        detail: String,
+    },
+    /// 503: no installed pack has the data the operation needs.
+    #[error("data unavailable: {detail}")]
+    DataUnavailable {
+        /// What was wrong and what to fix.
+        detail: String,
+    },
+}
+
+impl WaymarkError {
+    /// The error code of the variant.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            WaymarkError::BadRequest { .. } => ErrorCode::BadRequest,
+            WaymarkError::Unauthenticated { .. } => ErrorCode::Unauthenticated,
+            WaymarkError::QuotaExhausted { .. } => ErrorCode::QuotaExhausted,
+            WaymarkError::Forbidden { .. } => ErrorCode::Forbidden,
+            WaymarkError::NotFound { .. } => ErrorCode::NotFound,
+            WaymarkError::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
+            WaymarkError::PayloadTooLarge { .. } => ErrorCode::PayloadTooLarge,
+            WaymarkError::Validation { .. } => ErrorCode::Validation,
+            WaymarkError::RateLimited { .. } => ErrorCode::RateLimited,
+            WaymarkError::Internal { .. } => ErrorCode::Internal,
+            WaymarkError::NotAvailable { .. } => ErrorCode::NotAvailable,
+            WaymarkError::DataUnavailable { .. } => ErrorCode::DataUnavailable,
+        }
+    }
+}
+
+impl From<ApiError> for WaymarkError {
+    fn from(e: ApiError) -> Self {
+        let detail = e.message;
+        match e.code {
+            ErrorCode::BadRequest => WaymarkError::BadRequest { detail },
+            ErrorCode::Unauthenticated => WaymarkError::Unauthenticated { detail },
+            ErrorCode::QuotaExhausted => WaymarkError::QuotaExhausted { detail },
+            ErrorCode::Forbidden => WaymarkError::Forbidden { detail },
+            ErrorCode::NotFound => WaymarkError::NotFound { detail },
+            ErrorCode::MethodNotAllowed => WaymarkError::MethodNotAllowed { detail },
+            ErrorCode::PayloadTooLarge => WaymarkError::PayloadTooLarge { detail },
+            ErrorCode::Validation => WaymarkError::Validation {
+                detail,
+                fields: e.fields,
+            },
+            ErrorCode::RateLimited => WaymarkError::RateLimited {
+                detail,
+                retry_after_ms: e
+                    .retry_after
+                    .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            },
+            ErrorCode::Internal => WaymarkError::Internal { detail },
+            ErrorCode::NotAvailable => WaymarkError::NotAvailable { detail },
+            ErrorCode::DataUnavailable => WaymarkError::DataUnavailable { detail },
+        }
+    }
+}
+
+impl From<Error> for WaymarkError {
+    fn from(e: Error) -> Self {
+        match e {
+            // Configuration problems are the caller's to fix: say what they are.
+            Error::Config(detail) | Error::KeyMaterial(detail) => {
+                WaymarkError::BadRequest { detail }
+            }
+            other => ApiError::internal(&other).into(),
+        }
+    }
+}

@@ -4,6 +4,15 @@
 //!
 //! Faces: the local server (`waymark-localserver`) and the native SDK (`waymark-ffi`) are thin
 //! callers of [`Engine`]; they never redefine a contract type.
+//!
+//! With the `uniffi` feature the contract types also derive uniffi's `Record`/`Enum`/`Error`, so
+//! that the FFI exports these very types (no copies, no conversions). uniffi's derives and
+//! scaffolding expand to `unsafe impl`s of its FFI traits: the crate allows `unsafe_code` only
+//! when that feature is on, and holds no hand-written `unsafe`.
+#![cfg_attr(feature = "uniffi", allow(unsafe_code))]
+
+#[cfg(feature = "uniffi")]
+uniffi::setup_scaffolding!("waymark_core");
 pub mod api;
 pub mod auth;
 pub mod distance;

@@ -20,20 +20,28 @@ pub fn sources() -> Sources {
 /// Builds `plan` under `tmp`, signs it with a new publisher, installs it into a new engine
 /// (rate limits off) and returns both.
 pub fn engine_with_pack(plan: &PackPlan, tmp: &Path) -> (Engine, Publisher) {
-    let publisher = Publisher::generate().unwrap();
-    let dir = build::build_pack(
+    engine_with_pack_in(
         plan,
-        "1",
-        &sources(),
         &tmp.join("built"),
-        false,
-        &mut |_, _, _| {},
+        &tmp.join("packs"),
+        &tmp.join("state"),
     )
-    .unwrap();
+}
+
+/// Builds `plan` under `work`, signs it with a new publisher and installs it into an engine
+/// whose packs live in `packs` and state in `state` (rate limits off); returns both.
+pub fn engine_with_pack_in(
+    plan: &PackPlan,
+    work: &Path,
+    packs: &Path,
+    state: &Path,
+) -> (Engine, Publisher) {
+    let publisher = Publisher::generate().unwrap();
+    let dir = build::build_pack(plan, "1", &sources(), work, false, &mut |_, _, _| {}).unwrap();
     build::sign_pack(&dir, &publisher).unwrap();
-    let mut config = EngineConfig::new(&tmp.join("state"), vec![publisher.verifying()]);
+    let mut config = EngineConfig::new(state, vec![publisher.verifying()]);
     config.rate_limits = RateLimitMode::Off;
-    config.packs_dir = Some(tmp.join("packs"));
+    config.packs_dir = Some(packs.to_path_buf());
     let engine = Engine::open(config).unwrap();
     engine
         .install_pack(
@@ -43,6 +51,20 @@ pub fn engine_with_pack(plan: &PackPlan, tmp: &Path) -> (Engine, Publisher) {
         .unwrap();
     (engine, publisher)
 }
+
+/// The pack of the parity suite (engine, local server, Kotlin library): Andorra with every
+/// layer the implemented operations read.
+pub fn parity_plan() -> PackPlan {
+    build::sample_plan("andorra").unwrap()
+}
+
+/// The Android package id the SDK fixture's Android-restricted key allows.
+pub const SDK_ANDROID_PACKAGE: &str = "com.waymark.sample";
+/// The signing-certificate SHA-1 that key allows (colon-separated, as `keytool` prints it).
+pub const SDK_ANDROID_SHA1: &str =
+    "5E:8F:16:06:2E:A3:CD:2C:4A:0D:54:78:76:BA:A6:F3:8C:AB:F6:25";
+/// The iOS bundle id the SDK fixture's iOS-restricted key allows.
+pub const SDK_IOS_BUNDLE: &str = "com.waymark.sample";
 
 /// A caller with an unrestricted private key of `publisher`, connecting from 127.0.0.1.
 pub fn private_caller(publisher: &Publisher) -> Caller {

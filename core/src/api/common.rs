@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 /// A point in decimal degrees: `{lat, lng}`. Latitude ranges over -90..=90 and longitude over
 /// -180..=180 (checked by [`LatLng::check`] and the query parsers, not by deserialization).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct LatLng {
     /// Latitude in decimal degrees, -90 to 90.
     pub lat: f64,
@@ -67,6 +68,7 @@ impl fmt::Display for LatLng {
 
 /// A viewport or bounds: `{northeast, southwest}` corners.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Viewport {
     /// North-east corner.
     pub northeast: LatLng,
@@ -84,6 +86,7 @@ impl Viewport {
 
 /// Page information of datasets and dataset features: `{prev, next, page}`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PageInfo {
     /// Previous page number; absent on the first page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -110,6 +113,7 @@ impl PageInfo {
 /// A `{value, text}` pair whose value is an integer: distances in metres and durations in
 /// seconds of routes and toll routes, and the time of a time-based isoline.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TextValue {
     /// Metres for a distance, seconds for a duration.
     pub value: u64,
@@ -120,6 +124,7 @@ pub struct TextValue {
 /// A `{value, text}` pair whose value is a number (may have decimals): indoor legs and steps,
 /// and the distance of a distance-based isoline.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct NumberTextValue {
     /// Metres for a distance, seconds for a duration.
     pub value: f64,
@@ -129,6 +134,7 @@ pub struct NumberTextValue {
 
 /// An encoded polyline `{points}` (Google polyline algorithm, precision 5).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct EncodedPolyline {
     /// The encoded polyline string.
     pub points: String,
@@ -186,6 +192,7 @@ impl From<serde_json::Value> for JsonValue {
 /// A name that is either one string or a list of strings (`long_name`, `short_name` of address
 /// components: a list of postal codes may replace a single name).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(untagged)]
 pub enum OneOrMany {
     /// A single name.
@@ -230,6 +237,7 @@ impl From<Vec<String>> for OneOrMany {
 
 /// An address component of a locality: `{long_name, short_name, types}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AddressComponent {
     /// Full name, or several names (for example postal codes).
     pub long_name: OneOrMany,
@@ -241,12 +249,13 @@ pub struct AddressComponent {
 
 /// A GeoJSON Point geometry `{type: "Point", coordinates: [lng, lat]}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PointGeometry {
     /// Always `Point`.
     #[serde(rename = "type")]
     pub kind: String,
     /// `[longitude, latitude]` (GeoJSON order).
-    pub coordinates: [f64; 2],
+    pub coordinates: Vec<f64>,
 }
 
 impl PointGeometry {
@@ -254,7 +263,7 @@ impl PointGeometry {
     pub fn new(p: LatLng) -> Self {
         Self {
             kind: "Point".to_owned(),
-            coordinates: [p.lng, p.lat],
+            coordinates: vec![p.lng, p.lat],
         }
     }
 }

@@ -68,6 +68,7 @@ fn check_paging(c: &mut Checks, page: u32, per_page: u32) {
 
 /// `GET /datasets` (K3; 1 per 1 s).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetListRequest {
     /// Datasets per page. Default 10.
     #[serde(default = "default_per_page")]
@@ -111,6 +112,7 @@ impl Validate for DatasetListRequest {
 
 /// Answer of the dataset list: `{datasets, pagination}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetListResponse {
     /// The datasets of the page.
     pub datasets: Vec<DatasetListItem>,
@@ -120,6 +122,7 @@ pub struct DatasetListResponse {
 
 /// A dataset in the list (fewer fields than [`Dataset`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetListItem {
     /// Dataset id (uuid).
     pub id: String,
@@ -137,6 +140,7 @@ pub struct DatasetListItem {
 
 /// A dataset (single-dataset view).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Dataset {
     /// Dataset id (uuid).
     pub id: String,
@@ -159,6 +163,7 @@ pub struct Dataset {
 
 /// `GET /datasets/{dataset_id}` (K3; 1 per 1 s). 404 if unknown.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetGetRequest {
     /// Path parameter.
     pub dataset_id: String,
@@ -205,6 +210,7 @@ pub type DatasetGetResponse = Dataset;
 
 /// `PUT /datasets/{dataset_id}` (K3; 1 per 1 s). 404 if unknown.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetUpdateRequest {
     /// Path parameter.
     pub dataset_id: String,
@@ -214,6 +220,7 @@ pub struct DatasetUpdateRequest {
 
 /// Body of a dataset update: `{name, url}`, both optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
 pub struct DatasetUpdateBody {
     /// New name.
@@ -293,6 +300,7 @@ pub type DatasetUpdateResponse = Dataset;
 
 /// `GET /datasets/{dataset_id}/status` (K3; 1 per 5 s). 404 if unknown.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetStatusRequest {
     /// Path parameter.
     pub dataset_id: String,
@@ -320,6 +328,7 @@ impl Validate for DatasetStatusRequest {
 
 /// Import status of a dataset: the latest import run. All fields are required.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ImportRun {
     /// Id of the run (uuid).
     pub id: String,
@@ -331,6 +340,7 @@ pub struct ImportRun {
 
 /// A step of an import run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ImportStep {
     /// `fetch` or `import`.
     pub name: ImportStepName,
@@ -346,6 +356,7 @@ pub struct ImportStep {
 
 /// An entry of a step log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct LogEntry {
     /// Time of the entry.
     pub created_at: DateTime<Utc>,
@@ -368,6 +379,7 @@ pub fn parse_field_mask(s: &str) -> Result<Vec<String>, FieldError> {
 /// `GET /datasets/{dataset_id}/features/{feature_id}` (K2; 20 per 1 s). 404 if the feature or
 /// the dataset is unknown.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct FeatureGetRequest {
     /// Path parameter.
     pub dataset_id: String,
@@ -378,6 +390,7 @@ pub struct FeatureGetRequest {
     pub format: DatasetFormat,
     /// Header `X-Field-Mask`: field paths to return (see [`parse_field_mask`]); all when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub x_field_mask: Option<Vec<String>>,
 }
 
@@ -417,6 +430,7 @@ impl Validate for FeatureGetRequest {
 
 /// A dataset feature (single-feature view).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetFeature {
     /// Feature id (uuid).
     pub id: String,
@@ -441,6 +455,7 @@ fn read_search_query(q: &mut QueryReader<'_>) -> (DatasetFormat, u32, u32) {
 
 /// `POST /datasets/{dataset_id}/features/search` (K2; 20 per 1 s): attribute search.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct FeatureSearchRequest {
     /// Path parameter.
     pub dataset_id: String,
@@ -471,6 +486,7 @@ impl Default for FeatureSearchRequest {
 
 /// Body of a feature search: `{where}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
 pub struct FeatureSearchBody {
     /// Required attribute filter, `<attribute>:<comparison><number>` and more (grammar not
@@ -531,6 +547,7 @@ impl Validate for FeatureSearchRequest {
 
 /// Answer of feature search and contains: `{features, pagination}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct FeatureSearchResponse {
     /// The features of the page.
     pub features: Vec<FeatureSummary>,
@@ -540,6 +557,7 @@ pub struct FeatureSearchResponse {
 
 /// A feature in search results.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct FeatureSummary {
     /// Feature id (uuid).
     pub id: String,
@@ -553,6 +571,7 @@ pub struct FeatureSummary {
 /// `POST /datasets/{dataset_id}/features/contains` (K2; 20 per 1 s): features whose geometry
 /// contains the given geometry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct FeatureContainsRequest {
     /// Path parameter.
     pub dataset_id: String,
@@ -583,6 +602,7 @@ impl Default for FeatureContainsRequest {
 
 /// Body of a contains search: `{geometry, buffer, where}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
 pub struct FeatureContainsBody {
     /// Required geometry.
@@ -599,6 +619,7 @@ pub struct FeatureContainsBody {
 /// holding Well-Known Text, a Google-style encoded polyline or a bare `lat,lng` (the engine
 /// tells the string forms apart).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(untagged)]
 pub enum InputGeometry {
     /// WKT, encoded polyline or `lat,lng`.

@@ -56,6 +56,7 @@ pub const MAX_ROUTE_LENGTH_M: u64 = 500_000;
 /// `arrival_time` or `departure_time`: a UNIX timestamp or `now`. On the wire (query and JSON)
 /// it is the integer or the string `"now"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum TrafficTime {
     /// `now`.
     Now,
@@ -119,6 +120,7 @@ pub fn parse_traffic_time(loc: Loc, name: &str, s: &str) -> Result<TrafficTime, 
 
 /// One item of `avoid`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(rename_all = "snake_case")]
 pub enum RouteAvoid {
     /// `tolls`
@@ -166,6 +168,7 @@ pub fn parse_avoid(loc: Loc, name: &str, s: &str) -> Result<Vec<RouteAvoid>, Fie
 
 /// `waypoints`: points between origin and destination, optionally reordered.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Waypoints {
     /// `optimize:true` as first item: reorder the points between the fixed start and end,
     /// by `method`.
@@ -297,6 +300,7 @@ fn check_no_truck(c: &mut Checks, mode: TravelMode) {
 /// `GET /distance/route/json` (K2; 10 per 1 s, 20 per 1 s with `arrival_time` or
 /// `departure_time`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RouteRequest {
     /// Required start.
     pub origin: LatLng,
@@ -313,15 +317,19 @@ pub struct RouteRequest {
     pub units: Units,
     /// Language of texts; see [`RouteRequest::effective_language`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub language: Option<RouteLanguage>,
     /// What to avoid. Default: nothing.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub avoid: Vec<RouteAvoid>,
     /// Arrive at this time (traffic-aware duration); exclusive with `departure_time`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub arrival_time: Option<TrafficTime>,
     /// Leave at this time (traffic-aware duration); exclusive with `arrival_time`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub departure_time: Option<TrafficTime>,
     /// Points to pass through; exclusive with `alternatives`.
     #[serde(default)]
@@ -334,6 +342,7 @@ pub struct RouteRequest {
     pub details: DetailsLevel,
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub accept_language: Option<String>,
 }
 
@@ -412,6 +421,7 @@ impl Validate for RouteRequest {
 
 /// Answer of route: `{status, routes}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RouteResponse {
     /// Default `OK`.
     #[serde(default)]
@@ -422,6 +432,7 @@ pub struct RouteResponse {
 
 /// A route.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Route {
     /// The whole route as an encoded polyline.
     pub overview_polyline: EncodedPolyline,
@@ -441,6 +452,7 @@ pub struct Route {
 
 /// A leg of a route.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RouteLeg {
     /// Length: integer metres, text in the unit system of `units`.
     pub distance: TextValue,
@@ -471,6 +483,7 @@ pub struct RouteLeg {
 /// Not shown in the spec: a step of a route leg is `{distance, duration, start_location,
 /// end_location, polyline: {points}, instruction, maneuver, name}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RouteStep {
     /// Length of the step (integer metres).
     pub distance: TextValue,
@@ -493,6 +506,7 @@ pub struct RouteStep {
 /// `GET /distance/tolls/json` (K2; 5 per 1 s): route parameters without `avoid` and `details`;
 /// `mode` adds `truck`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TollsRequest {
     /// Required start.
     pub origin: LatLng,
@@ -509,12 +523,15 @@ pub struct TollsRequest {
     pub units: Units,
     /// Language of texts; see [`TollsRequest::effective_language`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub language: Option<RouteLanguage>,
     /// Arrive at this time; exclusive with `departure_time`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub arrival_time: Option<TrafficTime>,
     /// Leave at this time; exclusive with `arrival_time`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub departure_time: Option<TrafficTime>,
     /// Points to pass through; exclusive with `alternatives`.
     #[serde(default)]
@@ -524,6 +541,7 @@ pub struct TollsRequest {
     pub alternatives: bool,
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub accept_language: Option<String>,
 }
 
@@ -580,6 +598,7 @@ impl Validate for TollsRequest {
 
 /// Answer of tolls: `{status, routes}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TollsResponse {
     /// Default `OK`.
     #[serde(default)]
@@ -590,6 +609,7 @@ pub struct TollsResponse {
 
 /// A route with tolls.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TollRoute {
     /// The whole route as an encoded polyline.
     pub overview_polyline: EncodedPolyline,
@@ -601,6 +621,7 @@ pub struct TollRoute {
 
 /// A leg with its tolls.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TollLeg {
     /// Length (integer metres).
     pub distance: TextValue,
@@ -619,6 +640,7 @@ pub struct TollLeg {
 
 /// A toll to pay.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
 pub struct Toll {
     /// Country code (`countryCode`).
@@ -637,6 +659,7 @@ pub struct Toll {
 
 /// A fare of a toll.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
 pub struct Fare {
     /// Fare id.
@@ -655,6 +678,7 @@ pub struct Fare {
 
 /// Price of a fare.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Price {
     /// Kind of price, e.g. `value`.
     #[serde(rename = "type")]
@@ -667,6 +691,7 @@ pub struct Price {
 
 /// A transponder system.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Transponder {
     /// Name of the system.
     pub system: String,
@@ -674,6 +699,7 @@ pub struct Transponder {
 
 /// A toll collection point.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TollCollectionLocation {
     /// Name of the point.
     pub name: String,
@@ -683,6 +709,7 @@ pub struct TollCollectionLocation {
 
 /// A toll system of a leg.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct LegTollSystem {
     /// System id.
     pub id: i64,
@@ -692,6 +719,7 @@ pub struct LegTollSystem {
 
 /// `GET /distance/isochrone/json` (K2; 10 per 1 s).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IsochroneRequest {
     /// Required centre.
     pub origin: LatLng,
@@ -708,12 +736,15 @@ pub struct IsochroneRequest {
     pub units: Units,
     /// Language of texts; see [`IsochroneRequest::effective_language`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub language: Option<RouteLanguage>,
     /// What to avoid. Default: nothing.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub avoid: Vec<RouteAvoid>,
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub accept_language: Option<String>,
 }
 
@@ -770,6 +801,7 @@ impl Validate for IsochroneRequest {
 
 /// Answer of isochrone: `{status, isoline}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IsochroneResponse {
     /// Default `OK`.
     #[serde(default)]
@@ -781,6 +813,7 @@ pub struct IsochroneResponse {
 /// An isoline: time-based (`method=time`) or distance-based (`method=distance`); the key
 /// `distance` or `time` tells them apart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(untagged)]
 pub enum Isoline {
     /// Distance-based variant.
@@ -791,6 +824,7 @@ pub enum Isoline {
 
 /// Distance-based isoline: `{origin, distance, geometry}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DistanceIsoline {
     /// Centre.
     pub origin: LatLng,
@@ -802,6 +836,7 @@ pub struct DistanceIsoline {
 
 /// Not shown in the spec: the time-based isoline is `{origin, time: {value, text}, geometry}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TimeIsoline {
     /// Centre.
     pub origin: LatLng,
@@ -829,13 +864,16 @@ mod pipe_latlngs {
 /// `POST /distance/matrix/async` (K2; 20 per 1 s): the JSON body
 /// `{origins, destinations, mode}` where each list is a string of `lat,lng` joined by `|`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
 pub struct MatrixCreateRequest {
     /// Required origins (a string `lat,lng|lat,lng` on the wire).
     #[serde(with = "pipe_latlngs")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub origins: Vec<LatLng>,
     /// Required destinations (a string `lat,lng|lat,lng` on the wire).
     #[serde(with = "pipe_latlngs")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub destinations: Vec<LatLng>,
     /// `driving` (default) or `truck`.
     #[serde(default)]
@@ -915,6 +953,7 @@ impl Validate for MatrixCreateRequest {
 
 /// Answer of matrix creation: `{matrix_id, status}` (status `accepted`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct MatrixCreateResponse {
     /// Id of the calculation.
     pub matrix_id: String,
@@ -942,6 +981,7 @@ fn check_matrix_id(id: &str) -> Result<(), Vec<FieldError>> {
 
 /// `GET /distance/matrix/async/{matrix_id}/status` (K2; 20 per 1 s).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct MatrixStatusRequest {
     /// Path parameter.
     pub matrix_id: String,
@@ -966,6 +1006,7 @@ impl Validate for MatrixStatusRequest {
 
 /// Answer of matrix status: `{status}`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct MatrixStatusResponse {
     /// State of the calculation.
     pub status: MatrixStatus,
@@ -976,6 +1017,7 @@ pub struct MatrixStatusResponse {
 /// [`MatrixResult`] (the path of the redirect target is not shown in the spec and is chosen by
 /// the server).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct MatrixResultRequest {
     /// Path parameter.
     pub matrix_id: String,
@@ -1000,6 +1042,7 @@ impl Validate for MatrixResultRequest {
 
 /// Result of a matrix calculation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
 pub struct MatrixResult {
     /// Id of the calculation (`matrixId`; the creation answer spells it `matrix_id`).
@@ -1017,6 +1060,7 @@ pub type MatrixResultResponse = MatrixResult;
 /// `i * numDestinations + j`; a pair with equal origin and destination holds 0 and an
 /// unreachable pair holds `null`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
 pub struct MatrixData {
     /// Number of origins (`numOrigins`).
@@ -1039,6 +1083,7 @@ impl MatrixData {
 
 /// `regionDefinition` of a matrix result: `{type}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RegionDefinition {
     /// Kind of region, e.g. `world` (Waymark: the area covered by the installed data packs).
     #[serde(rename = "type")]

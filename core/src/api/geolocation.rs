@@ -39,10 +39,12 @@ pub fn parse_ip(loc: Loc, name: &str, s: &str) -> Result<IpAddr, FieldError> {
 
 /// `GET /geolocation/position` (K1).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PositionRequest {
     /// Address to locate; honoured only for calls with a private key. When absent (or ignored),
     /// the address of the calling connection is used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub ip_address: Option<IpAddr>,
 }
 
@@ -68,6 +70,7 @@ impl Validate for PositionRequest {
 
 /// Location of an IP address.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct GeolocationResult {
     /// Area of the location.
     pub viewport: Viewport,
@@ -107,11 +110,13 @@ pub type PositionResponse = GeolocationResult;
 
 /// `GET /geolocation/timezone` (K1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TimezoneRequest {
     /// Required point.
     pub location: LatLng,
     /// UTC timestamp (seconds) at which offsets are computed; defaults to the current time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub timestamp: Option<i64>,
 }
 
@@ -140,6 +145,7 @@ impl Validate for TimezoneRequest {
 
 /// Timezone of a point.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TimezoneResult {
     /// tz database identifier, e.g. `Europe/Paris`.
     pub timezone: String,

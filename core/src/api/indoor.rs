@@ -38,6 +38,7 @@ fn default_language() -> String {
 
 /// A point inside a venue: `{lat, lng, level}`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorLatLng {
     /// Latitude.
     pub lat: f64,
@@ -75,6 +76,7 @@ pub fn parse_indoor_latlng(loc: Loc, name: &str, s: &str) -> Result<IndoorLatLng
 
 /// An origin, destination or waypoint of indoor directions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(rename_all = "snake_case")]
 pub enum IndoorPoint {
     /// `lat,lng,level`.
@@ -150,6 +152,7 @@ pub fn parse_indoor_points(loc: Loc, name: &str, s: &str) -> Result<Vec<IndoorPo
 
 /// An area to avoid: `level;lat,lng;lat,lng;lat,lng;lat,lng` (four corners).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorAvoidBox {
     /// Level of the box.
     pub level: i64,
@@ -205,6 +208,7 @@ fn check_venue(c: &mut Checks, venue_id: &str) {
 
 /// `GET /indoor/venues/{venue_id}` (K2; 20 per 1 s).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct VenueGetRequest {
     /// Path parameter.
     pub venue_id: String,
@@ -234,6 +238,7 @@ impl Validate for VenueGetRequest {
 
 /// A venue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Venue {
     /// Venue id.
     pub venue_id: String,
@@ -264,6 +269,7 @@ pub type VenueGetResponse = Venue;
 
 /// A level of a venue or building.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct VenueLevel {
     /// Level number.
     pub level: i64,
@@ -279,6 +285,7 @@ pub struct VenueLevel {
 
 /// A building of a venue.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Building {
     /// Reference of the building.
     #[serde(rename = "ref")]
@@ -308,6 +315,7 @@ pub struct Building {
 /// `GET /indoor/venues/{venue_id}/pois/search` (K2; 30 per 1 s): full-text search of venue
 /// features by name or description.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PoiSearchRequest {
     /// Path parameter.
     pub venue_id: String,
@@ -319,34 +327,43 @@ pub struct PoiSearchRequest {
     pub page: u32,
     /// Point from which `distance` and `duration` are computed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub from_location: Option<IndoorLatLng>,
     /// Text to search; when absent, all features are listed alphabetically.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub q: Option<String>,
     /// `full` also searches non-searchable POIs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub extended: Option<PoiSearchExtended>,
     /// Level filter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub level: Option<i64>,
     /// Building filter; `undefined` selects POIs without a building.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub building: Option<String>,
     /// Category filter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub category: Option<String>,
     /// Query parameter `ref`: POI refs (`ref:<poi_ref>` comma-separated; the prefix is not
     /// kept).
     #[serde(rename = "ref", default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub refs: Vec<String>,
     /// ISO 639-1 language. Default `en`.
     #[serde(default = "default_language")]
     pub language: String,
     /// Property query with AND/OR.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub advanced_filter: Option<String>,
     /// Query parameter `id`: POI ids (comma-separated).
     #[serde(rename = "id", default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub ids: Vec<i64>,
 }
 
@@ -436,6 +453,7 @@ impl Validate for PoiSearchRequest {
 
 /// Answer of POI search: `{pagination, features}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PoiSearchResponse {
     /// Page information.
     pub pagination: IndoorPagination,
@@ -445,6 +463,7 @@ pub struct PoiSearchResponse {
 
 /// Pagination of POI search (all required).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorPagination {
     /// Current page (first page 0).
     pub page: u32,
@@ -462,6 +481,7 @@ fn default_feature() -> String {
 
 /// A venue feature (GeoJSON feature with indoor extras).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorFeature {
     /// Default `Feature`.
     #[serde(rename = "type", default = "default_feature")]
@@ -484,6 +504,7 @@ pub struct IndoorFeature {
 /// `GET /indoor/directions/{venue_id}` (K2; 20 per 1 s). The routing configuration of the venue
 /// must exist.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorDirectionsRequest {
     /// Path parameter.
     pub venue_id: String,
@@ -500,15 +521,18 @@ pub struct IndoorDirectionsRequest {
     pub units: Units,
     /// Points to pass through, in order. Default: none.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub waypoints: Vec<IndoorPoint>,
     /// Reorders waypoints (applies only with waypoints). Default false.
     #[serde(default)]
     pub optimize: bool,
     /// Routing profile (values not shown in the spec; one of the venue's `routing_profiles`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub mode: Option<String>,
     /// Areas to avoid. Default: none.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub avoid_in: Vec<IndoorAvoidBox>,
 }
 
@@ -589,6 +613,7 @@ fn default_ok() -> String {
 
 /// Answer of indoor directions: `{status, routes}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorDirectionsResponse {
     /// Default `ok`.
     #[serde(default = "default_ok")]
@@ -608,6 +633,7 @@ impl Default for IndoorDirectionsResponse {
 
 /// An indoor route.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorRoute {
     /// Four numbers `[west, south, east, north]`.
     pub bounds: Vec<f64>,
@@ -617,6 +643,7 @@ pub struct IndoorRoute {
 
 /// A leg of an indoor route.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorLeg {
     /// Length, value in metres.
     pub distance: NumberTextValue,
@@ -635,6 +662,7 @@ pub struct IndoorLeg {
 
 /// A step of an indoor leg.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorStep {
     /// Length, value in metres.
     pub distance: NumberTextValue,
@@ -665,6 +693,7 @@ pub struct IndoorStep {
 
 /// Instruction of an indoor step.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorInstruction {
     /// Kind of instruction, e.g. `turn_left`.
     pub instruction_type: String,

@@ -61,6 +61,7 @@ fn default_limit() -> u32 {
 
 /// A country filter of `components`: `country:<ISO 3166-1 alpha-2 or alpha-3 code>`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(rename_all = "snake_case")]
 pub enum ComponentFilter {
     /// `country:<code>`, the code as given (2 or 3 letters).
@@ -110,6 +111,7 @@ pub fn parse_components(loc: Loc, name: &str, s: &str) -> Result<Vec<ComponentFi
 
 /// One entry of `custom_description`: `<type>:"{field}, {field}"`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct CustomDescription {
     /// The place type the format applies to.
     #[serde(rename = "type")]
@@ -186,24 +188,30 @@ fn check_language(checks: &mut Checks, language: Option<&str>) {
 
 /// `GET /localities/autocomplete` (K1; 50 per 1 s).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AutocompleteRequest {
     /// Required text; at most 150 characters, only the first 20 tokens are processed.
     pub input: String,
     /// Types to search, from the locality, point-of-interest and alias vocabularies. Default
     /// `locality|postal_code`.
     #[serde(default = "default_autocomplete_types")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub types: Vec<String>,
     /// Types to leave out (same vocabularies). Default: none.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub excluded_types: Vec<String>,
     /// Country filters. Default: none.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub components: Vec<ComponentFilter>,
     /// Two-letter ISO 639-1 code; when absent: `Accept-Language`, locale default, English.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub language: Option<String>,
     /// Bias centre.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub location: Option<LatLng>,
     /// Bias radius in metres, at least 10. Default 100000. Results outside may still appear.
     #[serde(default = "default_autocomplete_radius")]
@@ -213,12 +221,15 @@ pub struct AutocompleteRequest {
     pub data: AutocompleteData,
     /// `postal_code`: search locality names sharing a postal code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub extended: Option<AutocompleteExtended>,
     /// Description formats per type. Default: none.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub custom_description: Vec<CustomDescription>,
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub accept_language: Option<String>,
 }
 
@@ -296,6 +307,7 @@ impl Validate for AutocompleteRequest {
 
 /// Answer of autocomplete: `{localities: [suggestion]}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AutocompleteResponse {
     /// Suggestions, best first.
     pub localities: Vec<LocalitySuggestion>,
@@ -303,6 +315,7 @@ pub struct AutocompleteResponse {
 
 /// One autocomplete suggestion.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct LocalitySuggestion {
     /// Unique id of the suggestion; the input of details.
     pub public_id: String,
@@ -327,6 +340,7 @@ pub struct LocalitySuggestion {
 
 /// `matched_substrings` of a suggestion.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct MatchedSubstrings {
     /// Substrings of `description` that match `input`.
     pub description: Vec<Substring>,
@@ -334,6 +348,7 @@ pub struct MatchedSubstrings {
 
 /// A substring: start `offset` and `length`, in characters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Substring {
     /// Length in characters.
     pub length: u32,
@@ -343,6 +358,7 @@ pub struct Substring {
 
 /// `related` of a suggestion.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Related {
     /// Postal codes related to the suggestion.
     pub postal_codes: Vec<RelatedPostalCode>,
@@ -350,6 +366,7 @@ pub struct Related {
 
 /// A postal code related to a suggestion.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RelatedPostalCode {
     /// Id usable with details.
     pub public_id: String,
@@ -360,26 +377,33 @@ pub struct RelatedPostalCode {
 
 /// `GET /localities/details` (K1; 50 per 1 s).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DetailsRequest {
     /// Required: a `public_id` from autocomplete (or geocode, nearby, UK address lists).
     pub public_id: String,
     /// Parts to return. Default `geometry|address_components`.
     #[serde(default = "DetailsField::default_fields")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub fields: Vec<DetailsField>,
     /// Two-letter ISO 639-1 code, as in autocomplete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub language: Option<String>,
     /// Country code format; see [`DetailsRequest::effective_cc_format`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub cc_format: Option<CcFormat>,
     /// Deprecated and turned off (31 December 2021): accepted for old clients, ignored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub page: Option<u32>,
     /// Deprecated and turned off (31 December 2021): accepted for old clients, ignored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub addresses_per_page: Option<u32>,
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub accept_language: Option<String>,
 }
 
@@ -448,6 +472,7 @@ impl Validate for DetailsRequest {
 
 /// Answer of details: `{result: locality details}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DetailsResponse {
     /// The place.
     pub result: LocalityDetails,
@@ -455,6 +480,7 @@ pub struct DetailsResponse {
 
 /// A place in full (`result` of details).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct LocalityDetails {
     /// Id of the place.
     pub public_id: String,
@@ -485,6 +511,7 @@ pub struct LocalityDetails {
 
 /// `geometry` of a locality.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct LocalityGeometry {
     /// Representative point.
     pub location: LatLng,
@@ -501,6 +528,7 @@ pub struct LocalityGeometry {
 
 /// A GeoJSON-like outline: `{type: Polygon | MultiPoligon, coordinates}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Shape {
     /// `Polygon` or `MultiPoligon` (the spec's spelling).
     #[serde(rename = "type")]
@@ -512,6 +540,7 @@ pub struct Shape {
 
 /// Coordinates of a [`Shape`]; the nesting depth tells the variant apart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(untagged)]
 pub enum ShapeCoordinates {
     /// Rings of positions (`Polygon`).
@@ -522,6 +551,7 @@ pub enum ShapeCoordinates {
 
 /// `addresses` of a United Kingdom postal code.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PostalCodeAddresses {
     /// Every address of the postal code.
     pub list: Vec<AddressListItem>,
@@ -532,6 +562,7 @@ pub struct PostalCodeAddresses {
 
 /// An address of a postal code.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AddressListItem {
     /// Id usable with details on that address.
     pub public_id: String,
@@ -541,6 +572,7 @@ pub struct AddressListItem {
 
 /// Deprecated pagination of postal code addresses.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AddressesPagination {
     /// Always 1.
     pub page: u32,
@@ -567,28 +599,36 @@ impl AddressesPagination {
 /// `GET /localities/geocode` (K1; 50 per 1 s): exactly one of `address` (geocoding) or `latlng`
 /// (reverse geocoding).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct GeocodeRequest {
     /// Address to geocode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub address: Option<String>,
     /// Point to reverse geocode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub latlng: Option<LatLng>,
     /// Parts to return, as in details. Default `geometry|address_components`.
     #[serde(default = "DetailsField::default_fields")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub fields: Vec<DetailsField>,
     /// Two-letter ISO 639-1 code, as in autocomplete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub language: Option<String>,
     /// Not shown in the spec: country filters, as in autocomplete.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub components: Vec<ComponentFilter>,
     /// Not shown in the spec: country code format, as in details; see
     /// [`GeocodeRequest::effective_cc_format`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub cc_format: Option<CcFormat>,
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub accept_language: Option<String>,
 }
 
@@ -681,6 +721,7 @@ impl Validate for GeocodeRequest {
 
 /// Not shown in the spec: the answer of geocode is `{results: [GeocodeResult]}`, best first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct GeocodeResponse {
     /// Matching places, best first (empty when nothing matches).
     pub results: Vec<GeocodeResult>,
@@ -688,6 +729,7 @@ pub struct GeocodeResponse {
 
 /// Not shown in the spec: a geocoding result has the core fields of [`LocalityDetails`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct GeocodeResult {
     /// Id usable with details.
     pub public_id: String,
@@ -704,8 +746,10 @@ pub struct GeocodeResult {
 
 /// `GET /localities/nearby` (K1): points of interest sorted by distance to `location`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct NearbyRequest {
     /// Required point-of-interest types.
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub types: Vec<String>,
     /// Required centre.
     pub location: LatLng,
@@ -720,6 +764,7 @@ pub struct NearbyRequest {
     pub limit: u32,
     /// Point-of-interest types to leave out. Default: none.
     #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub excluded_types: Vec<String>,
 }
 
@@ -786,6 +831,7 @@ impl Validate for NearbyRequest {
 
 /// Answer of nearby: `{results, pagination}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct NearbyResponse {
     /// Points of interest, nearest first.
     pub results: Vec<NearbyPoi>,
@@ -795,6 +841,7 @@ pub struct NearbyResponse {
 
 /// Pagination of nearby; both fields are always present, `null` when there is no such page.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct NearbyPagination {
     /// Next page number, or `null`.
     #[serde(default)]
@@ -806,6 +853,7 @@ pub struct NearbyPagination {
 
 /// A nearby point of interest.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct NearbyPoi {
     /// Types of the point.
     pub types: Vec<String>,
@@ -825,6 +873,7 @@ pub struct NearbyPoi {
 
 /// `geometry` of a nearby point of interest.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct NearbyGeometry {
     /// The point.
     pub location: LatLng,

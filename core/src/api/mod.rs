@@ -94,6 +94,8 @@
 //! | 26 | `GET /threewords/autosuggest` | [`AutosuggestRequest`] | [`AutosuggestResponse`] |
 //! | 27 | `GET /threewords/convert-to-3wa` | [`ConvertTo3waRequest`] | [`ConvertTo3waResponse`] (JSON or GeoJSON variant) |
 
+#[cfg(feature = "uniffi")]
+mod uniffi_types;
 pub mod common;
 pub mod datasets;
 pub mod distance;

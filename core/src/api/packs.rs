@@ -17,6 +17,7 @@ use super::validation::{FieldError, Validate};
 
 /// One source's licence and attribution, as shown to users.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackAttribution {
     /// Source id.
     pub id: String,
@@ -28,6 +29,7 @@ pub struct PackAttribution {
 
 /// An installed, loaded pack.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackInfo {
     /// Pack id.
     pub id: String,
@@ -36,7 +38,7 @@ pub struct PackInfo {
     /// Layers.
     pub layers: Vec<String>,
     /// `[west, south, east, north]`.
-    pub bbox: [f64; 4],
+    pub bbox: Vec<f64>,
     /// Build time.
     pub built_at: String,
     /// Total size of the pack's files in bytes.
@@ -51,6 +53,7 @@ pub struct PacksListRequest {}
 
 /// Answer of `GET /packs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PacksListResponse {
     /// Loaded packs, by id.
     pub packs: Vec<PackInfo>,
@@ -58,6 +61,7 @@ pub struct PacksListResponse {
 
 /// `POST /packs` body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
 pub struct PackInstallRequest {
     /// `file:///...` or `http(s)://...` URL of a pack directory.
@@ -66,6 +70,7 @@ pub struct PackInstallRequest {
 
 /// Answer of `POST /packs`: the install runs in the background.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackInstallResponse {
     /// Id to poll with `GET /packs/installs/{install_id}`.
     pub install_id: String,
@@ -75,6 +80,7 @@ pub struct PackInstallResponse {
 
 /// `GET /packs/installs/{install_id}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackInstallStatusRequest {
     /// Install job id.
     pub install_id: String,
@@ -82,6 +88,7 @@ pub struct PackInstallStatusRequest {
 
 /// Progress of an install job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackInstallStatus {
     /// Job id.
     pub install_id: String,
@@ -104,6 +111,7 @@ pub struct PackInstallStatus {
 
 /// `DELETE /packs/{pack_id}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackRemoveRequest {
     /// Pack id.
     pub pack_id: String,
@@ -111,6 +119,7 @@ pub struct PackRemoveRequest {
 
 /// Answer of `DELETE /packs/{pack_id}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackRemoveResponse {
     /// The removed pack.
     pub pack_id: String,

@@ -48,12 +48,15 @@ pub const CREDENTIAL_PARAMS: &[&str] = &["key", "private_key"];
 /// The headers that are inputs of an operation (credential and identity headers such as
 /// `Referer` and `X-Api-Key` belong to authentication, not to request types).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RequestHeaders {
     /// `Accept-Language`, as sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub accept_language: Option<String>,
     /// `X-Field-Mask`, as sent (dataset feature get).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub x_field_mask: Option<String>,
 }
 

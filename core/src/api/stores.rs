@@ -84,18 +84,23 @@ fn check_center_radius(c: &mut Checks, center: Option<&LatLng>, radius: Option<f
 /// `polyline`) plus `limit`, the number of features returned (default 10); features are sorted
 /// by distance to the centre when one is given, else by name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoresSearchRequest {
     /// Query-language text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub query: Option<String>,
     /// Bias centre: query parameters `lat` and `lng`, given together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub center: Option<LatLng>,
     /// Radius in metres around the centre or the polyline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub radius: Option<f64>,
     /// Not shown in the spec: encoded polyline (precision 5) to search along, with `radius`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub polyline: Option<String>,
     /// Not shown in the spec: maximum number of features. Default 10.
     #[serde(default = "default_limit")]
@@ -152,6 +157,7 @@ impl Validate for StoresSearchRequest {
 
 /// Answer of stores search: `{features}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoresSearchResponse {
     /// Matching stores.
     pub features: Vec<StoreFeature>,
@@ -159,6 +165,7 @@ pub struct StoresSearchResponse {
 
 /// A store as a GeoJSON feature.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoreFeature {
     /// Always `Feature`.
     #[serde(rename = "type")]
@@ -174,6 +181,7 @@ pub struct StoreFeature {
 /// other fields, which are those the query language filters on (`types`, `tags`, country code,
 /// `user_properties`, localized names).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoreProperties {
     /// Id of the store (`idstore` in the query language).
     pub store_id: String,
@@ -200,6 +208,7 @@ pub struct StoreProperties {
 
 /// Postal address of a store.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoreAddress {
     /// Street lines.
     pub lines: Vec<String>,
@@ -214,19 +223,24 @@ pub struct StoreAddress {
 
 /// `GET /stores/search/bounds` (public key with Referer, or `private_key`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoresBoundsRequest {
     /// Query-language text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub query: Option<String>,
     /// Bias centre: query parameters `lat` and `lng`, given together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub center: Option<LatLng>,
     /// Radius in metres, combined with the centre or the polyline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub radius: Option<f64>,
     /// Not shown in the spec (the parameter name): encoded polyline (precision 5) combined with
     /// `radius`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub polyline: Option<String>,
 }
 
@@ -259,6 +273,7 @@ impl Validate for StoresBoundsRequest {
 
 /// Answer of bounds: `{bounds}`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoresBoundsResponse {
     /// Bounds of the matching stores.
     pub bounds: AssetBounds,
@@ -266,6 +281,7 @@ pub struct StoresBoundsResponse {
 
 /// Bounds of a set of assets.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AssetBounds {
     /// Western longitude.
     pub west: f64,

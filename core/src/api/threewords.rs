@@ -63,6 +63,7 @@ fn parse_numbers(loc: Loc, name: &str, s: &str) -> Result<Vec<f64>, FieldError> 
 
 /// A circle: `lat,lng,kilometres`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Circle {
     /// Centre.
     pub center: LatLng,
@@ -135,15 +136,18 @@ fn parse_countries(loc: Loc, name: &str, s: &str) -> Result<Vec<String>, FieldEr
 
 /// `GET /threewords/autosuggest` (K2; 20 per 1 s).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AutosuggestRequest {
     /// Required: at least two complete words and one character of the third (checked by the
     /// engine).
     pub input: String,
     /// Weights results near this point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub focus: Option<LatLng>,
     /// `clip-to-country`: ISO 3166-1 alpha-2 codes. Default: none.
     #[serde(rename = "clip-to-country", default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub clip_to_country: Vec<String>,
     /// `clip-to-bounding-box`: `south_lat,west_lng,north_lat,east_lng`; south not above north,
     /// west not east of east.
@@ -152,6 +156,7 @@ pub struct AutosuggestRequest {
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub clip_to_bounding_box: Option<Viewport>,
     /// `clip-to-circle`: `lat,lng,kilometres`.
     #[serde(
@@ -159,6 +164,7 @@ pub struct AutosuggestRequest {
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub clip_to_circle: Option<Circle>,
     /// `clip-to-polygon`: a closed ring of 4 to 25 points (first repeated last).
     #[serde(
@@ -166,6 +172,7 @@ pub struct AutosuggestRequest {
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub clip_to_polygon: Option<Vec<LatLng>>,
     /// `input-type`. Default `text`.
     #[serde(rename = "input-type", default)]
@@ -175,6 +182,7 @@ pub struct AutosuggestRequest {
     pub prefer_land: bool,
     /// Two-letter fallback language.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub language: Option<String>,
 }
 
@@ -312,6 +320,7 @@ impl Validate for AutosuggestRequest {
 
 /// Answer of autosuggest: `{suggestions}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AutosuggestResponse {
     /// Suggestions, best first.
     pub suggestions: Vec<ThreeWordsSuggestion>,
@@ -319,6 +328,7 @@ pub struct AutosuggestResponse {
 
 /// A three-word address suggestion.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
 pub struct ThreeWordsSuggestion {
     /// ISO 3166-1 alpha-2 country code.
@@ -338,6 +348,7 @@ pub struct ThreeWordsSuggestion {
 
 /// `GET /threewords/convert-to-3wa` (K2; 20 per 1 s).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ConvertTo3waRequest {
     /// Required point.
     pub coordinates: LatLng,
@@ -385,6 +396,7 @@ impl Validate for ConvertTo3waRequest {
 
 /// Answer of convert-to-3wa: the JSON or the GeoJSON form, after `format`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(untagged)]
 pub enum ConvertTo3waResponse {
     /// `format=json`.
@@ -395,6 +407,7 @@ pub enum ConvertTo3waResponse {
 
 /// JSON conversion result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
 pub struct ThreeWordsAddress {
     /// ISO 3166-1 alpha-2 country code.
@@ -418,6 +431,7 @@ pub struct ThreeWordsAddress {
 
 /// GeoJSON conversion result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ThreeWordsFeatureCollection {
     /// `FeatureCollection`.
     #[serde(rename = "type")]
@@ -428,6 +442,7 @@ pub struct ThreeWordsFeatureCollection {
 
 /// A feature of the GeoJSON conversion result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ThreeWordsFeature {
     /// Bounding box of the square `[west, south, east, north]`.
     pub bbox: Vec<f64>,
@@ -442,6 +457,7 @@ pub struct ThreeWordsFeature {
 
 /// Properties of a GeoJSON conversion feature.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
 pub struct ThreeWordsProperties {
     /// ISO 3166-1 alpha-2 country code.

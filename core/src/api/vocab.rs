@@ -76,6 +76,7 @@ macro_rules! vocabulary {
             Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord,
             serde::Serialize, serde::Deserialize,
         )]
+        #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
         $vis enum $name {
             $( $(#[$vmeta])* #[serde(rename = $s)] $variant, )+
         }
@@ -420,6 +421,7 @@ impl DeprecatedPoiAlias {
 /// vocabularies an endpoint accepts); this type is how it classifies each value. Its serde form
 /// is the plain string (`"city"`, `"business.shop"`, `"zoo"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(untagged)]
 pub enum PlaceType {
     /// One of the 14 locality types.

@@ -25,9 +25,11 @@ use super::validation::{Checks, FieldError, Loc, Validate, kinds, shown};
 
 /// `PUT /zones` (private key by `private_key` only): the JSON body `{zones: [zone]}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
 pub struct ZonesUpdateRequest {
     /// The zones to update (at least one).
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub zones: Vec<Zone>,
 }
 
@@ -124,6 +126,7 @@ impl Validate for ZonesUpdateRequest {
 
 /// A zone of an update batch.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
 pub struct Zone {
     /// Unique id of the zone (must already exist).
@@ -145,6 +148,7 @@ pub struct Zone {
 
 /// Answer of a zones update: `{status, message}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ZonesUpdateResponse {
     /// Outcome, e.g. `success`.
     pub status: String,

@@ -79,6 +79,7 @@ pub struct Caller {
 /// The identity of the calling app (`X-iOS-Identifier`, `X-Android-Identifier`,
 /// `X-Android-Fingerprint` on HTTP; the platform APIs in the native SDK).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AppIdentity {
     /// iOS bundle id.
     pub ios_bundle_id: Option<String>,
@@ -221,6 +222,34 @@ impl Authorizer {
             chrono::Utc::now().timestamp(),
             Instant::now(),
         )
+    }
+
+    /// Authorizes a call of the native SDK: `key` must be a private key (public keys are for
+    /// web pages and are refused here, 401); its app restrictions are checked against `app`,
+    /// which the platform wrapper took from the OS (Android `PackageManager`, iOS
+    /// `Bundle.main`). The call has no connection address, so IP-restricted keys are refused.
+    pub fn authorize_native(
+        &self,
+        key: &str,
+        app: &AppIdentity,
+        endpoint: Endpoint,
+    ) -> Result<Grant, ApiError> {
+        let verified = self
+            .verify(key)
+            .map_err(|e| ApiError::unauthenticated(e.to_string()))?;
+        if verified.claims.is_public() {
+            return Err(ApiError::unauthenticated(
+                "a public key cannot be used by the native sdk: public keys are for web pages; \
+                 open waymark with a private key (`wm_prv_...`), restricted to your app's \
+                 bundle id or package id and signing certificate",
+            ));
+        }
+        let caller = Caller {
+            api_key_header: Some(key.to_owned()),
+            app: app.clone(),
+            ..Caller::default()
+        };
+        self.authorize(&caller, endpoint)
     }
 
     /// As [`Authorizer::authorize`] at given wall-clock (UNIX seconds) and monotonic times.

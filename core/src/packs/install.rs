@@ -291,6 +291,7 @@ impl From<InstallError> for ApiError {
 
 /// Progress of an install, reported at the start and end of each file and every 256 KiB.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct InstallProgress {
     /// Pack id.
     pub pack_id: String,

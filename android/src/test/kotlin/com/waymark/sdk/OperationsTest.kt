@@ -1,0 +1,160 @@
+package com.waymark.sdk
+
+import com.waymark.core.*
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeout
+import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertNotNull
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestInstance
+import org.junit.jupiter.api.assertThrows
+import org.junit.jupiter.api.io.TempDir
+import java.io.File
+
+/** Every operation that exists, through the Kotlin library, on the Andorra sample pack. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class OperationsTest {
+    private val waymark = Fixture.open(Fixture.key("private"))
+
+    @AfterAll
+    fun close() = waymark.close()
+
+    private val vella = LatLng(42.5078, 1.5211)
+    private val encamp = LatLng(42.5346, 1.5806)
+
+    private fun route(origin: LatLng, destination: LatLng, mode: TravelMode = TravelMode.DRIVING) = RouteRequest(
+        origin = origin, destination = destination, mode = mode, method = RouteMethod.TIME,
+        units = Units.METRIC, waypoints = Waypoints(optimize = false, points = listOf()),
+        alternatives = false, details = DetailsLevel.FULL,
+    )
+
+    @Test
+    fun timezoneAtAnInstant() = runBlocking {
+        val zone = waymark.timezone(Fixture.andorraTimezone)
+        assertEquals("Europe/Andorra", zone.timezone)
+        assertEquals(3600, zone.rawOffset)
+        assertEquals(0, zone.dstOffset)
+        val summer = waymark.timezone(TimezoneRequest(location = vella, timestamp = 1782864000L))
+        assertEquals(3600, summer.dstOffset)
+    }
+
+    @Test
+    fun badInputIsA422WithTheFieldsToFix() {
+        val e = assertThrows<WaymarkException.Validation> {
+            runBlocking { waymark.timezone(TimezoneRequest(location = LatLng(200.0, 1.0))) }
+        }
+        assertTrue(e.fields.isNotEmpty())
+        assertTrue(e.fields.any { f -> f.loc.any { it.contains("location") } }, e.fields.toString())
+        assertTrue(e.detail.contains("location"), e.detail)
+    }
+
+    @Test
+    fun positionOfAnAddressThePackKnows() = runBlocking {
+        val ip = Fixture.knownIp ?: return@runBlocking
+        val where = waymark.position(PositionRequest(ipAddress = ip))
+        assertEquals("AD", where.countryCode)
+        assertEquals("Europe/Andorra", where.timezone)
+        assertThrows<WaymarkException.NotFound> { runBlocking { waymark.position(PositionRequest(ipAddress = "10.1.2.3")) } }
+        Unit
+    }
+
+    @Test
+    fun autocompleteThenDetails() = runBlocking {
+        val found = waymark.autocomplete(
+            AutocompleteRequest(input = "Andorra la V", radius = 100000u, data = AutocompleteData.STANDARD),
+        )
+        assertFalse(found.localities.isEmpty())
+        val first = found.localities.first()
+        assertTrue(first.description.contains("Andorra la Vella"), first.description)
+        val details = waymark.details(DetailsRequest(publicId = first.publicId))
+        assertEquals(first.publicId, details.result.publicId)
+        assertThrows<WaymarkException.NotFound> { runBlocking { waymark.details(DetailsRequest(publicId = "place.osm-n0")) } }
+        Unit
+    }
+
+    @Test
+    fun reverseThenForwardGeocode() = runBlocking {
+        val reverse = waymark.geocode(GeocodeRequest(latlng = vella))
+        assertFalse(reverse.results.isEmpty())
+        val address = reverse.results.first().formattedAddress
+        val forward = waymark.geocode(GeocodeRequest(address = address))
+        assertFalse(forward.results.isEmpty(), address)
+    }
+
+    @Test
+    fun nearbyPlaces() = runBlocking {
+        val nearby = waymark.nearby(NearbyRequest(location = vella, radius = 500u, page = 1u, limit = 5u))
+        assertTrue(nearby.results.size in 1..5)
+    }
+
+    @Test
+    fun routeTollsAndIsochroneAreSuspendFunctions() = runBlocking {
+        val r = waymark.route(route(vella, encamp))
+        assertEquals(DistanceStatus.OK, r.status)
+        val leg = r.routes.first().legs.first()
+        assertTrue(leg.distance.value > 5000u, "${leg.distance}")
+        assertNotNull(leg.steps)
+
+        val tolls = waymark.tolls(
+            TollsRequest(
+                origin = encamp, destination = LatLng(42.5430, 1.7330), mode = TravelMode.DRIVING,
+                method = RouteMethod.TIME, units = Units.METRIC,
+                waypoints = Waypoints(optimize = false, points = listOf()), alternatives = false,
+            ),
+        )
+        assertEquals(DistanceStatus.OK, tolls.status)
+
+        val iso = waymark.isochrone(
+            IsochroneRequest(origin = vella, value = 10.0, mode = TravelMode.DRIVING, method = RouteMethod.TIME, units = Units.METRIC),
+        )
+        assertEquals(DistanceStatus.OK, iso.status)
+    }
+
+    @Test
+    fun matrixNowAndAsAJob() = runBlocking {
+        val request = MatrixCreateRequest(
+            origins = listOf(vella, encamp), destinations = listOf(encamp, vella),
+            mode = TravelMode.DRIVING,
+        )
+        val now = waymark.matrix(request)
+        assertEquals(2u, now.numOrigins)
+        assertEquals(4, now.travelTimes.size)
+        assertTrue(now.travelTimes.all { it != null })
+
+        val job = waymark.createMatrixJob(request)
+        withTimeout(60_000) {
+            while (waymark.matrixJobStatus(MatrixStatusRequest(job.matrixId)).status != MatrixStatus.COMPLETED) delay(20)
+        }
+        val result = waymark.matrixJobResult(MatrixResultRequest(job.matrixId))
+        assertEquals(now.travelTimes, result.matrix.travelTimes)
+    }
+
+    @Test
+    fun operationsWithoutDataOrImplementationSayWhy() {
+        val e = assertThrows<WaymarkException.NotAvailable> {
+            runBlocking { waymark.storesSearch(StoresSearchRequest(query = "cafe", limit = 10u)) }
+        }
+        assertTrue(e.detail.contains("/stores/search"), e.detail)
+    }
+
+    @Test
+    fun installAPackWithProgressThenRemoveIt(@TempDir packs: File) = runBlocking {
+        val source = File(Fixture.dir, "built").listFiles()!!.single { it.isDirectory }
+        Fixture.open(Fixture.key("private_write"), packsDir = packs).use { fresh ->
+            assertThrows<WaymarkException.DataUnavailable> { runBlocking { fresh.timezone(Fixture.andorraTimezone) } }
+            val seen = mutableListOf<InstallProgress>()
+            val status = fresh.installPack(source.toURI().toString()) { synchronized(seen) { seen.add(it) } }
+            assertEquals("completed", status.status)
+            assertEquals("andorra", status.packId)
+            assertTrue(seen.isNotEmpty())
+            assertEquals(status.bytesTotal, seen.last().bytesDone)
+            assertEquals("Europe/Andorra", fresh.timezone(Fixture.andorraTimezone).timezone)
+            fresh.removePack("andorra")
+            assertTrue(fresh.packs().packs.isEmpty())
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package com.waymark.sdk
+
+import com.waymark.ffi.*
+import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.DynamicTest
+import org.junit.jupiter.api.TestFactory
+import org.junit.jupiter.api.TestInstance
+import java.io.File
+
+/**
+ * The golden cases of tests/golden/parity (answered identically by the engine and the local
+ * server over HTTP, see tests/tests/parity.rs) through the Kotlin library: the golden request
+ * is read into its Kotlin data class, the typed operation runs, and its answer written as JSON
+ * must equal the golden answer.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ParityTest {
+    private val waymark = Fixture.open(Fixture.key("private"))
+
+    @AfterAll
+    fun close() = waymark.close()
+
+    private fun answer(endpoint: String, request: String): String = runBlocking {
+        when (endpoint) {
+            "GET /geolocation/timezone" -> timezoneResponseToJson(waymark.timezone(timezoneRequestFromJson(request)))
+            "GET /geolocation/position" -> positionResponseToJson(waymark.position(positionRequestFromJson(request)))
+            "GET /localities/autocomplete" -> autocompleteResponseToJson(waymark.autocomplete(autocompleteRequestFromJson(request)))
+            "GET /localities/details" -> detailsResponseToJson(waymark.details(detailsRequestFromJson(request)))
+            "GET /localities/geocode" -> geocodeResponseToJson(waymark.geocode(geocodeRequestFromJson(request)))
+            "GET /localities/nearby" -> nearbyResponseToJson(waymark.nearby(nearbyRequestFromJson(request)))
+            "GET /distance/route/json" -> routeResponseToJson(waymark.route(routeRequestFromJson(request)))
+            "GET /distance/tolls/json" -> tollsResponseToJson(waymark.tolls(tollsRequestFromJson(request)))
+            "GET /distance/isochrone/json" -> isochroneResponseToJson(waymark.isochrone(isochroneRequestFromJson(request)))
+            else -> error("no parity runner for $endpoint")
+        }
+    }
+
+    @TestFactory
+    fun goldenCases(): List<DynamicTest> {
+        val dir = File(System.getProperty("waymark.golden") ?: error("set -Dwaymark.golden"))
+        val goldens = dir.listFiles { f -> f.name.endsWith(".json") && f.name != "cases.json" }!!.sortedBy { it.name }
+        assertTrue(goldens.isNotEmpty(), "no golden answers in $dir")
+        return goldens.map { file ->
+            DynamicTest.dynamicTest(file.nameWithoutExtension) {
+                val golden = Json.parseToJsonElement(file.readText()).jsonObject
+                val endpoint = golden.getValue("endpoint").jsonPrimitive.content
+                val request = golden.getValue("request").toString()
+                val expected: JsonElement = golden.getValue("response")
+                val actual = Json.parseToJsonElement(answer(endpoint, request))
+                assertEquals(expected, actual, "${file.name}: the Kotlin library's answer differs from the golden one")
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! Parity of the faces: the golden cases of `tests/golden/parity/cases.json` run through the
+//! `Engine` and through the local server over real HTTP on 127.0.0.1 must give identical JSON,
+//! equal to the golden answer checked in beside them (`<name>.json`, which also holds the
+//! request in its JSON form). The Kotlin library's JUnit suite (`android/`) runs the same
+//! golden requests through the native bindings and compares with the same answers.
+//!
+//! `WAYMARK_UPDATE_GOLDEN=1 cargo test -p waymark-tests --test parity` rewrites the answers
+//! after an intended change.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use waymark_core::Engine;
+use waymark_core::api::*;
+use waymark_core::auth::Caller;
+use waymark_core::endpoint::{Endpoint, Method};
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/parity")
+}
+
+/// Parses the case's query with the server's own parser, calls the engine's typed method and
+/// returns (request JSON, answer JSON).
+fn through_engine(engine: &Engine, caller: &Caller, endpoint: Endpoint, query: &str) -> (Value, Value) {
+    let pairs: Vec<(String, String)> = url_pairs(query);
+    let headers = RequestHeaders::default();
+    macro_rules! run {
+        ($req:ty, $op:ident) => {{
+            let req = <$req>::from_parts(&pairs, &headers, &[], b"").unwrap();
+            let request = serde_json::to_value(&req).unwrap();
+            let grant = engine.authorize(caller, endpoint).unwrap();
+            let answer = engine.$op(&grant, req).unwrap();
+            (request, serde_json::to_value(&answer).unwrap())
+        }};
+    }
+    match endpoint {
+        Endpoint::Timezone => run!(TimezoneRequest, geolocation_timezone),
+        Endpoint::Position => run!(PositionRequest, geolocation_position),
+        Endpoint::Autocomplete => run!(AutocompleteRequest, localities_autocomplete),
+        Endpoint::Details => run!(DetailsRequest, localities_details),
+        Endpoint::Geocode => run!(GeocodeRequest, localities_geocode),
+        Endpoint::Nearby => run!(NearbyRequest, localities_nearby),
+        Endpoint::Route => run!(RouteRequest, distance_route),
+        Endpoint::Tolls => run!(TollsRequest, distance_tolls),
+        Endpoint::Isochrone => run!(IsochroneRequest, distance_isochrone),
+        other => panic!("no parity runner for {}", other.name()),
+    }
+}
+
+fn url_pairs(query: &str) -> Vec<(String, String)> {
+    url::form_urlencoded::parse(query.as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect()
+}
+
+fn through_http(addr: std::net::SocketAddr, key: &str, path: &str, query: &str) -> (u16, Value) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let head = format!(
+        "GET {path}?{query} HTTP/1.1\r\nHost: {addr}\r\nX-Api-Key: {key}\r\nConnection: close\r\n\r\n"
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let raw = String::from_utf8(raw).unwrap();
+    let status: u16 = raw[9..12].parse().unwrap();
+    let (headers, body) = raw.split_once("\r\n\r\n").unwrap();
+    let body = if headers.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    (status, serde_json::from_str(&body).unwrap_or(Value::String(body)))
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    loop {
+        let (size, rest) = body.split_once("\r\n").unwrap();
+        let size = usize::from_str_radix(size.trim(), 16).unwrap();
+        if size == 0 {
+            return out;
+        }
+        out.push_str(&rest[..size]);
+        body = &rest[size + 2..];
+    }
+}
+
+#[test]
+fn engine_and_local_server_give_the_golden_answers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (engine, publisher) =
+        waymark_tests::engine_with_pack(&waymark_tests::parity_plan(), tmp.path());
+    let engine = Arc::new(engine);
+    let caller = waymark_tests::private_caller(&publisher);
+    let key = caller.api_key_header.clone().unwrap();
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    runtime.spawn(waymark_localserver::serve(
+        engine.clone(),
+        waymark_localserver::ServerConfig::default(),
+        listener,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+
+    let update = std::env::var_os("WAYMARK_UPDATE_GOLDEN").is_some();
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(golden_dir().join("cases.json")).unwrap())
+            .unwrap();
+    let mut failures = Vec::new();
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let (method, path) = case["endpoint"].as_str().unwrap().split_once(' ').unwrap();
+        assert_eq!(method, "GET", "{name}: only GET cases are run over both faces");
+        let (endpoint, _) = Endpoint::route(Method::Get, path).unwrap();
+        let query = case["query"].as_str().unwrap();
+
+        let (request, engine_answer) = through_engine(&engine, &caller, endpoint, query);
+        let (status, http_answer) = through_http(addr, &key, path, query);
+        assert_eq!(status, 200, "{name}: {http_answer}");
+        assert_eq!(
+            engine_answer, http_answer,
+            "{name}: the engine and the local server disagree"
+        );
+
+        let golden_path = golden_dir().join(format!("{name}.json"));
+        let golden = serde_json::json!({
+            "endpoint": case["endpoint"],
+            "query": query,
+            "request": request,
+            "response": engine_answer,
+        });
+        if update {
+            std::fs::write(
+                &golden_path,
+                serde_json::to_string_pretty(&golden).unwrap() + "\n",
+            )
+            .unwrap();
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&golden_path) else {
+            failures.push(format!(
+                "{name}: no golden answer at {}; run with WAYMARK_UPDATE_GOLDEN=1",
+                golden_path.display()
+            ));
+            continue;
+        };
+        let stored: Value = serde_json::from_str(&text).unwrap();
+        if stored != golden {
+            failures.push(format!(
+                "{name}: the answer differs from {} (WAYMARK_UPDATE_GOLDEN=1 rewrites it after \
+                 an intended change)\nnow: {}",
+                golden_path.display(),
+                serde_json::to_string(&golden["response"]).unwrap()
+            ));
+        }
+    }
+    let _ = stop.send(());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
