@@ -24,7 +24,8 @@ bash bindings/generate.sh --check
 echo "== Kotlin library (android/): JUnit on the JVM against libwaymark_ffi.so"
 FIXTURE="$TARGET/sdk-fixture"
 rm -rf "$FIXTURE"
-cargo run --quiet --locked -p waymark-tests --bin sdk-fixture -- --out "$FIXTURE"
+# Built by the workspace build of bindings/generate.sh above (same features, no rebuild).
+"$TARGET/debug/sdk-fixture" --out "$FIXTURE"
 mvn -B -ntp -f android/pom.xml test \
   -Dwaymark.lib.dir="$TARGET/debug" -Dwaymark.fixture="$FIXTURE" 2>&1 | tee -a "$LOG" \
   | grep -E "Tests run:|FAIL|ERROR|BUILD|Exception" || true

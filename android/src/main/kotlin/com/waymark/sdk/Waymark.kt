@@ -10,14 +10,6 @@ import java.io.File
 import java.util.Locale
 import com.waymark.ffi.Waymark as NativeWaymark
 
-/**
- * The error every Waymark call can throw: a sealed hierarchy with one subclass per error of
- * the REST contract (`Unauthenticated`, `Forbidden`, `Validation` with its `fields`,
- * `RateLimited` with `retryAfterMs`, `DataUnavailable`, ...), each with the same `detail`
- * message the local server would send.
- */
-typealias WaymarkException = com.waymark.core.WaymarkException
-
 /** Where the engine keeps its data and which keys it trusts. */
 data class WaymarkOptions(
     /** The app's private key (`wm_prv_...`); public keys are refused natively. */
@@ -44,7 +36,10 @@ data class WaymarkOptions(
  * ```
  *
  * Every operation is a `suspend` function that runs off the main thread; errors are
- * [WaymarkException]s. The app's identity (package name and signing certificate) is read from
+ * [com.waymark.core.WaymarkException]s: a sealed hierarchy with one subclass per error of the
+ * REST contract (`Unauthenticated`, `Forbidden`, `Validation` with its `fields`, `RateLimited`
+ * with `retryAfterMs`, `DataUnavailable`, ...), each with the `detail` message the local server
+ * would send. The app's identity (package name and signing certificate) is read from
  * the OS, never passed by the app, and checked by the engine against the key's restrictions.
  */
 class Waymark internal constructor(private val native: NativeWaymark) : AutoCloseable {

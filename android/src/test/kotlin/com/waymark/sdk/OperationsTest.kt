@@ -87,7 +87,7 @@ class OperationsTest {
 
     @Test
     fun nearbyPlaces() = runBlocking {
-        val nearby = waymark.nearby(NearbyRequest(location = vella, radius = 500u, page = 1u, limit = 5u))
+        val nearby = waymark.nearby(NearbyRequest(types = listOf("business.food_and_drinks.restaurant", "business.food_and_drinks.cafe"), location = vella, radius = 500u, page = 1u, limit = 5u))
         assertTrue(nearby.results.size in 1..5)
     }
 
@@ -147,7 +147,7 @@ class OperationsTest {
         Fixture.open(Fixture.key("private_write"), packsDir = packs).use { fresh ->
             assertThrows<WaymarkException.DataUnavailable> { runBlocking { fresh.timezone(Fixture.andorraTimezone) } }
             val seen = mutableListOf<InstallProgress>()
-            val status = fresh.installPack(source.toURI().toString()) { synchronized(seen) { seen.add(it) } }
+            val status = fresh.installPack("file://" + source.absolutePath) { synchronized(seen) { seen.add(it) } }
             assertEquals("completed", status.status)
             assertEquals("andorra", status.packId)
             assertTrue(seen.isNotEmpty())
