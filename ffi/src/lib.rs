@@ -158,7 +158,8 @@ impl Waymark {
     pub fn open(config: WaymarkConfig) -> Result<Arc<Self>, WaymarkError> {
         guarded(|| {
             let publishers = PublisherKey::parse_all(&config.trusted_publishers)?;
-            let mut engine_config = EngineConfig::new(&PathBuf::from(&config.state_dir), publishers);
+            let mut engine_config =
+                EngineConfig::new(&PathBuf::from(&config.state_dir), publishers);
             engine_config.packs_dir = Some(PathBuf::from(&config.packs_dir));
             engine_config.default_language = config.default_language.clone();
             engine_config.rate_limits = if config.rate_limits {
@@ -167,12 +168,11 @@ impl Waymark {
                 RateLimitMode::Off
             };
             let engine = Engine::open(engine_config)?;
-            let key = engine
-                .authorizer()
-                .verify(&config.key)
-                .map_err(|e| WaymarkError::Unauthenticated {
+            let key = engine.authorizer().verify(&config.key).map_err(|e| {
+                WaymarkError::Unauthenticated {
                     detail: format!("the key given to waymark does not verify: {e}"),
-                })?;
+                }
+            })?;
             if key.claims.is_public() {
                 // The same refusal every call would give, at once.
                 return Err(engine
@@ -242,7 +242,9 @@ impl Waymark {
         &self,
         request: PositionRequest,
     ) -> Result<PositionResponse, WaymarkError> {
-        self.call(Endpoint::Position, |e, g| e.geolocation_position(g, request))
+        self.call(Endpoint::Position, |e, g| {
+            e.geolocation_position(g, request)
+        })
     }
 
     /// `GET /geolocation/timezone`
@@ -250,7 +252,9 @@ impl Waymark {
         &self,
         request: TimezoneRequest,
     ) -> Result<TimezoneResponse, WaymarkError> {
-        self.call(Endpoint::Timezone, |e, g| e.geolocation_timezone(g, request))
+        self.call(Endpoint::Timezone, |e, g| {
+            e.geolocation_timezone(g, request)
+        })
     }
 
     // ----- stores -----
@@ -315,7 +319,9 @@ impl Waymark {
         &self,
         request: DatasetStatusRequest,
     ) -> Result<DatasetStatusResponse, WaymarkError> {
-        self.call(Endpoint::DatasetStatus, |e, g| e.datasets_status(g, request))
+        self.call(Endpoint::DatasetStatus, |e, g| {
+            e.datasets_status(g, request)
+        })
     }
 
     /// `GET /datasets/{dataset_id}/features/{feature_id}`
@@ -404,10 +410,8 @@ impl Waymark {
         self: Arc<Self>,
         request: IsochroneRequest,
     ) -> Result<IsochroneResponse, WaymarkError> {
-        self.call_async(Endpoint::Isochrone, |e, g| {
-            e.distance_isochrone(g, request)
-        })
-        .await
+        self.call_async(Endpoint::Isochrone, |e, g| e.distance_isochrone(g, request))
+            .await
     }
 
     /// `POST /distance/matrix/async`: stores the job and returns its id at once; poll
@@ -508,5 +512,80 @@ impl Waymark {
         self.call(Endpoint::PackRemove, |e, g| {
             e.packs_remove(g, PackRemoveRequest { pack_id })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::panic, clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_an_internal_error() {
+        let r: Result<(), WaymarkError> = guarded(|| panic!("boom at the boundary"));
+        match r {
+            Err(WaymarkError::Internal { detail }) => assert!(detail.contains("boom"), "{detail}"),
+            other => panic!("expected an internal error, got {other:?}"),
+        }
+        let r: Result<(), WaymarkError> = guarded(|| panic!("{}", String::from("formatted")));
+        assert!(
+            matches!(r, Err(WaymarkError::Internal { detail }) if detail.contains("formatted"))
+        );
+    }
+
+    #[test]
+    fn a_panic_on_the_worker_thread_becomes_an_internal_error() {
+        let fut = off_thread(|| -> Result<(), WaymarkError> { panic!("worker boom") });
+        let r = futures_executor_block_on(fut);
+        assert!(
+            matches!(r, Err(WaymarkError::Internal { detail }) if detail.contains("worker boom"))
+        );
+        let ok = futures_executor_block_on(off_thread(|| Ok(41 + 1)));
+        assert_eq!(ok.unwrap(), 42);
+    }
+
+    /// Polls a future to completion on this thread (a minimal executor for the test).
+    fn futures_executor_block_on<F: std::future::Future>(fut: F) -> F::Output {
+        use std::sync::Arc;
+        use std::task::{Context, Poll, Wake, Waker};
+        struct Unpark(std::thread::Thread);
+        impl Wake for Unpark {
+            fn wake(self: Arc<Self>) {
+                self.0.unpark();
+            }
+        }
+        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+        let mut cx = Context::from_waker(&waker);
+        let mut fut = std::pin::pin!(fut);
+        loop {
+            if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+                return v;
+            }
+            std::thread::park();
+        }
+    }
+
+    #[test]
+    fn opening_without_a_trusted_publisher_or_with_a_bad_key_says_what_to_fix() {
+        let dir = std::env::temp_dir().join(format!("waymark-ffi-open-{}", std::process::id()));
+        let config = |key: &str, publishers: Vec<String>| WaymarkConfig {
+            packs_dir: dir.join("packs").display().to_string(),
+            state_dir: dir.join("state").display().to_string(),
+            key: key.into(),
+            trusted_publishers: publishers,
+            app: AppIdentity::default(),
+            default_language: None,
+            rate_limits: true,
+        };
+        let e = Waymark::open(config("wm_prv_x", vec![])).unwrap_err();
+        assert!(
+            matches!(&e, WaymarkError::BadRequest { detail } if detail.contains("trusted publisher")),
+            "{e:?}"
+        );
+        let publisher = waymark_core::auth::keys::Publisher::generate().unwrap();
+        let e =
+            Waymark::open(config("wm_prv_x", vec![publisher.verifying().encode()])).unwrap_err();
+        assert!(matches!(e, WaymarkError::Unauthenticated { .. }), "{e:?}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

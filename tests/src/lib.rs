@@ -61,8 +61,7 @@ pub fn parity_plan() -> PackPlan {
 /// The Android package id the SDK fixture's Android-restricted key allows.
 pub const SDK_ANDROID_PACKAGE: &str = "com.waymark.sample";
 /// The signing-certificate SHA-1 that key allows (colon-separated, as `keytool` prints it).
-pub const SDK_ANDROID_SHA1: &str =
-    "5E:8F:16:06:2E:A3:CD:2C:4A:0D:54:78:76:BA:A6:F3:8C:AB:F6:25";
+pub const SDK_ANDROID_SHA1: &str = "5E:8F:16:06:2E:A3:CD:2C:4A:0D:54:78:76:BA:A6:F3:8C:AB:F6:25";
 /// The iOS bundle id the SDK fixture's iOS-restricted key allows.
 pub const SDK_IOS_BUNDLE: &str = "com.waymark.sample";
 

@@ -80,7 +80,10 @@ fn through_http(addr: std::net::SocketAddr, key: &str, path: &str, query: &str) 
     let raw = String::from_utf8(raw).unwrap();
     let status: u16 = raw[9..12].parse().unwrap();
     let (headers, body) = raw.split_once("\r\n\r\n").unwrap();
-    let body = if headers.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+    let body = if headers
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
         dechunk(body)
     } else {
         body.to_string()
@@ -137,7 +140,10 @@ fn engine_and_local_server_give_the_golden_answers() {
     for case in &cases {
         let name = case["name"].as_str().unwrap();
         let (method, path) = case["endpoint"].as_str().unwrap().split_once(' ').unwrap();
-        assert_eq!(method, "GET", "{name}: only GET cases are run over both faces");
+        assert_eq!(
+            method, "GET",
+            "{name}: only GET cases are run over both faces"
+        );
         let (endpoint, _) = Endpoint::route(Method::Get, path).unwrap();
         let query = case["query"].as_str().unwrap();
 

@@ -94,8 +94,6 @@
 //! | 26 | `GET /threewords/autosuggest` | [`AutosuggestRequest`] | [`AutosuggestResponse`] |
 //! | 27 | `GET /threewords/convert-to-3wa` | [`ConvertTo3waRequest`] | [`ConvertTo3waResponse`] (JSON or GeoJSON variant) |
 
-#[cfg(feature = "uniffi")]
-mod uniffi_types;
 pub mod common;
 pub mod datasets;
 pub mod distance;
@@ -106,6 +104,8 @@ pub mod packs;
 pub mod query;
 pub mod stores;
 pub mod threewords;
+#[cfg(feature = "uniffi")]
+mod uniffi_types;
 pub mod validation;
 pub mod vocab;
 pub mod zones;

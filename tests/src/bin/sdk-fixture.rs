@@ -79,8 +79,9 @@ fn main() {
     );
 }
 
-/// An address inside the first IPv4 range of the installed pack's `ip` layer (so that the
-/// position tests ask for an address the pack knows).
+/// An address inside the first Andorran IPv4 range of the installed pack's `ip` layer (so that
+/// the position tests ask for an address the pack knows). Starts are stored as 16 bytes,
+/// IPv4 mapped into IPv6.
 fn first_ip_of_pack(packs: &std::path::Path) -> Option<String> {
     let db = walk(packs)
         .into_iter()
@@ -88,12 +89,13 @@ fn first_ip_of_pack(packs: &std::path::Path) -> Option<String> {
     let conn = rusqlite::Connection::open(db).ok()?;
     let start: Vec<u8> = conn
         .query_row(
-            "SELECT start FROM ip_ranges WHERE length(start) = 4 ORDER BY start LIMIT 1",
+            "SELECT start FROM ip_ranges WHERE country_code = 'AD' \
+             AND substr(start, 1, 12) = X'00000000000000000000FFFF' ORDER BY start LIMIT 1",
             [],
             |r| r.get(0),
         )
         .ok()?;
-    let octets: [u8; 4] = start.try_into().ok()?;
+    let octets: [u8; 4] = start.get(12..16)?.try_into().ok()?;
     Some(std::net::Ipv4Addr::from(octets).to_string())
 }
 

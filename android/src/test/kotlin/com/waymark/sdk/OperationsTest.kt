@@ -54,7 +54,7 @@ class OperationsTest {
 
     @Test
     fun positionOfAnAddressThePackKnows() = runBlocking {
-        val ip = Fixture.knownIp ?: return@runBlocking
+        val ip = checkNotNull(Fixture.knownIp) { "the fixture found no Andorran address in the pack's ip layer" }
         val where = waymark.position(PositionRequest(ipAddress = ip))
         assertEquals("AD", where.countryCode)
         assertEquals("Europe/Andorra", where.timezone)
