@@ -65,6 +65,56 @@ pub const SDK_ANDROID_SHA1: &str = "5E:8F:16:06:2E:A3:CD:2C:4A:0D:54:78:76:BA:A6
 /// The iOS bundle id the SDK fixture's iOS-restricted key allows.
 pub const SDK_IOS_BUNDLE: &str = "com.waymark.sample";
 
+/// The local server over an engine, listening on 127.0.0.1 (a free port) on a runtime of its
+/// own; it shuts down gracefully when dropped.
+#[derive(Debug)]
+pub struct LocalServer {
+    /// Where it listens.
+    pub addr: std::net::SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl LocalServer {
+    /// Starts serving `engine`.
+    pub fn start(engine: std::sync::Arc<Engine>) -> LocalServer {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        runtime.spawn(waymark_localserver::serve(
+            engine,
+            waymark_localserver::ServerConfig::default(),
+            listener,
+            async move {
+                let _ = stopped.await;
+            },
+        ));
+        LocalServer {
+            addr,
+            stop: Some(stop),
+            runtime: Some(runtime),
+        }
+    }
+}
+
+impl Drop for LocalServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+        }
+    }
+}
+
 /// A caller with an unrestricted private key of `publisher`, connecting from 127.0.0.1.
 pub fn private_caller(publisher: &Publisher) -> Caller {
     let claims = KeyClaims::new(KeyScope::Private {

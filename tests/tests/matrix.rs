@@ -202,24 +202,8 @@ fn the_result_path_answers_303_over_http() {
             },
         ))
         .unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    runtime.spawn(waymark_localserver::serve(
-        engine.clone(),
-        waymark_localserver::ServerConfig::default(),
-        listener,
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let server = waymark_tests::LocalServer::start(engine.clone());
+    let addr = server.addr;
     let call = |method: &str, target: &str, body: &str| -> (u16, String, String) {
         let mut s = TcpStream::connect(addr).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
@@ -276,6 +260,5 @@ fn the_result_path_answers_303_over_http() {
     let (status, _, body) = call("GET", "/distance/matrix/async/unknown", "");
     assert_eq!(status, 404);
     assert!(body.contains("INVALID_REQUEST"), "{body}");
-    let _ = stop.send(());
-    drop(runtime);
+    drop(server);
 }

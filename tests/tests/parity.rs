@@ -113,24 +113,8 @@ fn engine_and_local_server_give_the_golden_answers() {
     let caller = waymark_tests::private_caller(&publisher);
     let key = caller.api_key_header.clone().unwrap();
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    runtime.spawn(waymark_localserver::serve(
-        engine.clone(),
-        waymark_localserver::ServerConfig::default(),
-        listener,
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let server = waymark_tests::LocalServer::start(engine.clone());
+    let addr = server.addr;
 
     let update = std::env::var_os("WAYMARK_UPDATE_GOLDEN").is_some();
     let cases: Vec<Value> =
@@ -185,6 +169,6 @@ fn engine_and_local_server_give_the_golden_answers() {
             ));
         }
     }
-    let _ = stop.send(());
+    drop(server);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -39,6 +39,7 @@ object FfiCallBenchmark {
                 ),
             )
         }
+        measure("binding appIdentity (no request)", 100) { native.appIdentity() }
         measure("binding geolocationTimezone", 200) { native.geolocationTimezone(it) }
         measure("suspend Waymark.timezone", 100) { runBlocking { waymark.timezone(it) } }
         waymark.close()
