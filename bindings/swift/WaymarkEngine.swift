@@ -1520,8 +1520,8 @@ public struct WaymarkConfig: Equatable, Hashable {
      */
     public var key: String
     /**
-     * Public keys (`wm_pk_...` publisher keys as printed by `waymark keys new-publisher`) of
-     * the publishers whose keys and packs this app trusts.
+     * The public keys of the publishers whose API keys and packs this app trusts (the
+     * `--trust` value `waymark keys new-publisher` prints).
      */
     public var trustedPublishers: [String]
     /**
@@ -1552,8 +1552,8 @@ public struct WaymarkConfig: Equatable, Hashable {
          * The app's private key (`wm_prv_...`). Public keys are refused: they are for web pages.
          */key: String, 
         /**
-         * Public keys (`wm_pk_...` publisher keys as printed by `waymark keys new-publisher`) of
-         * the publishers whose keys and packs this app trusts.
+         * The public keys of the publishers whose API keys and packs this app trusts (the
+         * `--trust` value `waymark keys new-publisher` prints).
          */trustedPublishers: [String], 
         /**
          * The app's identity as the OS reports it. The Kotlin and Swift wrappers fill it from

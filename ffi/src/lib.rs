@@ -55,8 +55,8 @@ pub struct WaymarkConfig {
     pub state_dir: String,
     /// The app's private key (`wm_prv_...`). Public keys are refused: they are for web pages.
     pub key: String,
-    /// Public keys (`wm_pk_...` publisher keys as printed by `waymark keys new-publisher`) of
-    /// the publishers whose keys and packs this app trusts.
+    /// The public keys of the publishers whose API keys and packs this app trusts (the
+    /// `--trust` value `waymark keys new-publisher` prints).
     pub trusted_publishers: Vec<String>,
     /// The app's identity as the OS reports it. The Kotlin and Swift wrappers fill it from
     /// `PackageManager` / `Bundle.main`; a restricted key is refused when it does not match.

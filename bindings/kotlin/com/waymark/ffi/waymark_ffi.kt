@@ -3120,8 +3120,8 @@ data class WaymarkConfig (
     var `key`: kotlin.String
     , 
     /**
-     * Public keys (`wm_pk_...` publisher keys as printed by `waymark keys new-publisher`) of
-     * the publishers whose keys and packs this app trusts.
+     * The public keys of the publishers whose API keys and packs this app trusts (the
+     * `--trust` value `waymark keys new-publisher` prints).
      */
     var `trustedPublishers`: List<kotlin.String>
     , 
