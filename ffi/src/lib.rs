@@ -168,23 +168,8 @@ impl Waymark {
                 RateLimitMode::Off
             };
             let engine = Engine::open(engine_config)?;
-            let key = engine.authorizer().verify(&config.key).map_err(|e| {
-                WaymarkError::Unauthenticated {
-                    detail: format!("the key given to waymark does not verify: {e}"),
-                }
-            })?;
-            if key.claims.is_public() {
-                // The same refusal every call would give, at once.
-                return Err(engine
-                    .authorize_native(&config.key, &config.app, Endpoint::Timezone)
-                    .err()
-                    .map_or(
-                        WaymarkError::Unauthenticated {
-                            detail: "public keys cannot be used natively".into(),
-                        },
-                        WaymarkError::from,
-                    ));
-            }
+            // Refuse at once a key no call would accept (foreign, tampered, public).
+            engine.authorizer().verify_native_key(&config.key)?;
             Ok(Arc::new(Waymark {
                 engine: Arc::new(engine),
                 key: config.key,

@@ -104,6 +104,75 @@ impl LocalServer {
     }
 }
 
+/// An HTTP answer of [`LocalServer::call`].
+#[derive(Debug)]
+pub struct HttpAnswer {
+    /// Status code.
+    pub status: u16,
+    /// The header lines, as sent.
+    pub headers: String,
+    /// The body's text (de-chunked), compared as text: parsing would round some floats.
+    pub body: String,
+}
+
+impl HttpAnswer {
+    /// The value of header `name` (any case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.lines().find_map(|l| {
+            let (n, v) = l.split_once(':')?;
+            n.eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    }
+}
+
+impl LocalServer {
+    /// Sends one request with the key in `X-Api-Key` over a new connection and reads the
+    /// whole answer.
+    pub fn call(&self, method: &str, target: &str, key: &str, body: &str) -> HttpAnswer {
+        use std::io::{Read, Write};
+        let addr = self.addr;
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+            .unwrap();
+        let head = format!(
+            "{method} {target} HTTP/1.1\r\nHost: {addr}\r\nX-Api-Key: {key}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).unwrap();
+        let raw = String::from_utf8(raw).unwrap();
+        let status: u16 = raw[9..12].parse().unwrap();
+        let (headers, body) = raw.split_once("\r\n\r\n").unwrap();
+        let mut answer = HttpAnswer {
+            status,
+            headers: headers.to_string(),
+            body: body.to_string(),
+        };
+        if answer
+            .header("transfer-encoding")
+            .is_some_and(|v| v.eq_ignore_ascii_case("chunked"))
+        {
+            answer.body = dechunk(body);
+        }
+        answer
+    }
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    loop {
+        let (size, rest) = body.split_once("\r\n").unwrap();
+        let size = usize::from_str_radix(size.trim(), 16).unwrap();
+        if size == 0 {
+            return out;
+        }
+        out.push_str(&rest[..size]);
+        body = &rest[size + 2..];
+    }
+}
+
 impl Drop for LocalServer {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {

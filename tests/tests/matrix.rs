@@ -8,8 +8,6 @@
     clippy::needless_range_loop
 )]
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -203,26 +201,10 @@ fn the_result_path_answers_303_over_http() {
         ))
         .unwrap();
     let server = waymark_tests::LocalServer::start(engine.clone());
-    let addr = server.addr;
     let call = |method: &str, target: &str, body: &str| -> (u16, String, String) {
-        let mut s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-        let head = format!(
-            "{method} {target} HTTP/1.1\r\nHost: {addr}\r\nX-Api-Key: {key}\r\n\
-             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        s.write_all(head.as_bytes()).unwrap();
-        let mut raw = String::new();
-        s.read_to_string(&mut raw).unwrap();
-        let status: u16 = raw[9..12].parse().unwrap();
-        let (headers, body) = raw.split_once("\r\n\r\n").unwrap();
-        let location = headers
-            .lines()
-            .find_map(|l| l.strip_prefix("location: "))
-            .unwrap_or_default()
-            .to_string();
-        (status, location, body.to_string())
+        let a = server.call(method, target, &key, body);
+        let location = a.header("location").unwrap_or_default().to_string();
+        (a.status, location, a.body)
     };
     let (status, _, body) = call(
         "POST",

@@ -8,11 +8,8 @@
 //! after an intended change.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::Value;
 use waymark_core::Engine;
@@ -67,43 +64,6 @@ fn url_pairs(query: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The status and the body's text (compared as text: parsing would round some floats).
-fn through_http(addr: std::net::SocketAddr, key: &str, path: &str, query: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let head = format!(
-        "GET {path}?{query} HTTP/1.1\r\nHost: {addr}\r\nX-Api-Key: {key}\r\nConnection: close\r\n\r\n"
-    );
-    s.write_all(head.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let raw = String::from_utf8(raw).unwrap();
-    let status: u16 = raw[9..12].parse().unwrap();
-    let (headers, body) = raw.split_once("\r\n\r\n").unwrap();
-    let body = if headers
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        dechunk(body)
-    } else {
-        body.to_string()
-    };
-    (status, body)
-}
-
-fn dechunk(mut body: &str) -> String {
-    let mut out = String::new();
-    loop {
-        let (size, rest) = body.split_once("\r\n").unwrap();
-        let size = usize::from_str_radix(size.trim(), 16).unwrap();
-        if size == 0 {
-            return out;
-        }
-        out.push_str(&rest[..size]);
-        body = &rest[size + 2..];
-    }
-}
-
 #[test]
 fn engine_and_local_server_give_the_golden_answers() {
     let tmp = tempfile::tempdir().unwrap();
@@ -114,7 +74,6 @@ fn engine_and_local_server_give_the_golden_answers() {
     let key = caller.api_key_header.clone().unwrap();
 
     let server = waymark_tests::LocalServer::start(engine.clone());
-    let addr = server.addr;
 
     let update = std::env::var_os("WAYMARK_UPDATE_GOLDEN").is_some();
     let cases: Vec<Value> =
@@ -133,7 +92,8 @@ fn engine_and_local_server_give_the_golden_answers() {
 
         let (request, engine_answer, engine_text) =
             through_engine(&engine, &caller, endpoint, query);
-        let (status, http_text) = through_http(addr, &key, path, query);
+        let http = server.call("GET", &format!("{path}?{query}"), &key, "");
+        let (status, http_text) = (http.status, http.body);
         assert_eq!(status, 200, "{name}: {http_text}");
         assert_eq!(
             engine_text, http_text,

@@ -224,16 +224,9 @@ impl Authorizer {
         )
     }
 
-    /// Authorizes a call of the native SDK: `key` must be a private key (public keys are for
-    /// web pages and are refused here, 401); its app restrictions are checked against `app`,
-    /// which the platform wrapper took from the OS (Android `PackageManager`, iOS
-    /// `Bundle.main`). The call has no connection address, so IP-restricted keys are refused.
-    pub fn authorize_native(
-        &self,
-        key: &str,
-        app: &AppIdentity,
-        endpoint: Endpoint,
-    ) -> Result<Grant, ApiError> {
+    /// Verifies the key of the native SDK: it must be a private key of a trusted publisher
+    /// (public keys are for web pages and are refused here, 401).
+    pub fn verify_native_key(&self, key: &str) -> Result<Arc<VerifiedKey>, ApiError> {
         let verified = self
             .verify(key)
             .map_err(|e| ApiError::unauthenticated(e.to_string()))?;
@@ -244,6 +237,20 @@ impl Authorizer {
                  bundle id or package id and signing certificate",
             ));
         }
+        Ok(verified)
+    }
+
+    /// Authorizes a call of the native SDK: `key` must pass [`Authorizer::verify_native_key`];
+    /// its app restrictions are checked against `app`, which the platform wrapper took from
+    /// the OS (Android `PackageManager`, iOS `Bundle.main`). The call has no connection
+    /// address, so IP-restricted keys are refused.
+    pub fn authorize_native(
+        &self,
+        key: &str,
+        app: &AppIdentity,
+        endpoint: Endpoint,
+    ) -> Result<Grant, ApiError> {
+        self.verify_native_key(key)?;
         let caller = Caller {
             api_key_header: Some(key.to_owned()),
             app: app.clone(),

@@ -34,6 +34,7 @@ fn main() {
         &out.join("packs"),
         &out.join("state-fixture"),
     );
+    let known_ip = first_andorran_ip(&engine);
     drop(engine);
     let issue = |scope: KeyScope| publisher.issue(&KeyClaims::new(scope)).unwrap();
     let private = |restriction: PrivateRestriction| {
@@ -42,7 +43,6 @@ fn main() {
             restriction,
         })
     };
-    let known_ip = first_ip_of_pack(&out.join("packs"));
     let fixture = serde_json::json!({
         "known_ip": known_ip,
         "publisher": publisher.verifying().encode(),
@@ -82,12 +82,15 @@ fn main() {
 /// An address inside the first Andorran IPv4 range of the installed pack's `ip` layer (so that
 /// the position tests ask for an address the pack knows). Starts are stored as 16 bytes,
 /// IPv4 mapped into IPv6.
-fn first_ip_of_pack(packs: &std::path::Path) -> Option<String> {
-    let db = walk(packs)
+fn first_andorran_ip(engine: &waymark_core::Engine) -> Option<String> {
+    let set = engine.packs().snapshot();
+    let pack = set
+        .with_layer(waymark_core::packs::schema::layers::IP)
         .into_iter()
-        .find(|p| p.file_name().is_some_and(|n| n == "data.sqlite"))?;
-    let conn = rusqlite::Connection::open(db).ok()?;
-    let start: Vec<u8> = conn
+        .next()?;
+    let start: Vec<u8> = pack
+        .sqlite()
+        .ok()?
         .query_row(
             "SELECT start FROM ip_ranges WHERE country_code = 'AD' \
              AND substr(start, 1, 12) = X'00000000000000000000FFFF' ORDER BY start LIMIT 1",
@@ -97,17 +100,4 @@ fn first_ip_of_pack(packs: &std::path::Path) -> Option<String> {
         .ok()?;
     let octets: [u8; 4] = start.get(12..16)?.try_into().ok()?;
     Some(std::net::Ipv4Addr::from(octets).to_string())
-}
-
-fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
