@@ -413,6 +413,13 @@ internal open class UniffiRustCallStatus : Structure() {
 
     class ByValue: UniffiRustCallStatus(), Structure.ByValue
 
+    // Waymark: reads the outcome of a call made with a status from `acquire()` (JNA's
+    // automatic copying is off for those): the code byte, and the error buffer when it failed.
+    internal fun syncAfterCall() {
+        code = pointer.getByte(0)
+        if (code != UNIFFI_CALL_SUCCESS) read()
+    }
+
     fun isSuccess(): Boolean {
         return code == UNIFFI_CALL_SUCCESS
     }
@@ -426,6 +433,26 @@ internal open class UniffiRustCallStatus : Structure() {
     }
 
     companion object {
+        // Waymark: one reusable status per thread instead of a JNA structure per call.
+        private val pool = ThreadLocal<UniffiRustCallStatus?>()
+
+        fun acquire(): UniffiRustCallStatus {
+            var status = pool.get()
+            if (status == null) {
+                status = UniffiRustCallStatus()
+                status.setAutoSynch(false)
+            } else {
+                pool.set(null)
+            }
+            status.code = UNIFFI_CALL_SUCCESS
+            status.pointer.setByte(0, UNIFFI_CALL_SUCCESS)
+            return status
+        }
+
+        fun release(status: UniffiRustCallStatus) {
+            pool.set(status)
+        }
+
         fun create(code: Byte, errorBuf: RustBuffer.ByValue): UniffiRustCallStatus.ByValue {
             val callStatus = UniffiRustCallStatus.ByValue()
             callStatus.code = code
@@ -452,10 +479,15 @@ interface UniffiRustCallStatusErrorHandler<E> {
 
 // Call a rust function that returns a Result<>.  Pass in the Error class companion that corresponds to the Err
 private inline fun <U, E: kotlin.Exception> uniffiRustCallWithError(errorHandler: UniffiRustCallStatusErrorHandler<E>, callback: (UniffiRustCallStatus) -> U): U {
-    var status = UniffiRustCallStatus()
-    val return_value = callback(status)
-    uniffiCheckCallStatus(errorHandler, status)
-    return return_value
+    val status = UniffiRustCallStatus.acquire()
+    try {
+        val return_value = callback(status)
+        status.syncAfterCall()
+        uniffiCheckCallStatus(errorHandler, status)
+        return return_value
+    } finally {
+        UniffiRustCallStatus.release(status)
+    }
 }
 
 // Check UniffiRustCallStatus and throw an error if the call wasn't successful

@@ -11,7 +11,8 @@ import kotlinx.coroutines.runBlocking
  *
  *   mvn -B test-compile exec:exec@bench -Dwaymark.fixture=... -Dwaymark.lib.dir=<release dir>
  *
- * Prints the mean and the percentiles of per-call times (batches of 1,000 calls after warm-up).
+ * Prints the mean and the percentiles of per-call times (batches of 1,000 calls after 100,000
+ * warm-up calls).
  */
 object FfiCallBenchmark {
     @JvmStatic
@@ -22,7 +23,7 @@ object FfiCallBenchmark {
             TimezoneRequest(location = LatLng(42.43 + (i % 32) * 0.007, 1.41 + (i / 32) * 0.011), timestamp = 1767225600L)
         }
         fun measure(name: String, batches: Int, call: (TimezoneRequest) -> Unit) {
-            repeat(20_000) { call(points[it and 1023]) } // warm-up (JIT, caches)
+            repeat(100_000) { call(points[it and 1023]) } // warm-up (JIT, caches)
             val perCallNs = DoubleArray(batches)
             var k = 0
             for (b in 0 until batches) {
