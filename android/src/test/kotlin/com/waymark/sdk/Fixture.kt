@@ -37,6 +37,11 @@ object Fixture {
 
     fun ios(bundle: String?) = AppIdentity(iosBundleId = bundle, androidPackage = null, androidCertSha1 = null)
 
+    /** The state directories of the engines the tests open, removed when the JVM exits. */
+    private val stateRoot: File = Files.createTempDirectory("waymark-kotlin-tests").toFile().also { root ->
+        Runtime.getRuntime().addShutdownHook(Thread { root.deleteRecursively() })
+    }
+
     /** Opens Waymark on the fixture's packs with [key] and the given identity (own state dir). */
     fun open(
         key: String,
@@ -48,7 +53,7 @@ object Fixture {
             key = key,
             trustedPublishers = listOf(publisher),
             packsDir = packsDir,
-            stateDir = Files.createTempDirectory("waymark-state").toFile(),
+            stateDir = Files.createTempDirectory(stateRoot.toPath(), "state").toFile(),
             defaultLanguage = "en",
             rateLimits = rateLimits,
         ),
