@@ -809,7 +809,7 @@ impl Engine {
         std::thread::Builder::new()
             .name(format!("pack-install-{job}"))
             .spawn(move || {
-                let result = engine.install_pack(&req.url, &mut |p| {
+                let result = engine.install_completely(&req.url, &mut |p| {
                     if let Some(s) = engine.installs.lock().get_mut(&job) {
                         s.pack_id = Some(p.pack_id.clone());
                         s.version = Some(p.version.clone());
@@ -819,11 +819,11 @@ impl Engine {
                 });
                 if let Some(s) = engine.installs.lock().get_mut(&job) {
                     match result {
-                        Ok(pack) => {
-                            s.status = "completed".into();
-                            s.pack_id = Some(pack.id);
-                            s.version = Some(pack.version);
-                            s.bytes_done = s.bytes_total;
+                        Ok(done) => {
+                            *s = PackInstallStatus {
+                                install_id: job.clone(),
+                                ..done
+                            };
                         }
                         Err(e) => {
                             s.status = "failed".into();
@@ -853,8 +853,19 @@ impl Engine {
         progress: &mut dyn FnMut(InstallProgress),
     ) -> Result<PackInstallStatus, ApiError> {
         self.admit(grant, Endpoint::PackInstall, &req)?;
+        self.install_completely(&req.url, progress)
+    }
+
+    /// Installs the pack at `url`, reporting to `progress`, and describes the completed
+    /// install; its id is `<pack>@<version>` (the background install of `POST /packs` puts
+    /// its job id instead).
+    fn install_completely(
+        &self,
+        url: &str,
+        progress: &mut dyn FnMut(InstallProgress),
+    ) -> Result<PackInstallStatus, ApiError> {
         let mut bytes_total = 0;
-        let pack = self.install_pack(&req.url, &mut |p| {
+        let pack = self.install_pack(url, &mut |p| {
             bytes_total = p.bytes_total;
             progress(p);
         })?;

@@ -149,6 +149,35 @@ fn unrestricted_private_keys_work_public_and_ip_restricted_keys_do_not() {
 }
 
 #[test]
+fn the_native_key_is_taken_by_every_endpoint_and_still_needs_write_permission() {
+    // On HTTP some operations take a key only in `private_key` (zones update) or in the query
+    // (stores bounds); natively there is one key and no slot to choose.
+    let (e, p, _dir) = engine();
+    let read_only = private(&p, PrivateRestriction::None);
+    let write = p
+        .issue(&KeyClaims::new(KeyScope::Private {
+            write: true,
+            restriction: PrivateRestriction::None,
+        }))
+        .unwrap();
+    for &endpoint in Endpoint::ALL {
+        let grant = e.authorize_native(&write, &AppIdentity::default(), endpoint);
+        assert!(grant.is_ok(), "{endpoint:?}: {:?}", grant.err());
+    }
+    for endpoint in [Endpoint::ZonesUpdate, Endpoint::PackInstall] {
+        let err = e
+            .authorize_native(&read_only, &AppIdentity::default(), endpoint)
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::Forbidden, "{endpoint:?}");
+        assert!(err.message.contains("write permission"), "{}", err.message);
+    }
+    assert!(
+        e.authorize_native(&read_only, &AppIdentity::default(), Endpoint::StoresBounds)
+            .is_ok()
+    );
+}
+
+#[test]
 fn every_error_code_has_its_native_variant() {
     use waymark_core::ApiError;
     for code in [

@@ -137,6 +137,8 @@ pub enum CredentialSlot {
     PrivateKeyParam,
     /// `X-Api-Key` header.
     Header,
+    /// The key the native SDK was opened with (no HTTP request: every key set takes it).
+    Native,
 }
 
 impl CredentialSlot {
@@ -145,6 +147,7 @@ impl CredentialSlot {
             CredentialSlot::KeyParam => "the `key` query parameter",
             CredentialSlot::PrivateKeyParam => "the `private_key` query parameter",
             CredentialSlot::Header => "the `X-Api-Key` header",
+            CredentialSlot::Native => "the native sdk's key",
         }
     }
 }
@@ -250,13 +253,19 @@ impl Authorizer {
         app: &AppIdentity,
         endpoint: Endpoint,
     ) -> Result<Grant, ApiError> {
-        self.verify_native_key(key)?;
+        let verified = self.verify_native_key(key)?;
         let caller = Caller {
-            api_key_header: Some(key.to_owned()),
             app: app.clone(),
             ..Caller::default()
         };
-        self.authorize(&caller, endpoint)
+        self.admit_key(
+            verified,
+            CredentialSlot::Native,
+            &caller,
+            endpoint,
+            chrono::Utc::now().timestamp(),
+            Instant::now(),
+        )
     }
 
     /// As [`Authorizer::authorize`] at given wall-clock (UNIX seconds) and monotonic times.
@@ -272,6 +281,21 @@ impl Authorizer {
         let key = self
             .verify(key_str)
             .map_err(|e| ApiError::unauthenticated(e.to_string()))?;
+        self.admit_key(key, slot, caller, endpoint, unix_now, now)
+    }
+
+    /// What follows the verification of a key found in `slot`: expiry, the slot's rules,
+    /// restrictions, permissions, the api group and the rate limit.
+    fn admit_key(
+        &self,
+        key: Arc<VerifiedKey>,
+        slot: CredentialSlot,
+        caller: &Caller,
+        endpoint: Endpoint,
+        unix_now: i64,
+        now: Instant,
+    ) -> Result<Grant, ApiError> {
+        let set = endpoint.key_set();
         keys::check_expiry(&key.claims, unix_now)
             .map_err(|e| ApiError::unauthenticated(e.to_string()))?;
         match (key.claims.is_public(), slot) {
