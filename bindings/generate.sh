@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# Generates the Kotlin and Swift bindings of libwaymark_ffi with the workspace's own
-# uniffi-bindgen in library mode, into bindings/kotlin and bindings/swift.
+# Generates, with the workspace's own uniffi-bindgen in library mode over libwaymark_ffi, every
+# generated file straight into the place that compiles it:
 #
-#   bash bindings/generate.sh           # rewrite the checked-in bindings
+#   bindings/kotlin/                      Kotlin bindings (compiled by android/pom.xml)
+#   ios/Sources/WaymarkCore/WaymarkCore.swift, ios/Sources/WaymarkEngine/WaymarkEngine.swift
+#                                         Swift bindings (targets of ios/Package.swift)
+#   ios/FFI/                              their C headers and module maps (build-xcframework.sh)
+#   android/src/main/kotlin/com/waymark/sdk/WaymarkOperations.kt
+#   ios/Sources/Waymark/WaymarkOperations.swift
+#                                         the wrappers' operations, from the endpoint table
+#
+#   bash bindings/generate.sh           # rewrite them
 #   bash bindings/generate.sh --check   # fail when they differ from what ffi/ generates now
 #
 # Builds with the same package selection as tests/run-all.sh (the whole workspace), so that it
@@ -14,35 +22,45 @@ cargo build --workspace --locked --quiet
 LIB="$TARGET/debug/libwaymark_ffi.so"
 BINDGEN="$TARGET/debug/uniffi-bindgen"
 
-out="bindings"
-if [[ "${1:-}" == "--check" ]]; then
-  out="$(mktemp -d)"
-  trap 'rm -rf "$out"' EXIT
-fi
-rm -rf "$out/kotlin" "$out/swift"
-"$BINDGEN" generate --library "$LIB" --language kotlin --out-dir "$out/kotlin" --no-format >/dev/null
-"$BINDGEN" generate --library "$LIB" --language swift --out-dir "$out/swift" --no-format >/dev/null
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+"$BINDGEN" generate --library "$LIB" --language kotlin --out-dir "$work/kotlin" --no-format >/dev/null
+"$BINDGEN" generate --library "$LIB" --language swift --out-dir "$work/swift" --no-format >/dev/null
+mkdir -p "$work/out/bindings" "$work/out/ios/FFI" "$work/out/ios/Sources/Waymark" \
+  "$work/out/android/src/main/kotlin/com/waymark/sdk"
+mv "$work/kotlin" "$work/out/bindings/kotlin"
+for f in "$work"/swift/*.swift; do
+  name="$(basename "$f" .swift)"
+  mkdir -p "$work/out/ios/Sources/$name"
+  mv "$f" "$work/out/ios/Sources/$name/$name.swift"
+done
+mv "$work"/swift/*.h "$work"/swift/*.modulemap "$work/out/ios/FFI/"
+"$BINDGEN" wrappers \
+  --kotlin "$work/out/android/src/main/kotlin/com/waymark/sdk/WaymarkOperations.kt" \
+  --swift "$work/out/ios/Sources/Waymark/WaymarkOperations.swift"
+
+# Every generated file, relative to the repository root.
+generated="$(cd "$work/out" && find . -type f | sed 's|^\./||' | sort)"
 
 if [[ "${1:-}" == "--check" ]]; then
   stale=0
-  diff -r bindings/kotlin "$out/kotlin" >/dev/null || { diff -ru bindings/kotlin "$out/kotlin" | head -40; stale=1; }
-  diff -r bindings/swift "$out/swift" >/dev/null || { diff -ru bindings/swift "$out/swift" | head -40; stale=1; }
-  for f in "$out"/swift/*.swift; do
-    name="$(basename "$f" .swift)"
-    cmp -s "$f" "ios/Sources/$name/$name.swift" || { echo "ios/Sources/$name/$name.swift is stale"; stale=1; }
+  while read -r f; do
+    cmp -s "$work/out/$f" "$f" || { echo "stale: $f"; diff -u "$f" "$work/out/$f" | head -20; stale=1; }
+  done <<< "$generated"
+  # A generated file that ffi/ no longer produces is stale too.
+  for f in $(find bindings/kotlin ios/FFI -type f | sort); do
+    grep -qxF "$f" <<< "$generated" || { echo "no longer generated: $f"; stale=1; }
   done
   if [[ $stale == 1 ]]; then
-    echo "FAIL: the checked-in bindings differ from what ffi/ generates; run: bash bindings/generate.sh" >&2
+    echo "FAIL: the checked-in generated files differ from what ffi/ generates; run: bash bindings/generate.sh" >&2
     exit 1
   fi
-  echo "bindings: kotlin, swift and the Swift package's generated targets match ffi/"
+  echo "generated files match ffi/ and the endpoint table ($(wc -l <<< "$generated") files)"
 else
-  # The Swift package compiles each generated module as a target of its own
-  # (ios/Sources/WaymarkCore, ios/Sources/WaymarkEngine).
-  for f in bindings/swift/*.swift; do
-    name="$(basename "$f" .swift)"
-    mkdir -p "ios/Sources/$name"
-    cp "$f" "ios/Sources/$name/$name.swift"
-  done
-  echo "bindings written to bindings/kotlin, bindings/swift and ios/Sources"
+  rm -rf bindings/kotlin ios/FFI
+  while read -r f; do
+    mkdir -p "$(dirname "$f")"
+    cp "$work/out/$f" "$f"
+  done <<< "$generated"
+  echo "generated $(wc -l <<< "$generated") files"
 fi

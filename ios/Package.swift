@@ -15,7 +15,7 @@ let package = Package(
         // Static libraries for device and simulator with the C headers and module maps of the
         // two FFI modules (WaymarkCoreFFI, WaymarkFFI).
         .binaryTarget(name: "WaymarkFFI", path: "WaymarkFFI.xcframework"),
-        // The generated Swift (copied from ../bindings/swift by bindings/generate.sh): the
+        // The generated Swift (written here by ../bindings/generate.sh): the
         // contract types, then the engine, which imports them.
         .target(
             name: "WaymarkCore",

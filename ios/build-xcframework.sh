@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds ios/WaymarkFFI.xcframework (device + simulator static libraries of waymark-ffi with the
-# generated C headers) and refreshes the generated Swift in Sources/WaymarkNative.
+# generated C headers of ios/FFI) after regenerating the Swift bindings in ios/Sources/WaymarkCore
+# and ios/Sources/WaymarkEngine (bindings/generate.sh writes both).
 # Needs macOS with Xcode and the Rust targets aarch64-apple-ios, aarch64-apple-ios-sim and
 # x86_64-apple-ios (rustup target add ...). NOT RUN on the project's Linux machines.
 set -euo pipefail
@@ -12,15 +13,16 @@ for t in aarch64-apple-ios aarch64-apple-ios-sim x86_64-apple-ios; do
   cargo rustc -p waymark-ffi --lib --release --locked --target "$t" --crate-type staticlib
 done
 
-# Bindings from a host build of the same sources (library mode reads the metadata).
+# Bindings from a host build of the same sources (library mode reads the metadata): the Swift
+# in ios/Sources/, the headers and module maps in ios/FFI/.
 bash bindings/generate.sh
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/headers" "$work/sim"
-cp bindings/swift/*.h "$work/headers/"
+cp ios/FFI/*.h "$work/headers/"
 # One module map naming both FFI modules.
-cat bindings/swift/*.modulemap > "$work/headers/module.modulemap"
+cat ios/FFI/*.modulemap > "$work/headers/module.modulemap"
 
 lipo -create \
   "$TARGET_DIR/aarch64-apple-ios-sim/$PROFILE/libwaymark_ffi.a" \

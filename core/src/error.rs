@@ -24,8 +24,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::api::{ApiGroup, FieldError};
-use crate::endpoint::Endpoint;
+use crate::api::FieldError;
+use crate::endpoint::{Endpoint, ErrorStyle};
 
 /// Internal errors, with context. Converted to [`ApiError::internal`] at the API boundary.
 #[derive(Debug, thiserror::Error)]
@@ -220,46 +220,50 @@ impl ApiError {
         )
     }
 
-    /// Maps the error to the HTTP status and body of `endpoint`'s group. The one place where
-    /// error bodies are shaped.
+    /// Maps the error to the HTTP status and body in `endpoint`'s error style (a row of the
+    /// endpoint table). The one place where error bodies are shaped.
     pub fn to_http(&self, endpoint: Endpoint) -> HttpError {
-        Self::to_http_for(
-            self,
-            Some(endpoint.group()),
-            endpoint == Endpoint::IndoorDirections,
-        )
+        Self::to_http_for(self, Some(endpoint.error_style()))
     }
 
     /// As [`ApiError::to_http`] for requests that matched no endpoint (404, 405, 403 on Host).
     pub fn to_http_unrouted(&self) -> HttpError {
-        Self::to_http_for(self, None, false)
+        Self::to_http_for(self, None)
     }
 
-    fn to_http_for(&self, group: Option<ApiGroup>, indoor_directions: bool) -> HttpError {
-        let status = self.code.http_status();
+    fn to_http_for(&self, style: Option<ErrorStyle>) -> HttpError {
+        use ErrorStyle as S;
+        let mut status = self.code.http_status();
         let msg = Value::String(self.message.clone());
-        let mut body = match (self.code, group) {
-            (ErrorCode::Validation, Some(ApiGroup::Indoor)) => {
+        let mut body = match (self.code, style) {
+            // Zones: a body that is not JSON at all is a 400 of its own shape.
+            (ErrorCode::Validation, Some(S::Zones))
+                if self.fields.len() == 1 && self.fields[0].is_body_not_json() =>
+            {
+                status = ErrorCode::BadRequest.http_status();
+                json!({"status": "error", "value": self.fields[0].msg})
+            }
+            (ErrorCode::Validation, Some(S::Indoor | S::IndoorDirections)) => {
                 json!({"detail": self.fields, "context": {}})
             }
             (ErrorCode::Validation, _) => json!({"detail": self.fields}),
-            (ErrorCode::BadRequest, Some(ApiGroup::Zones)) => {
+            (ErrorCode::BadRequest, Some(S::Zones)) => {
                 json!({"status": "error", "value": msg})
             }
-            (ErrorCode::BadRequest, Some(ApiGroup::Indoor)) if indoor_directions => {
-                json!({"detail": msg})
-            }
-            (ErrorCode::QuotaExhausted | ErrorCode::Forbidden, Some(ApiGroup::Indoor)) => {
+            (ErrorCode::BadRequest, Some(S::IndoorDirections)) => json!({"detail": msg}),
+            (
+                ErrorCode::QuotaExhausted | ErrorCode::Forbidden,
+                Some(S::Indoor | S::IndoorDirections),
+            ) => {
                 json!({})
             }
-            (ErrorCode::NotFound, Some(ApiGroup::Datasets)) => json!({"details": msg}),
-            (
-                ErrorCode::RateLimited,
-                Some(ApiGroup::Datasets | ApiGroup::Distance | ApiGroup::Threewords),
-            ) => json!({"details": msg}),
+            (ErrorCode::NotFound, Some(S::Datasets)) => json!({"details": msg}),
+            (ErrorCode::RateLimited, Some(S::Datasets | S::Distance | S::Threewords)) => {
+                json!({"details": msg})
+            }
             _ => json!({"detail": msg}),
         };
-        if group == Some(ApiGroup::Distance)
+        if style == Some(S::Distance)
             && let Value::Object(map) = &mut body
         {
             // The matrix's element limit is a 422 whose status names the limit.

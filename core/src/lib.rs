@@ -21,6 +21,7 @@ pub mod engine;
 pub mod error;
 pub mod geolocation;
 pub mod localities;
+pub mod operation;
 pub mod packs;
 pub mod routing;
 

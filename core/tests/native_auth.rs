@@ -1,4 +1,4 @@
-//! Native SDK authorization (`Engine::authorize_native`): private keys only, app restrictions
+//! Native SDK authorization (`Authorizer::authorize_native`): private keys only, app restrictions
 //! checked against the identity the platform reported, in every fingerprint format.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -43,7 +43,8 @@ fn ios(bundle: Option<&str>) -> AppIdentity {
 }
 
 fn code(e: &Engine, key: &str, app: &AppIdentity) -> Option<ErrorCode> {
-    e.authorize_native(key, app, Endpoint::Timezone)
+    e.authorizer()
+        .authorize_native(key, app, Endpoint::Timezone)
         .err()
         .map(|e| e.code)
 }
@@ -125,6 +126,7 @@ fn unrestricted_private_keys_work_public_and_ip_restricted_keys_do_not() {
         })))
         .unwrap();
     let err = e
+        .authorizer()
         .authorize_native(&public, &AppIdentity::default(), Endpoint::Timezone)
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::Unauthenticated);
@@ -161,18 +163,22 @@ fn the_native_key_is_taken_by_every_endpoint_and_still_needs_write_permission() 
         }))
         .unwrap();
     for &endpoint in Endpoint::ALL {
-        let grant = e.authorize_native(&write, &AppIdentity::default(), endpoint);
+        let grant = e
+            .authorizer()
+            .authorize_native(&write, &AppIdentity::default(), endpoint);
         assert!(grant.is_ok(), "{endpoint:?}: {:?}", grant.err());
     }
     for endpoint in [Endpoint::ZonesUpdate, Endpoint::PackInstall] {
         let err = e
+            .authorizer()
             .authorize_native(&read_only, &AppIdentity::default(), endpoint)
             .unwrap_err();
         assert_eq!(err.code, ErrorCode::Forbidden, "{endpoint:?}");
         assert!(err.message.contains("write permission"), "{}", err.message);
     }
     assert!(
-        e.authorize_native(&read_only, &AppIdentity::default(), Endpoint::StoresBounds)
+        e.authorizer()
+            .authorize_native(&read_only, &AppIdentity::default(), Endpoint::StoresBounds)
             .is_ok()
     );
 }

@@ -28,14 +28,23 @@ fn quota_is_enforced_and_survives_a_restart() {
     {
         let engine = open(dir.path(), &publisher);
         for _ in 0..2 {
-            let grant = engine.authorize(&caller, Endpoint::Timezone).unwrap();
+            let grant = engine
+                .authorizer()
+                .authorize(&caller, Endpoint::Timezone)
+                .unwrap();
             engine.authorizer().charge(&grant).unwrap();
         }
     } // dropped: counters saved
     let engine = open(dir.path(), &publisher);
-    let grant = engine.authorize(&caller, Endpoint::Autosuggest).unwrap();
+    let grant = engine
+        .authorizer()
+        .authorize(&caller, Endpoint::Autosuggest)
+        .unwrap();
     engine.authorizer().charge(&grant).unwrap();
-    let grant = engine.authorize(&caller, Endpoint::Autosuggest).unwrap();
+    let grant = engine
+        .authorizer()
+        .authorize(&caller, Endpoint::Autosuggest)
+        .unwrap();
     let err = engine.authorizer().charge(&grant).unwrap_err();
     assert_eq!(err.code, ErrorCode::QuotaExhausted);
     let http = err.to_http(Endpoint::Autosuggest);
@@ -48,7 +57,10 @@ fn quota_is_enforced_and_survives_a_restart() {
     drop(engine);
 
     let engine = open(dir.path(), &publisher);
-    let grant = engine.authorize(&caller, Endpoint::Timezone).unwrap();
+    let grant = engine
+        .authorizer()
+        .authorize(&caller, Endpoint::Timezone)
+        .unwrap();
     assert_eq!(
         engine.authorizer().charge(&grant).unwrap_err().code,
         ErrorCode::QuotaExhausted,

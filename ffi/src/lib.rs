@@ -35,15 +35,16 @@ use std::sync::Arc;
 
 use waymark_core::api::*;
 use waymark_core::auth::keys::PublisherKey;
-use waymark_core::auth::{AppIdentity, Grant, RateLimitMode};
-use waymark_core::endpoint::Endpoint;
-use waymark_core::error::{ApiError, WaymarkError};
+use waymark_core::auth::{AppIdentity, RateLimitMode};
+use waymark_core::error::WaymarkError;
+use waymark_core::operation::{Credentials, Operation};
 use waymark_core::packs::InstallProgress;
 use waymark_core::{Engine, EngineConfig};
 
 uniffi::setup_scaffolding!("waymark_ffi");
 
 mod json;
+pub mod wrappers;
 
 /// How the native SDK opens the engine.
 #[derive(Debug, Clone, uniffi::Record)]
@@ -120,35 +121,81 @@ async fn off_thread<T: Send + 'static>(
 }
 
 impl Waymark {
-    /// Authorizes the call for `endpoint` and runs the engine operation `op`.
-    fn call<R>(
-        &self,
-        endpoint: Endpoint,
-        op: impl FnOnce(&Arc<Engine>, &Grant) -> Result<R, ApiError>,
-    ) -> Result<R, WaymarkError> {
-        guarded(|| {
-            let grant = self
-                .engine
-                .authorize_native(&self.key, &self.app, endpoint)?;
-            Ok(op(&self.engine, &grant)?)
-        })
+    /// The credentials of every call: the app's key and identity.
+    fn credentials(&self) -> Credentials<'_> {
+        Credentials::Native {
+            key: &self.key,
+            app: &self.app,
+        }
+    }
+
+    /// Admits and answers `request` on the calling thread.
+    fn call<R: Operation>(&self, request: R) -> Result<R::Response, WaymarkError> {
+        guarded(|| Ok(self.engine.call(&self.credentials(), request)?))
     }
 
     /// As [`Waymark::call`], on a thread of its own.
-    async fn call_async<R: Send + 'static>(
+    async fn call_async<R: Operation>(
         self: Arc<Self>,
-        endpoint: Endpoint,
-        op: impl FnOnce(&Arc<Engine>, &Grant) -> Result<R, ApiError> + Send + 'static,
-    ) -> Result<R, WaymarkError> {
-        off_thread(move || {
-            let grant = self
-                .engine
-                .authorize_native(&self.key, &self.app, endpoint)?;
-            Ok(op(&self.engine, &grant)?)
-        })
-        .await
+        request: R,
+    ) -> Result<R::Response, WaymarkError> {
+        off_thread(move || Ok(self.engine.call(&self.credentials(), request)?)).await
     }
 }
+
+/// One method per operation of the endpoint table (and its JSON codecs): synchronous for
+/// operations that run inline, `async` on a thread of its own for those that block.
+macro_rules! native_operations {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident: $method:ident $path:literal, $group:ident, $keys:ident, $n:literal per $s:literal s,
+        $req:ident => $resp:ident,
+        $run:ident, $reply:ident $(($target:ident))?, $faces:ident, $errors:ident, $native:ident, $sdk:ident
+        $(, bucket $bucket:ident ($bn:literal per $bs:literal s) if $pred:ident)?;
+    )+) => {
+        $( native_operations!(@method $faces $run [$(#[$doc])*] $native $req $resp); )+
+        $( native_operations!(@codec $faces $native $req $resp); )+
+    };
+    (@method Http $($rest:tt)*) => {};
+    (@method All Inline [$($doc:tt)*] $native:ident $req:ident $resp:ident) => {
+        #[uniffi::export]
+        impl Waymark {
+            $($doc)*
+            pub fn $native(&self, request: $req) -> Result<$resp, WaymarkError> {
+                self.call(request)
+            }
+        }
+    };
+    (@method All Blocking [$($doc:tt)*] $native:ident $req:ident $resp:ident) => {
+        #[uniffi::export]
+        impl Waymark {
+            $($doc)*
+            ///
+            /// Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+            pub async fn $native(self: Arc<Self>, request: $req) -> Result<$resp, WaymarkError> {
+                self.call_async(request).await
+            }
+        }
+    };
+    (@codec Http $($rest:tt)*) => {};
+    (@codec All $native:ident $req:ident $resp:ident) => {
+        pastey::paste! {
+            /// Reads the request from its JSON form (422 naming each bad field).
+            #[uniffi::export]
+            pub fn [<$native _request_from_json>](json: String) -> Result<$req, WaymarkError> {
+                json::from_json(&json)
+            }
+
+            /// Writes the response in the JSON form of the REST contract.
+            #[uniffi::export]
+            pub fn [<$native _response_to_json>](value: $resp) -> Result<String, WaymarkError> {
+                json::to_json(&value)
+            }
+        }
+    };
+}
+
+waymark_core::endpoint_table!(native_operations);
 
 #[uniffi::export]
 impl Waymark {
@@ -177,257 +224,14 @@ impl Waymark {
             }))
         })
     }
+}
 
+/// Native variants of operations, admitted as the operation they vary.
+#[uniffi::export]
+impl Waymark {
     /// The identity this engine reports for the app (as the platform wrapper found it).
     pub fn app_identity(&self) -> AppIdentity {
         self.app.clone()
-    }
-
-    // ----- localities -----
-
-    /// `GET /localities/autocomplete`
-    pub fn localities_autocomplete(
-        &self,
-        request: AutocompleteRequest,
-    ) -> Result<AutocompleteResponse, WaymarkError> {
-        self.call(Endpoint::Autocomplete, |e, g| {
-            e.localities_autocomplete(g, request)
-        })
-    }
-
-    /// `GET /localities/details`
-    pub fn localities_details(
-        &self,
-        request: DetailsRequest,
-    ) -> Result<DetailsResponse, WaymarkError> {
-        self.call(Endpoint::Details, |e, g| e.localities_details(g, request))
-    }
-
-    /// `GET /localities/geocode` (forward with `address`, reverse with `latlng`)
-    pub fn localities_geocode(
-        &self,
-        request: GeocodeRequest,
-    ) -> Result<GeocodeResponse, WaymarkError> {
-        self.call(Endpoint::Geocode, |e, g| e.localities_geocode(g, request))
-    }
-
-    /// `GET /localities/nearby`
-    pub fn localities_nearby(
-        &self,
-        request: NearbyRequest,
-    ) -> Result<NearbyResponse, WaymarkError> {
-        self.call(Endpoint::Nearby, |e, g| e.localities_nearby(g, request))
-    }
-
-    // ----- geolocation -----
-
-    /// `GET /geolocation/position`: natively there is no connection address, so give
-    /// `ip_address`.
-    pub fn geolocation_position(
-        &self,
-        request: PositionRequest,
-    ) -> Result<PositionResponse, WaymarkError> {
-        self.call(Endpoint::Position, |e, g| {
-            e.geolocation_position(g, request)
-        })
-    }
-
-    /// `GET /geolocation/timezone`
-    pub fn geolocation_timezone(
-        &self,
-        request: TimezoneRequest,
-    ) -> Result<TimezoneResponse, WaymarkError> {
-        self.call(Endpoint::Timezone, |e, g| {
-            e.geolocation_timezone(g, request)
-        })
-    }
-
-    // ----- stores -----
-
-    /// `GET /stores/search`
-    pub fn stores_search(
-        &self,
-        request: StoresSearchRequest,
-    ) -> Result<StoresSearchResponse, WaymarkError> {
-        self.call(Endpoint::StoresSearch, |e, g| e.stores_search(g, request))
-    }
-
-    /// `GET /stores/search/bounds`
-    pub fn stores_bounds(
-        &self,
-        request: StoresBoundsRequest,
-    ) -> Result<StoresBoundsResponse, WaymarkError> {
-        self.call(Endpoint::StoresBounds, |e, g| e.stores_bounds(g, request))
-    }
-
-    // ----- zones -----
-
-    /// `PUT /zones` (all or nothing)
-    pub fn zones_update(
-        &self,
-        request: ZonesUpdateRequest,
-    ) -> Result<ZonesUpdateResponse, WaymarkError> {
-        self.call(Endpoint::ZonesUpdate, |e, g| e.zones_update(g, request))
-    }
-
-    // ----- datasets -----
-
-    /// `GET /datasets`
-    pub fn datasets_list(
-        &self,
-        request: DatasetListRequest,
-    ) -> Result<DatasetListResponse, WaymarkError> {
-        self.call(Endpoint::DatasetList, |e, g| e.datasets_list(g, request))
-    }
-
-    /// `GET /datasets/{dataset_id}`
-    pub fn datasets_get(
-        &self,
-        request: DatasetGetRequest,
-    ) -> Result<DatasetGetResponse, WaymarkError> {
-        self.call(Endpoint::DatasetGet, |e, g| e.datasets_get(g, request))
-    }
-
-    /// `PUT /datasets/{dataset_id}`: imports a dataset (long: runs off the calling thread).
-    pub async fn datasets_update(
-        self: Arc<Self>,
-        request: DatasetUpdateRequest,
-    ) -> Result<DatasetUpdateResponse, WaymarkError> {
-        self.call_async(Endpoint::DatasetUpdate, |e, g| {
-            e.datasets_update(g, request)
-        })
-        .await
-    }
-
-    /// `GET /datasets/{dataset_id}/status`
-    pub fn datasets_status(
-        &self,
-        request: DatasetStatusRequest,
-    ) -> Result<DatasetStatusResponse, WaymarkError> {
-        self.call(Endpoint::DatasetStatus, |e, g| {
-            e.datasets_status(g, request)
-        })
-    }
-
-    /// `GET /datasets/{dataset_id}/features/{feature_id}`
-    pub fn datasets_feature_get(
-        &self,
-        request: FeatureGetRequest,
-    ) -> Result<FeatureGetResponse, WaymarkError> {
-        self.call(Endpoint::FeatureGet, |e, g| {
-            e.datasets_feature_get(g, request)
-        })
-    }
-
-    /// `POST /datasets/{dataset_id}/features/search`
-    pub fn datasets_feature_search(
-        &self,
-        request: FeatureSearchRequest,
-    ) -> Result<FeatureSearchResponse, WaymarkError> {
-        self.call(Endpoint::FeatureSearch, |e, g| {
-            e.datasets_feature_search(g, request)
-        })
-    }
-
-    /// `POST /datasets/{dataset_id}/features/contains`
-    pub fn datasets_feature_contains(
-        &self,
-        request: FeatureContainsRequest,
-    ) -> Result<FeatureContainsResponse, WaymarkError> {
-        self.call(Endpoint::FeatureContains, |e, g| {
-            e.datasets_feature_contains(g, request)
-        })
-    }
-
-    // ----- indoor -----
-
-    /// `GET /indoor/venues/{venue_id}`
-    pub fn indoor_venue(&self, request: VenueGetRequest) -> Result<VenueGetResponse, WaymarkError> {
-        self.call(Endpoint::VenueGet, |e, g| e.indoor_venue(g, request))
-    }
-
-    /// `GET /indoor/venues/{venue_id}/pois/search`
-    pub fn indoor_poi_search(
-        &self,
-        request: PoiSearchRequest,
-    ) -> Result<PoiSearchResponse, WaymarkError> {
-        self.call(Endpoint::PoiSearch, |e, g| e.indoor_poi_search(g, request))
-    }
-
-    /// `GET /indoor/directions/{venue_id}`
-    pub async fn indoor_directions(
-        self: Arc<Self>,
-        request: IndoorDirectionsRequest,
-    ) -> Result<IndoorDirectionsResponse, WaymarkError> {
-        self.call_async(Endpoint::IndoorDirections, |e, g| {
-            e.indoor_directions(g, request)
-        })
-        .await
-    }
-
-    // ----- distance -----
-
-    /// `GET /distance/route/json`
-    pub async fn distance_route(
-        self: Arc<Self>,
-        request: RouteRequest,
-    ) -> Result<RouteResponse, WaymarkError> {
-        let endpoint = if request.uses_traffic() {
-            Endpoint::RouteWithTraffic
-        } else {
-            Endpoint::Route
-        };
-        self.call_async(endpoint, |e, g| e.distance_route(g, request))
-            .await
-    }
-
-    /// `GET /distance/tolls/json`
-    pub async fn distance_tolls(
-        self: Arc<Self>,
-        request: TollsRequest,
-    ) -> Result<TollsResponse, WaymarkError> {
-        self.call_async(Endpoint::Tolls, |e, g| e.distance_tolls(g, request))
-            .await
-    }
-
-    /// `GET /distance/isochrone/json`
-    pub async fn distance_isochrone(
-        self: Arc<Self>,
-        request: IsochroneRequest,
-    ) -> Result<IsochroneResponse, WaymarkError> {
-        self.call_async(Endpoint::Isochrone, |e, g| e.distance_isochrone(g, request))
-            .await
-    }
-
-    /// `POST /distance/matrix/async`: stores the job and returns its id at once; poll
-    /// [`Waymark::distance_matrix_status`], then [`Waymark::distance_matrix_result`].
-    pub fn distance_matrix_create(
-        &self,
-        request: MatrixCreateRequest,
-    ) -> Result<MatrixCreateResponse, WaymarkError> {
-        self.call(Endpoint::MatrixCreate, |e, g| {
-            e.distance_matrix_create(g, request)
-        })
-    }
-
-    /// `GET /distance/matrix/async/{matrix_id}/status`
-    pub fn distance_matrix_status(
-        &self,
-        request: MatrixStatusRequest,
-    ) -> Result<MatrixStatusResponse, WaymarkError> {
-        self.call(Endpoint::MatrixStatus, |e, g| {
-            e.distance_matrix_status(g, request)
-        })
-    }
-
-    /// `GET /distance/matrix/async/{matrix_id}`: the result once `completed`.
-    pub fn distance_matrix_result(
-        &self,
-        request: MatrixResultRequest,
-    ) -> Result<MatrixResultResponse, WaymarkError> {
-        self.call(Endpoint::MatrixResult, |e, g| {
-            e.distance_matrix_result(g, request)
-        })
     }
 
     /// The matrix of `request` computed now and awaited (same validation and quota as
@@ -437,66 +241,38 @@ impl Waymark {
         self: Arc<Self>,
         request: MatrixCreateRequest,
     ) -> Result<MatrixData, WaymarkError> {
-        self.call_async(Endpoint::MatrixCreate, |e, g| {
-            e.distance_matrix_now(g, request)
+        off_thread(move || {
+            Ok(self
+                .engine
+                .call_with(&self.credentials(), request, |e, call, r| {
+                    e.distance_matrix_now(call, r)
+                })?)
         })
         .await
     }
 
-    // ----- three-word addresses -----
-
-    /// `GET /threewords/autosuggest`
-    pub fn threewords_autosuggest(
-        &self,
-        request: AutosuggestRequest,
-    ) -> Result<AutosuggestResponse, WaymarkError> {
-        self.call(Endpoint::Autosuggest, |e, g| {
-            e.threewords_autosuggest(g, request)
-        })
-    }
-
-    /// `GET /threewords/convert-to-3wa`
-    pub fn threewords_convert(
-        &self,
-        request: ConvertTo3waRequest,
-    ) -> Result<ConvertTo3waResponse, WaymarkError> {
-        self.call(Endpoint::ConvertTo3wa, |e, g| {
-            e.threewords_convert(g, request)
-        })
-    }
-
-    // ----- data packs (private key with write permission) -----
-
-    /// The installed packs with their licences and attribution.
-    pub fn packs_list(&self) -> Result<PacksListResponse, WaymarkError> {
-        self.call(Endpoint::PacksList, |e, g| {
-            e.packs_list(g, PacksListRequest::default())
-        })
-    }
-
-    /// Installs the pack at `url` (`file://` or `http(s)://` pack directory): resumable,
-    /// every file verified, the publisher's signature checked, switched in atomically (the
-    /// previous version answers until then). `listener` hears the progress.
-    pub async fn packs_install(
+    /// Installs the pack at `url` (`file://` or `http(s)://` pack directory) and awaits it:
+    /// resumable, every file verified, the publisher's signature checked, switched in
+    /// atomically (the previous version answers until then). `listener` hears the progress.
+    /// (`packs_install` starts the same install as a job, as `POST /packs` does.)
+    pub async fn install_pack(
         self: Arc<Self>,
         url: String,
         listener: Option<Arc<dyn InstallProgressListener>>,
     ) -> Result<PackInstallStatus, WaymarkError> {
-        self.call_async(Endpoint::PackInstall, move |e, g| {
-            e.packs_install_now(g, PackInstallRequest { url }, &mut |p| {
-                if let Some(l) = &listener {
-                    l.on_progress(p);
-                }
-            })
+        off_thread(move || {
+            let request = PackInstallRequest { url };
+            Ok(self
+                .engine
+                .call_with(&self.credentials(), request, |e, call, r| {
+                    e.packs_install_now(call, r, &mut |p| {
+                        if let Some(l) = &listener {
+                            l.on_progress(p);
+                        }
+                    })
+                })?)
         })
         .await
-    }
-
-    /// Unloads and deletes every installed version of a pack.
-    pub fn packs_remove(&self, pack_id: String) -> Result<PackRemoveResponse, WaymarkError> {
-        self.call(Endpoint::PackRemove, |e, g| {
-            e.packs_remove(g, PackRemoveRequest { pack_id })
-        })
     }
 }
 

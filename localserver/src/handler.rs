@@ -1,5 +1,6 @@
-//! The one request handler: Host check, CORS, routing, authorization, parsing, dispatch, and
-//! the JSON response. Keys never reach the logs (only the path is logged, not the query).
+//! The one request handler: Host check, CORS, routing, reading the body, then [`Dispatch`]
+//! (parse, admit, answer) on the I/O worker or the blocking pool as the endpoint's row says,
+//! and the JSON response. Keys never reach the logs (only the path is logged, not the query).
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Instant;
@@ -12,10 +13,12 @@ use warp::reply::Response;
 use waymark_core::Engine;
 use waymark_core::api::RequestHeaders;
 use waymark_core::auth::{AppIdentity, Caller};
-use waymark_core::endpoint::{Endpoint, Method, RouteMatch};
-use waymark_core::error::{ApiError, ErrorCode, HttpError};
+use waymark_core::endpoint::{Endpoint, Method, RouteMatch, Run};
+use waymark_core::error::{ApiError, ErrorCode};
 
 use crate::ServerConfig;
+use crate::dispatch::Dispatch;
+use crate::reply::{error_response, json_response};
 
 /// Headers a browser may send on cross-origin calls.
 const CORS_ALLOW_HEADERS: &str = "accept-language, content-type, x-api-key, x-field-mask, \
@@ -182,92 +185,47 @@ where
                 .into_owned()
         })
         .collect();
-    let endpoint = refine_endpoint(endpoint, &req.pairs);
     let result = async {
-        let grant = ctx.engine.authorize(&req.caller(), endpoint)?;
         let body = if matches!(method, Method::Post | Method::Put) {
             read_body(body, ctx.config.max_body_bytes).await?
         } else {
             Vec::new()
         };
-        let headers = RequestHeaders {
-            accept_language: req.header("accept-language"),
-            x_field_mask: req.header("x-field-mask"),
+        let dispatch = Dispatch {
+            engine: ctx.engine.clone(),
+            endpoint,
+            caller: req.caller(),
+            pairs: req.pairs.clone(),
+            headers: RequestHeaders {
+                accept_language: req.header("accept-language"),
+                x_field_mask: req.header("x-field-mask"),
+            },
+            path_params,
+            body,
         };
-        if !is_heavy(endpoint) {
+        match endpoint.run() {
             // Cheap lookups run on the I/O worker: a thread hand-off would cost more than they do.
-            let run = || {
-                crate::dispatch::dispatch(
-                    &ctx.engine,
-                    &grant,
-                    &req.pairs,
-                    &headers,
-                    &path_params,
-                    &body,
-                )
-            };
-            return std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(
-                |_| {
-                    tracing::error!(endpoint = endpoint.name(), "operation panicked");
-                    Err(ApiError::new(
-                        ErrorCode::Internal,
-                        "internal error; the details are in the waymark log",
-                    ))
-                },
-            );
+            Run::Inline => {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch.run()))
+                    .unwrap_or_else(|_| Err(panicked(endpoint)))
+            }
+            Run::Blocking => tokio::task::spawn_blocking(move || dispatch.run())
+                .await
+                .unwrap_or_else(|_| Err(panicked(endpoint))),
         }
-        let engine = ctx.engine.clone();
-        let pairs = req.pairs.clone();
-        tokio::task::spawn_blocking(move || {
-            crate::dispatch::dispatch(&engine, &grant, &pairs, &headers, &path_params, &body)
-        })
-        .await
-        .map_err(|e| {
-            tracing::error!(error = %e, "operation panicked");
-            ApiError::new(
-                ErrorCode::Internal,
-                "internal error; the details are in the waymark log",
-            )
-        })?
     }
     .await;
-    let response = match result {
-        Ok(reply) => reply.into_response(),
-        Err(e) => error_response(e.to_http(endpoint)),
-    };
+    let response = result.unwrap_or_else(|e| error_response(e.to_http(endpoint)));
     (Some(endpoint), response)
 }
 
-/// Operations that can take milliseconds (graph searches, spatial scans, writes, deleting a
-/// pack) run on the blocking pool so they never stall the connections served by the async
-/// workers. (A pack install only starts its own thread and answers 202.)
-fn is_heavy(endpoint: Endpoint) -> bool {
-    matches!(
-        endpoint,
-        Endpoint::Route
-            | Endpoint::RouteWithTraffic
-            | Endpoint::Tolls
-            | Endpoint::Isochrone
-            | Endpoint::MatrixCreate
-            | Endpoint::IndoorDirections
-            | Endpoint::FeatureSearch
-            | Endpoint::FeatureContains
-            | Endpoint::ZonesUpdate
-            | Endpoint::PackRemove
+/// The answer of an operation that panicked (logged; the server keeps serving).
+fn panicked(endpoint: Endpoint) -> ApiError {
+    tracing::error!(endpoint = endpoint.name(), "operation panicked");
+    ApiError::new(
+        ErrorCode::Internal,
+        "internal error; the details are in the waymark log",
     )
-}
-
-/// The route operation has a rate bucket of its own when it asks for traffic.
-fn refine_endpoint(endpoint: Endpoint, pairs: &[(String, String)]) -> Endpoint {
-    if endpoint == Endpoint::Route
-        && pairs
-            .iter()
-            .any(|(k, _)| k == "arrival_time" || k == "departure_time")
-    {
-        Endpoint::RouteWithTraffic
-    } else {
-        endpoint
-    }
 }
 
 async fn read_body<S, B>(body: S, limit: usize) -> Result<Vec<u8>, ApiError>
@@ -389,30 +347,6 @@ fn add_cors(ctx: &Context, req: &Incoming, resp: &mut Response) {
     }
 }
 
-/// A JSON response with a status.
-pub fn json_response(status: StatusCode, body: impl Into<bytes::Bytes>) -> Response {
-    let mut resp = Response::new(body.into().into());
-    *resp.status_mut() = status;
-    resp.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    resp
-}
-
-/// The HTTP form of an [`ApiError`].
-pub fn error_response(err: HttpError) -> Response {
-    let status = StatusCode::from_u16(err.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let body = serde_json::to_vec(&err.body).unwrap_or_else(|_| b"{}".to_vec());
-    let mut resp = json_response(status, body);
-    for (name, value) in err.headers {
-        if let Ok(v) = HeaderValue::from_str(&value) {
-            resp.headers_mut().insert(name, v);
-        }
-    }
-    resp
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
@@ -453,16 +387,5 @@ mod tests {
             ..ServerConfig::default()
         };
         assert!(check_host(&c, &headers_with_host("DevBox.lan:8787")).is_ok());
-    }
-
-    #[test]
-    fn traffic_parameters_pick_the_traffic_bucket() {
-        let p = vec![("departure_time".to_string(), "now".to_string())];
-        assert_eq!(
-            refine_endpoint(Endpoint::Route, &p),
-            Endpoint::RouteWithTraffic
-        );
-        assert_eq!(refine_endpoint(Endpoint::Route, &[]), Endpoint::Route);
-        assert_eq!(refine_endpoint(Endpoint::Tolls, &p), Endpoint::Tolls);
     }
 }

@@ -4,9 +4,10 @@
 //! Data flow: a single warp filter extracts method, path, query, headers, connection address
 //! and body; [`handler`] checks the `Host` (DNS-rebinding protection), answers CORS preflights,
 //! routes the path through [`Endpoint::match_path`](waymark_core::endpoint::Endpoint::match_path),
-//! asks the engine to authorize the caller, parses the request into its `core::api` type and
-//! calls the engine ([`dispatch`]). Errors become HTTP through the one mapping in
-//! `waymark_core::error`. Every response is JSON.
+//! and [`dispatch`] parses the request into its `core::api` type and hands it to
+//! [`Engine::answer`](waymark_core::Engine::answer), which admits and answers it; [`reply`]
+//! writes the response the endpoint's row asks for. Errors become HTTP through the one mapping
+//! in `waymark_core::error`. Every response is JSON.
 //!
 //! ```no_run
 //! # async fn run(engine: std::sync::Arc<waymark_core::Engine>) -> std::io::Result<()> {
@@ -19,6 +20,7 @@
 pub mod dispatch;
 pub mod handler;
 pub mod openapi;
+pub mod reply;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -12,12 +12,12 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use waymark_core::Engine;
 use waymark_core::api::*;
 use waymark_core::auth::Caller;
-use waymark_core::endpoint::Endpoint;
+use waymark_core::operation::Credentials;
 
 struct Pack {
     id: &'static str,
     _tmp: tempfile::TempDir,
-    engine: Engine,
+    engine: std::sync::Arc<Engine>,
     caller: Caller,
     points: Vec<LatLng>,
 }
@@ -83,13 +83,7 @@ fn route_req(p: &Pack, i: usize) -> RouteRequest {
 
 fn bench(c: &mut Criterion) {
     for p in [pack("andorra"), pack("neubrandenburg")] {
-        let route_grant = p.engine.authorize(&p.caller, Endpoint::Route).unwrap();
-        let iso_grant = p.engine.authorize(&p.caller, Endpoint::Isochrone).unwrap();
-        let m_grant = p
-            .engine
-            .authorize(&p.caller, Endpoint::MatrixCreate)
-            .unwrap();
-        let route = |req: RouteRequest| p.engine.distance_route(&route_grant, req).unwrap();
+        let route = |req: RouteRequest| p.engine.call(&Credentials::Http(&p.caller), req).unwrap();
         let cases: Vec<Case<'_>> = vec![
             ("route", Box::new(|i| route_req(&p, i))),
             (
@@ -125,15 +119,21 @@ fn bench(c: &mut Criterion) {
                 destinations: p.points[100..200].to_vec(),
                 mode: TravelMode::Driving,
             };
-            black_box(p.engine.distance_matrix_now(&m_grant, req).unwrap())
+            black_box(
+                p.engine
+                    .call_with(&Credentials::Http(&p.caller), req, |e, call, r| {
+                        e.distance_matrix_now(call, r)
+                    })
+                    .unwrap(),
+            )
         };
         percentiles(&format!("{} matrix 100x100", p.id), 100, |i| {
             matrix(i);
         });
         let iso = |i: usize, mode, value| {
             p.engine
-                .distance_isochrone(
-                    &iso_grant,
+                .call(
+                    &Credentials::Http(&p.caller),
                     IsochroneRequest {
                         origin: p.points[i % p.points.len()],
                         value,

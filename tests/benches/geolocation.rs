@@ -16,10 +16,10 @@ use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use waymark_core::api::{LatLng, PositionRequest, TimezoneRequest};
-use waymark_core::endpoint::Endpoint;
 use waymark_core::geolocation::ip::IpIndex;
 use waymark_core::geolocation::layer_attribution;
 use waymark_core::geolocation::timezone::TimezoneIndexBuilder;
+use waymark_core::operation::Credentials;
 use waymark_packs::build;
 
 /// Resident memory of this process, in KiB.
@@ -42,8 +42,6 @@ fn bench(c: &mut Criterion) {
     ];
     let (engine, publisher, _) = waymark_tests::engine_with_packs(&plans, tmp.path());
     let caller = waymark_tests::private_caller(&publisher);
-    let tz_grant = engine.authorize(&caller, Endpoint::Timezone).unwrap();
-    let ip_grant = engine.authorize(&caller, Endpoint::Position).unwrap();
     let set = engine.packs().snapshot();
     let base = set.get("base").unwrap().clone();
     let helsinki = set.get("helsinki").unwrap().clone();
@@ -167,8 +165,8 @@ fn bench(c: &mut Criterion) {
     c.bench_function("timezone (engine operation; land points)", |b| {
         b.iter(|| {
             i = (i + 1) % land.len();
-            black_box(engine.geolocation_timezone(
-                &tz_grant,
+            black_box(engine.call(
+                &Credentials::Http(&caller),
                 TimezoneRequest {
                     location: LatLng {
                         lat: land[i].0,
@@ -182,8 +180,8 @@ fn bench(c: &mut Criterion) {
     c.bench_function("ip position (engine operation; Helsinki + base)", |b| {
         b.iter(|| {
             i = (i + 1) % addresses.len();
-            black_box(engine.geolocation_position(
-                &ip_grant,
+            black_box(engine.call(
+                &Credentials::Http(&caller),
                 PositionRequest {
                     ip_address: Some(addresses[i]),
                 },

@@ -15,7 +15,7 @@ use tantivy::collector::TopDocs;
 use tantivy::query::AllQuery;
 use tantivy::schema::Value;
 use waymark_core::api::*;
-use waymark_core::endpoint::Endpoint;
+use waymark_core::operation::Credentials;
 use waymark_core::packs::search::{self, DocData, kinds};
 use waymark_packs::build;
 
@@ -38,10 +38,6 @@ fn bench(c: &mut Criterion) {
     plans.push(build::sample_plan("base").unwrap());
     let (engine, publisher, _) = waymark_tests::engine_with_packs(&plans, tmp.path());
     let caller = waymark_tests::private_caller(&publisher);
-    let g_ac = engine.authorize(&caller, Endpoint::Autocomplete).unwrap();
-    let g_det = engine.authorize(&caller, Endpoint::Details).unwrap();
-    let g_geo = engine.authorize(&caller, Endpoint::Geocode).unwrap();
-    let g_near = engine.authorize(&caller, Endpoint::Nearby).unwrap();
 
     // Items of every pack: names to type, ids for details, points for reverse and nearby.
     let mut items: Vec<(String, String, f64, f64, DocData)> = Vec::new();
@@ -140,7 +136,7 @@ fn bench(c: &mut Criterion) {
         .map(|k| {
             time(&mut || {
                 drop(black_box(
-                    engine.localities_autocomplete(&g_ac, ac_req(k)).unwrap(),
+                    engine.call(&Credentials::Http(&caller), ac_req(k)).unwrap(),
                 ))
             })
         })
@@ -151,7 +147,9 @@ fn bench(c: &mut Criterion) {
         .map(|id| {
             time(&mut || {
                 drop(black_box(
-                    engine.localities_details(&g_det, det_req(id)).unwrap(),
+                    engine
+                        .call(&Credentials::Http(&caller), det_req(id))
+                        .unwrap(),
                 ))
             })
         })
@@ -162,7 +160,9 @@ fn bench(c: &mut Criterion) {
         .map(|p| {
             time(&mut || {
                 drop(black_box(
-                    engine.localities_geocode(&g_geo, rev_req(p)).unwrap(),
+                    engine
+                        .call(&Credentials::Http(&caller), rev_req(p))
+                        .unwrap(),
                 ))
             })
         })
@@ -173,7 +173,9 @@ fn bench(c: &mut Criterion) {
         .map(|p| {
             time(&mut || {
                 drop(black_box(
-                    engine.localities_nearby(&g_near, near_req(p)).unwrap(),
+                    engine
+                        .call(&Credentials::Http(&caller), near_req(p))
+                        .unwrap(),
                 ))
             })
         })
@@ -184,28 +186,28 @@ fn bench(c: &mut Criterion) {
     c.bench_function("autocomplete keystroke (all packs)", |b| {
         b.iter(|| {
             i = (i + 1) % keystrokes.len();
-            black_box(engine.localities_autocomplete(&g_ac, ac_req(&keystrokes[i])))
+            black_box(engine.call(&Credentials::Http(&caller), ac_req(&keystrokes[i])))
         })
     });
     let mut i = 0;
     c.bench_function("details (all packs)", |b| {
         b.iter(|| {
             i = (i + 1) % ids.len();
-            black_box(engine.localities_details(&g_det, det_req(&ids[i])))
+            black_box(engine.call(&Credentials::Http(&caller), det_req(&ids[i])))
         })
     });
     let mut i = 0;
     c.bench_function("reverse geocode (all packs)", |b| {
         b.iter(|| {
             i = (i + 1) % points.len();
-            black_box(engine.localities_geocode(&g_geo, rev_req(&points[i])))
+            black_box(engine.call(&Credentials::Http(&caller), rev_req(&points[i])))
         })
     });
     let mut i = 0;
     c.bench_function("nearby 1 km (all packs)", |b| {
         b.iter(|| {
             i = (i + 1) % points.len();
-            black_box(engine.localities_nearby(&g_near, near_req(&points[i])))
+            black_box(engine.call(&Credentials::Http(&caller), near_req(&points[i])))
         })
     });
 }

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
+use std::sync::Arc;
 
 use waymark_core::auth::keys::{KeyClaims, KeyScope, PrivateRestriction, Publisher};
 use waymark_core::auth::{Caller, RateLimitMode};
@@ -19,7 +20,7 @@ pub fn sources() -> Sources {
 
 /// Builds `plan` under `tmp`, signs it with a new publisher, installs it into a new engine
 /// (rate limits off) and returns both.
-pub fn engine_with_pack(plan: &PackPlan, tmp: &Path) -> (Engine, Publisher) {
+pub fn engine_with_pack(plan: &PackPlan, tmp: &Path) -> (Arc<Engine>, Publisher) {
     engine_with_pack_in(
         plan,
         &tmp.join("built"),
@@ -35,7 +36,7 @@ pub fn engine_with_pack_in(
     work: &Path,
     packs: &Path,
     state: &Path,
-) -> (Engine, Publisher) {
+) -> (Arc<Engine>, Publisher) {
     let publisher = Publisher::generate().unwrap();
     let dir = build::build_pack(plan, "1", &sources(), work, false, &mut |_, _, _| {}).unwrap();
     build::sign_pack(&dir, &publisher).unwrap();
@@ -49,7 +50,7 @@ pub fn engine_with_pack_in(
             &mut |_| {},
         )
         .unwrap();
-    (engine, publisher)
+    (Arc::new(engine), publisher)
 }
 
 /// The pack of the parity suite (engine, local server, Kotlin library): Andorra with every
@@ -226,7 +227,7 @@ pub fn localities_plans() -> Vec<PackPlan> {
 pub fn engine_with_packs(
     plans: &[PackPlan],
     tmp: &Path,
-) -> (Engine, Publisher, Vec<std::path::PathBuf>) {
+) -> (Arc<Engine>, Publisher, Vec<std::path::PathBuf>) {
     let publisher = Publisher::generate().unwrap();
     let mut config = EngineConfig::new(&tmp.join("state"), vec![publisher.verifying()]);
     config.rate_limits = RateLimitMode::Off;
@@ -252,7 +253,7 @@ pub fn engine_with_packs(
             .unwrap();
         dirs.push(dir);
     }
-    (engine, publisher, dirs)
+    (Arc::new(engine), publisher, dirs)
 }
 
 /// Deterministic pseudo-random numbers (xorshift64) for the quality tests and benchmarks.

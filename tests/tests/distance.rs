@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use waymark_core::Engine;
 use waymark_core::api::*;
 use waymark_core::auth::Caller;
-use waymark_core::endpoint::Endpoint;
+use waymark_core::operation::Credentials;
 use waymark_core::routing::geo::{Pt, decode_polyline, haversine_m};
 
 struct Fixture {
@@ -43,7 +43,7 @@ fn fixture() -> &'static Fixture {
         }
         Fixture {
             _tmp: tmp,
-            engine: Arc::new(engine),
+            engine,
             caller: waymark_tests::private_caller(&publisher),
         }
     })
@@ -59,8 +59,7 @@ const SANT_JULIA: LatLng = LatLng::new(42.4637, 1.4913);
 
 fn route(req: RouteRequest) -> RouteResponse {
     let f = fixture();
-    let grant = f.engine.authorize(&f.caller, Endpoint::Route).unwrap();
-    f.engine.distance_route(&grant, req).unwrap()
+    f.engine.call(&Credentials::Http(&f.caller), req).unwrap()
 }
 
 fn trip(origin: LatLng, destination: LatLng) -> RouteRequest {
@@ -324,10 +323,9 @@ fn time_of_day_changes_duration_and_keeps_the_free_flow_duration() {
 
 fn tolls(mode: TravelMode) -> TollsResponse {
     let f = fixture();
-    let grant = f.engine.authorize(&f.caller, Endpoint::Tolls).unwrap();
     f.engine
-        .distance_tolls(
-            &grant,
+        .call(
+            &Credentials::Http(&f.caller),
             TollsRequest {
                 origin: SOLDEU,
                 destination: PAS_DE_LA_CASA,
@@ -412,11 +410,10 @@ fn avoiding_tolls_takes_the_pass_instead_of_the_tunnel() {
 #[test]
 fn isochrones_grow_with_the_budget_and_follow_the_network() {
     let f = fixture();
-    let grant = f.engine.authorize(&f.caller, Endpoint::Isochrone).unwrap();
     let iso = |mode, method, value| {
         f.engine
-            .distance_isochrone(
-                &grant,
+            .call(
+                &Credentials::Http(&f.caller),
                 IsochroneRequest {
                     origin: ANDORRA_LA_VELLA,
                     value,
@@ -509,11 +506,10 @@ fn convex_area(pts: &[Pt]) -> f64 {
 #[test]
 fn bad_input_is_refused_with_422() {
     let f = fixture();
-    let grant = f.engine.authorize(&f.caller, Endpoint::Route).unwrap();
     let err = f
         .engine
-        .distance_route(
-            &grant,
+        .call(
+            &Credentials::Http(&f.caller),
             RouteRequest {
                 waypoints: Waypoints {
                     optimize: false,

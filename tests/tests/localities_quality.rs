@@ -23,14 +23,13 @@ use tantivy::query::AllQuery;
 use tantivy::schema::Value;
 use waymark_core::Engine;
 use waymark_core::api::*;
-use waymark_core::auth::Grant;
-use waymark_core::endpoint::Endpoint;
 use waymark_core::localities::geometry::haversine_m;
+use waymark_core::operation::Credentials;
 use waymark_core::packs::search::{self, DocData, fold, kinds};
 use waymark_tests::{engine_with_packs, localities_plans, private_caller};
 
 struct Fixture {
-    engine: Engine,
+    engine: std::sync::Arc<Engine>,
     publisher: waymark_core::auth::keys::Publisher,
     docs: Vec<Doc>,
     _tmp: tempfile::TempDir,
@@ -89,12 +88,6 @@ fn fixture() -> &'static Fixture {
             _tmp: tmp,
         }
     })
-}
-
-fn grant(f: &Fixture, endpoint: Endpoint) -> Grant {
-    f.engine
-        .authorize(&private_caller(&f.publisher), endpoint)
-        .unwrap()
 }
 
 /// A small deterministic generator (64-bit LCG).
@@ -210,7 +203,7 @@ fn autocomplete_finds_the_intended_item_in_the_top_5_for_95_percent() {
     let addresses = pool(&|d| d.kind == kinds::ADDRESS && d.data.street.is_some());
     let pois = pool(&|d| d.kind == kinds::POI && d.data.names.contains_key(""));
     let mut rng = Rng(20261122);
-    let g = grant(f, Endpoint::Autocomplete);
+    let caller = private_caller(&f.publisher);
     let (mut ok, mut total) = (0, 0);
     let mut failures = Vec::new();
     for i in 0..500 {
@@ -271,7 +264,7 @@ fn autocomplete_finds_the_intended_item_in_the_top_5_for_95_percent() {
             },
             ..Default::default()
         };
-        let res = f.engine.localities_autocomplete(&g, req).unwrap();
+        let res = f.engine.call(&Credentials::Http(&caller), req).unwrap();
         let accepted = twins
             .get(&twin_key(d, &names).unwrap())
             .cloned()
@@ -325,7 +318,7 @@ fn sample_addresses(f: &Fixture, n: usize, seed: u64, pred: impl Fn(&Doc) -> boo
 #[test]
 fn reverse_geocoding_returns_the_address_for_95_percent() {
     let f = fixture();
-    let g = grant(f, Endpoint::Geocode);
+    let caller = private_caller(&f.publisher);
     let sample = sample_addresses(f, 1000, 7, |_| true);
     let mut by_point: HashMap<String, (f64, f64)> = HashMap::new();
     for d in &f.docs {
@@ -335,8 +328,8 @@ fn reverse_geocoding_returns_the_address_for_95_percent() {
     for d in &sample {
         let res = f
             .engine
-            .localities_geocode(
-                &g,
+            .call(
+                &Credentials::Http(&caller),
                 GeocodeRequest {
                     latlng: Some(LatLng::new(d.lat, d.lng)),
                     ..Default::default()
@@ -372,7 +365,7 @@ fn reverse_geocoding_returns_the_address_for_95_percent() {
 #[test]
 fn geocoding_lands_within_30_m_for_95_percent() {
     let f = fixture();
-    let g = grant(f, Endpoint::Geocode);
+    let caller = private_caller(&f.publisher);
     let names: HashMap<String, String> = f
         .docs
         .iter()
@@ -399,8 +392,8 @@ fn geocoding_lands_within_30_m_for_95_percent() {
         );
         let res = f
             .engine
-            .localities_geocode(
-                &g,
+            .call(
+                &Credentials::Http(&caller),
                 GeocodeRequest {
                     address: Some(address.clone()),
                     ..Default::default()
@@ -435,7 +428,7 @@ fn geocoding_lands_within_30_m_for_95_percent() {
 
 fn ac(f: &Fixture, req: AutocompleteRequest) -> AutocompleteResponse {
     f.engine
-        .localities_autocomplete(&grant(f, Endpoint::Autocomplete), req)
+        .call(&Credentials::Http(&private_caller(&f.publisher)), req)
         .unwrap()
 }
 
@@ -449,7 +442,7 @@ fn ac_input(input: &str, types: &[&str]) -> AutocompleteRequest {
 
 fn details(f: &Fixture, req: DetailsRequest) -> Result<DetailsResponse, waymark_core::ApiError> {
     f.engine
-        .localities_details(&grant(f, Endpoint::Details), req)
+        .call(&Credentials::Http(&private_caller(&f.publisher)), req)
 }
 
 #[test]
@@ -662,7 +655,10 @@ fn autocomplete_custom_descriptions_extended_postal_codes_and_licence() {
     req.data = AutocompleteData::Advanced;
     let e = f
         .engine
-        .localities_autocomplete(&grant(f, Endpoint::Autocomplete), req.clone())
+        .call(
+            &Credentials::Http(&private_caller(&f.publisher)),
+            req.clone(),
+        )
         .unwrap_err();
     assert_eq!(e.code.http_status(), 403);
     let mut claims =
@@ -676,10 +672,9 @@ fn autocomplete_custom_descriptions_extended_postal_codes_and_licence() {
         peer_ip: Some("127.0.0.1".parse().unwrap()),
         ..Default::default()
     };
-    let g = f.engine.authorize(&caller, Endpoint::Autocomplete).unwrap();
     assert!(
         !f.engine
-            .localities_autocomplete(&g, req)
+            .call(&Credentials::Http(&caller), req)
             .unwrap()
             .localities
             .is_empty()
@@ -804,7 +799,7 @@ fn details_shapes_labels_country_formats_and_uk_postal_code_addresses() {
 #[test]
 fn geocode_interpolates_missing_numbers_and_reverse_goes_from_address_to_country() {
     let f = fixture();
-    let g = grant(f, Endpoint::Geocode);
+    let caller = private_caller(&f.publisher);
     // A number missing between two neighbours of the same parity on one street.
     // (street, locality) -> numbered points
     type Numbered = Vec<(u64, f64, f64)>;
@@ -850,8 +845,8 @@ fn geocode_interpolates_missing_numbers_and_reverse_goes_from_address_to_country
     let address = format!("{street} {n}, {}", names[&loc]);
     let r = f
         .engine
-        .localities_geocode(
-            &g,
+        .call(
+            &Credentials::Http(&caller),
             GeocodeRequest {
                 address: Some(address.clone()),
                 ..Default::default()
@@ -901,8 +896,8 @@ fn geocode_interpolates_missing_numbers_and_reverse_goes_from_address_to_country
     );
     let r = f
         .engine
-        .localities_geocode(
-            &g,
+        .call(
+            &Credentials::Http(&caller),
             GeocodeRequest {
                 address: Some(shuffled.clone()),
                 components: vec![ComponentFilter::parse("country:AND").unwrap()],
@@ -931,8 +926,8 @@ fn geocode_interpolates_missing_numbers_and_reverse_goes_from_address_to_country
     // Reverse: the address, then its street, locality and the areas up to the country.
     let r = f
         .engine
-        .localities_geocode(
-            &g,
+        .call(
+            &Credentials::Http(&caller),
             GeocodeRequest {
                 latlng: Some(LatLng::new(d.lat, d.lng)),
                 ..Default::default()
@@ -948,8 +943,8 @@ fn geocode_interpolates_missing_numbers_and_reverse_goes_from_address_to_country
     // Far from any address or street: the locality or the areas, never an invented address.
     let r = f
         .engine
-        .localities_geocode(
-            &g,
+        .call(
+            &Credentials::Http(&caller),
             GeocodeRequest {
                 latlng: Some(LatLng::new(42.6, 1.62)),
                 ..Default::default()
@@ -960,8 +955,8 @@ fn geocode_interpolates_missing_numbers_and_reverse_goes_from_address_to_country
     // The open sea: nothing.
     let r = f
         .engine
-        .localities_geocode(
-            &g,
+        .call(
+            &Credentials::Http(&caller),
             GeocodeRequest {
                 latlng: Some(LatLng::new(0.0, -30.0)),
                 ..Default::default()
@@ -974,7 +969,7 @@ fn geocode_interpolates_missing_numbers_and_reverse_goes_from_address_to_country
 #[test]
 fn nearby_sorts_by_distance_pages_and_filters_types() {
     let f = fixture();
-    let g = grant(f, Endpoint::Nearby);
+    let caller = private_caller(&f.publisher);
     let centre = LatLng::new(43.7384, 7.4246);
     let req = |page, limit, excluded: Vec<String>| NearbyRequest {
         types: vec!["business".into()],
@@ -984,7 +979,10 @@ fn nearby_sorts_by_distance_pages_and_filters_types() {
         limit,
         excluded_types: excluded,
     };
-    let all = f.engine.localities_nearby(&g, req(1, 100, vec![])).unwrap();
+    let all = f
+        .engine
+        .call(&Credentials::Http(&caller), req(1, 100, vec![]))
+        .unwrap();
     assert!(all.results.len() > 10, "{}", all.results.len());
     let dist = |p: &NearbyPoi| {
         haversine_m(
@@ -1002,8 +1000,14 @@ fn nearby_sorts_by_distance_pages_and_filters_types() {
     assert!(all.results.iter().all(|p| dist(p) <= 400.0
         && p.types.iter().any(|t| t == "business")
         && p.categories == p.types));
-    let p1 = f.engine.localities_nearby(&g, req(1, 4, vec![])).unwrap();
-    let p2 = f.engine.localities_nearby(&g, req(2, 4, vec![])).unwrap();
+    let p1 = f
+        .engine
+        .call(&Credentials::Http(&caller), req(1, 4, vec![]))
+        .unwrap();
+    let p2 = f
+        .engine
+        .call(&Credentials::Http(&caller), req(2, 4, vec![]))
+        .unwrap();
     assert_eq!(
         p1.pagination,
         NearbyPagination {
@@ -1028,7 +1032,7 @@ fn nearby_sorts_by_distance_pages_and_filters_types() {
     let last = all.results.len().div_ceil(4) as u32;
     assert_eq!(
         f.engine
-            .localities_nearby(&g, req(last, 4, vec![]))
+            .call(&Credentials::Http(&caller), req(last, 4, vec![]))
             .unwrap()
             .pagination
             .next_page,
@@ -1036,7 +1040,10 @@ fn nearby_sorts_by_distance_pages_and_filters_types() {
     );
     let no_food = f
         .engine
-        .localities_nearby(&g, req(1, 100, vec!["business.food_and_drinks".into()]))
+        .call(
+            &Credentials::Http(&caller),
+            req(1, 100, vec!["business.food_and_drinks".into()]),
+        )
         .unwrap();
     assert!(no_food.results.len() < all.results.len());
     assert!(

@@ -15,6 +15,7 @@ use waymark_core::api::*;
 use waymark_core::auth::keys::Publisher;
 use waymark_core::auth::{Caller, RateLimitMode};
 use waymark_core::endpoint::Endpoint;
+use waymark_core::operation::Credentials;
 use waymark_core::{Engine, EngineConfig};
 
 fn open_engine(tmp: &std::path::Path, publisher: &Publisher) -> Arc<Engine> {
@@ -41,13 +42,12 @@ fn request() -> MatrixCreateRequest {
 }
 
 fn wait_completed(engine: &Arc<Engine>, caller: &Caller, id: &str) -> Vec<MatrixStatus> {
-    let grant = engine.authorize(caller, Endpoint::MatrixStatus).unwrap();
     let started = Instant::now();
     let mut seen = Vec::new();
     loop {
         let s = engine
-            .distance_matrix_status(
-                &grant,
+            .call(
+                &Credentials::Http(caller),
                 MatrixStatusRequest {
                     matrix_id: id.into(),
                 },
@@ -73,10 +73,9 @@ fn wait_completed(engine: &Arc<Engine>, caller: &Caller, id: &str) -> Vec<Matrix
 }
 
 fn result(engine: &Arc<Engine>, caller: &Caller, id: &str) -> MatrixResult {
-    let grant = engine.authorize(caller, Endpoint::MatrixResult).unwrap();
     engine
-        .distance_matrix_result(
-            &grant,
+        .call(
+            &Credentials::Http(caller),
             MatrixResultRequest {
                 matrix_id: id.into(),
             },
@@ -89,10 +88,8 @@ fn jobs_complete_agree_with_routes_limit_elements_and_survive_a_restart() {
     let tmp = tempfile::tempdir().unwrap();
     let plan = waymark_tests::routing_plan("andorra");
     let (engine, publisher) = waymark_tests::engine_with_pack(&plan, tmp.path());
-    let engine = Arc::new(engine);
     let caller = waymark_tests::private_caller(&publisher);
-    let grant = engine.authorize(&caller, Endpoint::MatrixCreate).unwrap();
-    let created = engine.distance_matrix_create(&grant, request()).unwrap();
+    let created = engine.call(&Credentials::Http(&caller), request()).unwrap();
     assert_eq!(created.status, MatrixStatus::Accepted);
     assert_eq!(created.matrix_id.len(), 32);
     // Before completion the result path says where the job is (or it is already done).
@@ -107,7 +104,6 @@ fn jobs_complete_agree_with_routes_limit_elements_and_survive_a_restart() {
     assert_eq!(r.matrix.travel_times[k], Some(0.0));
     assert_eq!(r.matrix.distances[k], Some(0.0));
     // Every other cell equals the route between the points.
-    let route_grant = engine.authorize(&caller, Endpoint::Route).unwrap();
     #[allow(clippy::needless_range_loop)]
     for i in 0..4 {
         for j in 0..4 {
@@ -116,8 +112,8 @@ fn jobs_complete_agree_with_routes_limit_elements_and_survive_a_restart() {
                 continue;
             }
             let route = engine
-                .distance_route(
-                    &route_grant,
+                .call(
+                    &Credentials::Http(&caller),
                     RouteRequest {
                         origin: o,
                         destination: d,
@@ -147,17 +143,16 @@ fn jobs_complete_agree_with_routes_limit_elements_and_survive_a_restart() {
         destinations: vec![POINTS[1]; 14],
         mode: TravelMode::Truck,
     };
-    let err = engine.distance_matrix_create(&grant, big).unwrap_err();
+    let err = engine.call(&Credentials::Http(&caller), big).unwrap_err();
     assert_eq!(err.code, waymark_core::ErrorCode::Validation);
     let http = err.to_http(Endpoint::MatrixCreate);
     assert_eq!(http.status, 422);
     assert_eq!(http.body["status"], "MAX_ELEMENTS_EXCEEDED");
     assert!(err.message.contains("210 elements"), "{}", err.message);
     // An unknown id is 404.
-    let sgrant = engine.authorize(&caller, Endpoint::MatrixStatus).unwrap();
     let err = engine
-        .distance_matrix_status(
-            &sgrant,
+        .call(
+            &Credentials::Http(&caller),
             MatrixStatusRequest {
                 matrix_id: "nope".into(),
             },
@@ -191,7 +186,6 @@ fn the_result_path_answers_303_over_http() {
     let tmp = tempfile::tempdir().unwrap();
     let plan = waymark_tests::routing_plan("monaco");
     let (engine, publisher) = waymark_tests::engine_with_pack(&plan, tmp.path());
-    let engine = Arc::new(engine);
     let key = publisher
         .issue(&waymark_core::auth::keys::KeyClaims::new(
             waymark_core::auth::keys::KeyScope::Private {

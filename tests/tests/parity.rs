@@ -16,46 +16,47 @@ use waymark_core::Engine;
 use waymark_core::api::*;
 use waymark_core::auth::Caller;
 use waymark_core::endpoint::{Endpoint, Method};
+use waymark_core::operation::{Credentials, Operation, OperationVisitor};
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/parity")
 }
 
-/// Parses the case's query with the server's own parser, calls the engine's typed method and
-/// returns (request JSON, answer JSON, answer as serialized text).
+/// Parses the case's query with the server's own parser, calls the engine with the typed
+/// request and returns (request JSON, answer JSON, answer as serialized text). Generic over
+/// the endpoint's request type: any operation of the table can be a golden case.
 fn through_engine(
-    engine: &Engine,
+    engine: &Arc<Engine>,
     caller: &Caller,
     endpoint: Endpoint,
     query: &str,
 ) -> (Value, Value, String) {
-    let pairs: Vec<(String, String)> = url_pairs(query);
-    let headers = RequestHeaders::default();
-    macro_rules! run {
-        ($req:ty, $op:ident) => {{
-            let req = <$req>::from_parts(&pairs, &headers, &[], b"").unwrap();
+    struct ThroughEngine<'a> {
+        engine: &'a Arc<Engine>,
+        caller: &'a Caller,
+        pairs: Vec<(String, String)>,
+    }
+    impl OperationVisitor for ThroughEngine<'_> {
+        type Output = (Value, Value, String);
+        fn visit<R: Operation>(self) -> Self::Output {
+            let req = R::from_parts(&self.pairs, &RequestHeaders::default(), &[], b"").unwrap();
             let request = serde_json::to_value(&req).unwrap();
-            let grant = engine.authorize(caller, endpoint).unwrap();
-            let answer = engine.$op(&grant, req).unwrap();
+            let answer = self
+                .engine
+                .call(&Credentials::Http(self.caller), req)
+                .unwrap();
             (
                 request,
                 serde_json::to_value(&answer).unwrap(),
                 serde_json::to_string(&answer).unwrap(),
             )
-        }};
+        }
     }
-    match endpoint {
-        Endpoint::Timezone => run!(TimezoneRequest, geolocation_timezone),
-        Endpoint::Position => run!(PositionRequest, geolocation_position),
-        Endpoint::Autocomplete => run!(AutocompleteRequest, localities_autocomplete),
-        Endpoint::Details => run!(DetailsRequest, localities_details),
-        Endpoint::Geocode => run!(GeocodeRequest, localities_geocode),
-        Endpoint::Nearby => run!(NearbyRequest, localities_nearby),
-        Endpoint::Route => run!(RouteRequest, distance_route),
-        Endpoint::Tolls => run!(TollsRequest, distance_tolls),
-        Endpoint::Isochrone => run!(IsochroneRequest, distance_isochrone),
-        other => panic!("no parity runner for {}", other.name()),
-    }
+    endpoint.visit(ThroughEngine {
+        engine,
+        caller,
+        pairs: url_pairs(query),
+    })
 }
 
 fn url_pairs(query: &str) -> Vec<(String, String)> {
@@ -69,7 +70,6 @@ fn engine_and_local_server_give_the_golden_answers() {
     let tmp = tempfile::tempdir().unwrap();
     let (engine, publisher) =
         waymark_tests::engine_with_pack(&waymark_tests::parity_plan(), tmp.path());
-    let engine = Arc::new(engine);
     let caller = waymark_tests::private_caller(&publisher);
     let key = caller.api_key_header.clone().unwrap();
 

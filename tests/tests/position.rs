@@ -10,7 +10,7 @@ use waymark_core::ErrorCode;
 use waymark_core::api::PositionRequest;
 use waymark_core::auth::Caller;
 use waymark_core::auth::keys::{KeyClaims, KeyScope, PublicRestrictions};
-use waymark_core::endpoint::Endpoint;
+use waymark_core::operation::Credentials;
 use waymark_packs::build;
 
 #[test]
@@ -29,8 +29,10 @@ fn positions_from_the_base_pack() {
         waymark_tests::engine_with_pack(&build::sample_plan("base").unwrap(), tmp.path());
     let private = waymark_tests::private_caller(&publisher);
     let ask = |caller: &Caller, ip: Option<IpAddr>| {
-        let grant = engine.authorize(caller, Endpoint::Position).unwrap();
-        engine.geolocation_position(&grant, PositionRequest { ip_address: ip })
+        engine.call(
+            &Credentials::Http(caller),
+            PositionRequest { ip_address: ip },
+        )
     };
 
     let csv = sources

@@ -18,8 +18,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use serde::Deserialize;
 use waymark_core::ErrorCode;
 use waymark_core::api::PositionRequest;
-use waymark_core::endpoint::Endpoint;
 use waymark_core::geolocation::ip::is_local;
+use waymark_core::operation::Credentials;
 use waymark_packs::build;
 
 const ADDRESSES: usize = 10_000;
@@ -177,9 +177,8 @@ fn ten_thousand_addresses_agree_with_the_source_files() {
         if canon.is_ipv6() {
             v6_seen += 1;
         }
-        let grant = engine.authorize(&caller, Endpoint::Position).unwrap();
-        let got = engine.geolocation_position(
-            &grant,
+        let got = engine.call(
+            &Credentials::Http(&caller),
             PositionRequest {
                 ip_address: Some(*ip),
             },

@@ -8,10 +8,10 @@ use std::path::Path;
 use waymark_core::Engine;
 use waymark_core::api::{LatLng, TimezoneRequest};
 use waymark_core::auth::Caller;
-use waymark_core::endpoint::Endpoint;
+use waymark_core::operation::Credentials;
 use waymark_packs::build::PackPlan;
 
-fn engine_with_world_timezones(tmp: &Path) -> (Engine, Caller) {
+fn engine_with_world_timezones(tmp: &Path) -> (std::sync::Arc<Engine>, Caller) {
     let plan = PackPlan {
         id: "base".into(),
         osm: vec![],
@@ -23,16 +23,15 @@ fn engine_with_world_timezones(tmp: &Path) -> (Engine, Caller) {
 }
 
 fn tz(
-    engine: &Engine,
+    engine: &std::sync::Arc<Engine>,
     caller: &Caller,
     lat: f64,
     lng: f64,
     ts: i64,
 ) -> waymark_core::api::TimezoneResult {
-    let grant = engine.authorize(caller, Endpoint::Timezone).unwrap();
     engine
-        .geolocation_timezone(
-            &grant,
+        .call(
+            &Credentials::Http(caller),
             TimezoneRequest {
                 location: LatLng { lat, lng },
                 timestamp: Some(ts),
@@ -123,7 +122,13 @@ fn agrees_with_the_polygons_own_finder_on_random_points() {
 type Expected = (&'static str, &'static str, i32, i32);
 
 /// `(timezone, timezone_name, raw_offset, dst_offset)` at a point and instant (RFC 3339).
-fn at(e: &Engine, c: &Caller, lat: f64, lng: f64, instant: &str) -> (String, String, i32, i32) {
+fn at(
+    e: &std::sync::Arc<Engine>,
+    c: &Caller,
+    lat: f64,
+    lng: f64,
+    instant: &str,
+) -> (String, String, i32, i32) {
     let ts = chrono::DateTime::parse_from_rfc3339(instant)
         .unwrap()
         .timestamp();

@@ -23,7 +23,7 @@ use std::process::{Command, Stdio};
 use chrono::{Offset, TimeZone, Utc};
 use chrono_tz::{OffsetName, Tz};
 use waymark_core::api::{LatLng, TimezoneRequest};
-use waymark_core::endpoint::Endpoint;
+use waymark_core::operation::Credentials;
 use waymark_packs::build::PackPlan;
 
 const LAND_POINTS: usize = 10_000;
@@ -186,11 +186,10 @@ fn ten_thousand_land_points_agree_with_an_independent_finder() {
     };
     let (engine, publisher) = waymark_tests::engine_with_pack(&plan, tmp.path());
     let caller = waymark_tests::private_caller(&publisher);
-    let grant = engine.authorize(&caller, Endpoint::Timezone).unwrap();
     let ours = |lat: f64, lng: f64| {
         engine
-            .geolocation_timezone(
-                &grant,
+            .call(
+                &Credentials::Http(&caller),
                 TimezoneRequest {
                     location: LatLng { lat, lng },
                     timestamp: Some(1_768_000_000),

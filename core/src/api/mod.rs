@@ -102,6 +102,7 @@ pub mod indoor;
 pub mod localities;
 pub mod packs;
 pub mod query;
+pub mod redirects;
 pub mod stores;
 pub mod threewords;
 #[cfg(feature = "uniffi")]
@@ -118,6 +119,7 @@ pub use indoor::*;
 pub use localities::*;
 pub use packs::*;
 pub use query::*;
+pub use redirects::*;
 pub use stores::*;
 pub use threewords::*;
 pub use validation::*;

@@ -11,7 +11,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::query::{
-    FromQuery, QueryReader, RequestHeaders, conclude, conclude_body, from_json_body,
+    FromQuery, FromRequestParts, QueryReader, RequestHeaders, conclude, conclude_body,
+    from_json_body,
 };
 use super::validation::{FieldError, Validate};
 
@@ -49,6 +50,7 @@ pub struct PackInfo {
 
 /// `GET /packs`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PacksListRequest {}
 
 /// Answer of `GET /packs`.
@@ -165,9 +167,9 @@ impl FromQuery for PackRemoveRequest {
     }
 }
 
-impl PackInstallRequest {
+impl FromRequestParts for PackInstallRequest {
     /// Query (credentials only) plus JSON body.
-    pub fn from_parts(
+    fn from_parts(
         pairs: &[(String, String)],
         _headers: &RequestHeaders,
         _path: &[String],

@@ -171,6 +171,12 @@ impl FieldError {
     pub fn is_json_decode(&self) -> bool {
         self.kind == kinds::JSON_DECODE
     }
+
+    /// Whether the error says the body as a whole is not JSON: empty or undecodable.
+    pub fn is_body_not_json(&self) -> bool {
+        self.loc == [Value::from("body")]
+            && (self.kind == kinds::JSON_DECODE || self.kind == kinds::MISSING)
+    }
 }
 
 impl fmt::Display for FieldError {

@@ -1,7 +1,10 @@
 //! Geolocation: the timezone of a coordinate ([`timezone`]) and the position of an IP address
 //! ([`ip`]), answered from the packs' `timezones` and `ip` layers.
 pub mod ip;
+mod service;
 pub mod timezone;
+
+pub use service::Geolocation;
 
 use crate::packs::manifest::Manifest;
 

@@ -16,8 +16,8 @@ use crate::api::{
     AutocompleteRequest, AutocompleteResponse, DetailsRequest, DetailsResponse, GeocodeRequest,
     GeocodeResponse, NearbyRequest, NearbyResponse,
 };
-use crate::auth::{Authorizer, Grant};
 use crate::error::ApiError;
+use crate::operation::Call;
 use crate::packs::registry::{PackSet, PackSetCache};
 pub use index::LocalitiesIndex;
 
@@ -37,14 +37,13 @@ impl Localities {
     pub fn autocomplete(
         &self,
         set: Arc<PackSet>,
-        auth: &Authorizer,
-        grant: &Grant,
+        call: &Call<'_>,
         req: &AutocompleteRequest,
         locale: Option<&str>,
     ) -> Result<AutocompleteResponse, ApiError> {
-        let plan = autocomplete::plan(req, grant)?;
+        let plan = autocomplete::plan(req, call.grant())?;
         let idx = self.index(set)?;
-        auth.charge(grant)?;
+        call.charge()?;
         Ok(autocomplete::run(&idx, req, &plan, locale))
     }
 
@@ -52,15 +51,14 @@ impl Localities {
     pub fn details(
         &self,
         set: Arc<PackSet>,
-        auth: &Authorizer,
-        grant: &Grant,
+        call: &Call<'_>,
         req: &DetailsRequest,
         locale: Option<&str>,
     ) -> Result<DetailsResponse, ApiError> {
         let idx = self.index(set)?;
         // An unknown id costs no quota.
         let answer = details::run(&idx, req, locale)?;
-        auth.charge(grant)?;
+        call.charge()?;
         Ok(answer)
     }
 
@@ -68,8 +66,7 @@ impl Localities {
     pub fn geocode(
         &self,
         set: Arc<PackSet>,
-        auth: &Authorizer,
-        grant: &Grant,
+        call: &Call<'_>,
         req: &GeocodeRequest,
         locale: Option<&str>,
     ) -> Result<GeocodeResponse, ApiError> {
@@ -88,7 +85,7 @@ impl Localities {
         }
         let countries = autocomplete::resolve_countries(&req.components)?;
         let idx = self.index(set)?;
-        auth.charge(grant)?;
+        call.charge()?;
         Ok(geocode::run(&idx, req, &countries, locale))
     }
 
@@ -96,13 +93,12 @@ impl Localities {
     pub fn nearby(
         &self,
         set: Arc<PackSet>,
-        auth: &Authorizer,
-        grant: &Grant,
+        call: &Call<'_>,
         req: &NearbyRequest,
     ) -> Result<NearbyResponse, ApiError> {
         let plan = nearby::plan(req)?;
         let idx = self.index(set)?;
-        auth.charge(grant)?;
+        call.charge()?;
         Ok(nearby::run(&idx, req, &plan))
     }
 }

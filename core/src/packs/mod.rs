@@ -4,11 +4,13 @@
 //! This module holds what the builder (`waymark-packs`) and the readers share: the manifest
 //! with its canonical signature, and (as layers land) the SQL DDL and tantivy schemas.
 pub mod install;
+pub mod manager;
 pub mod manifest;
 pub mod registry;
 pub mod schema;
 pub mod search;
 
 pub use install::{InstallError, InstallProgress, InstalledPack, PackStore};
+pub use manager::PackManager;
 pub use manifest::{FORMAT_VERSION, Manifest, ManifestError, PackFile, PackSource};
 pub use registry::{LoadedPack, PackRegistry, PackSet};

@@ -5,12 +5,22 @@
 //! The Kotlin output then goes through one post-processing pass, [`kotlin_call_status`], which
 //! removes uniffi's per-call JNA structure for the call status (the main cost of an FFI call
 //! from Kotlin).
+//!
+//! `uniffi-bindgen wrappers --kotlin <file> --swift <file>` writes the operations layer of the
+//! platform wrappers, generated from the endpoint table (`waymark_ffi::wrappers`).
 mod kotlin_call_status;
 
 use std::path::{Path, PathBuf};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("wrappers") {
+        if let Err(message) = wrappers(&args) {
+            eprintln!("uniffi-bindgen wrappers: {message}");
+            std::process::exit(1);
+        }
+        return;
+    }
     uniffi::uniffi_bindgen_main();
     if let Err(message) = post_process(&args) {
         eprintln!("uniffi-bindgen: {message}");
@@ -32,6 +42,20 @@ fn option<'a>(args: &'a [String], long: &str, short: &str) -> Vec<&'a str> {
         }
     }
     values
+}
+
+/// Writes the Kotlin and Swift operations layers where `--kotlin` and `--swift` say.
+fn wrappers(args: &[String]) -> Result<(), String> {
+    let (Some(kotlin), Some(swift)) = (
+        option(args, "--kotlin", "-k").first().copied(),
+        option(args, "--swift", "-s").first().copied(),
+    ) else {
+        return Err("give --kotlin <file> and --swift <file>".into());
+    };
+    std::fs::write(kotlin, waymark_ffi::wrappers::kotlin())
+        .map_err(|e| format!("{kotlin}: {e}"))?;
+    std::fs::write(swift, waymark_ffi::wrappers::swift()).map_err(|e| format!("{swift}: {e}"))?;
+    Ok(())
 }
 
 fn post_process(args: &[String]) -> Result<(), String> {

@@ -44,7 +44,8 @@ struct BundleIdentitySource: AppIdentitySource {
 
 /// The offline location engine.
 public final class Waymark {
-    private let native: WaymarkEngine.Waymark
+    /// The generated binding (used by the generated operations in WaymarkOperations.swift).
+    let native: WaymarkEngine.Waymark
 
     /// Opens the engine for this app (bundle id from `Bundle.main`).
     public static func open(_ options: WaymarkOptions) throws -> Waymark {
@@ -71,83 +72,24 @@ public final class Waymark {
     }
 
     /// Runs a synchronous engine call off the caller's actor.
-    private func detached<T: Sendable>(_ call: @escaping @Sendable () throws -> T) async throws -> T {
+    func detached<T: Sendable>(_ call: @escaping @Sendable () throws -> T) async throws -> T {
         try await Task.detached(priority: .userInitiated) { try call() }.value
     }
 
     public var appIdentity: AppIdentity { native.appIdentity() }
 
-    // localities
-    public func autocomplete(_ request: AutocompleteRequest) async throws -> AutocompleteResponse {
-        try await detached { [native] in try native.localitiesAutocomplete(request: request) }
-    }
-    public func details(_ request: DetailsRequest) async throws -> DetailsResponse {
-        try await detached { [native] in try native.localitiesDetails(request: request) }
-    }
-    public func geocode(_ request: GeocodeRequest) async throws -> GeocodeResponse {
-        try await detached { [native] in try native.localitiesGeocode(request: request) }
-    }
-    public func nearby(_ request: NearbyRequest) async throws -> NearbyResponse {
-        try await detached { [native] in try native.localitiesNearby(request: request) }
-    }
+    // Every operation of the endpoint table is a method in WaymarkOperations.swift (generated).
+    // The native variants:
 
-    // geolocation
-    public func position(_ request: PositionRequest) async throws -> GeolocationResult {
-        try await detached { [native] in try native.geolocationPosition(request: request) }
-    }
-    public func timezone(_ request: TimezoneRequest) async throws -> TimezoneResult {
-        try await detached { [native] in try native.geolocationTimezone(request: request) }
-    }
-
-    // distance (asynchronous in the core already)
-    public func route(_ request: RouteRequest) async throws -> RouteResponse {
-        try await native.distanceRoute(request: request)
-    }
-    public func tolls(_ request: TollsRequest) async throws -> TollsResponse {
-        try await native.distanceTolls(request: request)
-    }
-    public func isochrone(_ request: IsochroneRequest) async throws -> IsochroneResponse {
-        try await native.distanceIsochrone(request: request)
-    }
+    /// The whole matrix, computed now and awaited (no 200-element limit).
     public func matrix(_ request: MatrixCreateRequest) async throws -> MatrixData {
         try await native.distanceMatrix(request: request)
     }
-    public func createMatrixJob(_ request: MatrixCreateRequest) async throws -> MatrixCreateResponse {
-        try await detached { [native] in try native.distanceMatrixCreate(request: request) }
-    }
-    public func matrixJobStatus(_ request: MatrixStatusRequest) async throws -> MatrixStatusResponse {
-        try await detached { [native] in try native.distanceMatrixStatus(request: request) }
-    }
-    public func matrixJobResult(_ request: MatrixResultRequest) async throws -> MatrixResult {
-        try await detached { [native] in try native.distanceMatrixResult(request: request) }
-    }
 
-    // stores, zones, datasets, indoor, three words: same pattern
-    public func storesSearch(_ request: StoresSearchRequest) async throws -> StoresSearchResponse {
-        try await detached { [native] in try native.storesSearch(request: request) }
-    }
-    public func updateZones(_ request: ZonesUpdateRequest) async throws -> ZonesUpdateResponse {
-        try await detached { [native] in try native.zonesUpdate(request: request) }
-    }
-    public func updateDataset(_ request: DatasetUpdateRequest) async throws -> Dataset {
-        try await native.datasetsUpdate(request: request)
-    }
-    public func indoorDirections(_ request: IndoorDirectionsRequest) async throws -> IndoorDirectionsResponse {
-        try await native.indoorDirections(request: request)
-    }
-    public func autosuggest(_ request: AutosuggestRequest) async throws -> AutosuggestResponse {
-        try await detached { [native] in try native.threewordsAutosuggest(request: request) }
-    }
-
-    // packs
-    public func packs() async throws -> PacksListResponse {
-        try await detached { [native] in try native.packsList() }
-    }
+    /// Installs the pack at `url` (resumable, verified, atomic) and awaits it; `onProgress`
+    /// hears each step. (`startPackInstall` starts the same install as a job.)
     public func installPack(url: String, onProgress: ((InstallProgress) -> Void)? = nil) async throws -> PackInstallStatus {
-        try await native.packsInstall(url: url, listener: onProgress.map(ProgressRelay.init))
-    }
-    public func removePack(id: String) async throws -> PackRemoveResponse {
-        try await detached { [native] in try native.packsRemove(packId: id) }
+        try await native.installPack(url: url, listener: onProgress.map(ProgressRelay.init))
     }
 }
 

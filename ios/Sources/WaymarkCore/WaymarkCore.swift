@@ -7782,6 +7782,54 @@ public func FfiConverterTypePackRemoveResponse_lower(_ value: PackRemoveResponse
 
 
 /**
+ * `GET /packs`.
+ */
+public struct PacksListRequest: Equatable, Hashable {
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init() {
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension PacksListRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePacksListRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PacksListRequest {
+        return
+            PacksListRequest()
+    }
+
+    public static func write(_ value: PacksListRequest, into buf: inout [UInt8]) {
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePacksListRequest_lift(_ buf: RustBuffer) throws -> PacksListRequest {
+    return try FfiConverterTypePacksListRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePacksListRequest_lower(_ value: PacksListRequest) -> RustBuffer {
+    return FfiConverterTypePacksListRequest.lower(value)
+}
+
+
+/**
  * Answer of `GET /packs`.
  */
 public struct PacksListResponse: Equatable, Hashable {

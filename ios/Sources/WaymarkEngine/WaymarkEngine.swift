@@ -763,8 +763,10 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     
     /**
      * `POST /datasets/{dataset_id}/features/contains`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    func datasetsFeatureContains(request: FeatureContainsRequest) throws  -> FeatureSearchResponse
+    func datasetsFeatureContains(request: FeatureContainsRequest) async throws  -> FeatureSearchResponse
     
     /**
      * `GET /datasets/{dataset_id}/features/{feature_id}`
@@ -773,8 +775,10 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     
     /**
      * `POST /datasets/{dataset_id}/features/search`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    func datasetsFeatureSearch(request: FeatureSearchRequest) throws  -> FeatureSearchResponse
+    func datasetsFeatureSearch(request: FeatureSearchRequest) async throws  -> FeatureSearchResponse
     
     /**
      * `GET /datasets/{dataset_id}`
@@ -792,12 +796,16 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     func datasetsStatus(request: DatasetStatusRequest) throws  -> ImportRun
     
     /**
-     * `PUT /datasets/{dataset_id}`: imports a dataset (long: runs off the calling thread).
+     * `PUT /datasets/{dataset_id}`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     func datasetsUpdate(request: DatasetUpdateRequest) async throws  -> Dataset
     
     /**
      * `GET /distance/isochrone/json`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     func distanceIsochrone(request: IsochroneRequest) async throws  -> IsochroneResponse
     
@@ -809,13 +817,15 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     func distanceMatrix(request: MatrixCreateRequest) async throws  -> MatrixData
     
     /**
-     * `POST /distance/matrix/async`: stores the job and returns its id at once; poll
-     * [`Waymark::distance_matrix_status`], then [`Waymark::distance_matrix_result`].
+     * `POST /distance/matrix/async`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    func distanceMatrixCreate(request: MatrixCreateRequest) throws  -> MatrixCreateResponse
+    func distanceMatrixCreate(request: MatrixCreateRequest) async throws  -> MatrixCreateResponse
     
     /**
-     * `GET /distance/matrix/async/{matrix_id}`: the result once `completed`.
+     * `GET /distance/matrix/async/{matrix_id}`: over HTTP a 303 to `.../result` once
+     * the job is completed.
      */
     func distanceMatrixResult(request: MatrixResultRequest) throws  -> MatrixResult
     
@@ -826,17 +836,20 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     
     /**
      * `GET /distance/route/json`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     func distanceRoute(request: RouteRequest) async throws  -> RouteResponse
     
     /**
      * `GET /distance/tolls/json`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     func distanceTolls(request: TollsRequest) async throws  -> TollsResponse
     
     /**
-     * `GET /geolocation/position`: natively there is no connection address, so give
-     * `ip_address`.
+     * `GET /geolocation/position`
      */
     func geolocationPosition(request: PositionRequest) throws  -> GeolocationResult
     
@@ -847,6 +860,8 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     
     /**
      * `GET /indoor/directions/{venue_id}`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     func indoorDirections(request: IndoorDirectionsRequest) async throws  -> IndoorDirectionsResponse
     
@@ -861,6 +876,14 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     func indoorVenue(request: VenueGetRequest) throws  -> Venue
     
     /**
+     * Installs the pack at `url` (`file://` or `http(s)://` pack directory) and awaits it:
+     * resumable, every file verified, the publisher's signature checked, switched in
+     * atomically (the previous version answers until then). `listener` hears the progress.
+     * (`packs_install` starts the same install as a job, as `POST /packs` does.)
+     */
+    func installPack(url: String, listener: InstallProgressListener?) async throws  -> PackInstallStatus
+    
+    /**
      * `GET /localities/autocomplete`
      */
     func localitiesAutocomplete(request: AutocompleteRequest) throws  -> AutocompleteResponse
@@ -871,7 +894,7 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     func localitiesDetails(request: DetailsRequest) throws  -> DetailsResponse
     
     /**
-     * `GET /localities/geocode` (forward with `address`, reverse with `latlng`)
+     * `GET /localities/geocode`
      */
     func localitiesGeocode(request: GeocodeRequest) throws  -> GeocodeResponse
     
@@ -881,21 +904,26 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     func localitiesNearby(request: NearbyRequest) throws  -> NearbyResponse
     
     /**
-     * Installs the pack at `url` (`file://` or `http(s)://` pack directory): resumable,
-     * every file verified, the publisher's signature checked, switched in atomically (the
-     * previous version answers until then). `listener` hears the progress.
+     * `POST /packs` (Waymark pack management, not in the spec): starts an install job
      */
-    func packsInstall(url: String, listener: InstallProgressListener?) async throws  -> PackInstallStatus
+    func packsInstall(request: PackInstallRequest) throws  -> PackInstallResponse
     
     /**
-     * The installed packs with their licences and attribution.
+     * `GET /packs/installs/{install_id}` (Waymark pack management, not in the spec)
      */
-    func packsList() throws  -> PacksListResponse
+    func packsInstallStatus(request: PackInstallStatusRequest) throws  -> PackInstallStatus
     
     /**
-     * Unloads and deletes every installed version of a pack.
+     * `GET /packs` (Waymark pack management, not in the spec)
      */
-    func packsRemove(packId: String) throws  -> PackRemoveResponse
+    func packsList(request: PacksListRequest) throws  -> PacksListResponse
+    
+    /**
+     * `DELETE /packs/{pack_id}` (Waymark pack management, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    func packsRemove(request: PackRemoveRequest) async throws  -> PackRemoveResponse
     
     /**
      * `GET /stores/search/bounds`
@@ -918,9 +946,11 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     func threewordsConvert(request: ConvertTo3waRequest) throws  -> ConvertTo3waResponse
     
     /**
-     * `PUT /zones` (all or nothing)
+     * `PUT /zones`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    func zonesUpdate(request: ZonesUpdateRequest) throws  -> ZonesUpdateResponse
+    func zonesUpdate(request: ZonesUpdateRequest) async throws  -> ZonesUpdateResponse
     
 }
 /**
@@ -1006,15 +1036,23 @@ open func appIdentity() -> AppIdentity  {
     
     /**
      * `POST /datasets/{dataset_id}/features/contains`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-open func datasetsFeatureContains(request: FeatureContainsRequest)throws  -> FeatureSearchResponse  {
-    return try  FfiConverterTypeFeatureSearchResponse_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_method_waymark_datasets_feature_contains(
-            self.uniffiCloneHandle(),
-        FfiConverterTypeFeatureContainsRequest_lower(request),uniffiCallStatus
-    )
-})
+open func datasetsFeatureContains(request: FeatureContainsRequest)async throws  -> FeatureSearchResponse  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_waymark_ffi_fn_method_waymark_datasets_feature_contains(
+                        self.uniffiCloneHandle(),FfiConverterTypeFeatureContainsRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_waymark_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_waymark_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_waymark_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeFeatureSearchResponse_lift,
+            errorHandler: FfiConverterTypeWaymarkError_lift
+        )
 }
     
     /**
@@ -1032,15 +1070,23 @@ open func datasetsFeatureGet(request: FeatureGetRequest)throws  -> DatasetFeatur
     
     /**
      * `POST /datasets/{dataset_id}/features/search`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-open func datasetsFeatureSearch(request: FeatureSearchRequest)throws  -> FeatureSearchResponse  {
-    return try  FfiConverterTypeFeatureSearchResponse_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_method_waymark_datasets_feature_search(
-            self.uniffiCloneHandle(),
-        FfiConverterTypeFeatureSearchRequest_lower(request),uniffiCallStatus
-    )
-})
+open func datasetsFeatureSearch(request: FeatureSearchRequest)async throws  -> FeatureSearchResponse  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_waymark_ffi_fn_method_waymark_datasets_feature_search(
+                        self.uniffiCloneHandle(),FfiConverterTypeFeatureSearchRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_waymark_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_waymark_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_waymark_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeFeatureSearchResponse_lift,
+            errorHandler: FfiConverterTypeWaymarkError_lift
+        )
 }
     
     /**
@@ -1083,7 +1129,9 @@ open func datasetsStatus(request: DatasetStatusRequest)throws  -> ImportRun  {
 }
     
     /**
-     * `PUT /datasets/{dataset_id}`: imports a dataset (long: runs off the calling thread).
+     * `PUT /datasets/{dataset_id}`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
 open func datasetsUpdate(request: DatasetUpdateRequest)async throws  -> Dataset  {
     return
@@ -1103,6 +1151,8 @@ open func datasetsUpdate(request: DatasetUpdateRequest)async throws  -> Dataset 
     
     /**
      * `GET /distance/isochrone/json`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
 open func distanceIsochrone(request: IsochroneRequest)async throws  -> IsochroneResponse  {
     return
@@ -1142,21 +1192,29 @@ open func distanceMatrix(request: MatrixCreateRequest)async throws  -> MatrixDat
 }
     
     /**
-     * `POST /distance/matrix/async`: stores the job and returns its id at once; poll
-     * [`Waymark::distance_matrix_status`], then [`Waymark::distance_matrix_result`].
+     * `POST /distance/matrix/async`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-open func distanceMatrixCreate(request: MatrixCreateRequest)throws  -> MatrixCreateResponse  {
-    return try  FfiConverterTypeMatrixCreateResponse_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_method_waymark_distance_matrix_create(
-            self.uniffiCloneHandle(),
-        FfiConverterTypeMatrixCreateRequest_lower(request),uniffiCallStatus
-    )
-})
+open func distanceMatrixCreate(request: MatrixCreateRequest)async throws  -> MatrixCreateResponse  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_waymark_ffi_fn_method_waymark_distance_matrix_create(
+                        self.uniffiCloneHandle(),FfiConverterTypeMatrixCreateRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_waymark_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_waymark_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_waymark_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeMatrixCreateResponse_lift,
+            errorHandler: FfiConverterTypeWaymarkError_lift
+        )
 }
     
     /**
-     * `GET /distance/matrix/async/{matrix_id}`: the result once `completed`.
+     * `GET /distance/matrix/async/{matrix_id}`: over HTTP a 303 to `.../result` once
+     * the job is completed.
      */
 open func distanceMatrixResult(request: MatrixResultRequest)throws  -> MatrixResult  {
     return try  FfiConverterTypeMatrixResult_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
@@ -1183,6 +1241,8 @@ open func distanceMatrixStatus(request: MatrixStatusRequest)throws  -> MatrixSta
     
     /**
      * `GET /distance/route/json`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
 open func distanceRoute(request: RouteRequest)async throws  -> RouteResponse  {
     return
@@ -1202,6 +1262,8 @@ open func distanceRoute(request: RouteRequest)async throws  -> RouteResponse  {
     
     /**
      * `GET /distance/tolls/json`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
 open func distanceTolls(request: TollsRequest)async throws  -> TollsResponse  {
     return
@@ -1220,8 +1282,7 @@ open func distanceTolls(request: TollsRequest)async throws  -> TollsResponse  {
 }
     
     /**
-     * `GET /geolocation/position`: natively there is no connection address, so give
-     * `ip_address`.
+     * `GET /geolocation/position`
      */
 open func geolocationPosition(request: PositionRequest)throws  -> GeolocationResult  {
     return try  FfiConverterTypeGeolocationResult_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
@@ -1248,6 +1309,8 @@ open func geolocationTimezone(request: TimezoneRequest)throws  -> TimezoneResult
     
     /**
      * `GET /indoor/directions/{venue_id}`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
 open func indoorDirections(request: IndoorDirectionsRequest)async throws  -> IndoorDirectionsResponse  {
     return
@@ -1292,6 +1355,28 @@ open func indoorVenue(request: VenueGetRequest)throws  -> Venue  {
 }
     
     /**
+     * Installs the pack at `url` (`file://` or `http(s)://` pack directory) and awaits it:
+     * resumable, every file verified, the publisher's signature checked, switched in
+     * atomically (the previous version answers until then). `listener` hears the progress.
+     * (`packs_install` starts the same install as a job, as `POST /packs` does.)
+     */
+open func installPack(url: String, listener: InstallProgressListener?)async throws  -> PackInstallStatus  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_waymark_ffi_fn_method_waymark_install_pack(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(url),FfiConverterOptionTypeInstallProgressListener.lower(listener)
+                )
+            },
+            pollFunc: ffi_waymark_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_waymark_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_waymark_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypePackInstallStatus_lift,
+            errorHandler: FfiConverterTypeWaymarkError_lift
+        )
+}
+    
+    /**
      * `GET /localities/autocomplete`
      */
 open func localitiesAutocomplete(request: AutocompleteRequest)throws  -> AutocompleteResponse  {
@@ -1318,7 +1403,7 @@ open func localitiesDetails(request: DetailsRequest)throws  -> DetailsResponse  
 }
     
     /**
-     * `GET /localities/geocode` (forward with `address`, reverse with `latlng`)
+     * `GET /localities/geocode`
      */
 open func localitiesGeocode(request: GeocodeRequest)throws  -> GeocodeResponse  {
     return try  FfiConverterTypeGeocodeResponse_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
@@ -1344,49 +1429,63 @@ open func localitiesNearby(request: NearbyRequest)throws  -> NearbyResponse  {
 }
     
     /**
-     * Installs the pack at `url` (`file://` or `http(s)://` pack directory): resumable,
-     * every file verified, the publisher's signature checked, switched in atomically (the
-     * previous version answers until then). `listener` hears the progress.
+     * `POST /packs` (Waymark pack management, not in the spec): starts an install job
      */
-open func packsInstall(url: String, listener: InstallProgressListener?)async throws  -> PackInstallStatus  {
+open func packsInstall(request: PackInstallRequest)throws  -> PackInstallResponse  {
+    return try  FfiConverterTypePackInstallResponse_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_method_waymark_packs_install(
+            self.uniffiCloneHandle(),
+        FfiConverterTypePackInstallRequest_lower(request),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * `GET /packs/installs/{install_id}` (Waymark pack management, not in the spec)
+     */
+open func packsInstallStatus(request: PackInstallStatusRequest)throws  -> PackInstallStatus  {
+    return try  FfiConverterTypePackInstallStatus_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_method_waymark_packs_install_status(
+            self.uniffiCloneHandle(),
+        FfiConverterTypePackInstallStatusRequest_lower(request),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * `GET /packs` (Waymark pack management, not in the spec)
+     */
+open func packsList(request: PacksListRequest)throws  -> PacksListResponse  {
+    return try  FfiConverterTypePacksListResponse_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_method_waymark_packs_list(
+            self.uniffiCloneHandle(),
+        FfiConverterTypePacksListRequest_lower(request),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * `DELETE /packs/{pack_id}` (Waymark pack management, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+open func packsRemove(request: PackRemoveRequest)async throws  -> PackRemoveResponse  {
     return
         try  await uniffiRustCallAsync(
             rustFutureFunc: {
-                uniffi_waymark_ffi_fn_method_waymark_packs_install(
-                        self.uniffiCloneHandle(),FfiConverterString.lower(url),FfiConverterOptionTypeInstallProgressListener.lower(listener)
+                uniffi_waymark_ffi_fn_method_waymark_packs_remove(
+                        self.uniffiCloneHandle(),FfiConverterTypePackRemoveRequest_lower(request)
                 )
             },
             pollFunc: ffi_waymark_ffi_rust_future_poll_rust_buffer,
             completeFunc: ffi_waymark_ffi_rust_future_complete_rust_buffer,
             freeFunc: ffi_waymark_ffi_rust_future_free_rust_buffer,
-            liftFunc: FfiConverterTypePackInstallStatus_lift,
+            liftFunc: FfiConverterTypePackRemoveResponse_lift,
             errorHandler: FfiConverterTypeWaymarkError_lift
         )
-}
-    
-    /**
-     * The installed packs with their licences and attribution.
-     */
-open func packsList()throws  -> PacksListResponse  {
-    return try  FfiConverterTypePacksListResponse_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_method_waymark_packs_list(
-            self.uniffiCloneHandle(),uniffiCallStatus
-    )
-})
-}
-    
-    /**
-     * Unloads and deletes every installed version of a pack.
-     */
-open func packsRemove(packId: String)throws  -> PackRemoveResponse  {
-    return try  FfiConverterTypePackRemoveResponse_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_method_waymark_packs_remove(
-            self.uniffiCloneHandle(),
-        FfiConverterString.lower(packId),uniffiCallStatus
-    )
-})
 }
     
     /**
@@ -1442,16 +1541,24 @@ open func threewordsConvert(request: ConvertTo3waRequest)throws  -> ConvertTo3wa
 }
     
     /**
-     * `PUT /zones` (all or nothing)
+     * `PUT /zones`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-open func zonesUpdate(request: ZonesUpdateRequest)throws  -> ZonesUpdateResponse  {
-    return try  FfiConverterTypeZonesUpdateResponse_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_method_waymark_zones_update(
-            self.uniffiCloneHandle(),
-        FfiConverterTypeZonesUpdateRequest_lower(request),uniffiCallStatus
-    )
-})
+open func zonesUpdate(request: ZonesUpdateRequest)async throws  -> ZonesUpdateResponse  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_waymark_ffi_fn_method_waymark_zones_update(
+                        self.uniffiCloneHandle(),FfiConverterTypeZonesUpdateRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_waymark_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_waymark_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_waymark_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeZonesUpdateResponse_lift,
+            errorHandler: FfiConverterTypeWaymarkError_lift
+        )
 }
     
 
@@ -1747,222 +1854,695 @@ fileprivate func uniffiFutureContinuationCallback(handle: UInt64, pollResult: In
     }
 }
 /**
- * Reads a request from its JSON form (422 naming each bad field).
+ * Reads the request from its JSON form (422 naming each bad field).
  */
-public func autocompleteRequestFromJson(json: String)throws  -> AutocompleteRequest  {
-    return try  FfiConverterTypeAutocompleteRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+public func datasetsFeatureContainsRequestFromJson(json: String)throws  -> FeatureContainsRequest  {
+    return try  FfiConverterTypeFeatureContainsRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
         uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_autocomplete_request_from_json(
+    uniffi_waymark_ffi_fn_func_datasets_feature_contains_request_from_json(
         FfiConverterString.lower(json),uniffiCallStatus
     )
 })
 }
 /**
- * Writes a response in the JSON form of the REST contract.
+ * Writes the response in the JSON form of the REST contract.
  */
-public func autocompleteResponseToJson(value: AutocompleteResponse)throws  -> String  {
+public func datasetsFeatureContainsResponseToJson(value: FeatureSearchResponse)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
         uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_autocomplete_response_to_json(
-        FfiConverterTypeAutocompleteResponse_lower(value),uniffiCallStatus
+    uniffi_waymark_ffi_fn_func_datasets_feature_contains_response_to_json(
+        FfiConverterTypeFeatureSearchResponse_lower(value),uniffiCallStatus
     )
 })
 }
 /**
- * Reads a request from its JSON form (422 naming each bad field).
+ * Reads the request from its JSON form (422 naming each bad field).
  */
-public func detailsRequestFromJson(json: String)throws  -> DetailsRequest  {
-    return try  FfiConverterTypeDetailsRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+public func datasetsFeatureGetRequestFromJson(json: String)throws  -> FeatureGetRequest  {
+    return try  FfiConverterTypeFeatureGetRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
         uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_details_request_from_json(
+    uniffi_waymark_ffi_fn_func_datasets_feature_get_request_from_json(
         FfiConverterString.lower(json),uniffiCallStatus
     )
 })
 }
 /**
- * Writes a response in the JSON form of the REST contract.
+ * Writes the response in the JSON form of the REST contract.
  */
-public func detailsResponseToJson(value: DetailsResponse)throws  -> String  {
+public func datasetsFeatureGetResponseToJson(value: DatasetFeature)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
         uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_details_response_to_json(
-        FfiConverterTypeDetailsResponse_lower(value),uniffiCallStatus
+    uniffi_waymark_ffi_fn_func_datasets_feature_get_response_to_json(
+        FfiConverterTypeDatasetFeature_lower(value),uniffiCallStatus
     )
 })
 }
 /**
- * Reads a request from its JSON form (422 naming each bad field).
+ * Reads the request from its JSON form (422 naming each bad field).
  */
-public func geocodeRequestFromJson(json: String)throws  -> GeocodeRequest  {
-    return try  FfiConverterTypeGeocodeRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+public func datasetsFeatureSearchRequestFromJson(json: String)throws  -> FeatureSearchRequest  {
+    return try  FfiConverterTypeFeatureSearchRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
         uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_geocode_request_from_json(
+    uniffi_waymark_ffi_fn_func_datasets_feature_search_request_from_json(
         FfiConverterString.lower(json),uniffiCallStatus
     )
 })
 }
 /**
- * Writes a response in the JSON form of the REST contract.
+ * Writes the response in the JSON form of the REST contract.
  */
-public func geocodeResponseToJson(value: GeocodeResponse)throws  -> String  {
+public func datasetsFeatureSearchResponseToJson(value: FeatureSearchResponse)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
         uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_geocode_response_to_json(
-        FfiConverterTypeGeocodeResponse_lower(value),uniffiCallStatus
+    uniffi_waymark_ffi_fn_func_datasets_feature_search_response_to_json(
+        FfiConverterTypeFeatureSearchResponse_lower(value),uniffiCallStatus
     )
 })
 }
 /**
- * Reads a request from its JSON form (422 naming each bad field).
+ * Reads the request from its JSON form (422 naming each bad field).
  */
-public func isochroneRequestFromJson(json: String)throws  -> IsochroneRequest  {
+public func datasetsGetRequestFromJson(json: String)throws  -> DatasetGetRequest  {
+    return try  FfiConverterTypeDatasetGetRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_datasets_get_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func datasetsGetResponseToJson(value: Dataset)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_datasets_get_response_to_json(
+        FfiConverterTypeDataset_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func datasetsListRequestFromJson(json: String)throws  -> DatasetListRequest  {
+    return try  FfiConverterTypeDatasetListRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_datasets_list_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func datasetsListResponseToJson(value: DatasetListResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_datasets_list_response_to_json(
+        FfiConverterTypeDatasetListResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func datasetsStatusRequestFromJson(json: String)throws  -> DatasetStatusRequest  {
+    return try  FfiConverterTypeDatasetStatusRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_datasets_status_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func datasetsStatusResponseToJson(value: ImportRun)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_datasets_status_response_to_json(
+        FfiConverterTypeImportRun_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func datasetsUpdateRequestFromJson(json: String)throws  -> DatasetUpdateRequest  {
+    return try  FfiConverterTypeDatasetUpdateRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_datasets_update_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func datasetsUpdateResponseToJson(value: Dataset)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_datasets_update_response_to_json(
+        FfiConverterTypeDataset_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func distanceIsochroneRequestFromJson(json: String)throws  -> IsochroneRequest  {
     return try  FfiConverterTypeIsochroneRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
         uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_isochrone_request_from_json(
+    uniffi_waymark_ffi_fn_func_distance_isochrone_request_from_json(
         FfiConverterString.lower(json),uniffiCallStatus
     )
 })
 }
 /**
- * Writes a response in the JSON form of the REST contract.
+ * Writes the response in the JSON form of the REST contract.
  */
-public func isochroneResponseToJson(value: IsochroneResponse)throws  -> String  {
+public func distanceIsochroneResponseToJson(value: IsochroneResponse)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
         uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_isochrone_response_to_json(
+    uniffi_waymark_ffi_fn_func_distance_isochrone_response_to_json(
         FfiConverterTypeIsochroneResponse_lower(value),uniffiCallStatus
     )
 })
 }
 /**
- * Writes a response in the JSON form of the REST contract.
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func distanceMatrixCreateRequestFromJson(json: String)throws  -> MatrixCreateRequest  {
+    return try  FfiConverterTypeMatrixCreateRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_distance_matrix_create_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func distanceMatrixCreateResponseToJson(value: MatrixCreateResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_distance_matrix_create_response_to_json(
+        FfiConverterTypeMatrixCreateResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func distanceMatrixResultRequestFromJson(json: String)throws  -> MatrixResultRequest  {
+    return try  FfiConverterTypeMatrixResultRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_distance_matrix_result_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func distanceMatrixResultResponseToJson(value: MatrixResult)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_distance_matrix_result_response_to_json(
+        FfiConverterTypeMatrixResult_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func distanceMatrixStatusRequestFromJson(json: String)throws  -> MatrixStatusRequest  {
+    return try  FfiConverterTypeMatrixStatusRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_distance_matrix_status_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func distanceMatrixStatusResponseToJson(value: MatrixStatusResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_distance_matrix_status_response_to_json(
+        FfiConverterTypeMatrixStatusResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func distanceRouteRequestFromJson(json: String)throws  -> RouteRequest  {
+    return try  FfiConverterTypeRouteRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_distance_route_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func distanceRouteResponseToJson(value: RouteResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_distance_route_response_to_json(
+        FfiConverterTypeRouteResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func distanceTollsRequestFromJson(json: String)throws  -> TollsRequest  {
+    return try  FfiConverterTypeTollsRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_distance_tolls_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func distanceTollsResponseToJson(value: TollsResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_distance_tolls_response_to_json(
+        FfiConverterTypeTollsResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func geolocationPositionRequestFromJson(json: String)throws  -> PositionRequest  {
+    return try  FfiConverterTypePositionRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_geolocation_position_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func geolocationPositionResponseToJson(value: GeolocationResult)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_geolocation_position_response_to_json(
+        FfiConverterTypeGeolocationResult_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func geolocationTimezoneRequestFromJson(json: String)throws  -> TimezoneRequest  {
+    return try  FfiConverterTypeTimezoneRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_geolocation_timezone_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func geolocationTimezoneResponseToJson(value: TimezoneResult)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_geolocation_timezone_response_to_json(
+        FfiConverterTypeTimezoneResult_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func indoorDirectionsRequestFromJson(json: String)throws  -> IndoorDirectionsRequest  {
+    return try  FfiConverterTypeIndoorDirectionsRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_indoor_directions_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func indoorDirectionsResponseToJson(value: IndoorDirectionsResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_indoor_directions_response_to_json(
+        FfiConverterTypeIndoorDirectionsResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func indoorPoiSearchRequestFromJson(json: String)throws  -> PoiSearchRequest  {
+    return try  FfiConverterTypePoiSearchRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_indoor_poi_search_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func indoorPoiSearchResponseToJson(value: PoiSearchResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_indoor_poi_search_response_to_json(
+        FfiConverterTypePoiSearchResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func indoorVenueRequestFromJson(json: String)throws  -> VenueGetRequest  {
+    return try  FfiConverterTypeVenueGetRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_indoor_venue_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func indoorVenueResponseToJson(value: Venue)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_indoor_venue_response_to_json(
+        FfiConverterTypeVenue_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func localitiesAutocompleteRequestFromJson(json: String)throws  -> AutocompleteRequest  {
+    return try  FfiConverterTypeAutocompleteRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_localities_autocomplete_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func localitiesAutocompleteResponseToJson(value: AutocompleteResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_localities_autocomplete_response_to_json(
+        FfiConverterTypeAutocompleteResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func localitiesDetailsRequestFromJson(json: String)throws  -> DetailsRequest  {
+    return try  FfiConverterTypeDetailsRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_localities_details_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func localitiesDetailsResponseToJson(value: DetailsResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_localities_details_response_to_json(
+        FfiConverterTypeDetailsResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func localitiesGeocodeRequestFromJson(json: String)throws  -> GeocodeRequest  {
+    return try  FfiConverterTypeGeocodeRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_localities_geocode_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func localitiesGeocodeResponseToJson(value: GeocodeResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_localities_geocode_response_to_json(
+        FfiConverterTypeGeocodeResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func localitiesNearbyRequestFromJson(json: String)throws  -> NearbyRequest  {
+    return try  FfiConverterTypeNearbyRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_localities_nearby_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func localitiesNearbyResponseToJson(value: NearbyResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_localities_nearby_response_to_json(
+        FfiConverterTypeNearbyResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func packsInstallRequestFromJson(json: String)throws  -> PackInstallRequest  {
+    return try  FfiConverterTypePackInstallRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_packs_install_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func packsInstallResponseToJson(value: PackInstallResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_packs_install_response_to_json(
+        FfiConverterTypePackInstallResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func packsInstallStatusRequestFromJson(json: String)throws  -> PackInstallStatusRequest  {
+    return try  FfiConverterTypePackInstallStatusRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_packs_install_status_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func packsInstallStatusResponseToJson(value: PackInstallStatus)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_packs_install_status_response_to_json(
+        FfiConverterTypePackInstallStatus_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func packsListRequestFromJson(json: String)throws  -> PacksListRequest  {
+    return try  FfiConverterTypePacksListRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_packs_list_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func packsListResponseToJson(value: PacksListResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_packs_list_response_to_json(
+        FfiConverterTypePacksListResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func packsRemoveRequestFromJson(json: String)throws  -> PackRemoveRequest  {
+    return try  FfiConverterTypePackRemoveRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_packs_remove_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func packsRemoveResponseToJson(value: PackRemoveResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_packs_remove_response_to_json(
+        FfiConverterTypePackRemoveResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func storesBoundsRequestFromJson(json: String)throws  -> StoresBoundsRequest  {
+    return try  FfiConverterTypeStoresBoundsRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_stores_bounds_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func storesBoundsResponseToJson(value: StoresBoundsResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_stores_bounds_response_to_json(
+        FfiConverterTypeStoresBoundsResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func storesSearchRequestFromJson(json: String)throws  -> StoresSearchRequest  {
+    return try  FfiConverterTypeStoresSearchRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_stores_search_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func storesSearchResponseToJson(value: StoresSearchResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_stores_search_response_to_json(
+        FfiConverterTypeStoresSearchResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func threewordsAutosuggestRequestFromJson(json: String)throws  -> AutosuggestRequest  {
+    return try  FfiConverterTypeAutosuggestRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_threewords_autosuggest_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func threewordsAutosuggestResponseToJson(value: AutosuggestResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_threewords_autosuggest_response_to_json(
+        FfiConverterTypeAutosuggestResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func threewordsConvertRequestFromJson(json: String)throws  -> ConvertTo3waRequest  {
+    return try  FfiConverterTypeConvertTo3waRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_threewords_convert_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func threewordsConvertResponseToJson(value: ConvertTo3waResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_threewords_convert_response_to_json(
+        FfiConverterTypeConvertTo3waResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func zonesUpdateRequestFromJson(json: String)throws  -> ZonesUpdateRequest  {
+    return try  FfiConverterTypeZonesUpdateRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_zones_update_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func zonesUpdateResponseToJson(value: ZonesUpdateResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_zones_update_response_to_json(
+        FfiConverterTypeZonesUpdateResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the matrix of `Waymark::distance_matrix` as JSON.
  */
 public func matrixDataToJson(value: MatrixData)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
         uniffiCallStatus in
     uniffi_waymark_ffi_fn_func_matrix_data_to_json(
         FfiConverterTypeMatrixData_lower(value),uniffiCallStatus
-    )
-})
-}
-/**
- * Reads a request from its JSON form (422 naming each bad field).
- */
-public func matrixRequestFromJson(json: String)throws  -> MatrixCreateRequest  {
-    return try  FfiConverterTypeMatrixCreateRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_matrix_request_from_json(
-        FfiConverterString.lower(json),uniffiCallStatus
-    )
-})
-}
-/**
- * Reads a request from its JSON form (422 naming each bad field).
- */
-public func nearbyRequestFromJson(json: String)throws  -> NearbyRequest  {
-    return try  FfiConverterTypeNearbyRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_nearby_request_from_json(
-        FfiConverterString.lower(json),uniffiCallStatus
-    )
-})
-}
-/**
- * Writes a response in the JSON form of the REST contract.
- */
-public func nearbyResponseToJson(value: NearbyResponse)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_nearby_response_to_json(
-        FfiConverterTypeNearbyResponse_lower(value),uniffiCallStatus
-    )
-})
-}
-/**
- * Reads a request from its JSON form (422 naming each bad field).
- */
-public func positionRequestFromJson(json: String)throws  -> PositionRequest  {
-    return try  FfiConverterTypePositionRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_position_request_from_json(
-        FfiConverterString.lower(json),uniffiCallStatus
-    )
-})
-}
-/**
- * Writes a response in the JSON form of the REST contract.
- */
-public func positionResponseToJson(value: GeolocationResult)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_position_response_to_json(
-        FfiConverterTypeGeolocationResult_lower(value),uniffiCallStatus
-    )
-})
-}
-/**
- * Reads a request from its JSON form (422 naming each bad field).
- */
-public func routeRequestFromJson(json: String)throws  -> RouteRequest  {
-    return try  FfiConverterTypeRouteRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_route_request_from_json(
-        FfiConverterString.lower(json),uniffiCallStatus
-    )
-})
-}
-/**
- * Writes a response in the JSON form of the REST contract.
- */
-public func routeResponseToJson(value: RouteResponse)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_route_response_to_json(
-        FfiConverterTypeRouteResponse_lower(value),uniffiCallStatus
-    )
-})
-}
-/**
- * Reads a request from its JSON form (422 naming each bad field).
- */
-public func timezoneRequestFromJson(json: String)throws  -> TimezoneRequest  {
-    return try  FfiConverterTypeTimezoneRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_timezone_request_from_json(
-        FfiConverterString.lower(json),uniffiCallStatus
-    )
-})
-}
-/**
- * Writes a response in the JSON form of the REST contract.
- */
-public func timezoneResponseToJson(value: TimezoneResult)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_timezone_response_to_json(
-        FfiConverterTypeTimezoneResult_lower(value),uniffiCallStatus
-    )
-})
-}
-/**
- * Reads a request from its JSON form (422 naming each bad field).
- */
-public func tollsRequestFromJson(json: String)throws  -> TollsRequest  {
-    return try  FfiConverterTypeTollsRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_tolls_request_from_json(
-        FfiConverterString.lower(json),uniffiCallStatus
-    )
-})
-}
-/**
- * Writes a response in the JSON form of the REST contract.
- */
-public func tollsResponseToJson(value: TollsResponse)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_func_tolls_response_to_json(
-        FfiConverterTypeTollsResponse_lower(value),uniffiCallStatus
     )
 })
 }
@@ -1982,64 +2562,193 @@ private let initializationResult: InitializationResult = {
     if bindings_contract_version != scaffolding_contract_version {
         return InitializationResult.contractVersionMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_autocomplete_request_from_json() != 15121) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_feature_contains_request_from_json() != 4464) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_autocomplete_response_to_json() != 30495) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_feature_contains_response_to_json() != 45420) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_details_request_from_json() != 13063) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_feature_get_request_from_json() != 28600) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_details_response_to_json() != 12234) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_feature_get_response_to_json() != 14359) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_geocode_request_from_json() != 1594) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_feature_search_request_from_json() != 57077) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_geocode_response_to_json() != 48979) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_feature_search_response_to_json() != 52740) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_isochrone_request_from_json() != 16307) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_get_request_from_json() != 11687) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_isochrone_response_to_json() != 62605) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_get_response_to_json() != 19160) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_matrix_data_to_json() != 31597) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_list_request_from_json() != 38595) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_matrix_request_from_json() != 1588) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_list_response_to_json() != 48481) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_nearby_request_from_json() != 14825) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_status_request_from_json() != 35475) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_nearby_response_to_json() != 60348) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_status_response_to_json() != 56294) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_position_request_from_json() != 44788) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_update_request_from_json() != 8126) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_position_response_to_json() != 31423) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_update_response_to_json() != 64868) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_route_request_from_json() != 3895) {
+    if (uniffi_waymark_ffi_checksum_func_distance_isochrone_request_from_json() != 34815) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_route_response_to_json() != 29113) {
+    if (uniffi_waymark_ffi_checksum_func_distance_isochrone_response_to_json() != 44494) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_timezone_request_from_json() != 38780) {
+    if (uniffi_waymark_ffi_checksum_func_distance_matrix_create_request_from_json() != 18760) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_timezone_response_to_json() != 19596) {
+    if (uniffi_waymark_ffi_checksum_func_distance_matrix_create_response_to_json() != 58682) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_tolls_request_from_json() != 52874) {
+    if (uniffi_waymark_ffi_checksum_func_distance_matrix_result_request_from_json() != 26462) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_tolls_response_to_json() != 11628) {
+    if (uniffi_waymark_ffi_checksum_func_distance_matrix_result_response_to_json() != 44169) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_distance_matrix_status_request_from_json() != 21108) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_distance_matrix_status_response_to_json() != 3490) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_distance_route_request_from_json() != 57824) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_distance_route_response_to_json() != 44846) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_distance_tolls_request_from_json() != 10674) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_distance_tolls_response_to_json() != 54998) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_geolocation_position_request_from_json() != 64115) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_geolocation_position_response_to_json() != 64407) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_geolocation_timezone_request_from_json() != 63534) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_geolocation_timezone_response_to_json() != 56273) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_indoor_directions_request_from_json() != 23471) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_indoor_directions_response_to_json() != 11392) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_indoor_poi_search_request_from_json() != 14805) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_indoor_poi_search_response_to_json() != 14854) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_indoor_venue_request_from_json() != 56811) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_indoor_venue_response_to_json() != 31870) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_localities_autocomplete_request_from_json() != 58271) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_localities_autocomplete_response_to_json() != 49803) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_localities_details_request_from_json() != 63078) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_localities_details_response_to_json() != 23507) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_localities_geocode_request_from_json() != 42221) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_localities_geocode_response_to_json() != 47182) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_localities_nearby_request_from_json() != 45047) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_localities_nearby_response_to_json() != 13782) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_packs_install_request_from_json() != 57892) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_packs_install_response_to_json() != 22343) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_packs_install_status_request_from_json() != 13833) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_packs_install_status_response_to_json() != 16957) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_packs_list_request_from_json() != 64305) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_packs_list_response_to_json() != 53980) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_packs_remove_request_from_json() != 65419) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_packs_remove_response_to_json() != 14896) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_stores_bounds_request_from_json() != 50498) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_stores_bounds_response_to_json() != 25822) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_stores_search_request_from_json() != 21547) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_stores_search_response_to_json() != 37760) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_threewords_autosuggest_request_from_json() != 31926) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_threewords_autosuggest_response_to_json() != 30168) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_threewords_convert_request_from_json() != 31335) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_threewords_convert_response_to_json() != 38754) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_zones_update_request_from_json() != 60280) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_zones_update_response_to_json() != 12061) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_matrix_data_to_json() != 43003) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_installprogresslistener_on_progress() != 17926) {
@@ -2048,13 +2757,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_method_waymark_app_identity() != 32049) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_contains() != 57516) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_contains() != 58567) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_get() != 31337) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_search() != 42423) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_search() != 41963) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_datasets_get() != 10839) {
@@ -2066,37 +2775,37 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_method_waymark_datasets_status() != 1560) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_update() != 51700) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_update() != 60069) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_distance_isochrone() != 17193) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_distance_isochrone() != 28317) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_distance_matrix() != 46413) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_create() != 54814) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_create() != 51127) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_result() != 6393) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_result() != 56977) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_status() != 17319) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_distance_route() != 48413) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_distance_route() != 43625) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_distance_tolls() != 7738) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_distance_tolls() != 9709) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_geolocation_position() != 3305) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_geolocation_position() != 44273) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_geolocation_timezone() != 56680) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_indoor_directions() != 55843) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_indoor_directions() != 25886) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_indoor_poi_search() != 15742) {
@@ -2105,25 +2814,31 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_method_waymark_indoor_venue() != 12522) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_waymark_ffi_checksum_method_waymark_install_pack() != 14261) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_waymark_ffi_checksum_method_waymark_localities_autocomplete() != 18388) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_localities_details() != 27431) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_localities_geocode() != 59233) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_localities_geocode() != 41681) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_localities_nearby() != 5680) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_packs_install() != 19350) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_packs_install() != 62082) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_packs_list() != 39609) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_packs_install_status() != 26880) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_packs_remove() != 62642) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_packs_list() != 38062) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_method_waymark_packs_remove() != 51205) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_stores_bounds() != 6803) {
@@ -2138,7 +2853,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_method_waymark_threewords_convert() != 9649) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_zones_update() != 40364) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_zones_update() != 58977) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_constructor_waymark_open() != 28840) {

@@ -6197,6 +6197,37 @@ public object FfiConverterTypePackRemoveResponse: FfiConverterRustBuffer<PackRem
 
 
 /**
+ * `GET /packs`.
+ */
+class PacksListRequest {
+    override fun equals(other: Any?): Boolean {
+        return other is PacksListRequest
+    }
+
+    override fun hashCode(): Int {
+        return javaClass.hashCode()
+    }
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePacksListRequest: FfiConverterRustBuffer<PacksListRequest> {
+    override fun read(buf: ByteBuffer): PacksListRequest {
+        return PacksListRequest()
+    }
+
+    override fun allocationSize(value: PacksListRequest) = 0UL
+
+    override fun write(value: PacksListRequest, buf: ByteBuffer) {
+    }
+}
+
+
+
+/**
  * Answer of `GET /packs`.
  */
 data class PacksListResponse (

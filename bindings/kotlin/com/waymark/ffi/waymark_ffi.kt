@@ -88,8 +88,13 @@ import com.waymark.core.FfiConverterTypeMatrixStatusRequest
 import com.waymark.core.FfiConverterTypeMatrixStatusResponse
 import com.waymark.core.FfiConverterTypeNearbyRequest
 import com.waymark.core.FfiConverterTypeNearbyResponse
+import com.waymark.core.FfiConverterTypePackInstallRequest
+import com.waymark.core.FfiConverterTypePackInstallResponse
 import com.waymark.core.FfiConverterTypePackInstallStatus
+import com.waymark.core.FfiConverterTypePackInstallStatusRequest
+import com.waymark.core.FfiConverterTypePackRemoveRequest
 import com.waymark.core.FfiConverterTypePackRemoveResponse
+import com.waymark.core.FfiConverterTypePacksListRequest
 import com.waymark.core.FfiConverterTypePacksListResponse
 import com.waymark.core.FfiConverterTypePoiSearchRequest
 import com.waymark.core.FfiConverterTypePoiSearchResponse
@@ -127,8 +132,13 @@ import com.waymark.core.MatrixStatusRequest
 import com.waymark.core.MatrixStatusResponse
 import com.waymark.core.NearbyRequest
 import com.waymark.core.NearbyResponse
+import com.waymark.core.PackInstallRequest
+import com.waymark.core.PackInstallResponse
 import com.waymark.core.PackInstallStatus
+import com.waymark.core.PackInstallStatusRequest
+import com.waymark.core.PackRemoveRequest
 import com.waymark.core.PackRemoveResponse
+import com.waymark.core.PacksListRequest
 import com.waymark.core.PacksListResponse
 import com.waymark.core.PoiSearchRequest
 import com.waymark.core.PoiSearchResponse
@@ -194,8 +204,13 @@ import com.waymark.core.RustBuffer as RustBufferMatrixStatusRequest
 import com.waymark.core.RustBuffer as RustBufferMatrixStatusResponse
 import com.waymark.core.RustBuffer as RustBufferNearbyRequest
 import com.waymark.core.RustBuffer as RustBufferNearbyResponse
+import com.waymark.core.RustBuffer as RustBufferPackInstallRequest
+import com.waymark.core.RustBuffer as RustBufferPackInstallResponse
 import com.waymark.core.RustBuffer as RustBufferPackInstallStatus
+import com.waymark.core.RustBuffer as RustBufferPackInstallStatusRequest
+import com.waymark.core.RustBuffer as RustBufferPackRemoveRequest
 import com.waymark.core.RustBuffer as RustBufferPackRemoveResponse
+import com.waymark.core.RustBuffer as RustBufferPacksListRequest
 import com.waymark.core.RustBuffer as RustBufferPacksListResponse
 import com.waymark.core.RustBuffer as RustBufferPoiSearchRequest
 import com.waymark.core.RustBuffer as RustBufferPoiSearchResponse
@@ -913,45 +928,131 @@ internal object IntegrityCheckingUniffiLib {
     }
 
     internal fun ensureInitialized() = Unit
-    external fun uniffi_waymark_ffi_checksum_func_autocomplete_request_from_json(
+    external fun uniffi_waymark_ffi_checksum_func_datasets_feature_contains_request_from_json(
     ): Int
-    external fun uniffi_waymark_ffi_checksum_func_autocomplete_response_to_json(
+    external fun uniffi_waymark_ffi_checksum_func_datasets_feature_contains_response_to_json(
     ): Int
-    external fun uniffi_waymark_ffi_checksum_func_details_request_from_json(
+    external fun uniffi_waymark_ffi_checksum_func_datasets_feature_get_request_from_json(
     ): Int
-    external fun uniffi_waymark_ffi_checksum_func_details_response_to_json(
+    external fun uniffi_waymark_ffi_checksum_func_datasets_feature_get_response_to_json(
     ): Int
-    external fun uniffi_waymark_ffi_checksum_func_geocode_request_from_json(
+    external fun uniffi_waymark_ffi_checksum_func_datasets_feature_search_request_from_json(
     ): Int
-    external fun uniffi_waymark_ffi_checksum_func_geocode_response_to_json(
+    external fun uniffi_waymark_ffi_checksum_func_datasets_feature_search_response_to_json(
     ): Int
-    external fun uniffi_waymark_ffi_checksum_func_isochrone_request_from_json(
+    external fun uniffi_waymark_ffi_checksum_func_datasets_get_request_from_json(
     ): Int
-    external fun uniffi_waymark_ffi_checksum_func_isochrone_response_to_json(
+    external fun uniffi_waymark_ffi_checksum_func_datasets_get_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_datasets_list_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_datasets_list_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_datasets_status_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_datasets_status_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_datasets_update_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_datasets_update_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_distance_isochrone_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_distance_isochrone_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_distance_matrix_create_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_distance_matrix_create_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_distance_matrix_result_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_distance_matrix_result_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_distance_matrix_status_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_distance_matrix_status_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_distance_route_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_distance_route_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_distance_tolls_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_distance_tolls_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_geolocation_position_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_geolocation_position_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_geolocation_timezone_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_geolocation_timezone_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_indoor_directions_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_indoor_directions_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_indoor_poi_search_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_indoor_poi_search_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_indoor_venue_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_indoor_venue_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_localities_autocomplete_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_localities_autocomplete_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_localities_details_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_localities_details_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_localities_geocode_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_localities_geocode_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_localities_nearby_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_localities_nearby_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_packs_install_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_packs_install_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_packs_install_status_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_packs_install_status_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_packs_list_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_packs_list_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_packs_remove_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_packs_remove_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_stores_bounds_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_stores_bounds_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_stores_search_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_stores_search_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_threewords_autosuggest_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_threewords_autosuggest_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_threewords_convert_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_threewords_convert_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_zones_update_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_zones_update_response_to_json(
     ): Int
     external fun uniffi_waymark_ffi_checksum_func_matrix_data_to_json(
-    ): Int
-    external fun uniffi_waymark_ffi_checksum_func_matrix_request_from_json(
-    ): Int
-    external fun uniffi_waymark_ffi_checksum_func_nearby_request_from_json(
-    ): Int
-    external fun uniffi_waymark_ffi_checksum_func_nearby_response_to_json(
-    ): Int
-    external fun uniffi_waymark_ffi_checksum_func_position_request_from_json(
-    ): Int
-    external fun uniffi_waymark_ffi_checksum_func_position_response_to_json(
-    ): Int
-    external fun uniffi_waymark_ffi_checksum_func_route_request_from_json(
-    ): Int
-    external fun uniffi_waymark_ffi_checksum_func_route_response_to_json(
-    ): Int
-    external fun uniffi_waymark_ffi_checksum_func_timezone_request_from_json(
-    ): Int
-    external fun uniffi_waymark_ffi_checksum_func_timezone_response_to_json(
-    ): Int
-    external fun uniffi_waymark_ffi_checksum_func_tolls_request_from_json(
-    ): Int
-    external fun uniffi_waymark_ffi_checksum_func_tolls_response_to_json(
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_installprogresslistener_on_progress(
     ): Int
@@ -995,6 +1096,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_indoor_venue(
     ): Int
+    external fun uniffi_waymark_ffi_checksum_method_waymark_install_pack(
+    ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_localities_autocomplete(
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_localities_details(
@@ -1004,6 +1107,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_waymark_ffi_checksum_method_waymark_localities_nearby(
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_packs_install(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_method_waymark_packs_install_status(
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_packs_list(
     ): Int
@@ -1059,12 +1164,12 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_app_identity(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferAppIdentity.ByValue
-    external fun uniffi_waymark_ffi_fn_method_waymark_datasets_feature_contains(`ptr`: Long,`request`: RustBufferFeatureContainsRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferFeatureSearchResponse.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_datasets_feature_contains(`ptr`: Long,`request`: RustBufferFeatureContainsRequest.ByValue,
+    ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_datasets_feature_get(`ptr`: Long,`request`: RustBufferFeatureGetRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferDatasetFeature.ByValue
-    external fun uniffi_waymark_ffi_fn_method_waymark_datasets_feature_search(`ptr`: Long,`request`: RustBufferFeatureSearchRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferFeatureSearchResponse.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_datasets_feature_search(`ptr`: Long,`request`: RustBufferFeatureSearchRequest.ByValue,
+    ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_datasets_get(`ptr`: Long,`request`: RustBufferDatasetGetRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferDataset.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_datasets_list(`ptr`: Long,`request`: RustBufferDatasetListRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1077,8 +1182,8 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_distance_matrix(`ptr`: Long,`request`: RustBufferMatrixCreateRequest.ByValue,
     ): Long
-    external fun uniffi_waymark_ffi_fn_method_waymark_distance_matrix_create(`ptr`: Long,`request`: RustBufferMatrixCreateRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferMatrixCreateResponse.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_distance_matrix_create(`ptr`: Long,`request`: RustBufferMatrixCreateRequest.ByValue,
+    ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_distance_matrix_result(`ptr`: Long,`request`: RustBufferMatrixResultRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferMatrixResult.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_distance_matrix_status(`ptr`: Long,`request`: RustBufferMatrixStatusRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1097,6 +1202,8 @@ internal object UniffiLib {
     ): RustBufferPoiSearchResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_indoor_venue(`ptr`: Long,`request`: RustBufferVenueGetRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferVenue.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_install_pack(`ptr`: Long,`url`: RustBuffer.ByValue,`listener`: RustBuffer.ByValue,
+    ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_localities_autocomplete(`ptr`: Long,`request`: RustBufferAutocompleteRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferAutocompleteResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_localities_details(`ptr`: Long,`request`: RustBufferDetailsRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1105,12 +1212,14 @@ internal object UniffiLib {
     ): RustBufferGeocodeResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_localities_nearby(`ptr`: Long,`request`: RustBufferNearbyRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferNearbyResponse.ByValue
-    external fun uniffi_waymark_ffi_fn_method_waymark_packs_install(`ptr`: Long,`url`: RustBuffer.ByValue,`listener`: RustBuffer.ByValue,
-    ): Long
-    external fun uniffi_waymark_ffi_fn_method_waymark_packs_list(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_waymark_ffi_fn_method_waymark_packs_install(`ptr`: Long,`request`: RustBufferPackInstallRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferPackInstallResponse.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_packs_install_status(`ptr`: Long,`request`: RustBufferPackInstallStatusRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferPackInstallStatus.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_packs_list(`ptr`: Long,`request`: RustBufferPacksListRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferPacksListResponse.ByValue
-    external fun uniffi_waymark_ffi_fn_method_waymark_packs_remove(`ptr`: Long,`packId`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferPackRemoveResponse.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_packs_remove(`ptr`: Long,`request`: RustBufferPackRemoveRequest.ByValue,
+    ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_stores_bounds(`ptr`: Long,`request`: RustBufferStoresBoundsRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferStoresBoundsResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_stores_search(`ptr`: Long,`request`: RustBufferStoresSearchRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1119,47 +1228,133 @@ internal object UniffiLib {
     ): RustBufferAutosuggestResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_threewords_convert(`ptr`: Long,`request`: RustBufferConvertTo3waRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferConvertTo3waResponse.ByValue
-    external fun uniffi_waymark_ffi_fn_method_waymark_zones_update(`ptr`: Long,`request`: RustBufferZonesUpdateRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferZonesUpdateResponse.ByValue
-    external fun uniffi_waymark_ffi_fn_func_autocomplete_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferAutocompleteRequest.ByValue
-    external fun uniffi_waymark_ffi_fn_func_autocomplete_response_to_json(`value`: RustBufferAutocompleteResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_waymark_ffi_fn_method_waymark_zones_update(`ptr`: Long,`request`: RustBufferZonesUpdateRequest.ByValue,
+    ): Long
+    external fun uniffi_waymark_ffi_fn_func_datasets_feature_contains_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferFeatureContainsRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_datasets_feature_contains_response_to_json(`value`: RustBufferFeatureSearchResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
-    external fun uniffi_waymark_ffi_fn_func_details_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferDetailsRequest.ByValue
-    external fun uniffi_waymark_ffi_fn_func_details_response_to_json(`value`: RustBufferDetailsResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_waymark_ffi_fn_func_datasets_feature_get_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferFeatureGetRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_datasets_feature_get_response_to_json(`value`: RustBufferDatasetFeature.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
-    external fun uniffi_waymark_ffi_fn_func_geocode_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferGeocodeRequest.ByValue
-    external fun uniffi_waymark_ffi_fn_func_geocode_response_to_json(`value`: RustBufferGeocodeResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_waymark_ffi_fn_func_datasets_feature_search_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferFeatureSearchRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_datasets_feature_search_response_to_json(`value`: RustBufferFeatureSearchResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
-    external fun uniffi_waymark_ffi_fn_func_isochrone_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_waymark_ffi_fn_func_datasets_get_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferDatasetGetRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_datasets_get_response_to_json(`value`: RustBufferDataset.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_datasets_list_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferDatasetListRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_datasets_list_response_to_json(`value`: RustBufferDatasetListResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_datasets_status_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferDatasetStatusRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_datasets_status_response_to_json(`value`: RustBufferImportRun.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_datasets_update_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferDatasetUpdateRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_datasets_update_response_to_json(`value`: RustBufferDataset.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_distance_isochrone_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferIsochroneRequest.ByValue
-    external fun uniffi_waymark_ffi_fn_func_isochrone_response_to_json(`value`: RustBufferIsochroneResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    external fun uniffi_waymark_ffi_fn_func_distance_isochrone_response_to_json(`value`: RustBufferIsochroneResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_distance_matrix_create_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferMatrixCreateRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_distance_matrix_create_response_to_json(`value`: RustBufferMatrixCreateResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_distance_matrix_result_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferMatrixResultRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_distance_matrix_result_response_to_json(`value`: RustBufferMatrixResult.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_distance_matrix_status_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferMatrixStatusRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_distance_matrix_status_response_to_json(`value`: RustBufferMatrixStatusResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_distance_route_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferRouteRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_distance_route_response_to_json(`value`: RustBufferRouteResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_distance_tolls_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferTollsRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_distance_tolls_response_to_json(`value`: RustBufferTollsResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_geolocation_position_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferPositionRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_geolocation_position_response_to_json(`value`: RustBufferGeolocationResult.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_geolocation_timezone_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferTimezoneRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_geolocation_timezone_response_to_json(`value`: RustBufferTimezoneResult.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_indoor_directions_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferIndoorDirectionsRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_indoor_directions_response_to_json(`value`: RustBufferIndoorDirectionsResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_indoor_poi_search_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferPoiSearchRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_indoor_poi_search_response_to_json(`value`: RustBufferPoiSearchResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_indoor_venue_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferVenueGetRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_indoor_venue_response_to_json(`value`: RustBufferVenue.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_localities_autocomplete_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferAutocompleteRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_localities_autocomplete_response_to_json(`value`: RustBufferAutocompleteResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_localities_details_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferDetailsRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_localities_details_response_to_json(`value`: RustBufferDetailsResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_localities_geocode_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferGeocodeRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_localities_geocode_response_to_json(`value`: RustBufferGeocodeResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_localities_nearby_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferNearbyRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_localities_nearby_response_to_json(`value`: RustBufferNearbyResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_packs_install_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferPackInstallRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_packs_install_response_to_json(`value`: RustBufferPackInstallResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_packs_install_status_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferPackInstallStatusRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_packs_install_status_response_to_json(`value`: RustBufferPackInstallStatus.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_packs_list_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferPacksListRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_packs_list_response_to_json(`value`: RustBufferPacksListResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_packs_remove_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferPackRemoveRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_packs_remove_response_to_json(`value`: RustBufferPackRemoveResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_stores_bounds_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferStoresBoundsRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_stores_bounds_response_to_json(`value`: RustBufferStoresBoundsResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_stores_search_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferStoresSearchRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_stores_search_response_to_json(`value`: RustBufferStoresSearchResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_threewords_autosuggest_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferAutosuggestRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_threewords_autosuggest_response_to_json(`value`: RustBufferAutosuggestResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_threewords_convert_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferConvertTo3waRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_threewords_convert_response_to_json(`value`: RustBufferConvertTo3waResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_zones_update_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferZonesUpdateRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_zones_update_response_to_json(`value`: RustBufferZonesUpdateResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_waymark_ffi_fn_func_matrix_data_to_json(`value`: RustBufferMatrixData.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_waymark_ffi_fn_func_matrix_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferMatrixCreateRequest.ByValue
-    external fun uniffi_waymark_ffi_fn_func_nearby_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferNearbyRequest.ByValue
-    external fun uniffi_waymark_ffi_fn_func_nearby_response_to_json(`value`: RustBufferNearbyResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_waymark_ffi_fn_func_position_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferPositionRequest.ByValue
-    external fun uniffi_waymark_ffi_fn_func_position_response_to_json(`value`: RustBufferGeolocationResult.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_waymark_ffi_fn_func_route_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferRouteRequest.ByValue
-    external fun uniffi_waymark_ffi_fn_func_route_response_to_json(`value`: RustBufferRouteResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_waymark_ffi_fn_func_timezone_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferTimezoneRequest.ByValue
-    external fun uniffi_waymark_ffi_fn_func_timezone_response_to_json(`value`: RustBufferTimezoneResult.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
-    external fun uniffi_waymark_ffi_fn_func_tolls_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferTollsRequest.ByValue
-    external fun uniffi_waymark_ffi_fn_func_tolls_response_to_json(`value`: RustBufferTollsResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun ffi_waymark_ffi_rustbuffer_alloc(`size`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -1280,64 +1475,193 @@ private fun uniffiCheckContractApiVersion(lib: IntegrityCheckingUniffiLib) {
 }
 @Suppress("UNUSED_PARAMETER")
 private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
-    if ((lib.uniffi_waymark_ffi_checksum_func_autocomplete_request_from_json() and 0xFFFF) != 15121) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_contains_request_from_json() and 0xFFFF) != 4464) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_autocomplete_response_to_json() and 0xFFFF) != 30495) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_contains_response_to_json() and 0xFFFF) != 45420) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_details_request_from_json() and 0xFFFF) != 13063) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_get_request_from_json() and 0xFFFF) != 28600) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_details_response_to_json() and 0xFFFF) != 12234) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_get_response_to_json() and 0xFFFF) != 14359) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_geocode_request_from_json() and 0xFFFF) != 1594) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_search_request_from_json() and 0xFFFF) != 57077) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_geocode_response_to_json() and 0xFFFF) != 48979) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_search_response_to_json() and 0xFFFF) != 52740) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_isochrone_request_from_json() and 0xFFFF) != 16307) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_get_request_from_json() and 0xFFFF) != 11687) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_isochrone_response_to_json() and 0xFFFF) != 62605) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_get_response_to_json() and 0xFFFF) != 19160) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_matrix_data_to_json() and 0xFFFF) != 31597) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_list_request_from_json() and 0xFFFF) != 38595) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_matrix_request_from_json() and 0xFFFF) != 1588) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_list_response_to_json() and 0xFFFF) != 48481) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_nearby_request_from_json() and 0xFFFF) != 14825) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_status_request_from_json() and 0xFFFF) != 35475) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_nearby_response_to_json() and 0xFFFF) != 60348) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_status_response_to_json() and 0xFFFF) != 56294) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_position_request_from_json() and 0xFFFF) != 44788) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_update_request_from_json() and 0xFFFF) != 8126) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_position_response_to_json() and 0xFFFF) != 31423) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_update_response_to_json() and 0xFFFF) != 64868) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_route_request_from_json() and 0xFFFF) != 3895) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_isochrone_request_from_json() and 0xFFFF) != 34815) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_route_response_to_json() and 0xFFFF) != 29113) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_isochrone_response_to_json() and 0xFFFF) != 44494) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_timezone_request_from_json() and 0xFFFF) != 38780) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_create_request_from_json() and 0xFFFF) != 18760) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_timezone_response_to_json() and 0xFFFF) != 19596) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_create_response_to_json() and 0xFFFF) != 58682) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_tolls_request_from_json() and 0xFFFF) != 52874) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_result_request_from_json() and 0xFFFF) != 26462) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_tolls_response_to_json() and 0xFFFF) != 11628) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_result_response_to_json() and 0xFFFF) != 44169) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_status_request_from_json() and 0xFFFF) != 21108) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_status_response_to_json() and 0xFFFF) != 3490) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_route_request_from_json() and 0xFFFF) != 57824) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_route_response_to_json() and 0xFFFF) != 44846) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_tolls_request_from_json() and 0xFFFF) != 10674) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_tolls_response_to_json() and 0xFFFF) != 54998) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_geolocation_position_request_from_json() and 0xFFFF) != 64115) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_geolocation_position_response_to_json() and 0xFFFF) != 64407) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_geolocation_timezone_request_from_json() and 0xFFFF) != 63534) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_geolocation_timezone_response_to_json() and 0xFFFF) != 56273) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_directions_request_from_json() and 0xFFFF) != 23471) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_directions_response_to_json() and 0xFFFF) != 11392) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_poi_search_request_from_json() and 0xFFFF) != 14805) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_poi_search_response_to_json() and 0xFFFF) != 14854) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_venue_request_from_json() and 0xFFFF) != 56811) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_venue_response_to_json() and 0xFFFF) != 31870) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_autocomplete_request_from_json() and 0xFFFF) != 58271) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_autocomplete_response_to_json() and 0xFFFF) != 49803) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_details_request_from_json() and 0xFFFF) != 63078) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_details_response_to_json() and 0xFFFF) != 23507) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_geocode_request_from_json() and 0xFFFF) != 42221) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_geocode_response_to_json() and 0xFFFF) != 47182) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_nearby_request_from_json() and 0xFFFF) != 45047) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_nearby_response_to_json() and 0xFFFF) != 13782) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_packs_install_request_from_json() and 0xFFFF) != 57892) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_packs_install_response_to_json() and 0xFFFF) != 22343) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_packs_install_status_request_from_json() and 0xFFFF) != 13833) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_packs_install_status_response_to_json() and 0xFFFF) != 16957) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_packs_list_request_from_json() and 0xFFFF) != 64305) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_packs_list_response_to_json() and 0xFFFF) != 53980) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_packs_remove_request_from_json() and 0xFFFF) != 65419) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_packs_remove_response_to_json() and 0xFFFF) != 14896) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_stores_bounds_request_from_json() and 0xFFFF) != 50498) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_stores_bounds_response_to_json() and 0xFFFF) != 25822) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_stores_search_request_from_json() and 0xFFFF) != 21547) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_stores_search_response_to_json() and 0xFFFF) != 37760) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_threewords_autosuggest_request_from_json() and 0xFFFF) != 31926) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_threewords_autosuggest_response_to_json() and 0xFFFF) != 30168) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_threewords_convert_request_from_json() and 0xFFFF) != 31335) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_threewords_convert_response_to_json() and 0xFFFF) != 38754) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_zones_update_request_from_json() and 0xFFFF) != 60280) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_zones_update_response_to_json() and 0xFFFF) != 12061) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_matrix_data_to_json() and 0xFFFF) != 43003) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_installprogresslistener_on_progress() and 0xFFFF) != 17926) {
@@ -1346,13 +1670,13 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_app_identity() and 0xFFFF) != 32049) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_contains() and 0xFFFF) != 57516) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_contains() and 0xFFFF) != 58567) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_get() and 0xFFFF) != 31337) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_search() and 0xFFFF) != 42423) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_search() and 0xFFFF) != 41963) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_get() and 0xFFFF) != 10839) {
@@ -1364,37 +1688,37 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_status() and 0xFFFF) != 1560) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_update() and 0xFFFF) != 51700) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_update() and 0xFFFF) != 60069) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_isochrone() and 0xFFFF) != 17193) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_isochrone() and 0xFFFF) != 28317) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_matrix() and 0xFFFF) != 46413) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_create() and 0xFFFF) != 54814) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_create() and 0xFFFF) != 51127) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_result() and 0xFFFF) != 6393) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_result() and 0xFFFF) != 56977) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_status() and 0xFFFF) != 17319) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_route() and 0xFFFF) != 48413) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_route() and 0xFFFF) != 43625) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_tolls() and 0xFFFF) != 7738) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_tolls() and 0xFFFF) != 9709) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_geolocation_position() and 0xFFFF) != 3305) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_geolocation_position() and 0xFFFF) != 44273) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_geolocation_timezone() and 0xFFFF) != 56680) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_indoor_directions() and 0xFFFF) != 55843) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_indoor_directions() and 0xFFFF) != 25886) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_indoor_poi_search() and 0xFFFF) != 15742) {
@@ -1403,25 +1727,31 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_indoor_venue() and 0xFFFF) != 12522) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_install_pack() and 0xFFFF) != 14261) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_localities_autocomplete() and 0xFFFF) != 18388) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_localities_details() and 0xFFFF) != 27431) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_localities_geocode() and 0xFFFF) != 59233) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_localities_geocode() and 0xFFFF) != 41681) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_localities_nearby() and 0xFFFF) != 5680) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_packs_install() and 0xFFFF) != 19350) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_packs_install() and 0xFFFF) != 62082) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_packs_list() and 0xFFFF) != 39609) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_packs_install_status() and 0xFFFF) != 26880) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_packs_remove() and 0xFFFF) != 62642) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_packs_list() and 0xFFFF) != 38062) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_packs_remove() and 0xFFFF) != 51205) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_stores_bounds() and 0xFFFF) != 6803) {
@@ -1436,7 +1766,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_threewords_convert() and 0xFFFF) != 9649) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_zones_update() and 0xFFFF) != 40364) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_zones_update() and 0xFFFF) != 58977) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_constructor_waymark_open() and 0xFFFF) != 28840) {
@@ -2181,8 +2511,10 @@ public interface WaymarkInterface {
     
     /**
      * `POST /datasets/{dataset_id}/features/contains`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    fun `datasetsFeatureContains`(`request`: FeatureContainsRequest): FeatureSearchResponse
+    suspend fun `datasetsFeatureContains`(`request`: FeatureContainsRequest): FeatureSearchResponse
     
     /**
      * `GET /datasets/{dataset_id}/features/{feature_id}`
@@ -2191,8 +2523,10 @@ public interface WaymarkInterface {
     
     /**
      * `POST /datasets/{dataset_id}/features/search`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    fun `datasetsFeatureSearch`(`request`: FeatureSearchRequest): FeatureSearchResponse
+    suspend fun `datasetsFeatureSearch`(`request`: FeatureSearchRequest): FeatureSearchResponse
     
     /**
      * `GET /datasets/{dataset_id}`
@@ -2210,12 +2544,16 @@ public interface WaymarkInterface {
     fun `datasetsStatus`(`request`: DatasetStatusRequest): ImportRun
     
     /**
-     * `PUT /datasets/{dataset_id}`: imports a dataset (long: runs off the calling thread).
+     * `PUT /datasets/{dataset_id}`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     suspend fun `datasetsUpdate`(`request`: DatasetUpdateRequest): Dataset
     
     /**
      * `GET /distance/isochrone/json`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     suspend fun `distanceIsochrone`(`request`: IsochroneRequest): IsochroneResponse
     
@@ -2227,13 +2565,15 @@ public interface WaymarkInterface {
     suspend fun `distanceMatrix`(`request`: MatrixCreateRequest): MatrixData
     
     /**
-     * `POST /distance/matrix/async`: stores the job and returns its id at once; poll
-     * [`Waymark::distance_matrix_status`], then [`Waymark::distance_matrix_result`].
+     * `POST /distance/matrix/async`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    fun `distanceMatrixCreate`(`request`: MatrixCreateRequest): MatrixCreateResponse
+    suspend fun `distanceMatrixCreate`(`request`: MatrixCreateRequest): MatrixCreateResponse
     
     /**
-     * `GET /distance/matrix/async/{matrix_id}`: the result once `completed`.
+     * `GET /distance/matrix/async/{matrix_id}`: over HTTP a 303 to `.../result` once
+     * the job is completed.
      */
     fun `distanceMatrixResult`(`request`: MatrixResultRequest): MatrixResult
     
@@ -2244,17 +2584,20 @@ public interface WaymarkInterface {
     
     /**
      * `GET /distance/route/json`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     suspend fun `distanceRoute`(`request`: RouteRequest): RouteResponse
     
     /**
      * `GET /distance/tolls/json`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     suspend fun `distanceTolls`(`request`: TollsRequest): TollsResponse
     
     /**
-     * `GET /geolocation/position`: natively there is no connection address, so give
-     * `ip_address`.
+     * `GET /geolocation/position`
      */
     fun `geolocationPosition`(`request`: PositionRequest): GeolocationResult
     
@@ -2265,6 +2608,8 @@ public interface WaymarkInterface {
     
     /**
      * `GET /indoor/directions/{venue_id}`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     suspend fun `indoorDirections`(`request`: IndoorDirectionsRequest): IndoorDirectionsResponse
     
@@ -2279,6 +2624,14 @@ public interface WaymarkInterface {
     fun `indoorVenue`(`request`: VenueGetRequest): Venue
     
     /**
+     * Installs the pack at `url` (`file://` or `http(s)://` pack directory) and awaits it:
+     * resumable, every file verified, the publisher's signature checked, switched in
+     * atomically (the previous version answers until then). `listener` hears the progress.
+     * (`packs_install` starts the same install as a job, as `POST /packs` does.)
+     */
+    suspend fun `installPack`(`url`: kotlin.String, `listener`: InstallProgressListener?): PackInstallStatus
+    
+    /**
      * `GET /localities/autocomplete`
      */
     fun `localitiesAutocomplete`(`request`: AutocompleteRequest): AutocompleteResponse
@@ -2289,7 +2642,7 @@ public interface WaymarkInterface {
     fun `localitiesDetails`(`request`: DetailsRequest): DetailsResponse
     
     /**
-     * `GET /localities/geocode` (forward with `address`, reverse with `latlng`)
+     * `GET /localities/geocode`
      */
     fun `localitiesGeocode`(`request`: GeocodeRequest): GeocodeResponse
     
@@ -2299,21 +2652,26 @@ public interface WaymarkInterface {
     fun `localitiesNearby`(`request`: NearbyRequest): NearbyResponse
     
     /**
-     * Installs the pack at `url` (`file://` or `http(s)://` pack directory): resumable,
-     * every file verified, the publisher's signature checked, switched in atomically (the
-     * previous version answers until then). `listener` hears the progress.
+     * `POST /packs` (Waymark pack management, not in the spec): starts an install job
      */
-    suspend fun `packsInstall`(`url`: kotlin.String, `listener`: InstallProgressListener?): PackInstallStatus
+    fun `packsInstall`(`request`: PackInstallRequest): PackInstallResponse
     
     /**
-     * The installed packs with their licences and attribution.
+     * `GET /packs/installs/{install_id}` (Waymark pack management, not in the spec)
      */
-    fun `packsList`(): PacksListResponse
+    fun `packsInstallStatus`(`request`: PackInstallStatusRequest): PackInstallStatus
     
     /**
-     * Unloads and deletes every installed version of a pack.
+     * `GET /packs` (Waymark pack management, not in the spec)
      */
-    fun `packsRemove`(`packId`: kotlin.String): PackRemoveResponse
+    fun `packsList`(`request`: PacksListRequest): PacksListResponse
+    
+    /**
+     * `DELETE /packs/{pack_id}` (Waymark pack management, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    suspend fun `packsRemove`(`request`: PackRemoveRequest): PackRemoveResponse
     
     /**
      * `GET /stores/search/bounds`
@@ -2336,9 +2694,11 @@ public interface WaymarkInterface {
     fun `threewordsConvert`(`request`: ConvertTo3waRequest): ConvertTo3waResponse
     
     /**
-     * `PUT /zones` (all or nothing)
+     * `PUT /zones`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    fun `zonesUpdate`(`request`: ZonesUpdateRequest): ZonesUpdateResponse
+    suspend fun `zonesUpdate`(`request`: ZonesUpdateRequest): ZonesUpdateResponse
     
     companion object
 }
@@ -2466,20 +2826,29 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
     
     /**
      * `POST /datasets/{dataset_id}/features/contains`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    @Throws(WaymarkException::class)override fun `datasetsFeatureContains`(`request`: FeatureContainsRequest): FeatureSearchResponse {
-            return FfiConverterTypeFeatureSearchResponse.lift(
-    callWithHandle {
-    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_datasets_feature_contains(
-        it,
-        
-        FfiConverterTypeFeatureContainsRequest.lower(`request`),_status)
-}
-    }
+    @Throws(WaymarkException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `datasetsFeatureContains`(`request`: FeatureContainsRequest) : FeatureSearchResponse {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_waymark_ffi_fn_method_waymark_datasets_feature_contains(
+                uniffiHandle,
+                
+        FfiConverterTypeFeatureContainsRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_complete_rust_buffer(future, continuation).let { RustBufferFeatureSearchResponse.create(it.capacity.toULong(), it.len.toULong(), it.data) } },
+        { future -> UniffiLib.ffi_waymark_ffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeFeatureSearchResponse.lift(it) },
+        // Error FFI converter
+        WaymarkExceptionExternalErrorHandler,
     )
     }
-    
 
     
     /**
@@ -2502,20 +2871,29 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
     
     /**
      * `POST /datasets/{dataset_id}/features/search`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    @Throws(WaymarkException::class)override fun `datasetsFeatureSearch`(`request`: FeatureSearchRequest): FeatureSearchResponse {
-            return FfiConverterTypeFeatureSearchResponse.lift(
-    callWithHandle {
-    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_datasets_feature_search(
-        it,
-        
-        FfiConverterTypeFeatureSearchRequest.lower(`request`),_status)
-}
-    }
+    @Throws(WaymarkException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `datasetsFeatureSearch`(`request`: FeatureSearchRequest) : FeatureSearchResponse {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_waymark_ffi_fn_method_waymark_datasets_feature_search(
+                uniffiHandle,
+                
+        FfiConverterTypeFeatureSearchRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_complete_rust_buffer(future, continuation).let { RustBufferFeatureSearchResponse.create(it.capacity.toULong(), it.len.toULong(), it.data) } },
+        { future -> UniffiLib.ffi_waymark_ffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeFeatureSearchResponse.lift(it) },
+        // Error FFI converter
+        WaymarkExceptionExternalErrorHandler,
     )
     }
-    
 
     
     /**
@@ -2573,7 +2951,9 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
 
     
     /**
-     * `PUT /datasets/{dataset_id}`: imports a dataset (long: runs off the calling thread).
+     * `PUT /datasets/{dataset_id}`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     @Throws(WaymarkException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
@@ -2599,6 +2979,8 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
     
     /**
      * `GET /distance/isochrone/json`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     @Throws(WaymarkException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
@@ -2650,26 +3032,35 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
 
     
     /**
-     * `POST /distance/matrix/async`: stores the job and returns its id at once; poll
-     * [`Waymark::distance_matrix_status`], then [`Waymark::distance_matrix_result`].
+     * `POST /distance/matrix/async`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    @Throws(WaymarkException::class)override fun `distanceMatrixCreate`(`request`: MatrixCreateRequest): MatrixCreateResponse {
-            return FfiConverterTypeMatrixCreateResponse.lift(
-    callWithHandle {
-    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_distance_matrix_create(
-        it,
-        
-        FfiConverterTypeMatrixCreateRequest.lower(`request`),_status)
-}
-    }
+    @Throws(WaymarkException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `distanceMatrixCreate`(`request`: MatrixCreateRequest) : MatrixCreateResponse {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_waymark_ffi_fn_method_waymark_distance_matrix_create(
+                uniffiHandle,
+                
+        FfiConverterTypeMatrixCreateRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_complete_rust_buffer(future, continuation).let { RustBufferMatrixCreateResponse.create(it.capacity.toULong(), it.len.toULong(), it.data) } },
+        { future -> UniffiLib.ffi_waymark_ffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeMatrixCreateResponse.lift(it) },
+        // Error FFI converter
+        WaymarkExceptionExternalErrorHandler,
     )
     }
-    
 
     
     /**
-     * `GET /distance/matrix/async/{matrix_id}`: the result once `completed`.
+     * `GET /distance/matrix/async/{matrix_id}`: over HTTP a 303 to `.../result` once
+     * the job is completed.
      */
     @Throws(WaymarkException::class)override fun `distanceMatrixResult`(`request`: MatrixResultRequest): MatrixResult {
             return FfiConverterTypeMatrixResult.lift(
@@ -2706,6 +3097,8 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
     
     /**
      * `GET /distance/route/json`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     @Throws(WaymarkException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
@@ -2731,6 +3124,8 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
     
     /**
      * `GET /distance/tolls/json`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     @Throws(WaymarkException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
@@ -2755,8 +3150,7 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
 
     
     /**
-     * `GET /geolocation/position`: natively there is no connection address, so give
-     * `ip_address`.
+     * `GET /geolocation/position`
      */
     @Throws(WaymarkException::class)override fun `geolocationPosition`(`request`: PositionRequest): GeolocationResult {
             return FfiConverterTypeGeolocationResult.lift(
@@ -2793,6 +3187,8 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
     
     /**
      * `GET /indoor/directions/{venue_id}`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     @Throws(WaymarkException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
@@ -2853,6 +3249,35 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
 
     
     /**
+     * Installs the pack at `url` (`file://` or `http(s)://` pack directory) and awaits it:
+     * resumable, every file verified, the publisher's signature checked, switched in
+     * atomically (the previous version answers until then). `listener` hears the progress.
+     * (`packs_install` starts the same install as a job, as `POST /packs` does.)
+     */
+    @Throws(WaymarkException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `installPack`(`url`: kotlin.String, `listener`: InstallProgressListener?) : PackInstallStatus {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_waymark_ffi_fn_method_waymark_install_pack(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`url`),
+        FfiConverterOptionalTypeInstallProgressListener.lower(`listener`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_complete_rust_buffer(future, continuation).let { RustBufferPackInstallStatus.create(it.capacity.toULong(), it.len.toULong(), it.data) } },
+        { future -> UniffiLib.ffi_waymark_ffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypePackInstallStatus.lift(it) },
+        // Error FFI converter
+        WaymarkExceptionExternalErrorHandler,
+    )
+    }
+
+    
+    /**
      * `GET /localities/autocomplete`
      */
     @Throws(WaymarkException::class)override fun `localitiesAutocomplete`(`request`: AutocompleteRequest): AutocompleteResponse {
@@ -2889,7 +3314,7 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
 
     
     /**
-     * `GET /localities/geocode` (forward with `address`, reverse with `latlng`)
+     * `GET /localities/geocode`
      */
     @Throws(WaymarkException::class)override fun `localitiesGeocode`(`request`: GeocodeRequest): GeocodeResponse {
             return FfiConverterTypeGeocodeResponse.lift(
@@ -2925,43 +3350,52 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
 
     
     /**
-     * Installs the pack at `url` (`file://` or `http(s)://` pack directory): resumable,
-     * every file verified, the publisher's signature checked, switched in atomically (the
-     * previous version answers until then). `listener` hears the progress.
+     * `POST /packs` (Waymark pack management, not in the spec): starts an install job
      */
-    @Throws(WaymarkException::class)
-    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
-    override suspend fun `packsInstall`(`url`: kotlin.String, `listener`: InstallProgressListener?) : PackInstallStatus {
-        return uniffiRustCallAsync(
-        callWithHandle { uniffiHandle ->
-            UniffiLib.uniffi_waymark_ffi_fn_method_waymark_packs_install(
-                uniffiHandle,
-                
-        FfiConverterString.lower(`url`),
-        FfiConverterOptionalTypeInstallProgressListener.lower(`listener`),
-            )
-        },
-        { future, callback, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_poll_rust_buffer(future, callback, continuation) },
-        { future, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_complete_rust_buffer(future, continuation).let { RustBufferPackInstallStatus.create(it.capacity.toULong(), it.len.toULong(), it.data) } },
-        { future -> UniffiLib.ffi_waymark_ffi_rust_future_free_rust_buffer(future) },
-        // lift function
-        { FfiConverterTypePackInstallStatus.lift(it) },
-        // Error FFI converter
-        WaymarkExceptionExternalErrorHandler,
+    @Throws(WaymarkException::class)override fun `packsInstall`(`request`: PackInstallRequest): PackInstallResponse {
+            return FfiConverterTypePackInstallResponse.lift(
+    callWithHandle {
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_packs_install(
+        it,
+        
+        FfiConverterTypePackInstallRequest.lower(`request`),_status)
+}
+    }
     )
     }
+    
 
     
     /**
-     * The installed packs with their licences and attribution.
+     * `GET /packs/installs/{install_id}` (Waymark pack management, not in the spec)
      */
-    @Throws(WaymarkException::class)override fun `packsList`(): PacksListResponse {
+    @Throws(WaymarkException::class)override fun `packsInstallStatus`(`request`: PackInstallStatusRequest): PackInstallStatus {
+            return FfiConverterTypePackInstallStatus.lift(
+    callWithHandle {
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_packs_install_status(
+        it,
+        
+        FfiConverterTypePackInstallStatusRequest.lower(`request`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * `GET /packs` (Waymark pack management, not in the spec)
+     */
+    @Throws(WaymarkException::class)override fun `packsList`(`request`: PacksListRequest): PacksListResponse {
             return FfiConverterTypePacksListResponse.lift(
     callWithHandle {
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
     UniffiLib.uniffi_waymark_ffi_fn_method_waymark_packs_list(
         it,
-        _status)
+        
+        FfiConverterTypePacksListRequest.lower(`request`),_status)
 }
     }
     )
@@ -2970,21 +3404,30 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
 
     
     /**
-     * Unloads and deletes every installed version of a pack.
+     * `DELETE /packs/{pack_id}` (Waymark pack management, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    @Throws(WaymarkException::class)override fun `packsRemove`(`packId`: kotlin.String): PackRemoveResponse {
-            return FfiConverterTypePackRemoveResponse.lift(
-    callWithHandle {
-    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_packs_remove(
-        it,
-        
-        FfiConverterString.lower(`packId`),_status)
-}
-    }
+    @Throws(WaymarkException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `packsRemove`(`request`: PackRemoveRequest) : PackRemoveResponse {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_waymark_ffi_fn_method_waymark_packs_remove(
+                uniffiHandle,
+                
+        FfiConverterTypePackRemoveRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_complete_rust_buffer(future, continuation).let { RustBufferPackRemoveResponse.create(it.capacity.toULong(), it.len.toULong(), it.data) } },
+        { future -> UniffiLib.ffi_waymark_ffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypePackRemoveResponse.lift(it) },
+        // Error FFI converter
+        WaymarkExceptionExternalErrorHandler,
     )
     }
-    
 
     
     /**
@@ -3060,21 +3503,30 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
 
     
     /**
-     * `PUT /zones` (all or nothing)
+     * `PUT /zones`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    @Throws(WaymarkException::class)override fun `zonesUpdate`(`request`: ZonesUpdateRequest): ZonesUpdateResponse {
-            return FfiConverterTypeZonesUpdateResponse.lift(
-    callWithHandle {
-    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_zones_update(
-        it,
-        
-        FfiConverterTypeZonesUpdateRequest.lower(`request`),_status)
-}
-    }
+    @Throws(WaymarkException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `zonesUpdate`(`request`: ZonesUpdateRequest) : ZonesUpdateResponse {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_waymark_ffi_fn_method_waymark_zones_update(
+                uniffiHandle,
+                
+        FfiConverterTypeZonesUpdateRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_complete_rust_buffer(future, continuation).let { RustBufferZonesUpdateResponse.create(it.capacity.toULong(), it.len.toULong(), it.data) } },
+        { future -> UniffiLib.ffi_waymark_ffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeZonesUpdateResponse.lift(it) },
+        // Error FFI converter
+        WaymarkExceptionExternalErrorHandler,
     )
     }
-    
 
     
 
@@ -3429,6 +3881,16 @@ public object FfiConverterSequenceString: FfiConverterRustBuffer<List<kotlin.Str
 
 
 
+
+
+
+
+
+
+
+
+
+
 object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<WaymarkException> {
     override fun lift(error_buf: RustBuffer.ByValue): WaymarkException =
         com.waymark.core.WaymarkException.ErrorHandler.lift(
@@ -3448,12 +3910,12 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
 
 
         /**
-         * Reads a request from its JSON form (422 naming each bad field).
+         * Reads the request from its JSON form (422 naming each bad field).
          */
-    @Throws(WaymarkException::class) fun `autocompleteRequestFromJson`(`json`: kotlin.String): AutocompleteRequest {
-            return FfiConverterTypeAutocompleteRequest.lift(
+    @Throws(WaymarkException::class) fun `datasetsFeatureContainsRequestFromJson`(`json`: kotlin.String): FeatureContainsRequest {
+            return FfiConverterTypeFeatureContainsRequest.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_autocomplete_request_from_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_feature_contains_request_from_json(
     
         
         FfiConverterString.lower(`json`),_status)
@@ -3463,27 +3925,27 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
     
 
         /**
-         * Writes a response in the JSON form of the REST contract.
+         * Writes the response in the JSON form of the REST contract.
          */
-    @Throws(WaymarkException::class) fun `autocompleteResponseToJson`(`value`: AutocompleteResponse): kotlin.String {
+    @Throws(WaymarkException::class) fun `datasetsFeatureContainsResponseToJson`(`value`: FeatureSearchResponse): kotlin.String {
             return FfiConverterString.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_autocomplete_response_to_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_feature_contains_response_to_json(
     
         
-        FfiConverterTypeAutocompleteResponse.lower(`value`),_status)
+        FfiConverterTypeFeatureSearchResponse.lower(`value`),_status)
 }
     )
     }
     
 
         /**
-         * Reads a request from its JSON form (422 naming each bad field).
+         * Reads the request from its JSON form (422 naming each bad field).
          */
-    @Throws(WaymarkException::class) fun `detailsRequestFromJson`(`json`: kotlin.String): DetailsRequest {
-            return FfiConverterTypeDetailsRequest.lift(
+    @Throws(WaymarkException::class) fun `datasetsFeatureGetRequestFromJson`(`json`: kotlin.String): FeatureGetRequest {
+            return FfiConverterTypeFeatureGetRequest.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_details_request_from_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_feature_get_request_from_json(
     
         
         FfiConverterString.lower(`json`),_status)
@@ -3493,27 +3955,27 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
     
 
         /**
-         * Writes a response in the JSON form of the REST contract.
+         * Writes the response in the JSON form of the REST contract.
          */
-    @Throws(WaymarkException::class) fun `detailsResponseToJson`(`value`: DetailsResponse): kotlin.String {
+    @Throws(WaymarkException::class) fun `datasetsFeatureGetResponseToJson`(`value`: DatasetFeature): kotlin.String {
             return FfiConverterString.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_details_response_to_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_feature_get_response_to_json(
     
         
-        FfiConverterTypeDetailsResponse.lower(`value`),_status)
+        FfiConverterTypeDatasetFeature.lower(`value`),_status)
 }
     )
     }
     
 
         /**
-         * Reads a request from its JSON form (422 naming each bad field).
+         * Reads the request from its JSON form (422 naming each bad field).
          */
-    @Throws(WaymarkException::class) fun `geocodeRequestFromJson`(`json`: kotlin.String): GeocodeRequest {
-            return FfiConverterTypeGeocodeRequest.lift(
+    @Throws(WaymarkException::class) fun `datasetsFeatureSearchRequestFromJson`(`json`: kotlin.String): FeatureSearchRequest {
+            return FfiConverterTypeFeatureSearchRequest.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_geocode_request_from_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_feature_search_request_from_json(
     
         
         FfiConverterString.lower(`json`),_status)
@@ -3523,27 +3985,147 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
     
 
         /**
-         * Writes a response in the JSON form of the REST contract.
+         * Writes the response in the JSON form of the REST contract.
          */
-    @Throws(WaymarkException::class) fun `geocodeResponseToJson`(`value`: GeocodeResponse): kotlin.String {
+    @Throws(WaymarkException::class) fun `datasetsFeatureSearchResponseToJson`(`value`: FeatureSearchResponse): kotlin.String {
             return FfiConverterString.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_geocode_response_to_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_feature_search_response_to_json(
     
         
-        FfiConverterTypeGeocodeResponse.lower(`value`),_status)
+        FfiConverterTypeFeatureSearchResponse.lower(`value`),_status)
 }
     )
     }
     
 
         /**
-         * Reads a request from its JSON form (422 naming each bad field).
+         * Reads the request from its JSON form (422 naming each bad field).
          */
-    @Throws(WaymarkException::class) fun `isochroneRequestFromJson`(`json`: kotlin.String): IsochroneRequest {
+    @Throws(WaymarkException::class) fun `datasetsGetRequestFromJson`(`json`: kotlin.String): DatasetGetRequest {
+            return FfiConverterTypeDatasetGetRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_get_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `datasetsGetResponseToJson`(`value`: Dataset): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_get_response_to_json(
+    
+        
+        FfiConverterTypeDataset.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `datasetsListRequestFromJson`(`json`: kotlin.String): DatasetListRequest {
+            return FfiConverterTypeDatasetListRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_list_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `datasetsListResponseToJson`(`value`: DatasetListResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_list_response_to_json(
+    
+        
+        FfiConverterTypeDatasetListResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `datasetsStatusRequestFromJson`(`json`: kotlin.String): DatasetStatusRequest {
+            return FfiConverterTypeDatasetStatusRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_status_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `datasetsStatusResponseToJson`(`value`: ImportRun): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_status_response_to_json(
+    
+        
+        FfiConverterTypeImportRun.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `datasetsUpdateRequestFromJson`(`json`: kotlin.String): DatasetUpdateRequest {
+            return FfiConverterTypeDatasetUpdateRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_update_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `datasetsUpdateResponseToJson`(`value`: Dataset): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_update_response_to_json(
+    
+        
+        FfiConverterTypeDataset.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `distanceIsochroneRequestFromJson`(`json`: kotlin.String): IsochroneRequest {
             return FfiConverterTypeIsochroneRequest.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_isochrone_request_from_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_distance_isochrone_request_from_json(
     
         
         FfiConverterString.lower(`json`),_status)
@@ -3553,12 +4135,12 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
     
 
         /**
-         * Writes a response in the JSON form of the REST contract.
+         * Writes the response in the JSON form of the REST contract.
          */
-    @Throws(WaymarkException::class) fun `isochroneResponseToJson`(`value`: IsochroneResponse): kotlin.String {
+    @Throws(WaymarkException::class) fun `distanceIsochroneResponseToJson`(`value`: IsochroneResponse): kotlin.String {
             return FfiConverterString.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_isochrone_response_to_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_distance_isochrone_response_to_json(
     
         
         FfiConverterTypeIsochroneResponse.lower(`value`),_status)
@@ -3568,27 +4150,12 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
     
 
         /**
-         * Writes a response in the JSON form of the REST contract.
+         * Reads the request from its JSON form (422 naming each bad field).
          */
-    @Throws(WaymarkException::class) fun `matrixDataToJson`(`value`: MatrixData): kotlin.String {
-            return FfiConverterString.lift(
-    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_matrix_data_to_json(
-    
-        
-        FfiConverterTypeMatrixData.lower(`value`),_status)
-}
-    )
-    }
-    
-
-        /**
-         * Reads a request from its JSON form (422 naming each bad field).
-         */
-    @Throws(WaymarkException::class) fun `matrixRequestFromJson`(`json`: kotlin.String): MatrixCreateRequest {
+    @Throws(WaymarkException::class) fun `distanceMatrixCreateRequestFromJson`(`json`: kotlin.String): MatrixCreateRequest {
             return FfiConverterTypeMatrixCreateRequest.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_matrix_request_from_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_distance_matrix_create_request_from_json(
     
         
         FfiConverterString.lower(`json`),_status)
@@ -3598,42 +4165,27 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
     
 
         /**
-         * Reads a request from its JSON form (422 naming each bad field).
+         * Writes the response in the JSON form of the REST contract.
          */
-    @Throws(WaymarkException::class) fun `nearbyRequestFromJson`(`json`: kotlin.String): NearbyRequest {
-            return FfiConverterTypeNearbyRequest.lift(
-    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_nearby_request_from_json(
-    
-        
-        FfiConverterString.lower(`json`),_status)
-}
-    )
-    }
-    
-
-        /**
-         * Writes a response in the JSON form of the REST contract.
-         */
-    @Throws(WaymarkException::class) fun `nearbyResponseToJson`(`value`: NearbyResponse): kotlin.String {
+    @Throws(WaymarkException::class) fun `distanceMatrixCreateResponseToJson`(`value`: MatrixCreateResponse): kotlin.String {
             return FfiConverterString.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_nearby_response_to_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_distance_matrix_create_response_to_json(
     
         
-        FfiConverterTypeNearbyResponse.lower(`value`),_status)
+        FfiConverterTypeMatrixCreateResponse.lower(`value`),_status)
 }
     )
     }
     
 
         /**
-         * Reads a request from its JSON form (422 naming each bad field).
+         * Reads the request from its JSON form (422 naming each bad field).
          */
-    @Throws(WaymarkException::class) fun `positionRequestFromJson`(`json`: kotlin.String): PositionRequest {
-            return FfiConverterTypePositionRequest.lift(
+    @Throws(WaymarkException::class) fun `distanceMatrixResultRequestFromJson`(`json`: kotlin.String): MatrixResultRequest {
+            return FfiConverterTypeMatrixResultRequest.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_position_request_from_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_distance_matrix_result_request_from_json(
     
         
         FfiConverterString.lower(`json`),_status)
@@ -3643,27 +4195,57 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
     
 
         /**
-         * Writes a response in the JSON form of the REST contract.
+         * Writes the response in the JSON form of the REST contract.
          */
-    @Throws(WaymarkException::class) fun `positionResponseToJson`(`value`: GeolocationResult): kotlin.String {
+    @Throws(WaymarkException::class) fun `distanceMatrixResultResponseToJson`(`value`: MatrixResult): kotlin.String {
             return FfiConverterString.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_position_response_to_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_distance_matrix_result_response_to_json(
     
         
-        FfiConverterTypeGeolocationResult.lower(`value`),_status)
+        FfiConverterTypeMatrixResult.lower(`value`),_status)
 }
     )
     }
     
 
         /**
-         * Reads a request from its JSON form (422 naming each bad field).
+         * Reads the request from its JSON form (422 naming each bad field).
          */
-    @Throws(WaymarkException::class) fun `routeRequestFromJson`(`json`: kotlin.String): RouteRequest {
+    @Throws(WaymarkException::class) fun `distanceMatrixStatusRequestFromJson`(`json`: kotlin.String): MatrixStatusRequest {
+            return FfiConverterTypeMatrixStatusRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_distance_matrix_status_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `distanceMatrixStatusResponseToJson`(`value`: MatrixStatusResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_distance_matrix_status_response_to_json(
+    
+        
+        FfiConverterTypeMatrixStatusResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `distanceRouteRequestFromJson`(`json`: kotlin.String): RouteRequest {
             return FfiConverterTypeRouteRequest.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_route_request_from_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_distance_route_request_from_json(
     
         
         FfiConverterString.lower(`json`),_status)
@@ -3673,12 +4255,12 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
     
 
         /**
-         * Writes a response in the JSON form of the REST contract.
+         * Writes the response in the JSON form of the REST contract.
          */
-    @Throws(WaymarkException::class) fun `routeResponseToJson`(`value`: RouteResponse): kotlin.String {
+    @Throws(WaymarkException::class) fun `distanceRouteResponseToJson`(`value`: RouteResponse): kotlin.String {
             return FfiConverterString.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_route_response_to_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_distance_route_response_to_json(
     
         
         FfiConverterTypeRouteResponse.lower(`value`),_status)
@@ -3688,12 +4270,12 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
     
 
         /**
-         * Reads a request from its JSON form (422 naming each bad field).
+         * Reads the request from its JSON form (422 naming each bad field).
          */
-    @Throws(WaymarkException::class) fun `timezoneRequestFromJson`(`json`: kotlin.String): TimezoneRequest {
-            return FfiConverterTypeTimezoneRequest.lift(
+    @Throws(WaymarkException::class) fun `distanceTollsRequestFromJson`(`json`: kotlin.String): TollsRequest {
+            return FfiConverterTypeTollsRequest.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_timezone_request_from_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_distance_tolls_request_from_json(
     
         
         FfiConverterString.lower(`json`),_status)
@@ -3703,12 +4285,72 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
     
 
         /**
-         * Writes a response in the JSON form of the REST contract.
+         * Writes the response in the JSON form of the REST contract.
          */
-    @Throws(WaymarkException::class) fun `timezoneResponseToJson`(`value`: TimezoneResult): kotlin.String {
+    @Throws(WaymarkException::class) fun `distanceTollsResponseToJson`(`value`: TollsResponse): kotlin.String {
             return FfiConverterString.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_timezone_response_to_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_distance_tolls_response_to_json(
+    
+        
+        FfiConverterTypeTollsResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `geolocationPositionRequestFromJson`(`json`: kotlin.String): PositionRequest {
+            return FfiConverterTypePositionRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_geolocation_position_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `geolocationPositionResponseToJson`(`value`: GeolocationResult): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_geolocation_position_response_to_json(
+    
+        
+        FfiConverterTypeGeolocationResult.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `geolocationTimezoneRequestFromJson`(`json`: kotlin.String): TimezoneRequest {
+            return FfiConverterTypeTimezoneRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_geolocation_timezone_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `geolocationTimezoneResponseToJson`(`value`: TimezoneResult): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_geolocation_timezone_response_to_json(
     
         
         FfiConverterTypeTimezoneResult.lower(`value`),_status)
@@ -3718,12 +4360,12 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
     
 
         /**
-         * Reads a request from its JSON form (422 naming each bad field).
+         * Reads the request from its JSON form (422 naming each bad field).
          */
-    @Throws(WaymarkException::class) fun `tollsRequestFromJson`(`json`: kotlin.String): TollsRequest {
-            return FfiConverterTypeTollsRequest.lift(
+    @Throws(WaymarkException::class) fun `indoorDirectionsRequestFromJson`(`json`: kotlin.String): IndoorDirectionsRequest {
+            return FfiConverterTypeIndoorDirectionsRequest.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_tolls_request_from_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_indoor_directions_request_from_json(
     
         
         FfiConverterString.lower(`json`),_status)
@@ -3733,15 +4375,480 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
     
 
         /**
-         * Writes a response in the JSON form of the REST contract.
+         * Writes the response in the JSON form of the REST contract.
          */
-    @Throws(WaymarkException::class) fun `tollsResponseToJson`(`value`: TollsResponse): kotlin.String {
+    @Throws(WaymarkException::class) fun `indoorDirectionsResponseToJson`(`value`: IndoorDirectionsResponse): kotlin.String {
             return FfiConverterString.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_func_tolls_response_to_json(
+    UniffiLib.uniffi_waymark_ffi_fn_func_indoor_directions_response_to_json(
     
         
-        FfiConverterTypeTollsResponse.lower(`value`),_status)
+        FfiConverterTypeIndoorDirectionsResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `indoorPoiSearchRequestFromJson`(`json`: kotlin.String): PoiSearchRequest {
+            return FfiConverterTypePoiSearchRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_indoor_poi_search_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `indoorPoiSearchResponseToJson`(`value`: PoiSearchResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_indoor_poi_search_response_to_json(
+    
+        
+        FfiConverterTypePoiSearchResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `indoorVenueRequestFromJson`(`json`: kotlin.String): VenueGetRequest {
+            return FfiConverterTypeVenueGetRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_indoor_venue_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `indoorVenueResponseToJson`(`value`: Venue): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_indoor_venue_response_to_json(
+    
+        
+        FfiConverterTypeVenue.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `localitiesAutocompleteRequestFromJson`(`json`: kotlin.String): AutocompleteRequest {
+            return FfiConverterTypeAutocompleteRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_localities_autocomplete_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `localitiesAutocompleteResponseToJson`(`value`: AutocompleteResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_localities_autocomplete_response_to_json(
+    
+        
+        FfiConverterTypeAutocompleteResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `localitiesDetailsRequestFromJson`(`json`: kotlin.String): DetailsRequest {
+            return FfiConverterTypeDetailsRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_localities_details_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `localitiesDetailsResponseToJson`(`value`: DetailsResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_localities_details_response_to_json(
+    
+        
+        FfiConverterTypeDetailsResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `localitiesGeocodeRequestFromJson`(`json`: kotlin.String): GeocodeRequest {
+            return FfiConverterTypeGeocodeRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_localities_geocode_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `localitiesGeocodeResponseToJson`(`value`: GeocodeResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_localities_geocode_response_to_json(
+    
+        
+        FfiConverterTypeGeocodeResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `localitiesNearbyRequestFromJson`(`json`: kotlin.String): NearbyRequest {
+            return FfiConverterTypeNearbyRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_localities_nearby_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `localitiesNearbyResponseToJson`(`value`: NearbyResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_localities_nearby_response_to_json(
+    
+        
+        FfiConverterTypeNearbyResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `packsInstallRequestFromJson`(`json`: kotlin.String): PackInstallRequest {
+            return FfiConverterTypePackInstallRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_packs_install_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `packsInstallResponseToJson`(`value`: PackInstallResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_packs_install_response_to_json(
+    
+        
+        FfiConverterTypePackInstallResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `packsInstallStatusRequestFromJson`(`json`: kotlin.String): PackInstallStatusRequest {
+            return FfiConverterTypePackInstallStatusRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_packs_install_status_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `packsInstallStatusResponseToJson`(`value`: PackInstallStatus): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_packs_install_status_response_to_json(
+    
+        
+        FfiConverterTypePackInstallStatus.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `packsListRequestFromJson`(`json`: kotlin.String): PacksListRequest {
+            return FfiConverterTypePacksListRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_packs_list_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `packsListResponseToJson`(`value`: PacksListResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_packs_list_response_to_json(
+    
+        
+        FfiConverterTypePacksListResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `packsRemoveRequestFromJson`(`json`: kotlin.String): PackRemoveRequest {
+            return FfiConverterTypePackRemoveRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_packs_remove_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `packsRemoveResponseToJson`(`value`: PackRemoveResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_packs_remove_response_to_json(
+    
+        
+        FfiConverterTypePackRemoveResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `storesBoundsRequestFromJson`(`json`: kotlin.String): StoresBoundsRequest {
+            return FfiConverterTypeStoresBoundsRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_stores_bounds_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `storesBoundsResponseToJson`(`value`: StoresBoundsResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_stores_bounds_response_to_json(
+    
+        
+        FfiConverterTypeStoresBoundsResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `storesSearchRequestFromJson`(`json`: kotlin.String): StoresSearchRequest {
+            return FfiConverterTypeStoresSearchRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_stores_search_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `storesSearchResponseToJson`(`value`: StoresSearchResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_stores_search_response_to_json(
+    
+        
+        FfiConverterTypeStoresSearchResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `threewordsAutosuggestRequestFromJson`(`json`: kotlin.String): AutosuggestRequest {
+            return FfiConverterTypeAutosuggestRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_threewords_autosuggest_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `threewordsAutosuggestResponseToJson`(`value`: AutosuggestResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_threewords_autosuggest_response_to_json(
+    
+        
+        FfiConverterTypeAutosuggestResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `threewordsConvertRequestFromJson`(`json`: kotlin.String): ConvertTo3waRequest {
+            return FfiConverterTypeConvertTo3waRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_threewords_convert_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `threewordsConvertResponseToJson`(`value`: ConvertTo3waResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_threewords_convert_response_to_json(
+    
+        
+        FfiConverterTypeConvertTo3waResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `zonesUpdateRequestFromJson`(`json`: kotlin.String): ZonesUpdateRequest {
+            return FfiConverterTypeZonesUpdateRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_zones_update_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `zonesUpdateResponseToJson`(`value`: ZonesUpdateResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_zones_update_response_to_json(
+    
+        
+        FfiConverterTypeZonesUpdateResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the matrix of `Waymark::distance_matrix` as JSON.
+         */
+    @Throws(WaymarkException::class) fun `matrixDataToJson`(`value`: MatrixData): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_matrix_data_to_json(
+    
+        
+        FfiConverterTypeMatrixData.lower(`value`),_status)
 }
     )
     }

@@ -4,8 +4,6 @@ import android.content.Context
 import com.waymark.core.*
 import com.waymark.ffi.InstallProgressListener
 import com.waymark.ffi.WaymarkConfig
-import kotlinx.coroutines.Dispatchers
-import kotlinx.coroutines.withContext
 import java.io.File
 import java.util.Locale
 import com.waymark.ffi.Waymark as NativeWaymark
@@ -42,7 +40,7 @@ data class WaymarkOptions(
  * would send. The app's identity (package name and signing certificate) is read from
  * the OS, never passed by the app, and checked by the engine against the key's restrictions.
  */
-class Waymark internal constructor(private val native: NativeWaymark) : AutoCloseable {
+class Waymark internal constructor(native: NativeWaymark) : WaymarkOperations(native), AutoCloseable {
 
     companion object {
         /** Asset listing the trusted publisher keys, one per line (`#` starts a comment). */
@@ -91,66 +89,18 @@ class Waymark internal constructor(private val native: NativeWaymark) : AutoClos
     /** The identity the engine checks keys against (as the OS reported it). */
     val appIdentity: AppIdentity get() = native.appIdentity()
 
-    private suspend inline fun <T> io(crossinline call: () -> T): T = withContext(Dispatchers.IO) { call() }
+    // Every operation of the endpoint table is a method of [WaymarkOperations] (generated).
+    // The native variants:
 
-    // ----- localities -----
-
-    suspend fun autocomplete(request: AutocompleteRequest): AutocompleteResponse = io { native.localitiesAutocomplete(request) }
-    suspend fun details(request: DetailsRequest): DetailsResponse = io { native.localitiesDetails(request) }
-    suspend fun geocode(request: GeocodeRequest): GeocodeResponse = io { native.localitiesGeocode(request) }
-    suspend fun nearby(request: NearbyRequest): NearbyResponse = io { native.localitiesNearby(request) }
-
-    // ----- geolocation -----
-
-    suspend fun position(request: PositionRequest): GeolocationResult = io { native.geolocationPosition(request) }
-    suspend fun timezone(request: TimezoneRequest): TimezoneResult = io { native.geolocationTimezone(request) }
-
-    // ----- stores, zones -----
-
-    suspend fun storesSearch(request: StoresSearchRequest): StoresSearchResponse = io { native.storesSearch(request) }
-    suspend fun storesBounds(request: StoresBoundsRequest): StoresBoundsResponse = io { native.storesBounds(request) }
-    suspend fun updateZones(request: ZonesUpdateRequest): ZonesUpdateResponse = io { native.zonesUpdate(request) }
-
-    // ----- datasets -----
-
-    suspend fun datasets(request: DatasetListRequest): DatasetListResponse = io { native.datasetsList(request) }
-    suspend fun dataset(request: DatasetGetRequest): Dataset = io { native.datasetsGet(request) }
-    suspend fun updateDataset(request: DatasetUpdateRequest): Dataset = native.datasetsUpdate(request)
-    suspend fun datasetStatus(request: DatasetStatusRequest): ImportRun = io { native.datasetsStatus(request) }
-    suspend fun datasetFeature(request: FeatureGetRequest): DatasetFeature = io { native.datasetsFeatureGet(request) }
-    suspend fun searchFeatures(request: FeatureSearchRequest): FeatureSearchResponse = io { native.datasetsFeatureSearch(request) }
-    suspend fun featuresContaining(request: FeatureContainsRequest): FeatureSearchResponse = io { native.datasetsFeatureContains(request) }
-
-    // ----- indoor -----
-
-    suspend fun venue(request: VenueGetRequest): Venue = io { native.indoorVenue(request) }
-    suspend fun searchVenuePois(request: PoiSearchRequest): PoiSearchResponse = io { native.indoorPoiSearch(request) }
-    suspend fun indoorDirections(request: IndoorDirectionsRequest): IndoorDirectionsResponse = native.indoorDirections(request)
-
-    // ----- distance -----
-
-    suspend fun route(request: RouteRequest): RouteResponse = native.distanceRoute(request)
-    suspend fun tolls(request: TollsRequest): TollsResponse = native.distanceTolls(request)
-    suspend fun isochrone(request: IsochroneRequest): IsochroneResponse = native.distanceIsochrone(request)
-
-    /** The whole matrix, computed now and awaited. */
+    /** The whole matrix, computed now and awaited (no 200-element limit). */
     suspend fun matrix(request: MatrixCreateRequest): MatrixData = native.distanceMatrix(request)
-    suspend fun createMatrixJob(request: MatrixCreateRequest): MatrixCreateResponse = io { native.distanceMatrixCreate(request) }
-    suspend fun matrixJobStatus(request: MatrixStatusRequest): MatrixStatusResponse = io { native.distanceMatrixStatus(request) }
-    suspend fun matrixJobResult(request: MatrixResultRequest): MatrixResult = io { native.distanceMatrixResult(request) }
 
-    // ----- three-word addresses -----
-
-    suspend fun autosuggest(request: AutosuggestRequest): AutosuggestResponse = io { native.threewordsAutosuggest(request) }
-    suspend fun convertTo3wa(request: ConvertTo3waRequest): ConvertTo3waResponse = io { native.threewordsConvert(request) }
-
-    // ----- data packs (private key with write permission) -----
-
-    suspend fun packs(): PacksListResponse = io { native.packsList() }
-
-    /** Installs the pack at [url] (resumable, verified, atomic); [onProgress] hears each step. */
+    /**
+     * Installs the pack at [url] (resumable, verified, atomic) and awaits it; [onProgress]
+     * hears each step. ([startPackInstall] starts the same install as a job.)
+     */
     suspend fun installPack(url: String, onProgress: ((InstallProgress) -> Unit)? = null): PackInstallStatus =
-        native.packsInstall(
+        native.installPack(
             url,
             onProgress?.let { f ->
                 object : InstallProgressListener {
@@ -158,8 +108,6 @@ class Waymark internal constructor(private val native: NativeWaymark) : AutoClos
                 }
             },
         )
-
-    suspend fun removePack(packId: String): PackRemoveResponse = io { native.packsRemove(packId) }
 
     /** Releases the native engine. */
     override fun close() = native.close()

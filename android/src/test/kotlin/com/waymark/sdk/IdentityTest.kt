@@ -92,8 +92,8 @@ class IdentityTest {
     @Test
     fun packManagementNeedsWritePermission() {
         runBlocking {
-            Fixture.open(Fixture.key("private")).use { assertThrows<WaymarkException.Forbidden> { runBlocking { it.packs() } } }
-            Fixture.open(Fixture.key("private_write")).use { assertEquals(listOf("andorra"), it.packs().packs.map { p -> p.id }) }
+            Fixture.open(Fixture.key("private")).use { assertThrows<WaymarkException.Forbidden> { runBlocking { it.packs(PacksListRequest()) } } }
+            Fixture.open(Fixture.key("private_write")).use { assertEquals(listOf("andorra"), it.packs(PacksListRequest()).packs.map { p -> p.id }) }
         }
     }
 

@@ -153,8 +153,8 @@ class OperationsTest {
             assertTrue(seen.isNotEmpty())
             assertEquals(status.bytesTotal, seen.last().bytesDone)
             assertEquals("Europe/Andorra", fresh.timezone(Fixture.andorraTimezone).timezone)
-            fresh.removePack("andorra")
-            assertTrue(fresh.packs().packs.isEmpty())
+            fresh.removePack(PackRemoveRequest("andorra"))
+            assertTrue(fresh.packs(PacksListRequest()).packs.isEmpty())
         }
     }
 }

@@ -29,15 +29,15 @@ class ParityTest {
 
     private fun answer(endpoint: String, request: String): String = runBlocking {
         when (endpoint) {
-            "GET /geolocation/timezone" -> timezoneResponseToJson(waymark.timezone(timezoneRequestFromJson(request)))
-            "GET /geolocation/position" -> positionResponseToJson(waymark.position(positionRequestFromJson(request)))
-            "GET /localities/autocomplete" -> autocompleteResponseToJson(waymark.autocomplete(autocompleteRequestFromJson(request)))
-            "GET /localities/details" -> detailsResponseToJson(waymark.details(detailsRequestFromJson(request)))
-            "GET /localities/geocode" -> geocodeResponseToJson(waymark.geocode(geocodeRequestFromJson(request)))
-            "GET /localities/nearby" -> nearbyResponseToJson(waymark.nearby(nearbyRequestFromJson(request)))
-            "GET /distance/route/json" -> routeResponseToJson(waymark.route(routeRequestFromJson(request)))
-            "GET /distance/tolls/json" -> tollsResponseToJson(waymark.tolls(tollsRequestFromJson(request)))
-            "GET /distance/isochrone/json" -> isochroneResponseToJson(waymark.isochrone(isochroneRequestFromJson(request)))
+            "GET /geolocation/timezone" -> geolocationTimezoneResponseToJson(waymark.timezone(geolocationTimezoneRequestFromJson(request)))
+            "GET /geolocation/position" -> geolocationPositionResponseToJson(waymark.position(geolocationPositionRequestFromJson(request)))
+            "GET /localities/autocomplete" -> localitiesAutocompleteResponseToJson(waymark.autocomplete(localitiesAutocompleteRequestFromJson(request)))
+            "GET /localities/details" -> localitiesDetailsResponseToJson(waymark.details(localitiesDetailsRequestFromJson(request)))
+            "GET /localities/geocode" -> localitiesGeocodeResponseToJson(waymark.geocode(localitiesGeocodeRequestFromJson(request)))
+            "GET /localities/nearby" -> localitiesNearbyResponseToJson(waymark.nearby(localitiesNearbyRequestFromJson(request)))
+            "GET /distance/route/json" -> distanceRouteResponseToJson(waymark.route(distanceRouteRequestFromJson(request)))
+            "GET /distance/tolls/json" -> distanceTollsResponseToJson(waymark.tolls(distanceTollsRequestFromJson(request)))
+            "GET /distance/isochrone/json" -> distanceIsochroneResponseToJson(waymark.isochrone(distanceIsochroneRequestFromJson(request)))
             else -> error("no parity runner for $endpoint")
         }
     }
