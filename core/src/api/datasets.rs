@@ -242,7 +242,10 @@ impl DatasetUpdateRequest {
     ) -> Result<Self, Vec<FieldError>> {
         let mut q = QueryReader::new(pairs);
         let dataset_id = q.path(path, 0, "dataset_id");
-        conclude_body(q, from_json_body(body), |body| Self { dataset_id, body })
+        conclude_body(q, Vec::new(), from_json_body(body), |body| Self {
+            dataset_id,
+            body,
+        })
     }
 }
 
@@ -507,7 +510,7 @@ impl FeatureSearchRequest {
         let mut q = QueryReader::new(pairs);
         let dataset_id = q.path(path, 0, "dataset_id");
         let (format, per_page, page) = read_search_query(&mut q);
-        conclude_body(q, from_json_body(body), |body| Self {
+        conclude_body(q, Vec::new(), from_json_body(body), |body| Self {
             dataset_id,
             format,
             per_page,
@@ -666,7 +669,7 @@ impl FeatureContainsRequest {
         let mut q = QueryReader::new(pairs);
         let dataset_id = q.path(path, 0, "dataset_id");
         let (format, per_page, page) = read_search_query(&mut q);
-        conclude_body(q, from_json_body(body), |body| Self {
+        conclude_body(q, Vec::new(), from_json_body(body), |body| Self {
             dataset_id,
             format,
             per_page,

@@ -895,7 +895,7 @@ impl MatrixCreateRequest {
         body: &[u8],
     ) -> Result<Self, Vec<FieldError>> {
         let q = QueryReader::new(pairs);
-        conclude_body(q, from_json_body::<Self>(body), |b| b)
+        conclude_body(q, Vec::new(), from_json_body::<Self>(body), |b| b)
     }
 }
 

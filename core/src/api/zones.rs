@@ -10,7 +10,7 @@
 //! [`FieldError::is_json_decode`]).
 //!
 //! ```
-//! use waymark_core::api::{RequestHeaders, ZonesUpdateRequest};
+//! use waymark_core::api::{FromRequestParts, RequestHeaders, ZonesUpdateRequest};
 //!
 //! let body = br#"{"zones":[{"zone_id":"z1","store_id":"S1","polygon":"POLYGON((0 0,1 0,1 1,0 0))"}]}"#;
 //! let req = ZonesUpdateRequest::from_parts(&[], &RequestHeaders::default(), &[], body).unwrap();
@@ -20,42 +20,19 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::query::{FromRequestParts, QueryReader, RequestHeaders, conclude_body, from_json_body};
+use super::query::FromQuery;
 use super::validation::{Checks, FieldError, Loc, Validate, kinds, shown};
 
-/// `PUT /zones` (private key by `private_key` only): the JSON body `{zones: [zone]}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// `PUT /zones` (private key by `private_key` only): the JSON body `{zones: [zone]}` (the query
+/// may only hold credentials).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
+#[query(body)]
 pub struct ZonesUpdateRequest {
     /// The zones to update (at least one).
     #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub zones: Vec<Zone>,
-}
-
-impl ZonesUpdateRequest {
-    /// Builds the request from the HTTP pieces: the query may only hold credentials, the body
-    /// is the request.
-    pub fn from_parts(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        _path: &[String],
-        body: &[u8],
-    ) -> Result<Self, Vec<FieldError>> {
-        let q = QueryReader::new(pairs);
-        conclude_body(q, from_json_body::<Self>(body), |b| b)
-    }
-}
-
-impl FromRequestParts for ZonesUpdateRequest {
-    fn from_parts(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        path: &[String],
-        body: &[u8],
-    ) -> Result<Self, Vec<FieldError>> {
-        ZonesUpdateRequest::from_parts(pairs, headers, path, body)
-    }
 }
 
 impl Validate for ZonesUpdateRequest {
@@ -161,6 +138,7 @@ pub struct ZonesUpdateResponse {
 mod tests {
     use super::*;
     use crate::api::query::pairs;
+    use crate::api::query::{FromRequestParts, RequestHeaders};
     use crate::api::testing::{assert_errors, round_trip};
     use serde_json::json;
 
