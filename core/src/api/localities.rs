@@ -23,7 +23,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::{AddressComponent, LatLng, Viewport};
-use super::query::{FromQuery, QueryReader, RequestHeaders, conclude};
+use super::query::{FromQuery, QueryReader};
 use super::validation::{
     Checks, FieldError, Loc, Validate, is_alpha_code, kinds, parse_pipe_list, shown,
 };
@@ -187,7 +187,7 @@ fn check_language(checks: &mut Checks, language: Option<&str>) {
 }
 
 /// `GET /localities/autocomplete` (K1; 50 per 1 s).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AutocompleteRequest {
     /// Required text; at most 150 characters, only the first 20 tokens are processed.
@@ -204,6 +204,7 @@ pub struct AutocompleteRequest {
     /// Country filters. Default: none.
     #[serde(default)]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_components)]
     pub components: Vec<ComponentFilter>,
     /// Two-letter ISO 639-1 code; when absent: `Accept-Language`, locale default, English.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -226,10 +227,12 @@ pub struct AutocompleteRequest {
     /// Description formats per type. Default: none.
     #[serde(default)]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_custom_descriptions)]
     pub custom_description: Vec<CustomDescription>,
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(header)]
     pub accept_language: Option<String>,
 }
 
@@ -248,36 +251,6 @@ impl Default for AutocompleteRequest {
             custom_description: Vec::new(),
             accept_language: None,
         }
-    }
-}
-
-impl FromQuery for AutocompleteRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            input: q.required_str("input"),
-            types: q
-                .pipe_list("types")
-                .unwrap_or_else(default_autocomplete_types),
-            excluded_types: q.pipe_list("excluded_types").unwrap_or_default(),
-            components: q
-                .opt_with("components", parse_components)
-                .unwrap_or_default(),
-            language: q.opt_str("language"),
-            location: q.opt_latlng("location"),
-            radius: q.int_or("radius", default_autocomplete_radius()),
-            data: q.enum_or("data", AutocompleteData::default()),
-            extended: q.opt_enum("extended"),
-            custom_description: q
-                .opt_with("custom_description", parse_custom_descriptions)
-                .unwrap_or_default(),
-            accept_language: headers.accept_language.clone(),
-        };
-        conclude(q, Vec::new(), req)
     }
 }
 
@@ -376,7 +349,7 @@ pub struct RelatedPostalCode {
 }
 
 /// `GET /localities/details` (K1; 50 per 1 s).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DetailsRequest {
     /// Required: a `public_id` from autocomplete (or geocode, nearby, UK address lists).
@@ -384,6 +357,7 @@ pub struct DetailsRequest {
     /// Parts to return. Default `geometry|address_components`.
     #[serde(default = "DetailsField::default_fields")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_details_fields)]
     pub fields: Vec<DetailsField>,
     /// Two-letter ISO 639-1 code, as in autocomplete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -404,6 +378,7 @@ pub struct DetailsRequest {
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(header)]
     pub accept_language: Option<String>,
 }
 
@@ -438,28 +413,6 @@ pub fn parse_details_fields(
         .iter()
         .map(|item| super::validation::parse_enum::<DetailsField>(loc, name, item))
         .collect()
-}
-
-impl FromQuery for DetailsRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            public_id: q.required_str("public_id"),
-            fields: q
-                .opt_with("fields", parse_details_fields)
-                .unwrap_or_else(DetailsField::default_fields),
-            language: q.opt_str("language"),
-            cc_format: q.opt_enum("cc_format"),
-            page: q.opt_int("page"),
-            addresses_per_page: q.opt_int("addresses_per_page"),
-            accept_language: headers.accept_language.clone(),
-        };
-        conclude(q, Vec::new(), req)
-    }
 }
 
 impl Validate for DetailsRequest {
@@ -598,8 +551,9 @@ impl AddressesPagination {
 
 /// `GET /localities/geocode` (K1; 50 per 1 s): exactly one of `address` (geocoding) or `latlng`
 /// (reverse geocoding).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+#[query(extra = geocode_presence)]
 pub struct GeocodeRequest {
     /// Address to geocode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -612,6 +566,7 @@ pub struct GeocodeRequest {
     /// Parts to return, as in details. Default `geometry|address_components`.
     #[serde(default = "DetailsField::default_fields")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_details_fields)]
     pub fields: Vec<DetailsField>,
     /// Two-letter ISO 639-1 code, as in autocomplete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -620,6 +575,7 @@ pub struct GeocodeRequest {
     /// Not shown in the spec: country filters, as in autocomplete.
     #[serde(default)]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_components)]
     pub components: Vec<ComponentFilter>,
     /// Not shown in the spec: country code format, as in details; see
     /// [`GeocodeRequest::effective_cc_format`].
@@ -629,6 +585,7 @@ pub struct GeocodeRequest {
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(header)]
     pub accept_language: Option<String>,
 }
 
@@ -658,34 +615,13 @@ impl GeocodeRequest {
     }
 }
 
-impl FromQuery for GeocodeRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            address: q.opt_str("address"),
-            latlng: q.opt_latlng("latlng"),
-            fields: q
-                .opt_with("fields", parse_details_fields)
-                .unwrap_or_else(DetailsField::default_fields),
-            language: q.opt_str("language"),
-            components: q
-                .opt_with("components", parse_components)
-                .unwrap_or_default(),
-            cc_format: q.opt_enum("cc_format"),
-            accept_language: headers.accept_language.clone(),
-        };
-        // "exactly one of" is a rule on presence: judge it on the raw query so that a bad
-        // `latlng` is not also reported as missing.
-        let given = |n: &str| pairs.iter().any(|(k, _)| k == n);
-        let mut extra = Vec::new();
-        if !given("address") && !given("latlng") {
-            extra.push(geocode_neither());
-        }
-        conclude(q, extra, req)
+/// "Exactly one of `address` or `latlng`" is a rule on presence: judged on the raw query, so
+/// that a bad `latlng` is not also reported as missing.
+fn geocode_presence(q: &QueryReader<'_>) -> Vec<FieldError> {
+    if q.given("address") || q.given("latlng") {
+        Vec::new()
+    } else {
+        vec![geocode_neither()]
     }
 }
 
@@ -745,11 +681,12 @@ pub struct GeocodeResult {
 }
 
 /// `GET /localities/nearby` (K1): points of interest sorted by distance to `location`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct NearbyRequest {
     /// Required point-of-interest types.
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(form = "point-of-interest types joined by `|`")]
     pub types: Vec<String>,
     /// Required centre.
     pub location: LatLng,
@@ -778,29 +715,6 @@ impl Default for NearbyRequest {
             limit: default_limit(),
             excluded_types: Vec::new(),
         }
-    }
-}
-
-impl FromQuery for NearbyRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            types: q.required_with(
-                "types",
-                "point-of-interest types joined by `|`",
-                parse_pipe_list,
-            ),
-            location: q.required_latlng("location"),
-            radius: q.int_or("radius", default_nearby_radius()),
-            page: q.int_or("page", default_page()),
-            limit: q.int_or("limit", default_limit()),
-            excluded_types: q.pipe_list("excluded_types").unwrap_or_default(),
-        };
-        conclude(q, Vec::new(), req)
     }
 }
 
@@ -886,7 +800,7 @@ pub struct NearbyGeometry {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::api::query::pairs;
+    use crate::api::query::{RequestHeaders, pairs};
     use crate::api::testing::{assert_errors, round_trip};
     use crate::api::vocab::CcFormat;
     use serde_json::json;

@@ -19,7 +19,8 @@
 //! - [`validation`]: [`FieldError`] (an item of a 422 `detail` list), the parsers of the
 //!   query-string forms (`lat,lng`, `|`-lists, ...) and the [`Validate`] trait;
 //! - [`query`]: from HTTP pieces to request types ([`FromQuery`], [`FromRequestParts`],
-//!   [`QueryReader`], [`from_json_body`]).
+//!   [`QueryReader`], [`from_json_body`]) and `#[derive(FromQuery)]` (crate `waymark-derive`),
+//!   which writes that parser for every request type from its field list.
 //!
 //! # Requests
 //!
@@ -42,7 +43,8 @@
 //! and the raw body, and calls [`FromRequestParts::from_parts`] on the request type of the
 //! endpoint (GET types get it from [`FromQuery`]; POST/PUT types — [`ZonesUpdateRequest`],
 //! [`DatasetUpdateRequest`], [`FeatureSearchRequest`], [`FeatureContainsRequest`],
-//! [`MatrixCreateRequest`] — have an inherent `from_parts` too). On `Err(fields)` it answers 422
+//! [`MatrixCreateRequest`], [`PackInstallRequest`] — implement it directly; both are derived).
+//! On `Err(fields)` it answers 422
 //! (through the one error mapping of the crate) with every problem at once; on `Ok(request)` it
 //! calls the `Engine` method and serializes the response. The FFI builds request types directly.
 //!
