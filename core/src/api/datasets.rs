@@ -592,7 +592,7 @@ pub type FeatureContainsResponse = FeatureSearchResponse;
 mod tests {
     use super::*;
     use crate::api::query::{FromRequestParts, RequestHeaders, pairs};
-    use crate::api::testing::{assert_errors, round_trip};
+    use crate::api::testing::{assert_errors, parse_valid, round_trip};
     use serde_json::json;
 
     const ID: &str = "6f1c2a3e-1111-4c2b-9c1d-0a1b2c3d4e5f";
@@ -680,9 +680,13 @@ mod tests {
                 page: 3
             }
         );
-        let errs =
-            DatasetListRequest::from_query(&pairs([("page", "0"), ("per_page", "5")]), &h, &[])
-                .unwrap_err();
+        let errs = parse_valid::<DatasetListRequest>(
+            &pairs([("page", "0"), ("per_page", "5")]),
+            &h,
+            &[],
+            b"",
+        )
+        .unwrap_err();
         assert_errors(&errs, &[(json!(["query", "page"]), kinds::VALUE)]);
         let r = DatasetGetRequest::from_query(&[], &h, &path(&[ID])).unwrap();
         assert_eq!(r.dataset_id, ID);
@@ -739,7 +743,7 @@ mod tests {
             DatasetUpdateRequest::from_parts(&[], &h, &path(&[ID]), br#"{"name":"n","colour":1}"#)
                 .unwrap_err();
         assert_errors(&errs, &[(json!(["body", "colour"]), kinds::EXTRA)]);
-        let errs = DatasetUpdateRequest::from_parts(
+        let errs = parse_valid::<DatasetUpdateRequest>(
             &[],
             &h,
             &path(&[ID]),
@@ -804,7 +808,7 @@ mod tests {
             "{}",
             errs[0].msg
         );
-        let errs = FeatureContainsRequest::from_parts(
+        let errs = parse_valid::<FeatureContainsRequest>(
             &[],
             &h,
             &path(&[ID]),

@@ -953,7 +953,7 @@ pub struct RegionDefinition {
 mod tests {
     use super::*;
     use crate::api::query::{FromRequestParts, RequestHeaders, pairs};
-    use crate::api::testing::{assert_errors, round_trip};
+    use crate::api::testing::{assert_errors, parse_valid, round_trip};
     use serde_json::json;
 
     fn h() -> RequestHeaders {
@@ -1135,7 +1135,7 @@ mod tests {
         let errs =
             MatrixCreateRequest::from_parts(&[], &h(), &[], br#"{"origins":"1,1"}"#).unwrap_err();
         assert_errors(&errs, &[(json!(["body", "destinations"]), kinds::MISSING)]);
-        let errs = MatrixCreateRequest::from_parts(
+        let errs = parse_valid::<MatrixCreateRequest>(
             &[],
             &h(),
             &[],
@@ -1289,7 +1289,7 @@ mod tests {
             ("arrival_time", "1700000000"),
             ("departure_time", "now"),
         ]);
-        let errs = RouteRequest::from_query(&q, &h(), &[]).unwrap_err();
+        let errs = parse_valid::<RouteRequest>(&q, &h(), &[], b"").unwrap_err();
         assert_errors(
             &errs,
             &[
@@ -1344,9 +1344,13 @@ mod tests {
         let errs =
             IsochroneRequest::from_query(&pairs([("origin", "1,1")]), &h(), &[]).unwrap_err();
         assert_errors(&errs, &[(json!(["query", "value"]), kinds::MISSING)]);
-        let errs =
-            IsochroneRequest::from_query(&pairs([("origin", "1,1"), ("value", "-2")]), &h(), &[])
-                .unwrap_err();
+        let errs = parse_valid::<IsochroneRequest>(
+            &pairs([("origin", "1,1"), ("value", "-2")]),
+            &h(),
+            &[],
+            b"",
+        )
+        .unwrap_err();
         assert_errors(&errs, &[(json!(["query", "value"]), kinds::VALUE)]);
         let errs =
             IsochroneRequest::from_query(&pairs([("origin", "1,1"), ("value", "abc")]), &h(), &[])

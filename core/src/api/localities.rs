@@ -801,7 +801,7 @@ pub struct NearbyGeometry {
 mod tests {
     use super::*;
     use crate::api::query::{RequestHeaders, pairs};
-    use crate::api::testing::{assert_errors, round_trip};
+    use crate::api::testing::{assert_errors, parse_valid, round_trip};
     use crate::api::vocab::CcFormat;
     use serde_json::json;
 
@@ -1007,11 +1007,12 @@ mod tests {
                 (json!(["query", "foo"]), kinds::EXTRA),
             ],
         );
-        // rules run once parsing succeeded
-        let errs = AutocompleteRequest::from_query(
+        // the rules run at validation (the engine), once parsing succeeded
+        let errs = parse_valid::<AutocompleteRequest>(
             &pairs([("input", "x"), ("radius", "5"), ("language", "fra")]),
             &headers(),
             &[],
+            b"",
         )
         .unwrap_err();
         assert_errors(
@@ -1086,10 +1087,11 @@ mod tests {
 
         let errs = GeocodeRequest::from_query(&pairs([]), &headers(), &[]).unwrap_err();
         assert_errors(&errs, &[(json!(["query", "address"]), kinds::MISSING)]);
-        let errs = GeocodeRequest::from_query(
+        let errs = parse_valid::<GeocodeRequest>(
             &pairs([("address", "x"), ("latlng", "1,2")]),
             &headers(),
             &[],
+            b"",
         )
         .unwrap_err();
         assert_errors(&errs, &[(json!(["query", "latlng"]), kinds::VALUE)]);

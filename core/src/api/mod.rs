@@ -33,8 +33,8 @@
 //! Serialize/Deserialize so that the FFI and tests can build them from JSON.
 //!
 //! Every request implements [`Validate`]: the rules the spec states on the request itself
-//! (coordinate ranges, `radius >= 10`, `alternatives` vs `waypoints`, ...). The HTTP parsers run
-//! it; the `Engine` runs it too for requests built by the FFI.
+//! (coordinate ranges, `radius >= 10`, `alternatives` vs `waypoints`, ...). The `Engine` runs it,
+//! once, after authorization, whichever face built the request; the HTTP parsers do not.
 //!
 //! # How the faces use it
 //!
@@ -44,9 +44,10 @@
 //! endpoint (GET types get it from [`FromQuery`]; POST/PUT types — [`ZonesUpdateRequest`],
 //! [`DatasetUpdateRequest`], [`FeatureSearchRequest`], [`FeatureContainsRequest`],
 //! [`MatrixCreateRequest`], [`PackInstallRequest`] — implement it directly; both are derived).
-//! On `Err(fields)` it answers 422
-//! (through the one error mapping of the crate) with every problem at once; on `Ok(request)` it
-//! calls the `Engine` method and serializes the response. The FFI builds request types directly.
+//! On `Err(fields)` it answers 422 (through the one error mapping of the crate) with every
+//! problem at once; on `Ok(request)` it calls the `Engine` method, which validates the request
+//! (422 the same way) and runs it, and serializes the response. The FFI builds request types
+//! directly.
 //!
 //! ```
 //! use waymark_core::api::{FromRequestParts, RequestHeaders, TimezoneRequest, pairs};
@@ -134,7 +135,7 @@ pub(crate) mod testing {
     use serde::de::DeserializeOwned;
     use serde_json::Value;
 
-    use super::FieldError;
+    use super::{FieldError, FromRequestParts, RequestHeaders, Validate};
 
     /// Deserializes `sample` into `T`, serializes it back and asserts the JSON value is
     /// unchanged (so every field name of the sample exists, spelled the same, and nothing is
@@ -144,6 +145,19 @@ pub(crate) mod testing {
         let back = serde_json::to_value(&t).expect("serializes");
         assert_eq!(back, sample, "round trip changed the json");
         t
+    }
+
+    /// Parses a request from HTTP pieces and then validates it, as the local server and the
+    /// engine do together (parsing alone no longer runs [`Validate`](super::Validate)).
+    pub(crate) fn parse_valid<T: FromRequestParts + Validate>(
+        pairs: &[(String, String)],
+        headers: &RequestHeaders,
+        path: &[String],
+        body: &[u8],
+    ) -> Result<T, Vec<FieldError>> {
+        let request = T::from_parts(pairs, headers, path, body)?;
+        request.validate()?;
+        Ok(request)
     }
 
     /// Asserts the exact list of `(loc, type)` of `errors`, in order.

@@ -168,6 +168,7 @@ impl Validate for PackRemoveRequest {
 mod tests {
     use super::*;
     use crate::api::query::{FromRequestParts, RequestHeaders};
+    use crate::api::testing::parse_valid;
 
     #[test]
     fn install_body_is_checked() {
@@ -176,7 +177,7 @@ mod tests {
             PackInstallRequest::from_parts(&[], &h, &[], br#"{"url": "file:///tmp/p"}"#).unwrap();
         assert_eq!(ok.url, "file:///tmp/p");
         let err =
-            PackInstallRequest::from_parts(&[], &h, &[], br#"{"url": "ftp://x"}"#).unwrap_err();
+            parse_valid::<PackInstallRequest>(&[], &h, &[], br#"{"url": "ftp://x"}"#).unwrap_err();
         assert_eq!(
             err[0].loc,
             vec![serde_json::json!("body"), serde_json::json!("url")]

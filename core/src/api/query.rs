@@ -13,8 +13,10 @@
 //!
 //! Parsing is strict: an unknown parameter is an error (`value_error.extra`, listing the
 //! accepted names) except the credential parameters `key` and `private_key` (see
-//! [`CREDENTIAL_PARAMS`]), and so is a parameter given twice. After parsing, the request's
-//! [`Validate`](crate::api::Validate) rules run, so a request that comes out of here is valid.
+//! [`CREDENTIAL_PARAMS`]), and so is a parameter given twice. Parsing does not run the
+//! request's [`Validate`](crate::api::Validate) rules (ranges, exclusive parameters...): the
+//! engine runs them, once, after authorization, whichever face built the request. A request
+//! that comes out of here is well-formed, not yet valid.
 //!
 //! ```
 //! use waymark_core::api::{FromQuery, RequestHeaders, TimezoneRequest};
@@ -64,9 +66,6 @@
 //!     #[query(header)]
 //!     accept_language: Option<String>,
 //! }
-//! # impl waymark_core::api::Validate for ShopsRequest {
-//! #     fn validate(&self) -> Result<(), Vec<FieldError>> { Ok(()) }
-//! # }
 //!
 //! let h = RequestHeaders::default();
 //! let q = pairs([("near", "48.85,2.35"), ("tag", "food, toys")]);
@@ -557,8 +556,9 @@ impl<'a> QueryReader<'a> {
 }
 
 /// Ends a parser: the reader's errors (plus `extra`, the errors of rules on the raw query) if
-/// any, otherwise the request's own [`Validate`](crate::api::Validate) rules.
-pub fn conclude<T: super::validation::Validate>(
+/// any, otherwise the request. The request's [`Validate`](crate::api::Validate) rules are not
+/// run here: the engine runs them, once, after authorization.
+pub fn conclude<T>(
     reader: QueryReader<'_>,
     extra: Vec<FieldError>,
     request: T,
@@ -568,17 +568,17 @@ pub fn conclude<T: super::validation::Validate>(
         Err(e) => e,
     };
     errors.extend(extra);
-    if !errors.is_empty() {
-        return Err(errors);
+    if errors.is_empty() {
+        Ok(request)
+    } else {
+        Err(errors)
     }
-    request.validate()?;
-    Ok(request)
 }
 
 /// Ends a parser of a request with a JSON body: query, path and header errors (then `extra`)
 /// and body errors are reported together; with no error, `build` makes the request from the
 /// body.
-pub fn conclude_body<B, T: super::validation::Validate>(
+pub fn conclude_body<B, T>(
     reader: QueryReader<'_>,
     extra: Vec<FieldError>,
     body: Result<B, Vec<FieldError>>,

@@ -261,7 +261,7 @@ pub struct AssetBounds {
 mod tests {
     use super::*;
     use crate::api::query::{RequestHeaders, pairs};
-    use crate::api::testing::{assert_errors, round_trip};
+    use crate::api::testing::{assert_errors, parse_valid, round_trip};
     use serde_json::json;
 
     #[test]
@@ -299,10 +299,11 @@ mod tests {
         let errs =
             StoresBoundsRequest::from_query(&pairs([("lat", "48.85")]), &h, &[]).unwrap_err();
         assert_errors(&errs, &[(json!(["query", "lng"]), kinds::MISSING)]);
-        let errs = StoresBoundsRequest::from_query(
+        let errs = parse_valid::<StoresBoundsRequest>(
             &pairs([("lat", "48.85"), ("lng", "200"), ("radius", "-1")]),
             &h,
             &[],
+            b"",
         )
         .unwrap_err();
         assert_errors(

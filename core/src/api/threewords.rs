@@ -444,7 +444,7 @@ pub struct ThreeWordsProperties {
 mod tests {
     use super::*;
     use crate::api::query::{RequestHeaders, pairs};
-    use crate::api::testing::{assert_errors, round_trip};
+    use crate::api::testing::{assert_errors, parse_valid, round_trip};
     use serde_json::json;
 
     fn h() -> RequestHeaders {
@@ -565,7 +565,7 @@ mod tests {
             ("clip-to-polygon", "51,-1,52,-1,52,0"),
             ("clip-to-circle", "51,0,0"),
         ]);
-        let errs = AutosuggestRequest::from_query(&q, &h(), &[]).unwrap_err();
+        let errs = parse_valid::<AutosuggestRequest>(&q, &h(), &[], b"").unwrap_err();
         assert_errors(
             &errs,
             &[

@@ -203,8 +203,9 @@ pub struct ValidationErrorBody {
 }
 
 /// The rules the spec states on a request by itself (ranges, exclusive parameters, formats),
-/// checked the same way whichever face built the request: the query parsers call it after
-/// parsing, and the `Engine` calls it for requests built by the FFI.
+/// checked the same way whichever face built the request: the `Engine` calls it once, after
+/// authorization, for requests parsed from HTTP and built by the FFI alike (the parsers of
+/// [`crate::api::query`] do not).
 ///
 /// Checks that need data (does this dataset exist? is this place type known for this
 /// endpoint?) are not validation: the engine does them.
