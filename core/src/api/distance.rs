@@ -815,13 +815,13 @@ impl Validate for MatrixCreateRequest {
                 )
             });
             for (i, p) in points.iter().enumerate() {
-                if let Err(msg) = p.check() {
+                if let Err(e) = p.check() {
                     c.check(false, || {
                         FieldError::at(
                             Loc::Body,
                             vec![Value::from(name)],
                             kinds::COORDINATES,
-                            format!("point {}: {msg}", i + 1),
+                            format!("point {}: {e}", i + 1),
                         )
                     });
                 }

@@ -73,7 +73,9 @@ pub fn parse_indoor_latlng(loc: Loc, name: &str, s: &str) -> Result<IndoorLatLng
             shown(s)
         )));
     };
-    LatLng::new(lat, lng).check().map_err(bad)?;
+    LatLng::new(lat, lng)
+        .check()
+        .map_err(|e| bad(e.to_string()))?;
     Ok(IndoorLatLng { lat, lng, level })
 }
 

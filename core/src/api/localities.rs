@@ -68,25 +68,31 @@ pub enum ComponentFilter {
     Country(String),
 }
 
+/// Why a `components` filter does not parse ([`ComponentFilter::parse`]); each holds the
+/// text as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ComponentFilterError {
+    /// `country:<code>` with a code that is not 2 or 3 letters.
+    #[error("invalid country code {}: give an ISO 3166-1 alpha-2 or alpha-3 code", shown(.0))]
+    CountryCode(String),
+    /// Not a `country:<code>` filter.
+    #[error("invalid component filter {}: give `country:<code>`, several joined by `|`", shown(.0))]
+    Filter(String),
+}
+
 impl ComponentFilter {
     /// Parses one filter, `country:fr` or `country:FRA`.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, ComponentFilterError> {
         match s.split_once(':') {
             Some((kind, code)) if kind.trim() == "country" => {
                 let code = code.trim();
                 if is_alpha_code(code, &[2, 3]) {
                     Ok(Self::Country(code.to_owned()))
                 } else {
-                    Err(format!(
-                        "invalid country code {}: give an ISO 3166-1 alpha-2 or alpha-3 code",
-                        shown(code)
-                    ))
+                    Err(ComponentFilterError::CountryCode(code.to_owned()))
                 }
             }
-            _ => Err(format!(
-                "invalid component filter {}: give `country:<code>`, several joined by `|`",
-                shown(s)
-            )),
+            _ => Err(ComponentFilterError::Filter(s.to_owned())),
         }
     }
 
@@ -104,7 +110,7 @@ pub fn parse_components(loc: Loc, name: &str, s: &str) -> Result<Vec<ComponentFi
         .iter()
         .map(|item| {
             ComponentFilter::parse(item)
-                .map_err(|msg| FieldError::invalid(loc, name, kinds::VALUE, msg))
+                .map_err(|e| FieldError::invalid(loc, name, kinds::VALUE, e.to_string()))
         })
         .collect()
 }
@@ -1023,6 +1029,29 @@ mod tests {
             ],
         );
         assert!(errs[0].msg.contains("at least 10"), "{}", errs[0].msg);
+    }
+
+    #[test]
+    fn component_filter_errors() {
+        assert_eq!(
+            ComponentFilter::parse(" country : fr"),
+            Ok(ComponentFilter::Country("fr".into()))
+        );
+        let e = ComponentFilter::parse("country:FRAN").unwrap_err();
+        assert_eq!(e, ComponentFilterError::CountryCode("FRAN".into()));
+        assert!(
+            e.to_string().starts_with("invalid country code `FRAN`"),
+            "{e}"
+        );
+        let e = ComponentFilter::parse("pays:fr").unwrap_err();
+        assert_eq!(e, ComponentFilterError::Filter("pays:fr".into()));
+        let e = parse_components(Loc::Query, "components", "country:fr|x").unwrap_err();
+        assert_eq!(e.kind, kinds::VALUE);
+        assert!(
+            e.msg.starts_with("invalid component filter `x`"),
+            "{}",
+            e.msg
+        );
     }
 
     #[test]

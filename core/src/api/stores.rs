@@ -21,7 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::common::{JsonObject, LatLng, PointGeometry};
+use super::common::{CoordinateError, JsonObject, LatLng, PointGeometry};
 use super::query::{FromQuery, QueryReader};
 use super::validation::{Checks, FieldError, Loc, Validate, kinds};
 
@@ -55,15 +55,14 @@ fn read_center(q: &mut QueryReader<'_>) -> Option<LatLng> {
 /// Checks the centre and the radius shared by both requests.
 fn check_center_radius(c: &mut Checks, center: Option<&LatLng>, radius: Option<f64>) {
     if let Some(p) = center
-        && let Err(msg) = p.check()
+        && let Err(e) = p.check()
     {
-        let name = if msg.starts_with("longitude") {
-            "lng"
-        } else {
-            "lat"
+        let name = match e {
+            CoordinateError::Longitude(_) => "lng",
+            CoordinateError::Latitude(_) | CoordinateError::NotFinite => "lat",
         };
         c.check(false, || {
-            FieldError::invalid(Loc::Query, name, kinds::COORDINATES, msg)
+            FieldError::invalid(Loc::Query, name, kinds::COORDINATES, e.to_string())
         });
     }
     if let Some(r) = radius {

@@ -257,7 +257,7 @@ impl Checks {
 /// The range check of [`LatLng::check`] as a [`FieldError`] on input `name` of `loc`.
 pub fn check_latlng(loc: Loc, name: &str, p: &LatLng) -> Result<(), FieldError> {
     p.check()
-        .map_err(|msg| FieldError::invalid(loc, name, kinds::COORDINATES, msg))
+        .map_err(|e| FieldError::invalid(loc, name, kinds::COORDINATES, e.to_string()))
 }
 
 /// Whether `s` is a two-letter lowercase-or-uppercase ASCII code (ISO 639-1 languages,
@@ -302,7 +302,7 @@ pub fn parse_latlng(loc: Loc, name: &str, s: &str) -> Result<LatLng, FieldError>
         )));
     };
     let p = LatLng::new(lat, lng);
-    p.check().map_err(bad)?;
+    p.check().map_err(|e| bad(e.to_string()))?;
     Ok(p)
 }
 
