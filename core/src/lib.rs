@@ -11,6 +11,10 @@
 //! when that feature is on, and holds no hand-written `unsafe`.
 #![cfg_attr(feature = "uniffi", allow(unsafe_code))]
 
+// `#[derive(FromQuery)]` (crate `waymark-derive`) names this crate `::waymark_core`, also when
+// the contract types use it here.
+extern crate self as waymark_core;
+
 #[cfg(feature = "uniffi")]
 uniffi::setup_scaffolding!("waymark_core");
 pub mod api;

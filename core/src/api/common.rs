@@ -37,26 +37,34 @@ impl LatLng {
         Self { lat, lng }
     }
 
-    /// Checks that both numbers are finite and in range; the error is a lowercase message
-    /// saying which number is wrong and the accepted range.
-    pub fn check(&self) -> Result<(), String> {
+    /// Checks that both numbers are finite and in range; the error says which number is wrong
+    /// (its message, a lowercase fragment, gives the accepted range).
+    pub fn check(&self) -> Result<(), CoordinateError> {
         if !self.lat.is_finite() || !self.lng.is_finite() {
-            return Err("latitude and longitude must be finite numbers".to_owned());
+            return Err(CoordinateError::NotFinite);
         }
         if !(-90.0..=90.0).contains(&self.lat) {
-            return Err(format!(
-                "latitude must be between -90 and 90, got {}",
-                self.lat
-            ));
+            return Err(CoordinateError::Latitude(self.lat));
         }
         if !(-180.0..=180.0).contains(&self.lng) {
-            return Err(format!(
-                "longitude must be between -180 and 180, got {}",
-                self.lng
-            ));
+            return Err(CoordinateError::Longitude(self.lng));
         }
         Ok(())
     }
+}
+
+/// Why a [`LatLng`] is not a valid coordinate ([`LatLng::check`]).
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub enum CoordinateError {
+    /// A NaN or infinite number.
+    #[error("latitude and longitude must be finite numbers")]
+    NotFinite,
+    /// The latitude (given) is outside -90..=90.
+    #[error("latitude must be between -90 and 90, got {0}")]
+    Latitude(f64),
+    /// The longitude (given) is outside -180..=180.
+    #[error("longitude must be between -180 and 180, got {0}")]
+    Longitude(f64),
 }
 
 impl fmt::Display for LatLng {
@@ -289,19 +297,16 @@ mod tests {
     #[test]
     fn latlng_check_ranges() {
         assert!(LatLng::new(90.0, -180.0).check().is_ok());
-        assert!(
-            LatLng::new(90.5, 0.0)
-                .check()
-                .unwrap_err()
-                .contains("-90 and 90")
+        let e = LatLng::new(90.5, 0.0).check().unwrap_err();
+        assert_eq!(e, CoordinateError::Latitude(90.5));
+        assert!(e.to_string().contains("-90 and 90"));
+        let e = LatLng::new(0.0, 181.0).check().unwrap_err();
+        assert_eq!(e, CoordinateError::Longitude(181.0));
+        assert!(e.to_string().contains("-180 and 180"));
+        assert_eq!(
+            LatLng::new(f64::NAN, 0.0).check(),
+            Err(CoordinateError::NotFinite)
         );
-        assert!(
-            LatLng::new(0.0, 181.0)
-                .check()
-                .unwrap_err()
-                .contains("-180 and 180")
-        );
-        assert!(LatLng::new(f64::NAN, 0.0).check().is_err());
     }
 
     #[test]

@@ -19,7 +19,7 @@
 //! type (which refuses unknown fields); `from_parts` builds them from the HTTP pieces.
 //!
 //! ```
-//! use waymark_core::api::{FeatureSearchRequest, RequestHeaders, pairs};
+//! use waymark_core::api::{FeatureSearchRequest, FromRequestParts, RequestHeaders, pairs};
 //!
 //! let req = FeatureSearchRequest::from_parts(
 //!     &pairs([("per_page", "50")]),
@@ -37,10 +37,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use super::common::{JsonObject, JsonValue, PageInfo};
-use super::query::{
-    FromQuery, FromRequestParts, QueryReader, RequestHeaders, conclude, conclude_body, de_error,
-    from_json_body,
-};
+use super::query::{FromQuery, de_error};
 use super::validation::{Checks, FieldError, Loc, Validate, kinds, parse_list, shown};
 use super::vocab::{DatasetFormat, ImportStatus, ImportStepName, LogLevel};
 
@@ -67,7 +64,7 @@ fn check_paging(c: &mut Checks, page: u32, per_page: u32) {
 }
 
 /// `GET /datasets` (K3; 1 per 1 s).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetListRequest {
     /// Datasets per page. Default 10.
@@ -84,21 +81,6 @@ impl Default for DatasetListRequest {
             per_page: default_per_page(),
             page: default_page(),
         }
-    }
-}
-
-impl FromQuery for DatasetListRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            per_page: q.int_or("per_page", default_per_page()),
-            page: q.int_or("page", default_page()),
-        };
-        conclude(q, Vec::new(), req)
     }
 }
 
@@ -162,25 +144,12 @@ pub struct Dataset {
 }
 
 /// `GET /datasets/{dataset_id}` (K3; 1 per 1 s). 404 if unknown.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetGetRequest {
     /// Path parameter.
+    #[query(path)]
     pub dataset_id: String,
-}
-
-impl FromQuery for DatasetGetRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            dataset_id: q.path(path, 0, "dataset_id"),
-        };
-        conclude(q, Vec::new(), req)
-    }
 }
 
 impl Validate for DatasetGetRequest {
@@ -209,12 +178,14 @@ fn validate_ids(ids: &[(&str, &str)]) -> Result<(), Vec<FieldError>> {
 pub type DatasetGetResponse = Dataset;
 
 /// `PUT /datasets/{dataset_id}` (K3; 1 per 1 s). 404 if unknown.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetUpdateRequest {
     /// Path parameter.
+    #[query(path)]
     pub dataset_id: String,
     /// The JSON body.
+    #[query(body)]
     pub body: DatasetUpdateBody,
 }
 
@@ -229,32 +200,6 @@ pub struct DatasetUpdateBody {
     /// New location of the data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
-}
-
-impl DatasetUpdateRequest {
-    /// Builds the request from the path `[dataset_id]` and the JSON body (the query may only
-    /// hold credentials).
-    pub fn from_parts(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        path: &[String],
-        body: &[u8],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let dataset_id = q.path(path, 0, "dataset_id");
-        conclude_body(q, from_json_body(body), |body| Self { dataset_id, body })
-    }
-}
-
-impl FromRequestParts for DatasetUpdateRequest {
-    fn from_parts(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        path: &[String],
-        body: &[u8],
-    ) -> Result<Self, Vec<FieldError>> {
-        DatasetUpdateRequest::from_parts(pairs, headers, path, body)
-    }
 }
 
 impl Validate for DatasetUpdateRequest {
@@ -299,25 +244,12 @@ impl Validate for DatasetUpdateRequest {
 pub type DatasetUpdateResponse = Dataset;
 
 /// `GET /datasets/{dataset_id}/status` (K3; 1 per 5 s). 404 if unknown.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetStatusRequest {
     /// Path parameter.
+    #[query(path)]
     pub dataset_id: String,
-}
-
-impl FromQuery for DatasetStatusRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            dataset_id: q.path(path, 0, "dataset_id"),
-        };
-        conclude(q, Vec::new(), req)
-    }
 }
 
 impl Validate for DatasetStatusRequest {
@@ -372,18 +304,20 @@ pub type DatasetStatusResponse = ImportRun;
 /// Parses `X-Field-Mask`. Not shown in the spec: its format. Waymark reads a comma-separated
 /// list of field paths (`id,geometry,attributes.name`), each trimmed and non-empty; only the
 /// listed fields are returned.
-pub fn parse_field_mask(s: &str) -> Result<Vec<String>, FieldError> {
-    parse_list(Loc::Header, "x-field-mask", s, ',')
+pub fn parse_field_mask(loc: Loc, name: &str, s: &str) -> Result<Vec<String>, FieldError> {
+    parse_list(loc, name, s, ',')
 }
 
 /// `GET /datasets/{dataset_id}/features/{feature_id}` (K2; 20 per 1 s). 404 if the feature or
 /// the dataset is unknown.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct FeatureGetRequest {
     /// Path parameter.
+    #[query(path)]
     pub dataset_id: String,
     /// Path parameter.
+    #[query(path)]
     pub feature_id: String,
     /// Geometry format. Default `geojson`.
     #[serde(default)]
@@ -391,32 +325,8 @@ pub struct FeatureGetRequest {
     /// Header `X-Field-Mask`: field paths to return (see [`parse_field_mask`]); all when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(header, with = parse_field_mask)]
     pub x_field_mask: Option<Vec<String>>,
-}
-
-impl FromQuery for FeatureGetRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let x_field_mask = match headers.x_field_mask.as_deref().map(parse_field_mask) {
-            Some(Ok(mask)) => Some(mask),
-            Some(Err(e)) => {
-                q.push(e);
-                None
-            }
-            None => None,
-        };
-        let req = Self {
-            dataset_id: q.path(path, 0, "dataset_id"),
-            feature_id: q.path(path, 1, "feature_id"),
-            format: q.enum_or("format", DatasetFormat::default()),
-            x_field_mask,
-        };
-        conclude(q, Vec::new(), req)
-    }
 }
 
 impl Validate for FeatureGetRequest {
@@ -444,20 +354,12 @@ pub struct DatasetFeature {
 /// Answer of `GET /datasets/{dataset_id}/features/{feature_id}`: the [`DatasetFeature`].
 pub type FeatureGetResponse = DatasetFeature;
 
-/// Reads the query part shared by search and contains: `format`, `per_page`, `page`.
-fn read_search_query(q: &mut QueryReader<'_>) -> (DatasetFormat, u32, u32) {
-    (
-        q.enum_or("format", DatasetFormat::default()),
-        q.int_or("per_page", default_per_page()),
-        q.int_or("page", default_page()),
-    )
-}
-
 /// `POST /datasets/{dataset_id}/features/search` (K2; 20 per 1 s): attribute search.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct FeatureSearchRequest {
     /// Path parameter.
+    #[query(path)]
     pub dataset_id: String,
     /// Geometry format. Default `geojson`.
     #[serde(default)]
@@ -469,6 +371,7 @@ pub struct FeatureSearchRequest {
     #[serde(default = "default_page")]
     pub page: u32,
     /// The JSON body.
+    #[query(body)]
     pub body: FeatureSearchBody,
 }
 
@@ -493,39 +396,6 @@ pub struct FeatureSearchBody {
     /// shown in the spec; parsed by the engine).
     #[serde(rename = "where")]
     pub filter: String,
-}
-
-impl FeatureSearchRequest {
-    /// Builds the request from the query (`format`, `per_page`, `page`), the path
-    /// `[dataset_id]` and the JSON body.
-    pub fn from_parts(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        path: &[String],
-        body: &[u8],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let dataset_id = q.path(path, 0, "dataset_id");
-        let (format, per_page, page) = read_search_query(&mut q);
-        conclude_body(q, from_json_body(body), |body| Self {
-            dataset_id,
-            format,
-            per_page,
-            page,
-            body,
-        })
-    }
-}
-
-impl FromRequestParts for FeatureSearchRequest {
-    fn from_parts(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        path: &[String],
-        body: &[u8],
-    ) -> Result<Self, Vec<FieldError>> {
-        FeatureSearchRequest::from_parts(pairs, headers, path, body)
-    }
 }
 
 impl Validate for FeatureSearchRequest {
@@ -570,10 +440,11 @@ pub struct FeatureSummary {
 
 /// `POST /datasets/{dataset_id}/features/contains` (K2; 20 per 1 s): features whose geometry
 /// contains the given geometry.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct FeatureContainsRequest {
     /// Path parameter.
+    #[query(path)]
     pub dataset_id: String,
     /// Geometry format. Default `geojson`.
     #[serde(default)]
@@ -585,6 +456,7 @@ pub struct FeatureContainsRequest {
     #[serde(default = "default_page")]
     pub page: u32,
     /// The JSON body.
+    #[query(body)]
     pub body: FeatureContainsBody,
 }
 
@@ -654,39 +526,6 @@ impl<'de> Deserialize<'de> for InputGeometry {
 /// GeoJSON geometry types accepted as input of contains.
 pub const CONTAINS_GEOJSON_TYPES: &[&str] = &["Point", "LineString", "Polygon"];
 
-impl FeatureContainsRequest {
-    /// Builds the request from the query (`format`, `per_page`, `page`), the path
-    /// `[dataset_id]` and the JSON body.
-    pub fn from_parts(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        path: &[String],
-        body: &[u8],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let dataset_id = q.path(path, 0, "dataset_id");
-        let (format, per_page, page) = read_search_query(&mut q);
-        conclude_body(q, from_json_body(body), |body| Self {
-            dataset_id,
-            format,
-            per_page,
-            page,
-            body,
-        })
-    }
-}
-
-impl FromRequestParts for FeatureContainsRequest {
-    fn from_parts(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        path: &[String],
-        body: &[u8],
-    ) -> Result<Self, Vec<FieldError>> {
-        FeatureContainsRequest::from_parts(pairs, headers, path, body)
-    }
-}
-
 impl Validate for FeatureContainsRequest {
     /// Paging; a non-empty geometry string or a GeoJSON object whose `type` is Point,
     /// LineString or Polygon and which has `coordinates`; a finite, non-negative `buffer`.
@@ -752,8 +591,8 @@ pub type FeatureContainsResponse = FeatureSearchResponse;
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::api::query::pairs;
-    use crate::api::testing::{assert_errors, round_trip};
+    use crate::api::query::{FromRequestParts, RequestHeaders, pairs};
+    use crate::api::testing::{assert_errors, parse_valid, round_trip};
     use serde_json::json;
 
     const ID: &str = "6f1c2a3e-1111-4c2b-9c1d-0a1b2c3d4e5f";
@@ -841,9 +680,13 @@ mod tests {
                 page: 3
             }
         );
-        let errs =
-            DatasetListRequest::from_query(&pairs([("page", "0"), ("per_page", "5")]), &h, &[])
-                .unwrap_err();
+        let errs = parse_valid::<DatasetListRequest>(
+            &pairs([("page", "0"), ("per_page", "5")]),
+            &h,
+            &[],
+            b"",
+        )
+        .unwrap_err();
         assert_errors(&errs, &[(json!(["query", "page"]), kinds::VALUE)]);
         let r = DatasetGetRequest::from_query(&[], &h, &path(&[ID])).unwrap();
         assert_eq!(r.dataset_id, ID);
@@ -900,7 +743,7 @@ mod tests {
             DatasetUpdateRequest::from_parts(&[], &h, &path(&[ID]), br#"{"name":"n","colour":1}"#)
                 .unwrap_err();
         assert_errors(&errs, &[(json!(["body", "colour"]), kinds::EXTRA)]);
-        let errs = DatasetUpdateRequest::from_parts(
+        let errs = parse_valid::<DatasetUpdateRequest>(
             &[],
             &h,
             &path(&[ID]),
@@ -965,7 +808,7 @@ mod tests {
             "{}",
             errs[0].msg
         );
-        let errs = FeatureContainsRequest::from_parts(
+        let errs = parse_valid::<FeatureContainsRequest>(
             &[],
             &h,
             &path(&[ID]),

@@ -36,10 +36,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use super::common::{EncodedPolyline, LatLng, NumberTextValue, TextValue, Viewport};
-use super::query::{
-    FromQuery, FromRequestParts, QueryReader, RequestHeaders, conclude, conclude_body, de_error,
-    from_json_body,
-};
+use super::query::{FromQuery, de_error};
 use super::validation::{
     Checks, FieldError, Loc, Validate, kinds, parse_int, parse_latlng, parse_latlng_list,
     parse_pipe_list, shown,
@@ -223,23 +220,6 @@ fn resolve_language(language: Option<RouteLanguage>, accept: Option<&str>) -> Ro
         .unwrap_or_default()
 }
 
-/// Parameters read the same way by route, tolls and isochrone.
-struct CommonParams {
-    mode: TravelMode,
-    method: RouteMethod,
-    units: Units,
-    language: Option<RouteLanguage>,
-}
-
-fn read_common(q: &mut QueryReader<'_>) -> CommonParams {
-    CommonParams {
-        mode: q.enum_or("mode", TravelMode::default()),
-        method: q.enum_or("method", RouteMethod::default()),
-        units: q.enum_or("units", Units::default()),
-        language: q.opt_enum("language"),
-    }
-}
-
 /// Checks rules shared by route and tolls.
 fn check_trip(
     c: &mut Checks,
@@ -299,7 +279,7 @@ fn check_no_truck(c: &mut Checks, mode: TravelMode) {
 
 /// `GET /distance/route/json` (K2; 10 per 1 s, 20 per 1 s with `arrival_time` or
 /// `departure_time`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RouteRequest {
     /// Required start.
@@ -322,17 +302,21 @@ pub struct RouteRequest {
     /// What to avoid. Default: nothing.
     #[serde(default)]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_avoid)]
     pub avoid: Vec<RouteAvoid>,
     /// Arrive at this time (traffic-aware duration); exclusive with `departure_time`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_traffic_time)]
     pub arrival_time: Option<TrafficTime>,
     /// Leave at this time (traffic-aware duration); exclusive with `arrival_time`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_traffic_time)]
     pub departure_time: Option<TrafficTime>,
     /// Points to pass through; exclusive with `alternatives`.
     #[serde(default)]
+    #[query(with = parse_waypoints)]
     pub waypoints: Waypoints,
     /// Return alternative routes. Default false; exclusive with `waypoints`.
     #[serde(default)]
@@ -343,6 +327,7 @@ pub struct RouteRequest {
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(header)]
     pub accept_language: Option<String>,
 }
 
@@ -355,35 +340,6 @@ impl RouteRequest {
     /// Whether `arrival_time` or `departure_time` is given (the traffic rate bucket).
     pub fn uses_traffic(&self) -> bool {
         self.arrival_time.is_some() || self.departure_time.is_some()
-    }
-}
-
-impl FromQuery for RouteRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let origin = q.required_latlng("origin");
-        let destination = q.required_latlng("destination");
-        let common = read_common(&mut q);
-        let req = Self {
-            origin,
-            destination,
-            mode: common.mode,
-            method: common.method,
-            units: common.units,
-            language: common.language,
-            avoid: q.opt_with("avoid", parse_avoid).unwrap_or_default(),
-            arrival_time: q.opt_with("arrival_time", parse_traffic_time),
-            departure_time: q.opt_with("departure_time", parse_traffic_time),
-            waypoints: q.opt_with("waypoints", parse_waypoints).unwrap_or_default(),
-            alternatives: q.bool_or("alternatives", false),
-            details: q.enum_or("details", DetailsLevel::default()),
-            accept_language: headers.accept_language.clone(),
-        };
-        conclude(q, Vec::new(), req)
     }
 }
 
@@ -505,7 +461,7 @@ pub struct RouteStep {
 
 /// `GET /distance/tolls/json` (K2; 5 per 1 s): route parameters without `avoid` and `details`;
 /// `mode` adds `truck`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TollsRequest {
     /// Required start.
@@ -528,13 +484,16 @@ pub struct TollsRequest {
     /// Arrive at this time; exclusive with `departure_time`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_traffic_time)]
     pub arrival_time: Option<TrafficTime>,
     /// Leave at this time; exclusive with `arrival_time`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_traffic_time)]
     pub departure_time: Option<TrafficTime>,
     /// Points to pass through; exclusive with `alternatives`.
     #[serde(default)]
+    #[query(with = parse_waypoints)]
     pub waypoints: Waypoints,
     /// Return alternative routes. Default false.
     #[serde(default)]
@@ -542,6 +501,7 @@ pub struct TollsRequest {
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(header)]
     pub accept_language: Option<String>,
 }
 
@@ -549,34 +509,6 @@ impl TollsRequest {
     /// `language`, else the best supported language of `Accept-Language`, else `en`.
     pub fn effective_language(&self) -> RouteLanguage {
         resolve_language(self.language, self.accept_language.as_deref())
-    }
-}
-
-impl FromQuery for TollsRequest {
-    /// `avoid` and `details` are unknown parameters here (`value_error.extra`).
-    fn from_query(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let origin = q.required_latlng("origin");
-        let destination = q.required_latlng("destination");
-        let common = read_common(&mut q);
-        let req = Self {
-            origin,
-            destination,
-            mode: common.mode,
-            method: common.method,
-            units: common.units,
-            language: common.language,
-            arrival_time: q.opt_with("arrival_time", parse_traffic_time),
-            departure_time: q.opt_with("departure_time", parse_traffic_time),
-            waypoints: q.opt_with("waypoints", parse_waypoints).unwrap_or_default(),
-            alternatives: q.bool_or("alternatives", false),
-            accept_language: headers.accept_language.clone(),
-        };
-        conclude(q, Vec::new(), req)
     }
 }
 
@@ -718,7 +650,7 @@ pub struct LegTollSystem {
 }
 
 /// `GET /distance/isochrone/json` (K2; 10 per 1 s).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IsochroneRequest {
     /// Required centre.
@@ -741,10 +673,12 @@ pub struct IsochroneRequest {
     /// What to avoid. Default: nothing.
     #[serde(default)]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_avoid)]
     pub avoid: Vec<RouteAvoid>,
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(header)]
     pub accept_language: Option<String>,
 }
 
@@ -752,30 +686,6 @@ impl IsochroneRequest {
     /// `language`, else the best supported language of `Accept-Language`, else `en`.
     pub fn effective_language(&self) -> RouteLanguage {
         resolve_language(self.language, self.accept_language.as_deref())
-    }
-}
-
-impl FromQuery for IsochroneRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let origin = q.required_latlng("origin");
-        let value = q.required_f64("value");
-        let common = read_common(&mut q);
-        let req = Self {
-            origin,
-            value,
-            mode: common.mode,
-            method: common.method,
-            units: common.units,
-            language: common.language,
-            avoid: q.opt_with("avoid", parse_avoid).unwrap_or_default(),
-            accept_language: headers.accept_language.clone(),
-        };
-        conclude(q, Vec::new(), req)
     }
 }
 
@@ -863,9 +773,10 @@ mod pipe_latlngs {
 
 /// `POST /distance/matrix/async` (K2; 20 per 1 s): the JSON body
 /// `{origins, destinations, mode}` where each list is a string of `lat,lng` joined by `|`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
+#[query(body)]
 pub struct MatrixCreateRequest {
     /// Required origins (a string `lat,lng|lat,lng` on the wire).
     #[serde(with = "pipe_latlngs")]
@@ -884,29 +795,6 @@ impl MatrixCreateRequest {
     /// Number of origin-destination pairs (compare with [`MAX_MATRIX_ELEMENTS`]).
     pub fn element_count(&self) -> usize {
         self.origins.len().saturating_mul(self.destinations.len())
-    }
-
-    /// Builds the request from the HTTP pieces: the query may only hold credentials, the body
-    /// is the request.
-    pub fn from_parts(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        _path: &[String],
-        body: &[u8],
-    ) -> Result<Self, Vec<FieldError>> {
-        let q = QueryReader::new(pairs);
-        conclude_body(q, from_json_body::<Self>(body), |b| b)
-    }
-}
-
-impl FromRequestParts for MatrixCreateRequest {
-    fn from_parts(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        path: &[String],
-        body: &[u8],
-    ) -> Result<Self, Vec<FieldError>> {
-        MatrixCreateRequest::from_parts(pairs, headers, path, body)
     }
 }
 
@@ -927,13 +815,13 @@ impl Validate for MatrixCreateRequest {
                 )
             });
             for (i, p) in points.iter().enumerate() {
-                if let Err(msg) = p.check() {
+                if let Err(e) = p.check() {
                     c.check(false, || {
                         FieldError::at(
                             Loc::Body,
                             vec![Value::from(name)],
                             kinds::COORDINATES,
-                            format!("point {}: {msg}", i + 1),
+                            format!("point {}: {e}", i + 1),
                         )
                     });
                 }
@@ -961,16 +849,6 @@ pub struct MatrixCreateResponse {
     pub status: MatrixStatus,
 }
 
-/// Reads the only path parameter, `matrix_id`.
-fn matrix_id_from_query<'a>(
-    pairs: &'a [(String, String)],
-    path: &[String],
-) -> (QueryReader<'a>, String) {
-    let mut q = QueryReader::new(pairs);
-    let id = q.path(path, 0, "matrix_id");
-    (q, id)
-}
-
 fn check_matrix_id(id: &str) -> Result<(), Vec<FieldError>> {
     let mut c = Checks::new();
     c.check(!id.trim().is_empty(), || {
@@ -980,22 +858,12 @@ fn check_matrix_id(id: &str) -> Result<(), Vec<FieldError>> {
 }
 
 /// `GET /distance/matrix/async/{matrix_id}/status` (K2; 20 per 1 s).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct MatrixStatusRequest {
     /// Path parameter.
+    #[query(path)]
     pub matrix_id: String,
-}
-
-impl FromQuery for MatrixStatusRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let (q, matrix_id) = matrix_id_from_query(pairs, path);
-        conclude(q, Vec::new(), Self { matrix_id })
-    }
 }
 
 impl Validate for MatrixStatusRequest {
@@ -1016,22 +884,12 @@ pub struct MatrixStatusResponse {
 /// `completed`. Over HTTP it answers 303 to the location of the result; the result itself is a
 /// [`MatrixResult`] (the path of the redirect target is not shown in the spec and is chosen by
 /// the server).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct MatrixResultRequest {
     /// Path parameter.
+    #[query(path)]
     pub matrix_id: String,
-}
-
-impl FromQuery for MatrixResultRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let (q, matrix_id) = matrix_id_from_query(pairs, path);
-        conclude(q, Vec::new(), Self { matrix_id })
-    }
 }
 
 impl Validate for MatrixResultRequest {
@@ -1094,8 +952,8 @@ pub struct RegionDefinition {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::api::query::pairs;
-    use crate::api::testing::{assert_errors, round_trip};
+    use crate::api::query::{FromRequestParts, RequestHeaders, pairs};
+    use crate::api::testing::{assert_errors, parse_valid, round_trip};
     use serde_json::json;
 
     fn h() -> RequestHeaders {
@@ -1277,7 +1135,7 @@ mod tests {
         let errs =
             MatrixCreateRequest::from_parts(&[], &h(), &[], br#"{"origins":"1,1"}"#).unwrap_err();
         assert_errors(&errs, &[(json!(["body", "destinations"]), kinds::MISSING)]);
-        let errs = MatrixCreateRequest::from_parts(
+        let errs = parse_valid::<MatrixCreateRequest>(
             &[],
             &h(),
             &[],
@@ -1431,7 +1289,7 @@ mod tests {
             ("arrival_time", "1700000000"),
             ("departure_time", "now"),
         ]);
-        let errs = RouteRequest::from_query(&q, &h(), &[]).unwrap_err();
+        let errs = parse_valid::<RouteRequest>(&q, &h(), &[], b"").unwrap_err();
         assert_errors(
             &errs,
             &[
@@ -1486,9 +1344,13 @@ mod tests {
         let errs =
             IsochroneRequest::from_query(&pairs([("origin", "1,1")]), &h(), &[]).unwrap_err();
         assert_errors(&errs, &[(json!(["query", "value"]), kinds::MISSING)]);
-        let errs =
-            IsochroneRequest::from_query(&pairs([("origin", "1,1"), ("value", "-2")]), &h(), &[])
-                .unwrap_err();
+        let errs = parse_valid::<IsochroneRequest>(
+            &pairs([("origin", "1,1"), ("value", "-2")]),
+            &h(),
+            &[],
+            b"",
+        )
+        .unwrap_err();
         assert_errors(&errs, &[(json!(["query", "value"]), kinds::VALUE)]);
         let errs =
             IsochroneRequest::from_query(&pairs([("origin", "1,1"), ("value", "abc")]), &h(), &[])

@@ -19,7 +19,7 @@ use std::net::IpAddr;
 use serde::{Deserialize, Serialize};
 
 use super::common::{LatLng, Viewport};
-use super::query::{FromQuery, QueryReader, RequestHeaders, conclude};
+use super::query::FromQuery;
 use super::validation::{Checks, FieldError, Loc, Validate, kinds, shown};
 
 /// Parses an IPv4 or IPv6 address.
@@ -38,28 +38,15 @@ pub fn parse_ip(loc: Loc, name: &str, s: &str) -> Result<IpAddr, FieldError> {
 }
 
 /// `GET /geolocation/position` (K1).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PositionRequest {
     /// Address to locate; honoured only for calls with a private key. When absent (or ignored),
     /// the address of the calling connection is used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_ip)]
     pub ip_address: Option<IpAddr>,
-}
-
-impl FromQuery for PositionRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            ip_address: q.opt_with("ip_address", parse_ip),
-        };
-        conclude(q, Vec::new(), req)
-    }
 }
 
 impl Validate for PositionRequest {
@@ -109,7 +96,7 @@ pub struct GeolocationResult {
 pub type PositionResponse = GeolocationResult;
 
 /// `GET /geolocation/timezone` (K1).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TimezoneRequest {
     /// Required point.
@@ -118,21 +105,6 @@ pub struct TimezoneRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub timestamp: Option<i64>,
-}
-
-impl FromQuery for TimezoneRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            location: q.required_latlng("location"),
-            timestamp: q.opt_int("timestamp"),
-        };
-        conclude(q, Vec::new(), req)
-    }
 }
 
 impl Validate for TimezoneRequest {
@@ -164,7 +136,7 @@ pub type TimezoneResponse = TimezoneResult;
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::api::query::pairs;
+    use crate::api::query::{RequestHeaders, pairs};
     use crate::api::testing::{assert_errors, round_trip};
     use serde_json::json;
 

@@ -26,7 +26,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::common::{JsonObject, JsonValue, LatLng, NumberTextValue};
-use super::query::{FromQuery, QueryReader, RequestHeaders, conclude};
+use super::query::FromQuery;
 use super::validation::{
     Checks, FieldError, Loc, Validate, kinds, parse_list, parse_pipe_list, shown,
 };
@@ -35,6 +35,9 @@ use super::vocab::{PoiSearchExtended, Units};
 fn default_language() -> String {
     "en".to_owned()
 }
+
+/// How a missing indoor point is described.
+const INDOOR_POINT_FORM: &str = "`lat,lng,level`, a poi id or `ref:<poi_ref>`";
 
 /// A point inside a venue: `{lat, lng, level}`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -70,7 +73,9 @@ pub fn parse_indoor_latlng(loc: Loc, name: &str, s: &str) -> Result<IndoorLatLng
             shown(s)
         )));
     };
-    LatLng::new(lat, lng).check().map_err(bad)?;
+    LatLng::new(lat, lng)
+        .check()
+        .map_err(|e| bad(e.to_string()))?;
     Ok(IndoorLatLng { lat, lng, level })
 }
 
@@ -207,25 +212,12 @@ fn check_venue(c: &mut Checks, venue_id: &str) {
 }
 
 /// `GET /indoor/venues/{venue_id}` (K2; 20 per 1 s).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct VenueGetRequest {
     /// Path parameter.
+    #[query(path)]
     pub venue_id: String,
-}
-
-impl FromQuery for VenueGetRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            venue_id: q.path(path, 0, "venue_id"),
-        };
-        conclude(q, Vec::new(), req)
-    }
 }
 
 impl Validate for VenueGetRequest {
@@ -314,10 +306,11 @@ pub struct Building {
 
 /// `GET /indoor/venues/{venue_id}/pois/search` (K2; 30 per 1 s): full-text search of venue
 /// features by name or description.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PoiSearchRequest {
     /// Path parameter.
+    #[query(path)]
     pub venue_id: String,
     /// Features per page; 0 (the default) means no pagination.
     #[serde(default)]
@@ -328,6 +321,7 @@ pub struct PoiSearchRequest {
     /// Point from which `distance` and `duration` are computed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_indoor_latlng)]
     pub from_location: Option<IndoorLatLng>,
     /// Text to search; when absent, all features are listed alphabetically.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -353,6 +347,7 @@ pub struct PoiSearchRequest {
     /// kept).
     #[serde(rename = "ref", default)]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_refs)]
     pub refs: Vec<String>,
     /// ISO 639-1 language. Default `en`.
     #[serde(default = "default_language")]
@@ -364,6 +359,7 @@ pub struct PoiSearchRequest {
     /// Query parameter `id`: POI ids (comma-separated).
     #[serde(rename = "id", default)]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_ids)]
     pub ids: Vec<i64>,
 }
 
@@ -412,32 +408,6 @@ fn parse_ids(loc: Loc, name: &str, s: &str) -> Result<Vec<i64>, FieldError> {
         .iter()
         .map(|item| super::validation::parse_int::<i64>(loc, name, item))
         .collect()
-}
-
-impl FromQuery for PoiSearchRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            venue_id: q.path(path, 0, "venue_id"),
-            items_by_page: q.int_or("items_by_page", 0),
-            page: q.int_or("page", 0),
-            from_location: q.opt_with("from_location", parse_indoor_latlng),
-            q: q.opt_str("q"),
-            extended: q.opt_enum("extended"),
-            level: q.opt_int("level"),
-            building: q.opt_str("building"),
-            category: q.opt_str("category"),
-            refs: q.opt_with("ref", parse_refs).unwrap_or_default(),
-            language: q.opt_str("language").unwrap_or_else(default_language),
-            advanced_filter: q.opt_str("advanced_filter"),
-            ids: q.opt_with("id", parse_ids).unwrap_or_default(),
-        };
-        conclude(q, Vec::new(), req)
-    }
 }
 
 impl Validate for PoiSearchRequest {
@@ -503,14 +473,17 @@ pub struct IndoorFeature {
 
 /// `GET /indoor/directions/{venue_id}` (K2; 20 per 1 s). The routing configuration of the venue
 /// must exist.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorDirectionsRequest {
     /// Path parameter.
+    #[query(path)]
     pub venue_id: String,
     /// Required start.
+    #[query(with = parse_indoor_point, form = INDOOR_POINT_FORM)]
     pub origin: IndoorPoint,
     /// Required end.
+    #[query(with = parse_indoor_point, form = INDOOR_POINT_FORM)]
     pub destination: IndoorPoint,
     /// ISO 639-1 language of instructions. Default `en`.
     #[serde(default = "default_language")]
@@ -522,6 +495,7 @@ pub struct IndoorDirectionsRequest {
     /// Points to pass through, in order. Default: none.
     #[serde(default)]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_indoor_points)]
     pub waypoints: Vec<IndoorPoint>,
     /// Reorders waypoints (applies only with waypoints). Default false.
     #[serde(default)]
@@ -533,6 +507,7 @@ pub struct IndoorDirectionsRequest {
     /// Areas to avoid. Default: none.
     #[serde(default)]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_avoid_in)]
     pub avoid_in: Vec<IndoorAvoidBox>,
 }
 
@@ -549,31 +524,6 @@ impl Default for IndoorDirectionsRequest {
             mode: None,
             avoid_in: Vec::new(),
         }
-    }
-}
-
-impl FromQuery for IndoorDirectionsRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let form = "`lat,lng,level`, a poi id or `ref:<poi_ref>`";
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            venue_id: q.path(path, 0, "venue_id"),
-            origin: q.required_with("origin", form, parse_indoor_point),
-            destination: q.required_with("destination", form, parse_indoor_point),
-            language: q.opt_str("language").unwrap_or_else(default_language),
-            units: q.enum_or("units", Units::default()),
-            waypoints: q
-                .opt_with("waypoints", parse_indoor_points)
-                .unwrap_or_default(),
-            optimize: q.bool_or("optimize", false),
-            mode: q.opt_str("mode"),
-            avoid_in: q.opt_with("avoid_in", parse_avoid_in).unwrap_or_default(),
-        };
-        conclude(q, Vec::new(), req)
     }
 }
 
@@ -705,7 +655,7 @@ pub struct IndoorInstruction {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::api::query::pairs;
+    use crate::api::query::{RequestHeaders, pairs};
     use crate::api::testing::{assert_errors, round_trip};
     use serde_json::json;
 

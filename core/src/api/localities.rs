@@ -23,7 +23,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::{AddressComponent, LatLng, Viewport};
-use super::query::{FromQuery, QueryReader, RequestHeaders, conclude};
+use super::query::{FromQuery, QueryReader};
 use super::validation::{
     Checks, FieldError, Loc, Validate, is_alpha_code, kinds, parse_pipe_list, shown,
 };
@@ -68,25 +68,31 @@ pub enum ComponentFilter {
     Country(String),
 }
 
+/// Why a `components` filter does not parse ([`ComponentFilter::parse`]); each holds the
+/// text as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ComponentFilterError {
+    /// `country:<code>` with a code that is not 2 or 3 letters.
+    #[error("invalid country code {}: give an ISO 3166-1 alpha-2 or alpha-3 code", shown(.0))]
+    CountryCode(String),
+    /// Not a `country:<code>` filter.
+    #[error("invalid component filter {}: give `country:<code>`, several joined by `|`", shown(.0))]
+    Filter(String),
+}
+
 impl ComponentFilter {
     /// Parses one filter, `country:fr` or `country:FRA`.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, ComponentFilterError> {
         match s.split_once(':') {
             Some((kind, code)) if kind.trim() == "country" => {
                 let code = code.trim();
                 if is_alpha_code(code, &[2, 3]) {
                     Ok(Self::Country(code.to_owned()))
                 } else {
-                    Err(format!(
-                        "invalid country code {}: give an ISO 3166-1 alpha-2 or alpha-3 code",
-                        shown(code)
-                    ))
+                    Err(ComponentFilterError::CountryCode(code.to_owned()))
                 }
             }
-            _ => Err(format!(
-                "invalid component filter {}: give `country:<code>`, several joined by `|`",
-                shown(s)
-            )),
+            _ => Err(ComponentFilterError::Filter(s.to_owned())),
         }
     }
 
@@ -104,7 +110,7 @@ pub fn parse_components(loc: Loc, name: &str, s: &str) -> Result<Vec<ComponentFi
         .iter()
         .map(|item| {
             ComponentFilter::parse(item)
-                .map_err(|msg| FieldError::invalid(loc, name, kinds::VALUE, msg))
+                .map_err(|e| FieldError::invalid(loc, name, kinds::VALUE, e.to_string()))
         })
         .collect()
 }
@@ -187,7 +193,7 @@ fn check_language(checks: &mut Checks, language: Option<&str>) {
 }
 
 /// `GET /localities/autocomplete` (K1; 50 per 1 s).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AutocompleteRequest {
     /// Required text; at most 150 characters, only the first 20 tokens are processed.
@@ -204,6 +210,7 @@ pub struct AutocompleteRequest {
     /// Country filters. Default: none.
     #[serde(default)]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_components)]
     pub components: Vec<ComponentFilter>,
     /// Two-letter ISO 639-1 code; when absent: `Accept-Language`, locale default, English.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -226,10 +233,12 @@ pub struct AutocompleteRequest {
     /// Description formats per type. Default: none.
     #[serde(default)]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_custom_descriptions)]
     pub custom_description: Vec<CustomDescription>,
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(header)]
     pub accept_language: Option<String>,
 }
 
@@ -248,36 +257,6 @@ impl Default for AutocompleteRequest {
             custom_description: Vec::new(),
             accept_language: None,
         }
-    }
-}
-
-impl FromQuery for AutocompleteRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            input: q.required_str("input"),
-            types: q
-                .pipe_list("types")
-                .unwrap_or_else(default_autocomplete_types),
-            excluded_types: q.pipe_list("excluded_types").unwrap_or_default(),
-            components: q
-                .opt_with("components", parse_components)
-                .unwrap_or_default(),
-            language: q.opt_str("language"),
-            location: q.opt_latlng("location"),
-            radius: q.int_or("radius", default_autocomplete_radius()),
-            data: q.enum_or("data", AutocompleteData::default()),
-            extended: q.opt_enum("extended"),
-            custom_description: q
-                .opt_with("custom_description", parse_custom_descriptions)
-                .unwrap_or_default(),
-            accept_language: headers.accept_language.clone(),
-        };
-        conclude(q, Vec::new(), req)
     }
 }
 
@@ -376,7 +355,7 @@ pub struct RelatedPostalCode {
 }
 
 /// `GET /localities/details` (K1; 50 per 1 s).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DetailsRequest {
     /// Required: a `public_id` from autocomplete (or geocode, nearby, UK address lists).
@@ -384,6 +363,7 @@ pub struct DetailsRequest {
     /// Parts to return. Default `geometry|address_components`.
     #[serde(default = "DetailsField::default_fields")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_details_fields)]
     pub fields: Vec<DetailsField>,
     /// Two-letter ISO 639-1 code, as in autocomplete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -404,6 +384,7 @@ pub struct DetailsRequest {
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(header)]
     pub accept_language: Option<String>,
 }
 
@@ -438,28 +419,6 @@ pub fn parse_details_fields(
         .iter()
         .map(|item| super::validation::parse_enum::<DetailsField>(loc, name, item))
         .collect()
-}
-
-impl FromQuery for DetailsRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            public_id: q.required_str("public_id"),
-            fields: q
-                .opt_with("fields", parse_details_fields)
-                .unwrap_or_else(DetailsField::default_fields),
-            language: q.opt_str("language"),
-            cc_format: q.opt_enum("cc_format"),
-            page: q.opt_int("page"),
-            addresses_per_page: q.opt_int("addresses_per_page"),
-            accept_language: headers.accept_language.clone(),
-        };
-        conclude(q, Vec::new(), req)
-    }
 }
 
 impl Validate for DetailsRequest {
@@ -598,8 +557,9 @@ impl AddressesPagination {
 
 /// `GET /localities/geocode` (K1; 50 per 1 s): exactly one of `address` (geocoding) or `latlng`
 /// (reverse geocoding).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+#[query(extra = geocode_presence)]
 pub struct GeocodeRequest {
     /// Address to geocode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -612,6 +572,7 @@ pub struct GeocodeRequest {
     /// Parts to return, as in details. Default `geometry|address_components`.
     #[serde(default = "DetailsField::default_fields")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_details_fields)]
     pub fields: Vec<DetailsField>,
     /// Two-letter ISO 639-1 code, as in autocomplete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -620,6 +581,7 @@ pub struct GeocodeRequest {
     /// Not shown in the spec: country filters, as in autocomplete.
     #[serde(default)]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_components)]
     pub components: Vec<ComponentFilter>,
     /// Not shown in the spec: country code format, as in details; see
     /// [`GeocodeRequest::effective_cc_format`].
@@ -629,6 +591,7 @@ pub struct GeocodeRequest {
     /// Header `Accept-Language`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(header)]
     pub accept_language: Option<String>,
 }
 
@@ -658,34 +621,13 @@ impl GeocodeRequest {
     }
 }
 
-impl FromQuery for GeocodeRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            address: q.opt_str("address"),
-            latlng: q.opt_latlng("latlng"),
-            fields: q
-                .opt_with("fields", parse_details_fields)
-                .unwrap_or_else(DetailsField::default_fields),
-            language: q.opt_str("language"),
-            components: q
-                .opt_with("components", parse_components)
-                .unwrap_or_default(),
-            cc_format: q.opt_enum("cc_format"),
-            accept_language: headers.accept_language.clone(),
-        };
-        // "exactly one of" is a rule on presence: judge it on the raw query so that a bad
-        // `latlng` is not also reported as missing.
-        let given = |n: &str| pairs.iter().any(|(k, _)| k == n);
-        let mut extra = Vec::new();
-        if !given("address") && !given("latlng") {
-            extra.push(geocode_neither());
-        }
-        conclude(q, extra, req)
+/// "Exactly one of `address` or `latlng`" is a rule on presence: judged on the raw query, so
+/// that a bad `latlng` is not also reported as missing.
+fn geocode_presence(q: &QueryReader<'_>) -> Vec<FieldError> {
+    if q.given("address") || q.given("latlng") {
+        Vec::new()
+    } else {
+        vec![geocode_neither()]
     }
 }
 
@@ -745,11 +687,12 @@ pub struct GeocodeResult {
 }
 
 /// `GET /localities/nearby` (K1): points of interest sorted by distance to `location`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct NearbyRequest {
     /// Required point-of-interest types.
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(form = "point-of-interest types joined by `|`")]
     pub types: Vec<String>,
     /// Required centre.
     pub location: LatLng,
@@ -778,29 +721,6 @@ impl Default for NearbyRequest {
             limit: default_limit(),
             excluded_types: Vec::new(),
         }
-    }
-}
-
-impl FromQuery for NearbyRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            types: q.required_with(
-                "types",
-                "point-of-interest types joined by `|`",
-                parse_pipe_list,
-            ),
-            location: q.required_latlng("location"),
-            radius: q.int_or("radius", default_nearby_radius()),
-            page: q.int_or("page", default_page()),
-            limit: q.int_or("limit", default_limit()),
-            excluded_types: q.pipe_list("excluded_types").unwrap_or_default(),
-        };
-        conclude(q, Vec::new(), req)
     }
 }
 
@@ -886,8 +806,8 @@ pub struct NearbyGeometry {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::api::query::pairs;
-    use crate::api::testing::{assert_errors, round_trip};
+    use crate::api::query::{RequestHeaders, pairs};
+    use crate::api::testing::{assert_errors, parse_valid, round_trip};
     use crate::api::vocab::CcFormat;
     use serde_json::json;
 
@@ -1093,11 +1013,12 @@ mod tests {
                 (json!(["query", "foo"]), kinds::EXTRA),
             ],
         );
-        // rules run once parsing succeeded
-        let errs = AutocompleteRequest::from_query(
+        // the rules run at validation (the engine), once parsing succeeded
+        let errs = parse_valid::<AutocompleteRequest>(
             &pairs([("input", "x"), ("radius", "5"), ("language", "fra")]),
             &headers(),
             &[],
+            b"",
         )
         .unwrap_err();
         assert_errors(
@@ -1108,6 +1029,29 @@ mod tests {
             ],
         );
         assert!(errs[0].msg.contains("at least 10"), "{}", errs[0].msg);
+    }
+
+    #[test]
+    fn component_filter_errors() {
+        assert_eq!(
+            ComponentFilter::parse(" country : fr"),
+            Ok(ComponentFilter::Country("fr".into()))
+        );
+        let e = ComponentFilter::parse("country:FRAN").unwrap_err();
+        assert_eq!(e, ComponentFilterError::CountryCode("FRAN".into()));
+        assert!(
+            e.to_string().starts_with("invalid country code `FRAN`"),
+            "{e}"
+        );
+        let e = ComponentFilter::parse("pays:fr").unwrap_err();
+        assert_eq!(e, ComponentFilterError::Filter("pays:fr".into()));
+        let e = parse_components(Loc::Query, "components", "country:fr|x").unwrap_err();
+        assert_eq!(e.kind, kinds::VALUE);
+        assert!(
+            e.msg.starts_with("invalid component filter `x`"),
+            "{}",
+            e.msg
+        );
     }
 
     #[test]
@@ -1172,10 +1116,11 @@ mod tests {
 
         let errs = GeocodeRequest::from_query(&pairs([]), &headers(), &[]).unwrap_err();
         assert_errors(&errs, &[(json!(["query", "address"]), kinds::MISSING)]);
-        let errs = GeocodeRequest::from_query(
+        let errs = parse_valid::<GeocodeRequest>(
             &pairs([("address", "x"), ("latlng", "1,2")]),
             &headers(),
             &[],
+            b"",
         )
         .unwrap_err();
         assert_errors(&errs, &[(json!(["query", "latlng"]), kinds::VALUE)]);

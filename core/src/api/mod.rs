@@ -19,7 +19,8 @@
 //! - [`validation`]: [`FieldError`] (an item of a 422 `detail` list), the parsers of the
 //!   query-string forms (`lat,lng`, `|`-lists, ...) and the [`Validate`] trait;
 //! - [`query`]: from HTTP pieces to request types ([`FromQuery`], [`FromRequestParts`],
-//!   [`QueryReader`], [`from_json_body`]).
+//!   [`QueryReader`], [`from_json_body`]) and `#[derive(FromQuery)]` (crate `waymark-derive`),
+//!   which writes that parser for every request type from its field list.
 //!
 //! # Requests
 //!
@@ -32,8 +33,8 @@
 //! Serialize/Deserialize so that the FFI and tests can build them from JSON.
 //!
 //! Every request implements [`Validate`]: the rules the spec states on the request itself
-//! (coordinate ranges, `radius >= 10`, `alternatives` vs `waypoints`, ...). The HTTP parsers run
-//! it; the `Engine` runs it too for requests built by the FFI.
+//! (coordinate ranges, `radius >= 10`, `alternatives` vs `waypoints`, ...). The `Engine` runs it,
+//! once, after authorization, whichever face built the request; the HTTP parsers do not.
 //!
 //! # How the faces use it
 //!
@@ -42,9 +43,11 @@
 //! and the raw body, and calls [`FromRequestParts::from_parts`] on the request type of the
 //! endpoint (GET types get it from [`FromQuery`]; POST/PUT types — [`ZonesUpdateRequest`],
 //! [`DatasetUpdateRequest`], [`FeatureSearchRequest`], [`FeatureContainsRequest`],
-//! [`MatrixCreateRequest`] — have an inherent `from_parts` too). On `Err(fields)` it answers 422
-//! (through the one error mapping of the crate) with every problem at once; on `Ok(request)` it
-//! calls the `Engine` method and serializes the response. The FFI builds request types directly.
+//! [`MatrixCreateRequest`], [`PackInstallRequest`] — implement it directly; both are derived).
+//! On `Err(fields)` it answers 422 (through the one error mapping of the crate) with every
+//! problem at once; on `Ok(request)` it calls the `Engine` method, which validates the request
+//! (422 the same way) and runs it, and serializes the response. The FFI builds request types
+//! directly.
 //!
 //! ```
 //! use waymark_core::api::{FromRequestParts, RequestHeaders, TimezoneRequest, pairs};
@@ -134,7 +137,7 @@ pub(crate) mod testing {
     use serde::de::DeserializeOwned;
     use serde_json::Value;
 
-    use super::FieldError;
+    use super::{FieldError, FromRequestParts, RequestHeaders, Validate};
 
     /// Deserializes `sample` into `T`, serializes it back and asserts the JSON value is
     /// unchanged (so every field name of the sample exists, spelled the same, and nothing is
@@ -144,6 +147,19 @@ pub(crate) mod testing {
         let back = serde_json::to_value(&t).expect("serializes");
         assert_eq!(back, sample, "round trip changed the json");
         t
+    }
+
+    /// Parses a request from HTTP pieces and then validates it, as the local server and the
+    /// engine do together (parsing alone no longer runs [`Validate`](super::Validate)).
+    pub(crate) fn parse_valid<T: FromRequestParts + Validate>(
+        pairs: &[(String, String)],
+        headers: &RequestHeaders,
+        path: &[String],
+        body: &[u8],
+    ) -> Result<T, Vec<FieldError>> {
+        let request = T::from_parts(pairs, headers, path, body)?;
+        request.validate()?;
+        Ok(request)
     }
 
     /// Asserts the exact list of `(loc, type)` of `errors`, in order.

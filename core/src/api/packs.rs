@@ -10,10 +10,7 @@
 //! | `DELETE /packs/{pack_id}` | [`PackRemoveRequest`] | [`PackRemoveResponse`] |
 use serde::{Deserialize, Serialize};
 
-use super::query::{
-    FromQuery, FromRequestParts, QueryReader, RequestHeaders, conclude, conclude_body,
-    from_json_body,
-};
+use super::query::FromQuery;
 use super::validation::{FieldError, Validate};
 
 /// One source's licence and attribution, as shown to users.
@@ -49,7 +46,7 @@ pub struct PackInfo {
 }
 
 /// `GET /packs`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PacksListRequest {}
 
@@ -61,10 +58,11 @@ pub struct PacksListResponse {
     pub packs: Vec<PackInfo>,
 }
 
-/// `POST /packs` body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// `POST /packs`: the JSON body `{"url": ...}` (the query may only hold credentials).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
+#[query(body)]
 pub struct PackInstallRequest {
     /// `file:///...` or `http(s)://...` URL of a pack directory.
     pub url: String,
@@ -81,10 +79,11 @@ pub struct PackInstallResponse {
 }
 
 /// `GET /packs/installs/{install_id}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackInstallStatusRequest {
-    /// Install job id.
+    /// Install job id (path parameter).
+    #[query(path)]
     pub install_id: String,
 }
 
@@ -112,10 +111,11 @@ pub struct PackInstallStatus {
 }
 
 /// `DELETE /packs/{pack_id}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackRemoveRequest {
-    /// Pack id.
+    /// Pack id (path parameter).
+    #[query(path)]
     pub pack_id: String,
 }
 
@@ -127,56 +127,6 @@ pub struct PackRemoveResponse {
     pub pack_id: String,
     /// `removed`.
     pub status: String,
-}
-
-impl FromQuery for PacksListRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        conclude(QueryReader::new(pairs), Vec::new(), PacksListRequest {})
-    }
-}
-
-impl FromQuery for PackInstallStatusRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = PackInstallStatusRequest {
-            install_id: q.path(path, 0, "install_id"),
-        };
-        conclude(q, Vec::new(), req)
-    }
-}
-
-impl FromQuery for PackRemoveRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = PackRemoveRequest {
-            pack_id: q.path(path, 0, "pack_id"),
-        };
-        conclude(q, Vec::new(), req)
-    }
-}
-
-impl FromRequestParts for PackInstallRequest {
-    /// Query (credentials only) plus JSON body.
-    fn from_parts(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        _path: &[String],
-        body: &[u8],
-    ) -> Result<Self, Vec<FieldError>> {
-        conclude_body(QueryReader::new(pairs), from_json_body::<Self>(body), |b| b)
-    }
 }
 
 impl Validate for PackInstallRequest {
@@ -218,6 +168,8 @@ impl Validate for PackRemoveRequest {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use crate::api::query::{FromRequestParts, RequestHeaders};
+    use crate::api::testing::parse_valid;
 
     #[test]
     fn install_body_is_checked() {
@@ -226,7 +178,7 @@ mod tests {
             PackInstallRequest::from_parts(&[], &h, &[], br#"{"url": "file:///tmp/p"}"#).unwrap();
         assert_eq!(ok.url, "file:///tmp/p");
         let err =
-            PackInstallRequest::from_parts(&[], &h, &[], br#"{"url": "ftp://x"}"#).unwrap_err();
+            parse_valid::<PackInstallRequest>(&[], &h, &[], br#"{"url": "ftp://x"}"#).unwrap_err();
         assert_eq!(
             err[0].loc,
             vec![serde_json::json!("body"), serde_json::json!("url")]

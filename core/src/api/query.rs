@@ -2,16 +2,21 @@
 //!
 //! A request arrives as the decoded `(name, value)` pairs of its query string, a few headers
 //! ([`RequestHeaders`]), the path parameters in order, and for POST/PUT a JSON body. Every
-//! request type implements [`FromRequestParts`]; GET request types do it through [`FromQuery`],
-//! POST/PUT request types through their `from_parts` function, which reads the query and path
-//! with a [`QueryReader`] and the body with [`from_json_body`]. All problems are reported
-//! together, as FastAPI does: a request with a missing `origin` and a bad `mode` gets both in
-//! one 422.
+//! request type implements [`FromRequestParts`], the one entry point of the local server: GET
+//! request types through [`FromQuery`], POST/PUT request types directly. Both are derived from
+//! the field list by `#[derive(FromQuery)]` (crate `waymark-derive`, re-exported here): the
+//! derived parser reads every field with a [`QueryReader`] (how a field parses and whether it is
+//! required comes from its type, through [`QueryField`] and [`Presence`]; its default from its
+//! serde default), reads the body with [`from_json_body`] and ends with [`conclude`] or
+//! [`conclude_body`]. All problems are reported together, as FastAPI does: a request with a
+//! missing `origin` and a bad `mode` gets both in one 422.
 //!
 //! Parsing is strict: an unknown parameter is an error (`value_error.extra`, listing the
 //! accepted names) except the credential parameters `key` and `private_key` (see
-//! [`CREDENTIAL_PARAMS`]), and so is a parameter given twice. After parsing, the request's
-//! [`Validate`](crate::api::Validate) rules run, so a request that comes out of here is valid.
+//! [`CREDENTIAL_PARAMS`]), and so is a parameter given twice. Parsing does not run the
+//! request's [`Validate`](crate::api::Validate) rules (ranges, exclusive parameters...): the
+//! engine runs them, once, after authorization, whichever face built the request. A request
+//! that comes out of here is well-formed, not yet valid.
 //!
 //! ```
 //! use waymark_core::api::{FromQuery, RequestHeaders, TimezoneRequest};
@@ -29,6 +34,53 @@
 //! assert_eq!(errors[0].kind, "value_error.coordinates");
 //! assert_eq!(errors[1].kind, "value_error.extra");
 //! ```
+//!
+//! A request type of its own, with the attributes of the derive (see the `waymark-derive`
+//! crate documentation for the whole set):
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//! use waymark_core::api::{FieldError, FromQuery, LatLng, Loc, RequestHeaders, TravelMode, pairs};
+//!
+//! fn default_radius() -> u32 {
+//!     1000
+//! }
+//!
+//! fn parse_tags(loc: Loc, name: &str, s: &str) -> Result<Vec<String>, FieldError> {
+//!     waymark_core::api::parse_list(loc, name, s, ',')
+//! }
+//!
+//! #[derive(Debug, Default, Serialize, Deserialize, FromQuery)]
+//! struct ShopsRequest {
+//!     #[query(path)]
+//!     venue_id: String,
+//!     near: LatLng,
+//!     #[serde(default)]
+//!     mode: Option<TravelMode>,
+//!     #[serde(default = "default_radius")]
+//!     radius: u32,
+//!     #[serde(rename = "tag", default)]
+//!     #[query(with = parse_tags)]
+//!     tags: Vec<String>,
+//!     #[serde(default)]
+//!     #[query(header)]
+//!     accept_language: Option<String>,
+//! }
+//!
+//! let h = RequestHeaders::default();
+//! let q = pairs([("near", "48.85,2.35"), ("tag", "food, toys")]);
+//! let req = ShopsRequest::from_query(&q, &h, &["v1".to_owned()]).unwrap();
+//! assert_eq!((req.venue_id.as_str(), req.radius, req.mode), ("v1", 1000, None));
+//! assert_eq!(req.tags, ["food", "toys"]);
+//!
+//! let errors = ShopsRequest::from_query(&pairs([("mode", "car")]), &h, &[]).unwrap_err();
+//! let got: Vec<String> = errors.iter().map(|e| format!("{:?} {}", e.loc, e.kind)).collect();
+//! assert_eq!(got, [
+//!     r#"[String("path"), String("venue_id")] missing"#,
+//!     r#"[String("query"), String("near")] missing"#,
+//!     r#"[String("query"), String("mode")] value_error.enum"#,
+//! ]);
+//! ```
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -40,6 +92,8 @@ use super::validation::{
     parse_pipe_list,
 };
 use super::vocab::{Vocabulary, list_names};
+
+pub use waymark_derive::FromQuery;
 
 /// Query parameters that carry credentials. They are accepted on every endpoint (authentication
 /// reads them; request types do not hold them), even when repeated.
@@ -83,7 +137,7 @@ impl RequestHeaders {
 
 /// Builds a GET request type from the query pairs, the input headers and the path parameters
 /// (in the order of the path: `/datasets/{dataset_id}/features/{feature_id}` gives
-/// `[dataset_id, feature_id]`).
+/// `[dataset_id, feature_id]`). Derived by `#[derive(FromQuery)]` for a request without a body.
 pub trait FromQuery: Sized {
     /// The request, or every problem found (never an empty list).
     fn from_query(
@@ -95,8 +149,8 @@ pub trait FromQuery: Sized {
 
 /// Builds any request type from all the HTTP pieces; the one entry point of the local server.
 ///
-/// GET request types get it from [`FromQuery`] (the body is ignored); POST/PUT request types
-/// implement it by their `from_parts` function.
+/// GET request types get it from [`FromQuery`] (the body is ignored); for POST/PUT request
+/// types `#[derive(FromQuery)]` implements it directly (a `#[query(body)]` field or struct).
 pub trait FromRequestParts: Sized {
     /// The request, or every problem found in the query, path, headers and body together.
     fn from_parts(
@@ -115,6 +169,122 @@ impl<T: FromQuery> FromRequestParts for T {
         _body: &[u8],
     ) -> Result<Self, Vec<FieldError>> {
         T::from_query(pairs, headers, path)
+    }
+}
+
+/// A type with a query-string form: how one value of a parameter parses, and how a missing one
+/// is described. The derive reads a field of such a type without a `with` parser.
+///
+/// Implemented for `String` (the value as given), the integers of [`IntValue`], `f64`, `bool`
+/// (`true`/`false`/`1`/`0`), [`LatLng`] (`lat,lng`), `Vec<String>` (a `|`-separated list),
+/// every [`Vocabulary`] enum, and `Option<T>` of those (parsing as `T`).
+pub trait QueryField: Sized {
+    /// What one value parses into: `Self`, or `T` for `Option<T>`.
+    type Value;
+    /// The expected form, for the message of a missing required parameter
+    /// (`field required: give `origin` as `lat,lng``).
+    const FORM: &'static str;
+    /// Parses the raw value of input `name` of `loc`.
+    fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self::Value, FieldError>;
+}
+
+impl QueryField for String {
+    type Value = Self;
+    const FORM: &'static str = "a string";
+    /// The value as given (empty values are kept: the engine judges them).
+    fn parse(_loc: Loc, _name: &str, raw: &str) -> Result<Self, FieldError> {
+        Ok(raw.to_owned())
+    }
+}
+
+macro_rules! int_query_field {
+    ($($t:ty),+) => {
+        $(impl QueryField for $t {
+            type Value = Self;
+            const FORM: &'static str = "an integer";
+            fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self, FieldError> {
+                parse_int::<$t>(loc, name, raw)
+            }
+        })+
+    };
+}
+int_query_field!(u8, u16, u32, u64, i32, i64);
+
+impl QueryField for f64 {
+    type Value = Self;
+    const FORM: &'static str = "a number";
+    fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self, FieldError> {
+        parse_f64(loc, name, raw)
+    }
+}
+
+impl QueryField for bool {
+    type Value = Self;
+    const FORM: &'static str = "`true` or `false`";
+    fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self, FieldError> {
+        parse_bool(loc, name, raw)
+    }
+}
+
+impl QueryField for LatLng {
+    type Value = Self;
+    const FORM: &'static str = "`lat,lng`";
+    fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self, FieldError> {
+        parse_latlng(loc, name, raw)
+    }
+}
+
+impl QueryField for Vec<String> {
+    type Value = Self;
+    const FORM: &'static str = "values joined by `|`";
+    fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self, FieldError> {
+        parse_pipe_list(loc, name, raw)
+    }
+}
+
+impl<T: Vocabulary> QueryField for T {
+    type Value = Self;
+    const FORM: &'static str = "one of the accepted values";
+    fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self, FieldError> {
+        parse_enum::<T>(loc, name, raw)
+    }
+}
+
+impl<T: QueryField<Value = T>> QueryField for Option<T> {
+    type Value = T;
+    const FORM: &'static str = T::FORM;
+    fn parse(loc: Loc, name: &str, raw: &str) -> Result<T, FieldError> {
+        T::parse(loc, name, raw)
+    }
+}
+
+/// How a field takes a parsed value `V` and an absent parameter: a plain field (`V` itself) is
+/// required, an `Option<V>` is `None` when absent. Lets one reader method serve both, decided
+/// by the field's type.
+pub trait Presence<V>: Sized {
+    /// The field holding a given value.
+    fn present(value: V) -> Self;
+    /// The field when the parameter is absent (or invalid) and has no default: `Ok(value)`, or
+    /// `Err(placeholder)` when the parameter is required (the error is recorded, so the
+    /// placeholder never escapes).
+    fn absent() -> Result<Self, Self>;
+}
+
+impl<V: Default> Presence<V> for V {
+    fn present(value: V) -> Self {
+        value
+    }
+    fn absent() -> Result<Self, Self> {
+        Err(V::default())
+    }
+}
+
+impl<V> Presence<V> for Option<V> {
+    fn present(value: V) -> Self {
+        Some(value)
+    }
+    fn absent() -> Result<Self, Self> {
+        Ok(None)
     }
 }
 
@@ -217,6 +387,63 @@ impl<'a> QueryReader<'a> {
                 .push(FieldError::missing_as(Loc::Query, name, form));
         }
         T::default()
+    }
+
+    /// Reads the field `name` that has no default, parsed by `parse`: required for a plain
+    /// field (a missing one is recorded, with the hint `form` when given), `None` when absent
+    /// for an `Option` (see [`Presence`]).
+    pub fn field<T: Presence<V>, V>(
+        &mut self,
+        name: &'static str,
+        form: Option<&str>,
+        parse: impl FnOnce(Loc, &str, &str) -> Result<V, FieldError>,
+    ) -> T {
+        if let Some(v) = self.opt_with(name, parse) {
+            return T::present(v);
+        }
+        match T::absent() {
+            Ok(value) => value,
+            Err(placeholder) => {
+                // Given but invalid or repeated: already reported.
+                if !self.given(name) {
+                    self.errors.push(match form {
+                        Some(form) => FieldError::missing_as(Loc::Query, name, form),
+                        None => FieldError::missing(Loc::Query, name),
+                    });
+                }
+                placeholder
+            }
+        }
+    }
+
+    /// Reads the field `name` parsed by `parse`, `default()` when absent (or invalid: the error
+    /// is recorded).
+    pub fn field_or<T: Presence<V>, V>(
+        &mut self,
+        name: &'static str,
+        parse: impl FnOnce(Loc, &str, &str) -> Result<V, FieldError>,
+        default: impl FnOnce() -> T,
+    ) -> T {
+        self.opt_with(name, parse)
+            .map(T::present)
+            .unwrap_or_else(default)
+    }
+
+    /// Parses the input header `name` (lowercase, e.g. `x-field-mask`) when sent; an error is
+    /// recorded at `["header", name]`.
+    pub fn header<V>(
+        &mut self,
+        value: Option<&str>,
+        name: &'static str,
+        parse: impl FnOnce(Loc, &str, &str) -> Result<V, FieldError>,
+    ) -> Option<V> {
+        match parse(Loc::Header, name, value?) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.errors.push(e);
+                None
+            }
+        }
     }
 
     /// A required string (empty values are kept: the engine judges them).
@@ -328,9 +555,10 @@ impl<'a> QueryReader<'a> {
     }
 }
 
-/// Ends a `from_query`/`from_parts`: the reader's errors (plus `extra`) if any, otherwise the
-/// request's own [`Validate`](crate::api::Validate) rules.
-pub(crate) fn conclude<T: super::validation::Validate>(
+/// Ends a parser: the reader's errors (plus `extra`, the errors of rules on the raw query) if
+/// any, otherwise the request. The request's [`Validate`](crate::api::Validate) rules are not
+/// run here: the engine runs them, once, after authorization.
+pub fn conclude<T>(
     reader: QueryReader<'_>,
     extra: Vec<FieldError>,
     request: T,
@@ -340,24 +568,27 @@ pub(crate) fn conclude<T: super::validation::Validate>(
         Err(e) => e,
     };
     errors.extend(extra);
-    if !errors.is_empty() {
-        return Err(errors);
+    if errors.is_empty() {
+        Ok(request)
+    } else {
+        Err(errors)
     }
-    request.validate()?;
-    Ok(request)
 }
 
-/// Ends a `from_parts` of a request with a JSON body: query and path errors and body errors are
-/// reported together; with a good body, `build` makes the request and its rules run.
-pub(crate) fn conclude_body<B, T: super::validation::Validate>(
+/// Ends a parser of a request with a JSON body: query, path and header errors (then `extra`)
+/// and body errors are reported together; with no error, `build` makes the request from the
+/// body.
+pub fn conclude_body<B, T>(
     reader: QueryReader<'_>,
+    extra: Vec<FieldError>,
     body: Result<B, Vec<FieldError>>,
     build: impl FnOnce(B) -> T,
 ) -> Result<T, Vec<FieldError>> {
     match body {
-        Ok(b) => conclude(reader, Vec::new(), build(b)),
+        Ok(b) => conclude(reader, extra, build(b)),
         Err(body_errors) => {
             let mut errors = reader.finish().err().unwrap_or_default();
+            errors.extend(extra);
             errors.extend(body_errors);
             Err(errors)
         }

@@ -6,26 +6,15 @@
 //! of its own, the same shape as [`MatrixResultRequest`](super::MatrixResultRequest).
 use serde::{Deserialize, Serialize};
 
-use super::query::{FromQuery, RequestHeaders};
+use super::query::FromQuery;
 use super::validation::{FieldError, Validate};
 
 /// `GET /distance/matrix/async/{matrix_id}/result` (Waymark; the 303 target of the result).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, FromQuery)]
 pub struct MatrixResultDataRequest {
     /// Path parameter.
+    #[query(path)]
     pub matrix_id: String,
-}
-
-impl FromQuery for MatrixResultDataRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        super::MatrixResultRequest::from_query(pairs, headers, path).map(|r| Self {
-            matrix_id: r.matrix_id,
-        })
-    }
 }
 
 impl Validate for MatrixResultDataRequest {

@@ -21,8 +21,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::common::{JsonObject, LatLng, PointGeometry};
-use super::query::{FromQuery, QueryReader, RequestHeaders, conclude};
+use super::common::{CoordinateError, JsonObject, LatLng, PointGeometry};
+use super::query::{FromQuery, QueryReader};
 use super::validation::{Checks, FieldError, Loc, Validate, kinds};
 
 fn default_limit() -> u32 {
@@ -55,15 +55,14 @@ fn read_center(q: &mut QueryReader<'_>) -> Option<LatLng> {
 /// Checks the centre and the radius shared by both requests.
 fn check_center_radius(c: &mut Checks, center: Option<&LatLng>, radius: Option<f64>) {
     if let Some(p) = center
-        && let Err(msg) = p.check()
+        && let Err(e) = p.check()
     {
-        let name = if msg.starts_with("longitude") {
-            "lng"
-        } else {
-            "lat"
+        let name = match e {
+            CoordinateError::Longitude(_) => "lng",
+            CoordinateError::Latitude(_) | CoordinateError::NotFinite => "lat",
         };
         c.check(false, || {
-            FieldError::invalid(Loc::Query, name, kinds::COORDINATES, msg)
+            FieldError::invalid(Loc::Query, name, kinds::COORDINATES, e.to_string())
         });
     }
     if let Some(r) = radius {
@@ -83,7 +82,7 @@ fn check_center_radius(c: &mut Checks, center: Option<&LatLng>, radius: Option<f
 /// Not shown in the spec: the parameters are those of bounds (`query`, `lat`/`lng`, `radius`,
 /// `polyline`) plus `limit`, the number of features returned (default 10); features are sorted
 /// by distance to the centre when one is given, else by name.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoresSearchRequest {
     /// Query-language text.
@@ -93,6 +92,7 @@ pub struct StoresSearchRequest {
     /// Bias centre: query parameters `lat` and `lng`, given together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(read = read_center)]
     pub center: Option<LatLng>,
     /// Radius in metres around the centre or the polyline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -116,26 +116,6 @@ impl Default for StoresSearchRequest {
             polyline: None,
             limit: default_limit(),
         }
-    }
-}
-
-impl FromQuery for StoresSearchRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let query = q.opt_str("query");
-        let center = read_center(&mut q);
-        let req = Self {
-            query,
-            center,
-            radius: q.opt_f64("radius"),
-            polyline: q.opt_str("polyline"),
-            limit: q.int_or("limit", default_limit()),
-        };
-        conclude(q, Vec::new(), req)
     }
 }
 
@@ -222,7 +202,7 @@ pub struct StoreAddress {
 }
 
 /// `GET /stores/search/bounds` (public key with Referer, or `private_key`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoresBoundsRequest {
     /// Query-language text.
@@ -232,6 +212,7 @@ pub struct StoresBoundsRequest {
     /// Bias centre: query parameters `lat` and `lng`, given together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(read = read_center)]
     pub center: Option<LatLng>,
     /// Radius in metres, combined with the centre or the polyline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -242,25 +223,6 @@ pub struct StoresBoundsRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub polyline: Option<String>,
-}
-
-impl FromQuery for StoresBoundsRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let query = q.opt_str("query");
-        let center = read_center(&mut q);
-        let req = Self {
-            query,
-            center,
-            radius: q.opt_f64("radius"),
-            polyline: q.opt_str("polyline"),
-        };
-        conclude(q, Vec::new(), req)
-    }
 }
 
 impl Validate for StoresBoundsRequest {
@@ -297,8 +259,8 @@ pub struct AssetBounds {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::api::query::pairs;
-    use crate::api::testing::{assert_errors, round_trip};
+    use crate::api::query::{RequestHeaders, pairs};
+    use crate::api::testing::{assert_errors, parse_valid, round_trip};
     use serde_json::json;
 
     #[test]
@@ -336,10 +298,11 @@ mod tests {
         let errs =
             StoresBoundsRequest::from_query(&pairs([("lat", "48.85")]), &h, &[]).unwrap_err();
         assert_errors(&errs, &[(json!(["query", "lng"]), kinds::MISSING)]);
-        let errs = StoresBoundsRequest::from_query(
+        let errs = parse_valid::<StoresBoundsRequest>(
             &pairs([("lat", "48.85"), ("lng", "200"), ("radius", "-1")]),
             &h,
             &[],
+            b"",
         )
         .unwrap_err();
         assert_errors(

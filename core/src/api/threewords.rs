@@ -22,7 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::common::{JsonObject, LatLng, Viewport};
-use super::query::{FromQuery, QueryReader, RequestHeaders, conclude};
+use super::query::FromQuery;
 use super::validation::{
     Checks, FieldError, Loc, Validate, is_alpha_code, kinds, parse_list, shown,
 };
@@ -135,7 +135,7 @@ fn parse_countries(loc: Loc, name: &str, s: &str) -> Result<Vec<String>, FieldEr
 }
 
 /// `GET /threewords/autosuggest` (K2; 20 per 1 s).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AutosuggestRequest {
     /// Required: at least two complete words and one character of the third (checked by the
@@ -148,6 +148,7 @@ pub struct AutosuggestRequest {
     /// `clip-to-country`: ISO 3166-1 alpha-2 codes. Default: none.
     #[serde(rename = "clip-to-country", default)]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_countries)]
     pub clip_to_country: Vec<String>,
     /// `clip-to-bounding-box`: `south_lat,west_lng,north_lat,east_lng`; south not above north,
     /// west not east of east.
@@ -157,6 +158,7 @@ pub struct AutosuggestRequest {
         skip_serializing_if = "Option::is_none"
     )]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_bounding_box)]
     pub clip_to_bounding_box: Option<Viewport>,
     /// `clip-to-circle`: `lat,lng,kilometres`.
     #[serde(
@@ -165,6 +167,7 @@ pub struct AutosuggestRequest {
         skip_serializing_if = "Option::is_none"
     )]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_circle)]
     pub clip_to_circle: Option<Circle>,
     /// `clip-to-polygon`: a closed ring of 4 to 25 points (first repeated last).
     #[serde(
@@ -173,6 +176,7 @@ pub struct AutosuggestRequest {
         skip_serializing_if = "Option::is_none"
     )]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[query(with = parse_polygon)]
     pub clip_to_polygon: Option<Vec<LatLng>>,
     /// `input-type`. Default `text`.
     #[serde(rename = "input-type", default)]
@@ -199,30 +203,6 @@ impl Default for AutosuggestRequest {
             prefer_land: true,
             language: None,
         }
-    }
-}
-
-impl FromQuery for AutosuggestRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            input: q.required_str("input"),
-            focus: q.opt_latlng("focus"),
-            clip_to_country: q
-                .opt_with("clip-to-country", parse_countries)
-                .unwrap_or_default(),
-            clip_to_bounding_box: q.opt_with("clip-to-bounding-box", parse_bounding_box),
-            clip_to_circle: q.opt_with("clip-to-circle", parse_circle),
-            clip_to_polygon: q.opt_with("clip-to-polygon", parse_polygon),
-            input_type: q.enum_or("input-type", InputType::default()),
-            prefer_land: q.bool_or("prefer-land", true),
-            language: q.opt_str("language"),
-        };
-        conclude(q, Vec::new(), req)
     }
 }
 
@@ -347,7 +327,7 @@ pub struct ThreeWordsSuggestion {
 }
 
 /// `GET /threewords/convert-to-3wa` (K2; 20 per 1 s).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ConvertTo3waRequest {
     /// Required point.
@@ -367,22 +347,6 @@ impl Default for ConvertTo3waRequest {
             format: ThreeWordsFormat::default(),
             language: default_language(),
         }
-    }
-}
-
-impl FromQuery for ConvertTo3waRequest {
-    fn from_query(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        _path: &[String],
-    ) -> Result<Self, Vec<FieldError>> {
-        let mut q = QueryReader::new(pairs);
-        let req = Self {
-            coordinates: q.required_latlng("coordinates"),
-            format: q.enum_or("format", ThreeWordsFormat::default()),
-            language: q.opt_str("language").unwrap_or_else(default_language),
-        };
-        conclude(q, Vec::new(), req)
     }
 }
 
@@ -479,8 +443,8 @@ pub struct ThreeWordsProperties {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::api::query::pairs;
-    use crate::api::testing::{assert_errors, round_trip};
+    use crate::api::query::{RequestHeaders, pairs};
+    use crate::api::testing::{assert_errors, parse_valid, round_trip};
     use serde_json::json;
 
     fn h() -> RequestHeaders {
@@ -601,7 +565,7 @@ mod tests {
             ("clip-to-polygon", "51,-1,52,-1,52,0"),
             ("clip-to-circle", "51,0,0"),
         ]);
-        let errs = AutosuggestRequest::from_query(&q, &h(), &[]).unwrap_err();
+        let errs = parse_valid::<AutosuggestRequest>(&q, &h(), &[], b"").unwrap_err();
         assert_errors(
             &errs,
             &[

@@ -209,8 +209,9 @@ pub struct ValidationErrorBody {
 }
 
 /// The rules the spec states on a request by itself (ranges, exclusive parameters, formats),
-/// checked the same way whichever face built the request: the query parsers call it after
-/// parsing, and the `Engine` calls it for requests built by the FFI.
+/// checked the same way whichever face built the request: the `Engine` calls it once, after
+/// authorization, for requests parsed from HTTP and built by the FFI alike (the parsers of
+/// [`crate::api::query`] do not).
 ///
 /// Checks that need data (does this dataset exist? is this place type known for this
 /// endpoint?) are not validation: the engine does them.
@@ -262,7 +263,7 @@ impl Checks {
 /// The range check of [`LatLng::check`] as a [`FieldError`] on input `name` of `loc`.
 pub fn check_latlng(loc: Loc, name: &str, p: &LatLng) -> Result<(), FieldError> {
     p.check()
-        .map_err(|msg| FieldError::invalid(loc, name, kinds::COORDINATES, msg))
+        .map_err(|e| FieldError::invalid(loc, name, kinds::COORDINATES, e.to_string()))
 }
 
 /// Whether `s` is a two-letter lowercase-or-uppercase ASCII code (ISO 639-1 languages,
@@ -307,7 +308,7 @@ pub fn parse_latlng(loc: Loc, name: &str, s: &str) -> Result<LatLng, FieldError>
         )));
     };
     let p = LatLng::new(lat, lng);
-    p.check().map_err(bad)?;
+    p.check().map_err(|e| bad(e.to_string()))?;
     Ok(p)
 }
 

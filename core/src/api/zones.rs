@@ -10,7 +10,7 @@
 //! [`FieldError::is_json_decode`]).
 //!
 //! ```
-//! use waymark_core::api::{RequestHeaders, ZonesUpdateRequest};
+//! use waymark_core::api::{FromRequestParts, RequestHeaders, ZonesUpdateRequest};
 //!
 //! let body = br#"{"zones":[{"zone_id":"z1","store_id":"S1","polygon":"POLYGON((0 0,1 0,1 1,0 0))"}]}"#;
 //! let req = ZonesUpdateRequest::from_parts(&[], &RequestHeaders::default(), &[], body).unwrap();
@@ -20,42 +20,19 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::query::{FromRequestParts, QueryReader, RequestHeaders, conclude_body, from_json_body};
+use super::query::FromQuery;
 use super::validation::{Checks, FieldError, Loc, Validate, kinds, shown};
 
-/// `PUT /zones` (private key by `private_key` only): the JSON body `{zones: [zone]}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// `PUT /zones` (private key by `private_key` only): the JSON body `{zones: [zone]}` (the query
+/// may only hold credentials).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
+#[query(body)]
 pub struct ZonesUpdateRequest {
     /// The zones to update (at least one).
     #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub zones: Vec<Zone>,
-}
-
-impl ZonesUpdateRequest {
-    /// Builds the request from the HTTP pieces: the query may only hold credentials, the body
-    /// is the request.
-    pub fn from_parts(
-        pairs: &[(String, String)],
-        _headers: &RequestHeaders,
-        _path: &[String],
-        body: &[u8],
-    ) -> Result<Self, Vec<FieldError>> {
-        let q = QueryReader::new(pairs);
-        conclude_body(q, from_json_body::<Self>(body), |b| b)
-    }
-}
-
-impl FromRequestParts for ZonesUpdateRequest {
-    fn from_parts(
-        pairs: &[(String, String)],
-        headers: &RequestHeaders,
-        path: &[String],
-        body: &[u8],
-    ) -> Result<Self, Vec<FieldError>> {
-        ZonesUpdateRequest::from_parts(pairs, headers, path, body)
-    }
 }
 
 impl Validate for ZonesUpdateRequest {
@@ -161,7 +138,8 @@ pub struct ZonesUpdateResponse {
 mod tests {
     use super::*;
     use crate::api::query::pairs;
-    use crate::api::testing::{assert_errors, round_trip};
+    use crate::api::query::{FromRequestParts, RequestHeaders};
+    use crate::api::testing::{assert_errors, parse_valid, round_trip};
     use serde_json::json;
 
     fn parts(
@@ -169,6 +147,14 @@ mod tests {
         body: &str,
     ) -> Result<ZonesUpdateRequest, Vec<FieldError>> {
         ZonesUpdateRequest::from_parts(query, &RequestHeaders::default(), &[], body.as_bytes())
+    }
+
+    /// [`parts`], then the request's rules (as the engine runs them).
+    fn valid_parts(
+        query: &[(String, String)],
+        body: &str,
+    ) -> Result<ZonesUpdateRequest, Vec<FieldError>> {
+        parse_valid(query, &RequestHeaders::default(), &[], body.as_bytes())
     }
 
     #[test]
@@ -223,7 +209,7 @@ mod tests {
 
     #[test]
     fn rules() {
-        let errs = parts(
+        let errs = valid_parts(
             &[],
             r#"{"zones":[
                 {"zone_id":"a","store_id":"S-1","polygon":"POLYGON((0 0,1 0,1 1,0 0))"},
@@ -240,7 +226,7 @@ mod tests {
             ],
         );
         assert!(errs[0].msg.contains("[A-Za-z0-9]+"));
-        let errs = parts(&[], r#"{"zones":[]}"#).unwrap_err();
+        let errs = valid_parts(&[], r#"{"zones":[]}"#).unwrap_err();
         assert_errors(&errs, &[(json!(["body", "zones"]), kinds::VALUE)]);
     }
 }
