@@ -27,6 +27,8 @@ fn install_samples(s: &Server, ids: &[&str]) {
         let url = format!("file://{}", dir.canonicalize().unwrap().display());
         s.engine.install_pack(&url, &mut |_| {}).unwrap();
     }
+    // As `waymark serve` does at start: the indexes are built before the first request.
+    s.engine.prepare_geolocation();
 }
 
 /// Attribution texts of the sources of pack `id` that fed its `ip` layer, read from its
