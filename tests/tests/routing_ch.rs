@@ -4,7 +4,7 @@
 //! Dijkstra cost (and both agree on which pairs are unreachable).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use waymark_core::routing::geo::Pt;
+use waymark_core::geo::Pt;
 use waymark_core::routing::router::{Engine, direct, expand_sources, positions, targets};
 use waymark_core::routing::search::Dijkstra;
 use waymark_core::routing::snap::Snap;

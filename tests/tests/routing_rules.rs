@@ -5,7 +5,7 @@
 
 use waymark_core::api::{LatLng, RouteAvoid};
 use waymark_core::distance::excluded_edges;
-use waymark_core::routing::geo::Pt;
+use waymark_core::geo::Pt;
 use waymark_core::routing::graph::{NO_ARC, TurnGraph};
 use waymark_core::routing::router::{Engine, expand_sources, positions, targets};
 use waymark_core::routing::search::Dijkstra;

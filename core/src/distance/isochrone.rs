@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 
 use crate::api::*;
-use crate::routing::geo::{LocalProjection, Pt, encode_polyline};
+use crate::geo::{LocalProjection, Pt, encode_polyline, sub_line};
 use crate::routing::router::{expand_sources, positions};
 use crate::routing::search::Dijkstra;
 use crate::routing::{Metric, Profile};
@@ -93,10 +93,10 @@ pub fn outline(
                 pts.extend(geom.iter().rev());
             }
         } else if forward {
-            crate::routing::geo::sub_line(geom, from, to, &mut pts);
+            sub_line(geom, from, to, &mut pts);
         } else {
             let rev: Vec<Pt> = geom.iter().rev().copied().collect();
-            crate::routing::geo::sub_line(&rev, from, to, &mut pts);
+            sub_line(&rev, from, to, &mut pts);
         }
         for w in pts.windows(2) {
             segments.push((proj.project(w[0]), proj.project(w[1])));

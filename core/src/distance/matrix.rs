@@ -28,8 +28,8 @@ use crate::api::{
     LatLng, MatrixCreateRequest, MatrixData, MatrixResult, MatrixStatus, RegionDefinition,
 };
 use crate::error::{ApiError, ErrorCode};
+use crate::geo::Pt;
 use crate::routing::Metric;
-use crate::routing::geo::Pt;
 use crate::routing::snap::Snap;
 
 use super::{RouterSet, profile, pt};

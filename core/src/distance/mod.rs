@@ -17,10 +17,10 @@ use std::sync::{Arc, OnceLock};
 
 use crate::api::{RouteAvoid, RouteMethod, TravelMode};
 use crate::error::{ApiError, ErrorCode};
+use crate::geo::{BBox, Pt, line_meets_ring, round7};
 use crate::packs::registry::PackSetCache;
 use crate::packs::schema::layers;
 use crate::packs::{LoadedPack, PackSet};
-use crate::routing::geo::Pt;
 use crate::routing::router::PackRouter;
 use crate::routing::{Metric, Profile};
 
@@ -201,8 +201,7 @@ pub fn pt(p: crate::api::LatLng) -> Pt {
 
 /// A router point as an API point (rounded to 7 decimals).
 pub fn latlng(p: Pt) -> crate::api::LatLng {
-    let r = |v: f64| (v * 1e7).round() / 1e7;
-    crate::api::LatLng::new(r(p.lat), r(p.lng))
+    crate::api::LatLng::new(round7(p.lat), round7(p.lng))
 }
 
 /// Which edges `avoid` excludes: tolls, highways (motorways and trunk roads with their links),
@@ -223,7 +222,10 @@ pub fn excluded_edges(router: &PackRouter, avoid: &[RouteAvoid]) -> Option<Vec<b
     let tolls = avoid.contains(&RouteAvoid::Tolls);
     let highways = avoid.contains(&RouteAvoid::Highways);
     let ferries = avoid.contains(&RouteAvoid::Ferries);
-    let boxes: Vec<[f64; 4]> = polygons.iter().map(|p| bbox(p)).collect();
+    let boxes: Vec<Option<BBox>> = polygons
+        .iter()
+        .map(|p| BBox::of(p.iter().copied()))
+        .collect();
     Some(
         net.edges
             .iter()
@@ -234,56 +236,11 @@ pub fn excluded_edges(router: &PackRouter, avoid: &[RouteAvoid]) -> Option<Vec<b
                     || (ferries && e.ferry)
                     || polygons.iter().zip(&boxes).any(|(poly, b)| {
                         let g = net.geometry(i as u32);
-                        let eb = bbox(g);
-                        eb[0] <= b[2]
-                            && eb[2] >= b[0]
-                            && eb[1] <= b[3]
-                            && eb[3] >= b[1]
-                            && line_meets_polygon(g, poly)
+                        let eb = BBox::of(g.iter().copied());
+                        eb.zip(*b).is_some_and(|(eb, b)| eb.intersects(&b))
+                            && line_meets_ring(g, poly)
                     })
             })
             .collect(),
     )
-}
-
-/// `[min_lat, min_lng, max_lat, max_lng]`.
-fn bbox(pts: &[Pt]) -> [f64; 4] {
-    pts.iter().fold(
-        [f64::MAX, f64::MAX, f64::MIN, f64::MIN],
-        |[a, b, c, d], p| [a.min(p.lat), b.min(p.lng), c.max(p.lat), d.max(p.lng)],
-    )
-}
-
-/// Even-odd point in polygon (lat/lng as plane coordinates).
-pub fn point_in_polygon(p: Pt, poly: &[Pt]) -> bool {
-    let mut inside = false;
-    let n = poly.len();
-    let mut j = n.wrapping_sub(1);
-    for i in 0..n {
-        let (a, b) = (poly[i], poly[j]);
-        if (a.lat > p.lat) != (b.lat > p.lat)
-            && p.lng < (b.lng - a.lng) * (p.lat - a.lat) / (b.lat - a.lat) + a.lng
-        {
-            inside = !inside;
-        }
-        j = i;
-    }
-    inside
-}
-
-fn segments_cross(p1: Pt, p2: Pt, q1: Pt, q2: Pt) -> bool {
-    let o =
-        |a: Pt, b: Pt, c: Pt| (b.lng - a.lng) * (c.lat - a.lat) - (b.lat - a.lat) * (c.lng - a.lng);
-    let (d1, d2) = (o(q1, q2, p1), o(q1, q2, p2));
-    let (d3, d4) = (o(p1, p2, q1), o(p1, p2, q2));
-    ((d1 > 0.0) != (d2 > 0.0)) && ((d3 > 0.0) != (d4 > 0.0))
-}
-
-fn line_meets_polygon(line: &[Pt], poly: &[Pt]) -> bool {
-    if line.iter().any(|&p| point_in_polygon(p, poly)) {
-        return true;
-    }
-    let n = poly.len();
-    line.windows(2)
-        .any(|w| (0..n).any(|i| segments_cross(w[0], w[1], poly[i], poly[(i + 1) % n])))
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use crate::api::*;
 use crate::error::ApiError;
+use crate::geo::{Pt, line_length_m};
 use crate::packs::PackSet;
-use crate::routing::geo::Pt;
 
 use super::route::{Planned, Texts, TripQuery, When, plan, route_response, tolls_response};
 use super::{Distance, metric, profile, pt};
@@ -97,11 +97,7 @@ pub fn route(
 /// `ZERO_RESULTS`, or `MAX_ROUTE_LENGTH_EXCEEDED` when the points alone are farther apart
 /// than a route may be long.
 fn zero_or_too_long(points: &[Pt]) -> DistanceStatus {
-    let straight: f64 = points
-        .windows(2)
-        .map(|w| crate::routing::geo::haversine_m(w[0], w[1]))
-        .sum();
-    if straight > MAX_ROUTE_LENGTH_M as f64 {
+    if line_length_m(points) > MAX_ROUTE_LENGTH_M as f64 {
         DistanceStatus::MaxRouteLengthExceeded
     } else {
         DistanceStatus::ZeroResults

@@ -20,8 +20,8 @@
 //!   ×1.05, weekend daytime 10:00–19:00 ×1.05 / ×1.10, otherwise ×1.0. With `arrival_time` the
 //!   departure is found by fixed-point iteration.
 use crate::api::*;
+use crate::geo::{BBox, Pt, bearing_deg, encode_polyline, line_length_m, sub_line, turn_angle};
 use crate::routing::Profile;
-use crate::routing::geo::{Pt, bearing_deg, encode_polyline, haversine_m, sub_line, turn_angle};
 use crate::routing::graph::TurnGraph;
 use crate::routing::profile::{Highway, Metric};
 use crate::routing::router::{ArcPath, Engine, PackRouter, expand_sources, positions, targets};
@@ -121,8 +121,7 @@ pub fn plan(
     q: &TripQuery,
     utc_offset: &dyn Fn(Pt, i64) -> i64,
 ) -> Planned {
-    let straight: f64 = q.points.windows(2).map(|w| haversine_m(w[0], w[1])).sum();
-    if straight > MAX_ROUTE_LENGTH_M as f64 {
+    if line_length_m(&q.points) > MAX_ROUTE_LENGTH_M as f64 {
         return Planned::Status(DistanceStatus::MaxRouteLengthExceeded);
     }
     let router = &routing.router;
@@ -713,21 +712,12 @@ pub fn steps(router: &PackRouter, g: &TurnGraph, leg: &TripLeg, geometry: bool) 
 
 /// The bounds of points.
 pub fn bounds(pts: impl IntoIterator<Item = Pt>) -> Viewport {
-    let mut b = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
-    for p in pts {
-        b = [
-            b[0].min(p.lat),
-            b[1].min(p.lng),
-            b[2].max(p.lat),
-            b[3].max(p.lng),
-        ];
-    }
-    if b[0] > b[2] {
+    let Some(b) = BBox::of(pts) else {
         return Viewport::default();
-    }
+    };
     Viewport {
-        northeast: super::latlng(Pt::new(b[2], b[3])),
-        southwest: super::latlng(Pt::new(b[0], b[1])),
+        northeast: super::latlng(Pt::new(b.north, b.east)),
+        southwest: super::latlng(Pt::new(b.south, b.west)),
     }
 }
 

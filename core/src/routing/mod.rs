@@ -10,7 +10,6 @@
 //! * [`snap`]: snapping to the nearest point of a usable edge;
 //! * [`router`]: all of it for one pack, loaded lazily.
 pub mod ch;
-pub mod geo;
 pub mod graph;
 pub mod network;
 pub mod profile;

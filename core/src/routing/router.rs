@@ -230,7 +230,7 @@ impl PackRouter {
     pub fn snap(
         &self,
         profile: Profile,
-        p: super::geo::Pt,
+        p: crate::geo::Pt,
         edge_ok: &dyn Fn(u32) -> bool,
     ) -> Option<Snap> {
         let g = self.graph(profile);

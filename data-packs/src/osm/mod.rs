@@ -18,12 +18,13 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use osmpbf::{Element, ElementReader, RelMemberType};
+use waymark_core::geo::{BBox, MultiPolygon, Pt, vertex_average};
 
 pub mod addresses;
-pub mod geo;
 pub mod indoor;
 pub mod places;
 pub mod pois;
+pub mod rings;
 pub mod roads;
 
 /// Which OSM layers to build.
@@ -276,9 +277,9 @@ pub struct OsmRelation {
 /// Everything read from the extract that the layers need.
 #[derive(Debug, Default)]
 pub struct OsmData {
-    /// Coordinates `(lat, lng)` of every node referenced by a kept way or relation, and of
-    /// every kept tagged node.
-    pub coords: HashMap<i64, (f64, f64)>,
+    /// Coordinates of every node referenced by a kept way or relation, and of every kept
+    /// tagged node.
+    pub coords: HashMap<i64, Pt>,
     /// Tagged nodes of interest, by id order.
     pub nodes: Vec<OsmNode>,
     /// Ways of interest by id.
@@ -291,7 +292,7 @@ pub struct OsmData {
 
 impl OsmData {
     /// Coordinates of a way's nodes that exist in the extract (missing ones skipped).
-    pub fn way_coords(&self, refs: &[i64]) -> Vec<(f64, f64)> {
+    pub fn way_coords(&self, refs: &[i64]) -> Vec<Pt> {
         refs.iter()
             .filter_map(|r| self.coords.get(r).copied())
             .collect()
@@ -300,7 +301,7 @@ impl OsmData {
     /// Closed rings of a relation's members with the given roles (`""` counts as outer when
     /// `outer` is true), as coordinates; rings touching a missing node are dropped and counted
     /// as open. Returns `(rings, open_count)`.
-    pub fn relation_rings(&self, rel: &OsmRelation, outer: bool) -> (Vec<Vec<(f64, f64)>>, usize) {
+    pub fn relation_rings(&self, rel: &OsmRelation, outer: bool) -> (Vec<Vec<Pt>>, usize) {
         let ways: Vec<Vec<i64>> = rel
             .members
             .iter()
@@ -327,11 +328,11 @@ impl OsmData {
             })
             .filter(|m| !self.ways.contains_key(&m.id))
             .count();
-        let rings = geo::assemble_rings(&ways);
+        let rings = rings::assemble_rings(&ways);
         let mut open = rings.open + missing_members.min(1);
         let mut out = Vec::new();
         for ring in rings.closed {
-            let pts: Vec<(f64, f64)> = ring
+            let pts: Vec<Pt> = ring
                 .iter()
                 .filter_map(|r| self.coords.get(r).copied())
                 .collect();
@@ -346,17 +347,17 @@ impl OsmData {
 
     /// Area of a relation (outer and inner members); `None` when no outer ring closes or a
     /// ring is open (`strict`).
-    pub fn relation_area(&self, rel: &OsmRelation, strict: bool) -> Option<geo::MultiPolygon> {
+    pub fn relation_area(&self, rel: &OsmRelation, strict: bool) -> Option<MultiPolygon> {
         let (outer, open_o) = self.relation_rings(rel, true);
         let (inner, open_i) = self.relation_rings(rel, false);
         if outer.is_empty() || (strict && (open_o > 0 || open_i > 0)) {
             return None;
         }
-        Some(geo::MultiPolygon::from_rings(outer, inner))
+        Some(MultiPolygon::from_rings(outer, inner))
     }
 
     /// Area of a closed way with all nodes present.
-    pub fn way_area(&self, way: &OsmWay) -> Option<geo::MultiPolygon> {
+    pub fn way_area(&self, way: &OsmWay) -> Option<MultiPolygon> {
         if way.refs.len() < 4 || way.refs.first() != way.refs.last() {
             return None;
         }
@@ -364,25 +365,25 @@ impl OsmData {
         if pts.len() != way.refs.len() {
             return None;
         }
-        Some(geo::MultiPolygon::from_rings(vec![pts], vec![]))
+        Some(MultiPolygon::from_rings(vec![pts], vec![]))
     }
 
     /// Representative point of a way: a point inside when it is a closed area, else the
     /// middle vertex of its line (for lines) — `None` when no node is present.
-    pub fn way_point(&self, way: &OsmWay) -> Option<(f64, f64)> {
+    pub fn way_point(&self, way: &OsmWay) -> Option<Pt> {
         if let Some(area) = self.way_area(way) {
             return area.point_on_surface();
         }
         let pts = self.way_coords(&way.refs);
         if way.refs.first() == way.refs.last() && pts.len() >= 3 {
-            return geo::vertex_average(&pts[..pts.len() - 1]);
+            return vertex_average(&pts[..pts.len() - 1]);
         }
         pts.get(pts.len() / 2).copied()
     }
 
     /// Representative point of a relation: label/admin_centre node, else a point inside its
     /// area, else the average of its members' points.
-    pub fn relation_point(&self, rel: &OsmRelation) -> Option<(f64, f64)> {
+    pub fn relation_point(&self, rel: &OsmRelation) -> Option<Pt> {
         for role in ["label", "admin_centre"] {
             if let Some(p) = rel
                 .members
@@ -396,7 +397,7 @@ impl OsmData {
         if let Some(area) = self.relation_area(rel, false) {
             return area.point_on_surface();
         }
-        let pts: Vec<(f64, f64)> = rel
+        let pts: Vec<Pt> = rel
             .members
             .iter()
             .filter_map(|m| match m.kind {
@@ -405,7 +406,7 @@ impl OsmData {
                 MemberKind::Relation => None,
             })
             .collect();
-        geo::vertex_average(&pts)
+        vertex_average(&pts)
     }
 }
 
@@ -550,7 +551,7 @@ pub fn read_osm(
     let mut keep_node = |id: i64, lat: f64, lng: f64, tags: Tags| {
         let wanted = !tags.is_empty() && node_wanted(&tags, layers);
         if wanted || needed.contains(&id) {
-            data.coords.insert(id, (lat, lng));
+            data.coords.insert(id, Pt::new(lat, lng));
         }
         if wanted {
             data.nodes.push(OsmNode { id, lat, lng, tags });
@@ -591,8 +592,8 @@ pub fn build_osm(
         .flat_map(|w| w.refs.iter())
         .filter(|r| !data.coords.contains_key(r))
         .count() as u64;
-    if let Some(b) = geo::bbox(data.coords.values().copied()) {
-        stats.bbox = [b[2], b[0], b[3], b[1]];
+    if let Some(b) = BBox::of(data.coords.values().copied()) {
+        stats.bbox = b.to_wsen();
     }
     tracing::info!(
         nodes = stats.nodes_read,
@@ -634,8 +635,9 @@ pub fn build_osm(
 pub(crate) fn rtree_insert(
     stmt: &mut rusqlite::Statement<'_>,
     id: i64,
-    b: [f64; 4],
+    b: BBox,
 ) -> rusqlite::Result<()> {
-    stmt.execute(rusqlite::params![id, b[0], b[1], b[2], b[3]])?;
+    let [min_lat, max_lat, min_lng, max_lng] = b.to_rtree();
+    stmt.execute(rusqlite::params![id, min_lat, max_lat, min_lng, max_lng])?;
     Ok(())
 }
