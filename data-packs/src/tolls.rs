@@ -18,7 +18,7 @@ use waymark_core::geo::haversine_m;
 use waymark_core::packs::PackSource;
 use waymark_core::routing::RoadNetwork;
 
-use crate::build::BuildError;
+use crate::error::BuildError;
 
 /// A placeholder fare for a known toll system.
 #[derive(Debug, Clone, Copy)]

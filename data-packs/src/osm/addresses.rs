@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use rusqlite::{Transaction, params};
 use waymark_core::geo::{BBox, Pt, encode_polyline6};
 
-use super::{OsmData, OsmError, OsmNode, OsmStats, Tags, rtree_insert};
+use super::models::{OsmData, OsmError, OsmNode, OsmStats, Tags, rtree_insert};
 
 fn leading_number(v: &str) -> Option<i64> {
     let d: String = v

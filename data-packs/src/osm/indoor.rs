@@ -33,7 +33,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use rusqlite::{Transaction, params};
 use waymark_core::geo::{BBox, MultiPolygon, Pt, line_geojson, point_geojson};
 
-use super::{MemberKind, OsmData, OsmError, OsmStats, Tags};
+use super::models::{MemberKind, OsmData, OsmError, OsmStats, Tags};
 
 fn indoor_value(tags: &Tags) -> Option<&str> {
     tags.get("indoor").filter(|v| !matches!(*v, "no" | "wall"))

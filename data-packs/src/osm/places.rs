@@ -27,7 +27,7 @@
 use rusqlite::{Transaction, params};
 use waymark_core::geo::{BBox, MultiPolygon, Pt};
 
-use super::{OsmData, OsmError, OsmStats, Tags, rtree_insert};
+use super::models::{OsmData, OsmError, OsmStats, Tags, rtree_insert};
 
 /// Kind of a settlement node, `None` when it is not one we keep.
 pub fn node_kind(tags: &Tags) -> Option<&'static str> {
@@ -143,7 +143,7 @@ pub fn build(
                 .members
                 .iter()
                 .find(|m| {
-                    m.kind == super::MemberKind::Node
+                    m.kind == super::models::MemberKind::Node
                         && (m.role == "label" || m.role == "admin_centre")
                 })
                 .and_then(|m| data.coords.get(&m.id).copied())

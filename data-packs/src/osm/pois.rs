@@ -29,7 +29,7 @@ use rusqlite::{Transaction, params};
 use waymark_core::api::PoiType;
 use waymark_core::geo::{BBox, Pt};
 
-use super::{OsmData, OsmError, OsmStats, Tags, rtree_insert};
+use super::models::{OsmData, OsmError, OsmStats, Tags, rtree_insert};
 
 /// One row of the mapping: OSM `key=value` (`*` for any value) → POI type.
 #[derive(Debug, Clone, Copy)]

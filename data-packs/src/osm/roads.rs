@@ -41,7 +41,7 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::{Transaction, params};
 use waymark_core::geo::{BBox, Pt, encode_polyline6, road_length_m};
 
-use super::{MemberKind, OsmData, OsmError, OsmStats, Tags, rtree_insert};
+use super::models::{MemberKind, OsmData, OsmError, OsmStats, Tags, rtree_insert};
 
 /// `highway` values that are routable.
 pub const ROUTABLE_HIGHWAYS: &[&str] = &[
