@@ -24,12 +24,12 @@ use crate::routing::router::{expand_sources, positions};
 use crate::routing::search::Dijkstra;
 use crate::routing::{Metric, Profile};
 
-use super::LoadedRouting;
+use super::RoutingPack;
 use super::route::Texts;
 
 /// The reachable outline as a closed ring, `None` when the origin does not snap.
 pub fn outline(
-    routing: &LoadedRouting,
+    routing: &RoutingPack,
     origin: Pt,
     profile: Profile,
     metric: Metric,
@@ -388,11 +388,7 @@ fn douglas_peucker(pts: &[[f64; 2]], tol: f64) -> Vec<[f64; 2]> {
 }
 
 /// The isochrone answer.
-pub fn isochrone(
-    routing: &LoadedRouting,
-    req: &IsochroneRequest,
-    texts: Texts,
-) -> IsochroneResponse {
+pub fn isochrone(routing: &RoutingPack, req: &IsochroneRequest, texts: Texts) -> IsochroneResponse {
     let profile = super::profile(req.mode);
     let metric = super::metric(req.method);
     let budget = match metric {

@@ -21,51 +21,58 @@ use crate::geo::{BBox, Pt, line_meets_ring, round7};
 use crate::packs::registry::PackSetCache;
 use crate::packs::schema::layers;
 use crate::packs::{LoadedPack, PackSet};
-use crate::routing::router::PackRouter;
+use crate::routing::router::Router;
 use crate::routing::{Metric, Profile};
 
 use address::AddressIndex;
 
-/// A pack's router and address index, opened on first use.
+/// One pack opened for the distance group: its [`Router`], address index and toll table.
 #[derive(Debug)]
-pub struct PackRouting {
-    /// The pack.
-    pub pack: Arc<LoadedPack>,
-    loaded: OnceLock<Result<Arc<LoadedRouting>, String>>,
-}
-
-/// What [`PackRouting`] opens.
-#[derive(Debug)]
-pub struct LoadedRouting {
+pub struct RoutingPack {
     /// The pack.
     pub pack: Arc<LoadedPack>,
     /// Router.
-    pub router: PackRouter,
+    pub router: Router,
     /// Addresses for `start_address` / `end_address`.
     pub addresses: AddressIndex,
     /// Toll systems and fares.
     pub tolls: tolls::TollTable,
 }
 
-impl PackRouting {
-    /// Opens the router (first call) or returns it.
-    pub fn get(&self) -> Result<Arc<LoadedRouting>, ApiError> {
-        self.loaded
-            .get_or_init(|| {
-                let conn = self.pack.sqlite().map_err(|e| e.to_string())?;
-                let router = PackRouter::open(self.pack.id(), &self.pack.dir, &conn)
-                    .map_err(|e| e.to_string())?;
-                let [_, s, _, n] = self.pack.manifest.coverage.bbox;
-                let addresses =
-                    AddressIndex::load(&conn, (s + n) / 2.0).map_err(|e| e.to_string())?;
-                let tolls = tolls::TollTable::load(&conn).map_err(|e| e.to_string())?;
-                Ok(Arc::new(LoadedRouting {
-                    pack: self.pack.clone(),
-                    router,
-                    addresses,
-                    tolls,
-                }))
-            })
+impl RoutingPack {
+    /// Opens the roads, addresses and tolls of `pack`.
+    fn open(pack: &Arc<LoadedPack>) -> Result<RoutingPack, String> {
+        let conn = pack.sqlite().map_err(|e| e.to_string())?;
+        let router = Router::open(pack.id(), &pack.dir, &conn).map_err(|e| e.to_string())?;
+        let [_, s, _, n] = pack.manifest.coverage.bbox;
+        let addresses = AddressIndex::load(&conn, (s + n) / 2.0).map_err(|e| e.to_string())?;
+        let tolls = tolls::TollTable::load(&conn).map_err(|e| e.to_string())?;
+        Ok(RoutingPack {
+            pack: pack.clone(),
+            router,
+            addresses,
+            tolls,
+        })
+    }
+
+    /// Whether the pack's coverage holds `p`.
+    pub fn covers(&self, p: Pt) -> bool {
+        self.pack.covers(p.lat, p.lng)
+    }
+}
+
+/// A pack with roads and its [`RoutingPack`], opened on first use.
+#[derive(Debug)]
+struct LazyRoutingPack {
+    pack: Arc<LoadedPack>,
+    opened: OnceLock<Result<Arc<RoutingPack>, String>>,
+}
+
+impl LazyRoutingPack {
+    /// Opens the pack (first call) or returns it.
+    fn get(&self) -> Result<Arc<RoutingPack>, ApiError> {
+        self.opened
+            .get_or_init(|| RoutingPack::open(&self.pack).map(Arc::new))
             .clone()
             .map_err(|e| {
                 ApiError::new(
@@ -76,23 +83,17 @@ impl PackRouting {
     }
 }
 
-impl LoadedRouting {
-    /// Whether the pack's coverage holds `p`.
-    pub fn router_covers(&self, p: Pt) -> bool {
-        self.pack.covers(p.lat, p.lng)
-    }
-}
-
-/// The packs with roads of one pack set.
+/// The packs with roads of one pack set, each opened on first use; picks the pack that
+/// routes a trip.
 #[derive(Debug, Default)]
-pub struct RouterSet {
-    packs: Vec<PackRouting>,
+pub struct RoutingPacks {
+    packs: Vec<LazyRoutingPack>,
     set: Arc<PackSet>,
 }
 
-impl RouterSet {
-    /// The router of the most specific pack covering every point, if any.
-    pub fn for_points(&self, points: &[Pt]) -> Result<Option<Arc<LoadedRouting>>, ApiError> {
+impl RoutingPacks {
+    /// The most specific pack covering every point, if any.
+    pub fn for_points(&self, points: &[Pt]) -> Result<Option<Arc<RoutingPack>>, ApiError> {
         let Some(first) = points.first() else {
             return Ok(None);
         };
@@ -107,8 +108,8 @@ impl RouterSet {
         Ok(None)
     }
 
-    /// The router of the pack covering the most of `points` (at least one).
-    pub fn best_for(&self, points: &[Pt]) -> Result<Option<Arc<LoadedRouting>>, ApiError> {
+    /// The pack covering the most of `points` (at least one).
+    pub fn best_for(&self, points: &[Pt]) -> Result<Option<Arc<RoutingPack>>, ApiError> {
         let best = self
             .packs
             .iter()
@@ -131,26 +132,26 @@ impl RouterSet {
 /// The distance service of an engine.
 #[derive(Debug, Default)]
 pub struct Distance {
-    routers: PackSetCache<RouterSet>,
+    routers: PackSetCache<RoutingPacks>,
     jobs: OnceLock<Arc<matrix::MatrixJobs>>,
 }
 
 impl Distance {
-    /// The routers of `set`; 503 when no pack has the roads layer.
-    pub fn routers(&self, set: Arc<PackSet>) -> Result<Arc<RouterSet>, ApiError> {
+    /// The [`RoutingPacks`] of `set`; 503 when no pack has the roads layer.
+    pub fn routers(&self, set: Arc<PackSet>) -> Result<Arc<RoutingPacks>, ApiError> {
         self.routers.get_or_build(set, |set| {
-            let packs: Vec<PackRouting> = set
+            let packs: Vec<LazyRoutingPack> = set
                 .with_layer(layers::ROADS)
                 .into_iter()
-                .map(|p| PackRouting {
+                .map(|p| LazyRoutingPack {
                     pack: p.clone(),
-                    loaded: OnceLock::new(),
+                    opened: OnceLock::new(),
                 })
                 .collect();
             if packs.is_empty() {
                 return Err(no_roads());
             }
-            Ok(RouterSet {
+            Ok(RoutingPacks {
                 packs,
                 set: Arc::new(set.clone()),
             })
@@ -207,7 +208,7 @@ pub fn latlng(p: Pt) -> crate::api::LatLng {
 /// Which edges `avoid` excludes: tolls, highways (motorways and trunk roads with their links),
 /// ferries, and every edge with a point inside, or a segment crossing, an avoided polygon.
 /// `None` when nothing is avoided.
-pub fn excluded_edges(router: &PackRouter, avoid: &[RouteAvoid]) -> Option<Vec<bool>> {
+pub fn excluded_edges(router: &Router, avoid: &[RouteAvoid]) -> Option<Vec<bool>> {
     if avoid.is_empty() {
         return None;
     }

@@ -57,10 +57,10 @@ pub fn route(
     utc_offset: &dyn Fn(Pt, i64) -> i64,
 ) -> Result<RouteResponse, ApiError> {
     too_many_waypoints(req.waypoints.points.len())?;
-    let routers = d.routers(set)?;
+    let packs = d.routers(set)?;
     charge()?;
     let points = trip_points(req.origin, &req.waypoints, req.destination);
-    let Some(routing) = routers.for_points(&points)? else {
+    let Some(routing) = packs.for_points(&points)? else {
         return Ok(RouteResponse {
             status: zero_or_too_long(&points),
             routes: Vec::new(),
@@ -113,10 +113,10 @@ pub fn tolls(
     utc_offset: &dyn Fn(Pt, i64) -> i64,
 ) -> Result<TollsResponse, ApiError> {
     too_many_waypoints(req.waypoints.points.len())?;
-    let routers = d.routers(set)?;
+    let packs = d.routers(set)?;
     charge()?;
     let points = trip_points(req.origin, &req.waypoints, req.destination);
-    let Some(routing) = routers.for_points(&points)? else {
+    let Some(routing) = packs.for_points(&points)? else {
         return Ok(TollsResponse {
             status: zero_or_too_long(&points),
             routes: Vec::new(),
@@ -151,13 +151,13 @@ pub fn isochrone(
     req: &IsochroneRequest,
     charge: &dyn Fn() -> Result<(), ApiError>,
 ) -> Result<IsochroneResponse, ApiError> {
-    let routers = d.routers(set)?;
+    let packs = d.routers(set)?;
     charge()?;
     let texts = Texts {
         units: req.units,
         lang: req.effective_language(),
     };
-    match routers.for_points(&[pt(req.origin)])? {
+    match packs.for_points(&[pt(req.origin)])? {
         Some(routing) => Ok(super::isochrone::isochrone(&routing, req, texts)),
         None => {
             let mut r = super::isochrone::isochrone_empty(req, texts);
