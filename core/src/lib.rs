@@ -1,6 +1,7 @@
 //! Waymark core: the Location Platform REST contract ([`api`]), the [`Engine`] with one method
 //! per endpoint, offline keys, restrictions, rate limits and quotas ([`auth`]), the endpoint
-//! table ([`endpoint`]) and the two error tiers ([`error`]).
+//! table ([`endpoint`]), the two error tiers ([`error`]) and the geometry every area and the
+//! pack builder share ([`geo`]).
 //!
 //! Faces: the local server (`waymark-localserver`) and the native SDK (`waymark-ffi`) are thin
 //! callers of [`Engine`]; they never redefine a contract type.
@@ -23,6 +24,7 @@ pub mod distance;
 pub mod endpoint;
 pub mod engine;
 pub mod error;
+pub mod geo;
 pub mod geolocation;
 pub mod localities;
 pub mod operation;

@@ -15,44 +15,10 @@ use waymark_core::auth::keys::{Publisher, PublisherKey};
 use waymark_core::packs::manifest::{Coverage, Manifest, PackFile};
 use waymark_core::packs::schema::{self, layers};
 
+pub use crate::error::BuildError;
+use crate::error::io;
 use crate::osm::{OsmLayers, build_osm};
-use crate::sources::{SourceError, Sources, sha256_file};
-
-/// Errors of a build.
-#[derive(Debug, thiserror::Error)]
-pub enum BuildError {
-    /// An input is missing or does not verify.
-    #[error(transparent)]
-    Source(#[from] SourceError),
-    /// OSM layers failed.
-    #[error("osm: {0}")]
-    Osm(String),
-    /// IP layer failed.
-    #[error(transparent)]
-    Ip(#[from] crate::ip::IpError),
-    /// SQLite failure.
-    #[error("sqlite: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-    /// File-system failure.
-    #[error("{path}: {source}")]
-    Io {
-        /// Path.
-        path: String,
-        /// Error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The plan or the pack is not usable.
-    #[error("{0}")]
-    Invalid(String),
-}
-
-fn io(path: &Path, source: std::io::Error) -> BuildError {
-    BuildError::Io {
-        path: path.display().to_string(),
-        source,
-    }
-}
+use crate::sources::{Sources, sha256_file};
 
 /// What goes into a pack.
 #[derive(Debug, Clone)]

@@ -16,7 +16,7 @@ use serde::Serialize;
 use waymark_core::routing::ch::{self, PreparedFile};
 use waymark_core::routing::{Metric, Profile, RoadNetwork, TurnGraph};
 
-use crate::build::BuildError;
+use crate::error::{BuildError, io};
 
 /// Figures of one prepared graph.
 #[derive(Debug, Clone, Serialize)]
@@ -75,10 +75,7 @@ fn prepare_profile(
             .map_err(|e| BuildError::Invalid(e.to_string()))?;
         let rel = ch::file_name(profile, metric);
         let path = dir.join(&rel);
-        std::fs::write(&path, &bytes).map_err(|e| BuildError::Io {
-            path: path.display().to_string(),
-            source: e,
-        })?;
+        std::fs::write(&path, &bytes).map_err(|e| io(&path, e))?;
         out.push(GraphStats {
             file: rel,
             arcs: g.arc_count(),
@@ -102,15 +99,9 @@ pub fn build(
     let tolls = crate::tolls::build(conn, &net)?;
     let dir = pack_dir.join("routing");
     if dir.exists() {
-        std::fs::remove_dir_all(&dir).map_err(|e| BuildError::Io {
-            path: dir.display().to_string(),
-            source: e,
-        })?;
+        std::fs::remove_dir_all(&dir).map_err(|e| io(&dir, e))?;
     }
-    std::fs::create_dir_all(&dir).map_err(|e| BuildError::Io {
-        path: dir.display().to_string(),
-        source: e,
-    })?;
+    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     let total = Profile::ALL.len() as u64;
     progress("routing", 0, total);
     // Two workers (the machine's cores), each taking the next profile.

@@ -28,7 +28,7 @@ use rstar::{AABB, PointDistance, RTree, RTreeObject};
 use rusqlite::Connection;
 use serde::Serialize;
 use tantivy::{Index, TantivyDocument};
-use waymark_core::localities::geometry::{Area, decode_polyline6, haversine_m};
+use waymark_core::geo::{Area, BBox, Pt, decode_polyline6, haversine_m};
 use waymark_core::packs::search::{
     self as s, DocData, SearchFields, index_tokens, kinds, osm_public_id, postal_public_id,
     postcode_key, route_public_id, street_key,
@@ -124,20 +124,20 @@ impl Place {
 
 /// A point in an R-tree with the index of what it stands for.
 #[derive(Debug, Clone, Copy)]
-struct Pt {
+struct PlacePoint {
     lat: f64,
     lng: f64,
     idx: usize,
 }
 
-impl RTreeObject for Pt {
+impl RTreeObject for PlacePoint {
     type Envelope = AABB<[f64; 2]>;
     fn envelope(&self) -> Self::Envelope {
         AABB::from_point([self.lng, self.lat])
     }
 }
 
-impl PointDistance for Pt {
+impl PointDistance for PlacePoint {
     fn distance_2(&self, p: &[f64; 2]) -> f64 {
         let kx = self.lat.to_radians().cos();
         let dx = (self.lng - p[0]) * kx;
@@ -162,9 +162,9 @@ struct Gazetteer {
     /// Indexes of admin areas (and countries) with an outline, smallest bbox first.
     areas: Vec<usize>,
     /// Settlement points that can be the locality of an address.
-    localities: RTree<Pt>,
+    localities: RTree<PlacePoint>,
     /// Places with a country code.
-    with_cc: RTree<Pt>,
+    with_cc: RTree<PlacePoint>,
     /// Country code -> (names by language, point, OSM row with the outline).
     countries: BTreeMap<String, CountryInfo>,
 }
@@ -188,7 +188,9 @@ impl Gazetteer {
                 let p = &self.places[i];
                 p.kind == kinds::ADMIN
                     && max_level.is_none_or(|m| p.admin_level.unwrap_or(99) < m)
-                    && p.area.as_ref().is_some_and(|a| a.contains(lat, lng))
+                    && p.area
+                        .as_ref()
+                        .is_some_and(|a| a.contains(Pt::new(lat, lng)))
             })
             .collect();
         found.sort_by_key(|&i| std::cmp::Reverse(self.places[i].admin_level.unwrap_or(0)));
@@ -199,7 +201,9 @@ impl Gazetteer {
         for &i in &self.areas {
             let p = &self.places[i];
             if let Some(cc) = &p.cc
-                && p.area.as_ref().is_some_and(|a| a.contains(lat, lng))
+                && p.area
+                    .as_ref()
+                    .is_some_and(|a| a.contains(Pt::new(lat, lng)))
             {
                 return Some(cc.clone());
             }
@@ -218,7 +222,7 @@ impl Gazetteer {
                 .nearest_neighbor_iter(&[lng, lat])
                 .take(200)
                 .find(|pt| {
-                    haversine_m(lat, lng, pt.lat, pt.lng) < 30_000.0
+                    haversine_m(Pt::new(lat, lng), Pt::new(pt.lat, pt.lng)) < 30_000.0
                         && self.places[pt.idx]
                             .all_names()
                             .any(|n| s::fold(n) == folded)
@@ -232,7 +236,7 @@ impl Gazetteer {
             .take(12)
             .map(|pt| {
                 let p = &self.places[pt.idx];
-                let d = haversine_m(lat, lng, pt.lat, pt.lng);
+                let d = haversine_m(Pt::new(lat, lng), Pt::new(pt.lat, pt.lng));
                 (d / reach_m(&p.kind, p.population), pt.idx)
             })
             .filter(|(w, _)| *w <= 1.0)
@@ -408,7 +412,7 @@ fn merge_gazetteer(places: &mut [Place]) -> (Vec<bool>, u64) {
         .collect();
     let tree = RTree::bulk_load(
         osm.iter()
-            .map(|&i| Pt {
+            .map(|&i| PlacePoint {
                 lat: places[i].lat,
                 lng: places[i].lng,
                 idx: i,
@@ -424,7 +428,12 @@ fn merge_gazetteer(places: &mut [Place]) -> (Vec<bool>, u64) {
         let target = tree
             .nearest_neighbor_iter(&[places[gi].lng, places[gi].lat])
             .take(50)
-            .filter(|pt| haversine_m(places[gi].lat, places[gi].lng, pt.lat, pt.lng) < 15_000.0)
+            .filter(|pt| {
+                haversine_m(
+                    Pt::new(places[gi].lat, places[gi].lng),
+                    Pt::new(pt.lat, pt.lng),
+                ) < 15_000.0
+            })
             .find(|pt| {
                 let o = &places[pt.idx];
                 g_names.contains(&s::fold(&o.name))
@@ -573,15 +582,9 @@ struct StreetAcc {
     cc: Option<String>,
 }
 
+/// `[west, south, east, north]` of `(lat, lng)` points.
 fn bbox_of(points: &[(f64, f64)]) -> Option<[f64; 4]> {
-    let mut b = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
-    for &(lat, lng) in points {
-        b[0] = b[0].min(lng);
-        b[1] = b[1].min(lat);
-        b[2] = b[2].max(lng);
-        b[3] = b[3].max(lat);
-    }
-    (b[0] <= b[2]).then_some(b)
+    BBox::of(points.iter().map(|&(lat, lng)| Pt::new(lat, lng))).map(BBox::to_wsen)
 }
 
 /// The point of `points` nearest to their centroid.
@@ -590,10 +593,10 @@ fn medoid(points: &[(f64, f64)]) -> Option<(f64, f64)> {
     let c = points
         .iter()
         .fold((0.0, 0.0), |a, p| (a.0 + p.0 / n, a.1 + p.1 / n));
-    points
-        .iter()
-        .copied()
-        .min_by(|a, b| haversine_m(a.0, a.1, c.0, c.1).total_cmp(&haversine_m(b.0, b.1, c.0, c.1)))
+    points.iter().copied().min_by(|a, b| {
+        let c = Pt::new(c.0, c.1);
+        haversine_m(Pt::new(a.0, a.1), c).total_cmp(&haversine_m(Pt::new(b.0, b.1), c))
+    })
 }
 
 fn most_common<K: Clone + Ord>(m: &HashMap<K, u32>) -> Option<K> {
@@ -634,7 +637,7 @@ pub fn build(
         {
             let c = countries.entry(cc.clone()).or_default();
             c.row = Some(p.row);
-            c.bbox = p.area.as_ref().map(|a| a.bbox);
+            c.bbox = p.area.as_ref().map(|a| a.bbox.to_wsen());
             c.point = Some((p.lat, p.lng));
             for (lang, n) in p.names_map() {
                 c.names.entry(lang).or_insert(n);
@@ -655,7 +658,7 @@ pub fn build(
     let localities = RTree::bulk_load(
         (0..places.len())
             .filter(|&i| !dropped[i] && kinds::LOCALITIES.contains(&places[i].kind.as_str()))
-            .map(|i| Pt {
+            .map(|i| PlacePoint {
                 lat: places[i].lat,
                 lng: places[i].lng,
                 idx: i,
@@ -665,7 +668,7 @@ pub fn build(
     let with_cc = RTree::bulk_load(
         (0..places.len())
             .filter(|&i| places[i].cc.is_some())
-            .map(|i| Pt {
+            .map(|i| PlacePoint {
                 lat: places[i].lat,
                 lng: places[i].lng,
                 idx: i,
@@ -764,7 +767,7 @@ pub fn build(
         let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
         for row in rows {
             let (name, geometry) = row?;
-            let line = decode_polyline6(&geometry);
+            let line = decode_polyline6(&geometry).unwrap_or_default();
             let Some(&mid) = line.get(line.len() / 2) else {
                 continue;
             };
@@ -772,13 +775,13 @@ pub fn build(
             if key.is_empty() {
                 continue;
             }
-            let loc = g.locality(mid.0, mid.1, None);
-            let cc = g.country_of(mid.0, mid.1);
+            let loc = g.locality(mid.lat, mid.lng, None);
+            let cc = g.country_of(mid.lat, mid.lng);
             let acc = streets
                 .entry((cc.clone().unwrap_or_default(), key, loc))
                 .or_default();
             *acc.names.entry(name).or_default() += 1;
-            acc.points.extend(line);
+            acc.points.extend(line.iter().map(|p| (p.lat, p.lng)));
             acc.locality = loc;
             acc.cc = cc;
         }
@@ -873,7 +876,7 @@ pub fn build(
             parents: parents.ids,
             population: p.population,
             admin_level: p.admin_level,
-            bbox: p.area.as_ref().map(|a| a.bbox),
+            bbox: p.area.as_ref().map(|a| a.bbox.to_wsen()),
             shape_row: p.area.as_ref().map(|_| p.row),
             postcodes: postcodes.clone(),
             ..DocData::default()
@@ -910,7 +913,11 @@ pub fn build(
         let (point, bbox, shape_row) = match row {
             Some(i) => {
                 let p = &g.places[i];
-                ((p.lat, p.lng), p.area.as_ref().map(|a| a.bbox), Some(p.row))
+                (
+                    (p.lat, p.lng),
+                    p.area.as_ref().map(|a| a.bbox.to_wsen()),
+                    Some(p.row),
+                )
             }
             None => match medoid(&acc.points) {
                 Some(pt) => (pt, bbox_of(&acc.points), None),

@@ -8,7 +8,7 @@
 //! `(lat, lng)` pairs as in every polyline of the pack) — about a tenth of the size of GeoJSON.
 use rusqlite::{Connection, params};
 
-use crate::osm::geo::encode_polyline6;
+use waymark_core::geo::{Pt, encode_polyline6};
 
 /// Errors of the timezones layer.
 #[derive(Debug, thiserror::Error)]
@@ -83,8 +83,8 @@ pub fn build(
                         .iter()
                         .map(|ring| {
                             stats.points += ring.len() as u64;
-                            let pts: Vec<(f64, f64)> =
-                                ring.iter().map(|[lng, lat]| (*lat, *lng)).collect();
+                            let pts: Vec<Pt> =
+                                ring.iter().map(|[lng, lat]| Pt::new(*lat, *lng)).collect();
                             encode_polyline6(&pts).map_err(|why| TimezoneError::Geometry {
                                 tzid: feature.properties.tzid.clone(),
                                 why,

@@ -14,11 +14,11 @@ use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{Connection, params};
 use serde::Serialize;
+use waymark_core::geo::haversine_m;
 use waymark_core::packs::PackSource;
 use waymark_core::routing::RoadNetwork;
-use waymark_core::routing::geo::haversine_m;
 
-use crate::build::BuildError;
+use crate::error::BuildError;
 
 /// A placeholder fare for a known toll system.
 #[derive(Debug, Clone, Copy)]

@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 use waymark_core::api::PoiType;
-use waymark_packs::osm::geo::{
-    assemble_rings, decode_polyline6, encode_polyline6, haversine_m, line_length_m,
-};
+use waymark_core::geo::{Pt, decode_polyline6, encode_polyline6, haversine_m, road_length_m};
+use waymark_packs::osm::rings::assemble_rings;
 use waymark_packs::osm::{OsmLayers, OsmStats, build_osm};
 
 const OSM_DIR: &str = "/work/shared/data/osm";
@@ -87,8 +86,8 @@ fn check_roads(conn: &Connection) {
             Ok((
                 r.get::<_, f64>(0)?,
                 r.get::<_, String>(1)?,
-                (r.get::<_, f64>(2)?, r.get::<_, f64>(3)?),
-                (r.get::<_, f64>(4)?, r.get::<_, f64>(5)?),
+                Pt::new(r.get::<_, f64>(2)?, r.get::<_, f64>(3)?),
+                Pt::new(r.get::<_, f64>(4)?, r.get::<_, f64>(5)?),
             ))
         })
         .unwrap();
@@ -101,7 +100,7 @@ fn check_roads(conn: &Connection) {
         );
         let pts = decode_polyline6(&geom).unwrap();
         assert!(pts.len() >= 2);
-        assert!((line_length_m(&pts) - len).abs() < 1.0 + len * 1e-3);
+        assert!((road_length_m(&pts) - len).abs() < 1.0 + len * 1e-3);
         let first = pts[0];
         assert!(haversine_m(first, a) < 0.5, "geometry starts at from_node");
         assert!(haversine_m(*pts.last().unwrap(), b) < 0.5);
@@ -667,11 +666,11 @@ fn polyline6_round_trip() {
     };
     for case in 0..500 {
         let n = (next() % 50) as usize + usize::from(case == 0);
-        let pts: Vec<(f64, f64)> = (0..n)
+        let pts: Vec<Pt> = (0..n)
             .map(|_| {
                 let lat = (next() % 180_000_001) as f64 / 1e6 - 90.0;
                 let lng = (next() % 360_000_001) as f64 / 1e6 - 180.0;
-                (lat, lng)
+                Pt::new(lat, lng)
             })
             .collect();
         let enc = encode_polyline6(&pts).unwrap();
@@ -680,7 +679,7 @@ fn polyline6_round_trip() {
         assert_eq!(dec.len(), pts.len());
         for (a, b) in pts.iter().zip(&dec) {
             assert!(
-                (a.0 - b.0).abs() < 5e-7 && (a.1 - b.1).abs() < 5e-7,
+                (a.lat - b.lat).abs() < 5e-7 && (a.lng - b.lng).abs() < 5e-7,
                 "{a:?} {b:?}"
             );
         }
@@ -690,7 +689,7 @@ fn polyline6_round_trip() {
 }
 
 /// An independent decoder written for the test (straight from the algorithm description).
-fn decode_test(s: &str) -> Vec<(f64, f64)> {
+fn decode_test(s: &str) -> Vec<Pt> {
     let mut values = Vec::new();
     let (mut acc, mut shift) = (0i64, 0);
     for b in s.bytes() {
@@ -713,7 +712,7 @@ fn decode_test(s: &str) -> Vec<(f64, f64)> {
     for pair in values.chunks(2) {
         lat += pair[0];
         lng += pair[1];
-        out.push((lat as f64 / 1e6, lng as f64 / 1e6));
+        out.push(Pt::new(lat as f64 / 1e6, lng as f64 / 1e6));
     }
     out
 }

@@ -586,7 +586,10 @@ fn rate_limits_trip_at_limit_plus_one_and_recover() {
     } else {
         // A machine too loaded to send 52 requests within the window refills the bucket
         // meanwhile; the limit itself is covered by the tolls and datasets cases above.
-        eprintln!("burst took {:?}: the 50/s check was skipped", started.elapsed());
+        eprintln!(
+            "burst took {:?}: the 50/s check was skipped",
+            started.elapsed()
+        );
     }
 }
 

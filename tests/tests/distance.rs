@@ -8,8 +8,8 @@ use std::sync::{Arc, OnceLock};
 use waymark_core::Engine;
 use waymark_core::api::*;
 use waymark_core::auth::Caller;
+use waymark_core::geo::{Pt, decode_polyline, haversine_m, ring_contains};
 use waymark_core::operation::Credentials;
-use waymark_core::routing::geo::{Pt, decode_polyline, haversine_m};
 
 struct Fixture {
     _tmp: tempfile::TempDir,
@@ -449,9 +449,9 @@ fn isochrones_grow_with_the_budget_and_follow_the_network() {
     let (a_big, ring_big) = area(&big);
     assert!(a_big > a_small * 2.0, "{a_big} vs {a_small}");
     // The origin is inside; the outline is not convex (Andorra's valleys).
-    assert!(waymark_core::distance::point_in_polygon(
-        Pt::new(ANDORRA_LA_VELLA.lat, ANDORRA_LA_VELLA.lng),
-        &ring_small
+    assert!(ring_contains(
+        &ring_small,
+        Pt::new(ANDORRA_LA_VELLA.lat, ANDORRA_LA_VELLA.lng)
     ));
     let hull = convex_area(&ring_big);
     assert!(

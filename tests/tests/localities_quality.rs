@@ -23,10 +23,15 @@ use tantivy::query::AllQuery;
 use tantivy::schema::Value;
 use waymark_core::Engine;
 use waymark_core::api::*;
-use waymark_core::localities::geometry::haversine_m;
+use waymark_core::geo::{self, Pt};
 use waymark_core::operation::Credentials;
 use waymark_core::packs::search::{self, DocData, fold, kinds};
 use waymark_tests::{engine_with_packs, localities_plans, private_caller};
+
+/// Great-circle metres between two `(lat, lng)` points.
+fn haversine_m(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
+    geo::haversine_m(Pt::new(lat1, lng1), Pt::new(lat2, lng2))
+}
 
 struct Fixture {
     engine: std::sync::Arc<Engine>,

@@ -4,15 +4,15 @@
 //! Dijkstra cost (and both agree on which pairs are unreachable).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use waymark_core::routing::geo::Pt;
-use waymark_core::routing::router::{Engine, direct, expand_sources, positions, targets};
+use waymark_core::geo::Pt;
+use waymark_core::routing::router::{SearchAlgorithm, direct, expand_sources, positions, targets};
 use waymark_core::routing::search::Dijkstra;
 use waymark_core::routing::snap::Snap;
-use waymark_core::routing::{Metric, PackRouter, Profile};
+use waymark_core::routing::{Metric, Profile, Router};
 use waymark_tests::{Rng, routing_pack};
 
 /// Random points near the network, snapped for `profile`.
-fn random_snaps(r: &PackRouter, profile: Profile, n: usize, rng: &mut Rng) -> Vec<Snap> {
+fn random_snaps(r: &Router, profile: Profile, n: usize, rng: &mut Rng) -> Vec<Snap> {
     let mut out = Vec::new();
     let mut tries = 0;
     while out.len() < n && tries < n * 50 {
@@ -31,7 +31,7 @@ fn random_snaps(r: &PackRouter, profile: Profile, n: usize, rng: &mut Rng) -> Ve
 
 /// Dijkstra costs from one snapped point to each target point.
 fn dijkstra_costs(
-    r: &PackRouter,
+    r: &Router,
     profile: Profile,
     metric: Metric,
     from: &Snap,
@@ -71,7 +71,7 @@ fn dijkstra_costs(
 fn check_pack(id: &str) {
     let dir = routing_pack(id);
     let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
-    let r = PackRouter::open(id, &dir, &conn).unwrap();
+    let r = Router::open(id, &dir, &conn).unwrap();
     let mut rng = Rng::new(0x5eed ^ id.len() as u64);
     for profile in Profile::ALL {
         for metric in Metric::ALL {
@@ -104,7 +104,7 @@ fn check_pack(id: &str) {
                 let want = dijkstra_costs(&r, profile, metric, s, &dests, &mut d);
                 for (j, t) in dests.iter().enumerate() {
                     let got = r
-                        .path(profile, metric, s, t, None, Engine::Ch)
+                        .path(profile, metric, s, t, None, SearchAlgorithm::Ch)
                         .map(|p| p.cost);
                     assert_eq!(
                         got, want[j],

@@ -5,22 +5,22 @@
 
 use waymark_core::api::{LatLng, RouteAvoid};
 use waymark_core::distance::excluded_edges;
-use waymark_core::routing::geo::Pt;
+use waymark_core::geo::Pt;
 use waymark_core::routing::graph::{NO_ARC, TurnGraph};
-use waymark_core::routing::router::{Engine, expand_sources, positions, targets};
+use waymark_core::routing::router::{SearchAlgorithm, expand_sources, positions, targets};
 use waymark_core::routing::search::Dijkstra;
 use waymark_core::routing::snap::Snap;
-use waymark_core::routing::{Metric, PackRouter, Profile, RoadNetwork};
+use waymark_core::routing::{Metric, Profile, RoadNetwork, Router};
 use waymark_tests::{Rng, routing_pack};
 
-fn open(id: &str) -> PackRouter {
+fn open(id: &str) -> Router {
     let dir = routing_pack(id);
     let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
-    PackRouter::open(id, &dir, &conn).unwrap()
+    Router::open(id, &dir, &conn).unwrap()
 }
 
 /// A snapped point at `offset` along arc `a` (in the arc's direction).
-fn on_arc(r: &PackRouter, g: &TurnGraph, a: u32, offset: f64) -> Snap {
+fn on_arc(r: &Router, g: &TurnGraph, a: u32, offset: f64) -> Snap {
     let e = g.arc_edge[a as usize];
     let fraction = if g.arc_forward[a as usize] {
         offset
@@ -36,7 +36,7 @@ fn on_arc(r: &PackRouter, g: &TurnGraph, a: u32, offset: f64) -> Snap {
     }
 }
 
-fn head_node(r: &PackRouter, g: &TurnGraph, a: u32) -> u32 {
+fn head_node(r: &Router, g: &TurnGraph, a: u32) -> u32 {
     let e = &r.net.edges[g.arc_edge[a as usize] as usize];
     if g.arc_forward[a as usize] {
         e.to
@@ -45,7 +45,7 @@ fn head_node(r: &PackRouter, g: &TurnGraph, a: u32) -> u32 {
     }
 }
 
-fn tail_node(r: &PackRouter, g: &TurnGraph, a: u32) -> u32 {
+fn tail_node(r: &Router, g: &TurnGraph, a: u32) -> u32 {
     let e = &r.net.edges[g.arc_edge[a as usize] as usize];
     if g.arc_forward[a as usize] {
         e.from
@@ -54,12 +54,12 @@ fn tail_node(r: &PackRouter, g: &TurnGraph, a: u32) -> u32 {
     }
 }
 
-fn way(r: &PackRouter, g: &TurnGraph, a: u32) -> i64 {
+fn way(r: &Router, g: &TurnGraph, a: u32) -> i64 {
     r.net.edges[g.arc_edge[a as usize] as usize].way_id
 }
 
 /// Whether consecutive arcs of `path` break a restriction of the raw data.
-fn violates(r: &PackRouter, g: &TurnGraph, path: &[u32]) -> Option<i64> {
+fn violates(r: &Router, g: &TurnGraph, path: &[u32]) -> Option<i64> {
     for w in path.windows(2) {
         let (a, b) = (w[0], w[1]);
         let v = head_node(r, g, a);
@@ -107,7 +107,7 @@ fn violates(r: &PackRouter, g: &TurnGraph, path: &[u32]) -> Option<i64> {
 
 /// Cases around each restriction: a point on a `from` arc just before the via and a point
 /// on a `to` arc just after it.
-fn cases(r: &PackRouter, g: &TurnGraph) -> Vec<(Snap, Snap)> {
+fn cases(r: &Router, g: &TurnGraph) -> Vec<(Snap, Snap)> {
     let mut out = Vec::new();
     for res in &r.net.restrictions {
         if !g.profile.restricted_by(res.except.as_deref()) {
@@ -151,13 +151,13 @@ fn check_restrictions(id: &str) {
     );
     let (mut routed, mut would_violate) = (0, 0);
     for (s, t) in &cases {
-        for engine in [Engine::Ch, Engine::Dijkstra] {
-            if let Some(p) = r.path(Profile::Driving, Metric::Time, s, t, None, engine) {
+        for algorithm in [SearchAlgorithm::Ch, SearchAlgorithm::Dijkstra] {
+            if let Some(p) = r.path(Profile::Driving, Metric::Time, s, t, None, algorithm) {
                 routed += 1;
                 assert_eq!(
                     violates(&r, &g, &p.arcs),
                     None,
-                    "{id}: {engine:?} path breaks a restriction"
+                    "{id}: {algorithm:?} path breaks a restriction"
                 );
             }
         }
@@ -245,7 +245,7 @@ fn avoided_edges_are_never_used_when_another_way_exists() {
                 &s,
                 &t,
                 Some(&usable),
-                Engine::Ch,
+                SearchAlgorithm::Ch,
             ) {
                 Some(p) => {
                     checked += 1;
@@ -257,7 +257,14 @@ fn avoided_edges_are_never_used_when_another_way_exists() {
                     }
                     // Never better than the unrestricted optimum.
                     let best = r
-                        .path(Profile::Driving, Metric::Time, &s, &t, None, Engine::Ch)
+                        .path(
+                            Profile::Driving,
+                            Metric::Time,
+                            &s,
+                            &t,
+                            None,
+                            SearchAlgorithm::Ch,
+                        )
                         .unwrap();
                     assert!(p.cost >= best.cost);
                 }

@@ -4,7 +4,7 @@
 use rstar::{PointDistance, RTree, RTreeObject};
 use rusqlite::Connection;
 
-use crate::routing::geo::{LocalProjection, Pt};
+use crate::geo::{LocalProjection, Pt};
 
 #[derive(Debug, Clone)]
 struct Entry {

@@ -19,17 +19,17 @@
 use std::collections::VecDeque;
 
 use crate::api::*;
-use crate::routing::geo::{LocalProjection, Pt, encode_polyline};
+use crate::geo::{LocalProjection, Pt, encode_polyline, sub_line};
 use crate::routing::router::{expand_sources, positions};
 use crate::routing::search::Dijkstra;
 use crate::routing::{Metric, Profile};
 
-use super::LoadedRouting;
+use super::RoutingPack;
 use super::route::Texts;
 
 /// The reachable outline as a closed ring, `None` when the origin does not snap.
 pub fn outline(
-    routing: &LoadedRouting,
+    routing: &RoutingPack,
     origin: Pt,
     profile: Profile,
     metric: Metric,
@@ -93,10 +93,10 @@ pub fn outline(
                 pts.extend(geom.iter().rev());
             }
         } else if forward {
-            crate::routing::geo::sub_line(geom, from, to, &mut pts);
+            sub_line(geom, from, to, &mut pts);
         } else {
             let rev: Vec<Pt> = geom.iter().rev().copied().collect();
-            crate::routing::geo::sub_line(&rev, from, to, &mut pts);
+            sub_line(&rev, from, to, &mut pts);
         }
         for w in pts.windows(2) {
             segments.push((proj.project(w[0]), proj.project(w[1])));
@@ -388,11 +388,7 @@ fn douglas_peucker(pts: &[[f64; 2]], tol: f64) -> Vec<[f64; 2]> {
 }
 
 /// The isochrone answer.
-pub fn isochrone(
-    routing: &LoadedRouting,
-    req: &IsochroneRequest,
-    texts: Texts,
-) -> IsochroneResponse {
+pub fn isochrone(routing: &RoutingPack, req: &IsochroneRequest, texts: Texts) -> IsochroneResponse {
     let profile = super::profile(req.mode);
     let metric = super::metric(req.method);
     let budget = match metric {

@@ -28,11 +28,11 @@ use crate::api::{
     LatLng, MatrixCreateRequest, MatrixData, MatrixResult, MatrixStatus, RegionDefinition,
 };
 use crate::error::{ApiError, ErrorCode};
+use crate::geo::Pt;
 use crate::routing::Metric;
-use crate::routing::geo::Pt;
 use crate::routing::snap::Snap;
 
-use super::{RouterSet, profile, pt};
+use super::{RoutingPacks, profile, pt};
 
 /// Longest a computation may take before its job is marked `timeout`.
 pub const JOB_TIMEOUT: Duration = Duration::from_secs(60);
@@ -280,11 +280,11 @@ fn worker<T>(
 
 /// Computes the matrix of `req` on the loaded packs (no element limit).
 pub fn compute(
-    routers: &RouterSet,
+    packs: &RoutingPacks,
     req: &MatrixCreateRequest,
     id: &str,
 ) -> Result<MatrixResult, ApiError> {
-    let data = compute_data(routers, &req.origins, &req.destinations, profile(req.mode))?;
+    let data = compute_data(packs, &req.origins, &req.destinations, profile(req.mode))?;
     Ok(MatrixResult {
         matrix_id: id.to_string(),
         matrix: data,
@@ -296,16 +296,16 @@ pub fn compute(
 
 /// The matrix cells between `origins` and `destinations` for `profile`, in time.
 pub fn compute_data(
-    routers: &RouterSet,
+    packs: &RoutingPacks,
     origins: &[LatLng],
     destinations: &[LatLng],
     profile: crate::routing::Profile,
 ) -> Result<MatrixData, ApiError> {
     let all: Vec<Pt> = origins.iter().chain(destinations).map(|p| pt(*p)).collect();
     // The pack covering every point, else the one covering most of them.
-    let routing = match routers.for_points(&all)? {
+    let routing = match packs.for_points(&all)? {
         Some(r) => Some(r),
-        None => routers.best_for(&all)?,
+        None => packs.best_for(&all)?,
     };
     let (no, nd) = (origins.len(), destinations.len());
     let mut times = vec![None; no * nd];
@@ -315,7 +315,7 @@ pub fn compute_data(
         let snap = |p: &LatLng| -> Option<Snap> {
             let p = pt(*p);
             routing
-                .router_covers(p)
+                .covers(p)
                 .then(|| r.snap(profile, p, &|_| true))
                 .flatten()
         };

@@ -17,55 +17,62 @@ use std::sync::{Arc, OnceLock};
 
 use crate::api::{RouteAvoid, RouteMethod, TravelMode};
 use crate::error::{ApiError, ErrorCode};
+use crate::geo::{BBox, Pt, line_meets_ring, round7};
 use crate::packs::registry::PackSetCache;
 use crate::packs::schema::layers;
 use crate::packs::{LoadedPack, PackSet};
-use crate::routing::geo::Pt;
-use crate::routing::router::PackRouter;
+use crate::routing::router::Router;
 use crate::routing::{Metric, Profile};
 
 use address::AddressIndex;
 
-/// A pack's router and address index, opened on first use.
+/// One pack opened for the distance group: its [`Router`], address index and toll table.
 #[derive(Debug)]
-pub struct PackRouting {
-    /// The pack.
-    pub pack: Arc<LoadedPack>,
-    loaded: OnceLock<Result<Arc<LoadedRouting>, String>>,
-}
-
-/// What [`PackRouting`] opens.
-#[derive(Debug)]
-pub struct LoadedRouting {
+pub struct RoutingPack {
     /// The pack.
     pub pack: Arc<LoadedPack>,
     /// Router.
-    pub router: PackRouter,
+    pub router: Router,
     /// Addresses for `start_address` / `end_address`.
     pub addresses: AddressIndex,
     /// Toll systems and fares.
     pub tolls: tolls::TollTable,
 }
 
-impl PackRouting {
-    /// Opens the router (first call) or returns it.
-    pub fn get(&self) -> Result<Arc<LoadedRouting>, ApiError> {
-        self.loaded
-            .get_or_init(|| {
-                let conn = self.pack.sqlite().map_err(|e| e.to_string())?;
-                let router = PackRouter::open(self.pack.id(), &self.pack.dir, &conn)
-                    .map_err(|e| e.to_string())?;
-                let [_, s, _, n] = self.pack.manifest.coverage.bbox;
-                let addresses =
-                    AddressIndex::load(&conn, (s + n) / 2.0).map_err(|e| e.to_string())?;
-                let tolls = tolls::TollTable::load(&conn).map_err(|e| e.to_string())?;
-                Ok(Arc::new(LoadedRouting {
-                    pack: self.pack.clone(),
-                    router,
-                    addresses,
-                    tolls,
-                }))
-            })
+impl RoutingPack {
+    /// Opens the roads, addresses and tolls of `pack`.
+    fn open(pack: &Arc<LoadedPack>) -> Result<RoutingPack, String> {
+        let conn = pack.sqlite().map_err(|e| e.to_string())?;
+        let router = Router::open(pack.id(), &pack.dir, &conn).map_err(|e| e.to_string())?;
+        let [_, s, _, n] = pack.manifest.coverage.bbox;
+        let addresses = AddressIndex::load(&conn, (s + n) / 2.0).map_err(|e| e.to_string())?;
+        let tolls = tolls::TollTable::load(&conn).map_err(|e| e.to_string())?;
+        Ok(RoutingPack {
+            pack: pack.clone(),
+            router,
+            addresses,
+            tolls,
+        })
+    }
+
+    /// Whether the pack's coverage holds `p`.
+    pub fn covers(&self, p: Pt) -> bool {
+        self.pack.covers(p.lat, p.lng)
+    }
+}
+
+/// A pack with roads and its [`RoutingPack`], opened on first use.
+#[derive(Debug)]
+struct LazyRoutingPack {
+    pack: Arc<LoadedPack>,
+    opened: OnceLock<Result<Arc<RoutingPack>, String>>,
+}
+
+impl LazyRoutingPack {
+    /// Opens the pack (first call) or returns it.
+    fn get(&self) -> Result<Arc<RoutingPack>, ApiError> {
+        self.opened
+            .get_or_init(|| RoutingPack::open(&self.pack).map(Arc::new))
             .clone()
             .map_err(|e| {
                 ApiError::new(
@@ -76,23 +83,17 @@ impl PackRouting {
     }
 }
 
-impl LoadedRouting {
-    /// Whether the pack's coverage holds `p`.
-    pub fn router_covers(&self, p: Pt) -> bool {
-        self.pack.covers(p.lat, p.lng)
-    }
-}
-
-/// The packs with roads of one pack set.
+/// The packs with roads of one pack set, each opened on first use; picks the pack that
+/// routes a trip.
 #[derive(Debug, Default)]
-pub struct RouterSet {
-    packs: Vec<PackRouting>,
+pub struct RoutingPacks {
+    packs: Vec<LazyRoutingPack>,
     set: Arc<PackSet>,
 }
 
-impl RouterSet {
-    /// The router of the most specific pack covering every point, if any.
-    pub fn for_points(&self, points: &[Pt]) -> Result<Option<Arc<LoadedRouting>>, ApiError> {
+impl RoutingPacks {
+    /// The most specific pack covering every point, if any.
+    pub fn for_points(&self, points: &[Pt]) -> Result<Option<Arc<RoutingPack>>, ApiError> {
         let Some(first) = points.first() else {
             return Ok(None);
         };
@@ -107,8 +108,8 @@ impl RouterSet {
         Ok(None)
     }
 
-    /// The router of the pack covering the most of `points` (at least one).
-    pub fn best_for(&self, points: &[Pt]) -> Result<Option<Arc<LoadedRouting>>, ApiError> {
+    /// The pack covering the most of `points` (at least one).
+    pub fn best_for(&self, points: &[Pt]) -> Result<Option<Arc<RoutingPack>>, ApiError> {
         let best = self
             .packs
             .iter()
@@ -131,26 +132,26 @@ impl RouterSet {
 /// The distance service of an engine.
 #[derive(Debug, Default)]
 pub struct Distance {
-    routers: PackSetCache<RouterSet>,
+    routers: PackSetCache<RoutingPacks>,
     jobs: OnceLock<Arc<matrix::MatrixJobs>>,
 }
 
 impl Distance {
-    /// The routers of `set`; 503 when no pack has the roads layer.
-    pub fn routers(&self, set: Arc<PackSet>) -> Result<Arc<RouterSet>, ApiError> {
+    /// The [`RoutingPacks`] of `set`; 503 when no pack has the roads layer.
+    pub fn routers(&self, set: Arc<PackSet>) -> Result<Arc<RoutingPacks>, ApiError> {
         self.routers.get_or_build(set, |set| {
-            let packs: Vec<PackRouting> = set
+            let packs: Vec<LazyRoutingPack> = set
                 .with_layer(layers::ROADS)
                 .into_iter()
-                .map(|p| PackRouting {
+                .map(|p| LazyRoutingPack {
                     pack: p.clone(),
-                    loaded: OnceLock::new(),
+                    opened: OnceLock::new(),
                 })
                 .collect();
             if packs.is_empty() {
                 return Err(no_roads());
             }
-            Ok(RouterSet {
+            Ok(RoutingPacks {
                 packs,
                 set: Arc::new(set.clone()),
             })
@@ -201,14 +202,13 @@ pub fn pt(p: crate::api::LatLng) -> Pt {
 
 /// A router point as an API point (rounded to 7 decimals).
 pub fn latlng(p: Pt) -> crate::api::LatLng {
-    let r = |v: f64| (v * 1e7).round() / 1e7;
-    crate::api::LatLng::new(r(p.lat), r(p.lng))
+    crate::api::LatLng::new(round7(p.lat), round7(p.lng))
 }
 
 /// Which edges `avoid` excludes: tolls, highways (motorways and trunk roads with their links),
 /// ferries, and every edge with a point inside, or a segment crossing, an avoided polygon.
 /// `None` when nothing is avoided.
-pub fn excluded_edges(router: &PackRouter, avoid: &[RouteAvoid]) -> Option<Vec<bool>> {
+pub fn excluded_edges(router: &Router, avoid: &[RouteAvoid]) -> Option<Vec<bool>> {
     if avoid.is_empty() {
         return None;
     }
@@ -223,7 +223,10 @@ pub fn excluded_edges(router: &PackRouter, avoid: &[RouteAvoid]) -> Option<Vec<b
     let tolls = avoid.contains(&RouteAvoid::Tolls);
     let highways = avoid.contains(&RouteAvoid::Highways);
     let ferries = avoid.contains(&RouteAvoid::Ferries);
-    let boxes: Vec<[f64; 4]> = polygons.iter().map(|p| bbox(p)).collect();
+    let boxes: Vec<Option<BBox>> = polygons
+        .iter()
+        .map(|p| BBox::of(p.iter().copied()))
+        .collect();
     Some(
         net.edges
             .iter()
@@ -234,56 +237,11 @@ pub fn excluded_edges(router: &PackRouter, avoid: &[RouteAvoid]) -> Option<Vec<b
                     || (ferries && e.ferry)
                     || polygons.iter().zip(&boxes).any(|(poly, b)| {
                         let g = net.geometry(i as u32);
-                        let eb = bbox(g);
-                        eb[0] <= b[2]
-                            && eb[2] >= b[0]
-                            && eb[1] <= b[3]
-                            && eb[3] >= b[1]
-                            && line_meets_polygon(g, poly)
+                        let eb = BBox::of(g.iter().copied());
+                        eb.zip(*b).is_some_and(|(eb, b)| eb.intersects(&b))
+                            && line_meets_ring(g, poly)
                     })
             })
             .collect(),
     )
-}
-
-/// `[min_lat, min_lng, max_lat, max_lng]`.
-fn bbox(pts: &[Pt]) -> [f64; 4] {
-    pts.iter().fold(
-        [f64::MAX, f64::MAX, f64::MIN, f64::MIN],
-        |[a, b, c, d], p| [a.min(p.lat), b.min(p.lng), c.max(p.lat), d.max(p.lng)],
-    )
-}
-
-/// Even-odd point in polygon (lat/lng as plane coordinates).
-pub fn point_in_polygon(p: Pt, poly: &[Pt]) -> bool {
-    let mut inside = false;
-    let n = poly.len();
-    let mut j = n.wrapping_sub(1);
-    for i in 0..n {
-        let (a, b) = (poly[i], poly[j]);
-        if (a.lat > p.lat) != (b.lat > p.lat)
-            && p.lng < (b.lng - a.lng) * (p.lat - a.lat) / (b.lat - a.lat) + a.lng
-        {
-            inside = !inside;
-        }
-        j = i;
-    }
-    inside
-}
-
-fn segments_cross(p1: Pt, p2: Pt, q1: Pt, q2: Pt) -> bool {
-    let o =
-        |a: Pt, b: Pt, c: Pt| (b.lng - a.lng) * (c.lat - a.lat) - (b.lat - a.lat) * (c.lng - a.lng);
-    let (d1, d2) = (o(q1, q2, p1), o(q1, q2, p2));
-    let (d3, d4) = (o(p1, p2, q1), o(p1, p2, q2));
-    ((d1 > 0.0) != (d2 > 0.0)) && ((d3 > 0.0) != (d4 > 0.0))
-}
-
-fn line_meets_polygon(line: &[Pt], poly: &[Pt]) -> bool {
-    if line.iter().any(|&p| point_in_polygon(p, poly)) {
-        return true;
-    }
-    let n = poly.len();
-    line.windows(2)
-        .any(|w| (0..n).any(|i| segments_cross(w[0], w[1], poly[i], poly[(i + 1) % n])))
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use crate::api::*;
 use crate::error::ApiError;
+use crate::geo::{Pt, line_length_m};
 use crate::packs::PackSet;
-use crate::routing::geo::Pt;
 
 use super::route::{Planned, Texts, TripQuery, When, plan, route_response, tolls_response};
 use super::{Distance, metric, profile, pt};
@@ -57,10 +57,10 @@ pub fn route(
     utc_offset: &dyn Fn(Pt, i64) -> i64,
 ) -> Result<RouteResponse, ApiError> {
     too_many_waypoints(req.waypoints.points.len())?;
-    let routers = d.routers(set)?;
+    let packs = d.routers(set)?;
     charge()?;
     let points = trip_points(req.origin, &req.waypoints, req.destination);
-    let Some(routing) = routers.for_points(&points)? else {
+    let Some(routing) = packs.for_points(&points)? else {
         return Ok(RouteResponse {
             status: zero_or_too_long(&points),
             routes: Vec::new(),
@@ -97,11 +97,7 @@ pub fn route(
 /// `ZERO_RESULTS`, or `MAX_ROUTE_LENGTH_EXCEEDED` when the points alone are farther apart
 /// than a route may be long.
 fn zero_or_too_long(points: &[Pt]) -> DistanceStatus {
-    let straight: f64 = points
-        .windows(2)
-        .map(|w| crate::routing::geo::haversine_m(w[0], w[1]))
-        .sum();
-    if straight > MAX_ROUTE_LENGTH_M as f64 {
+    if line_length_m(points) > MAX_ROUTE_LENGTH_M as f64 {
         DistanceStatus::MaxRouteLengthExceeded
     } else {
         DistanceStatus::ZeroResults
@@ -117,10 +113,10 @@ pub fn tolls(
     utc_offset: &dyn Fn(Pt, i64) -> i64,
 ) -> Result<TollsResponse, ApiError> {
     too_many_waypoints(req.waypoints.points.len())?;
-    let routers = d.routers(set)?;
+    let packs = d.routers(set)?;
     charge()?;
     let points = trip_points(req.origin, &req.waypoints, req.destination);
-    let Some(routing) = routers.for_points(&points)? else {
+    let Some(routing) = packs.for_points(&points)? else {
         return Ok(TollsResponse {
             status: zero_or_too_long(&points),
             routes: Vec::new(),
@@ -155,13 +151,13 @@ pub fn isochrone(
     req: &IsochroneRequest,
     charge: &dyn Fn() -> Result<(), ApiError>,
 ) -> Result<IsochroneResponse, ApiError> {
-    let routers = d.routers(set)?;
+    let packs = d.routers(set)?;
     charge()?;
     let texts = Texts {
         units: req.units,
         lang: req.effective_language(),
     };
-    match routers.for_points(&[pt(req.origin)])? {
+    match packs.for_points(&[pt(req.origin)])? {
         Some(routing) => Ok(super::isochrone::isochrone(&routing, req, texts)),
         None => {
             let mut r = super::isochrone::isochrone_empty(req, texts);

@@ -20,15 +20,17 @@
 //!   ×1.05, weekend daytime 10:00–19:00 ×1.05 / ×1.10, otherwise ×1.0. With `arrival_time` the
 //!   departure is found by fixed-point iteration.
 use crate::api::*;
+use crate::geo::{BBox, Pt, bearing_deg, encode_polyline, line_length_m, sub_line, turn_angle};
 use crate::routing::Profile;
-use crate::routing::geo::{Pt, bearing_deg, encode_polyline, haversine_m, sub_line, turn_angle};
 use crate::routing::graph::TurnGraph;
 use crate::routing::profile::{Highway, Metric};
-use crate::routing::router::{ArcPath, Engine, PackRouter, expand_sources, positions, targets};
+use crate::routing::router::{
+    ArcPath, Router, SearchAlgorithm, expand_sources, positions, targets,
+};
 use crate::routing::search::Dijkstra;
 use crate::routing::snap::Snap;
 
-use super::LoadedRouting;
+use super::RoutingPack;
 use super::text::{self, Maneuver};
 
 /// `departure_time` or `arrival_time`, resolved to UNIX seconds.
@@ -116,13 +118,8 @@ fn avoid_words(avoid: &[RouteAvoid]) -> String {
 }
 
 /// Plans the trip on `routing`; `utc_offset(point, unix)` gives the local offset in seconds.
-pub fn plan(
-    routing: &LoadedRouting,
-    q: &TripQuery,
-    utc_offset: &dyn Fn(Pt, i64) -> i64,
-) -> Planned {
-    let straight: f64 = q.points.windows(2).map(|w| haversine_m(w[0], w[1])).sum();
-    if straight > MAX_ROUTE_LENGTH_M as f64 {
+pub fn plan(routing: &RoutingPack, q: &TripQuery, utc_offset: &dyn Fn(Pt, i64) -> i64) -> Planned {
+    if line_length_m(&q.points) > MAX_ROUTE_LENGTH_M as f64 {
         return Planned::Status(DistanceStatus::MaxRouteLengthExceeded);
     }
     let router = &routing.router;
@@ -166,7 +163,7 @@ pub fn plan(
     Planned::Routes(trips)
 }
 
-fn plan_with(router: &PackRouter, q: &TripQuery, excluded: Option<&[bool]>) -> Vec<Trip> {
+fn plan_with(router: &Router, q: &TripQuery, excluded: Option<&[bool]>) -> Vec<Trip> {
     let g = router.graph(q.profile);
     let edge_ok = |e: u32| excluded.is_none_or(|x| !x[e as usize]);
     let arc_ok = |a: u32| excluded.is_none_or(|x| !x[g.arc_edge[a as usize] as usize]);
@@ -198,7 +195,7 @@ fn plan_with(router: &PackRouter, q: &TripQuery, excluded: Option<&[bool]>) -> V
             &snaps[i],
             &snaps[j],
             usable,
-            Engine::Ch,
+            SearchAlgorithm::Ch,
         ) else {
             return Vec::new();
         };
@@ -225,7 +222,7 @@ fn plan_with(router: &PackRouter, q: &TripQuery, excluded: Option<&[bool]>) -> V
 }
 
 fn leg(
-    router: &PackRouter,
+    router: &Router,
     profile: Profile,
     path: ArcPath,
     (from, to): (usize, usize),
@@ -340,11 +337,11 @@ pub fn optimize_order(n: usize, cost: &dyn Fn(usize, usize) -> u64) -> Vec<usize
     order
 }
 
-fn arc_length(router: &PackRouter, g: &TurnGraph, a: u32) -> f64 {
+fn arc_length(router: &Router, g: &TurnGraph, a: u32) -> f64 {
     router.net.edges[g.arc_edge[a as usize] as usize].length_m
 }
 
-fn shares(router: &PackRouter, g: &TurnGraph, a: &[u32], b: &[u32]) -> f64 {
+fn shares(router: &Router, g: &TurnGraph, a: &[u32], b: &[u32]) -> f64 {
     let set: std::collections::HashSet<u32> = b.iter().map(|&x| g.original(x)).collect();
     let total: f64 = a.iter().map(|&x| arc_length(router, g, x)).sum();
     let other: f64 = b.iter().map(|&x| arc_length(router, g, x)).sum();
@@ -361,7 +358,7 @@ const SHARE: f64 = 0.6;
 
 /// Up to two alternatives to `best` (see the module notes).
 fn alternatives(
-    router: &PackRouter,
+    router: &Router,
     g: &TurnGraph,
     q: &TripQuery,
     from: &Snap,
@@ -473,7 +470,7 @@ pub fn traffic_factor(highway: Highway, local_minutes: u32, weekday: bool) -> f6
 }
 
 fn traffic_duration(
-    router: &PackRouter,
+    router: &Router,
     profile: Profile,
     leg: &TripLeg,
     depart: i64,
@@ -505,7 +502,7 @@ fn traffic_duration(
 }
 
 fn apply_time_of_day(
-    router: &PackRouter,
+    router: &Router,
     profile: Profile,
     trip: &mut Trip,
     when: When,
@@ -545,7 +542,7 @@ fn apply_time_of_day(
 
 /// The points of an arc between offsets `from` and `to`, appended without repeating the last
 /// point already in `out`.
-fn arc_points(router: &PackRouter, g: &TurnGraph, a: u32, from: f64, to: f64, out: &mut Vec<Pt>) {
+fn arc_points(router: &Router, g: &TurnGraph, a: u32, from: f64, to: f64, out: &mut Vec<Pt>) {
     let e = g.arc_edge[a as usize];
     let geom = router.net.geometry(e);
     let mut tmp: Vec<Pt> = Vec::new();
@@ -572,7 +569,7 @@ fn arc_points(router: &PackRouter, g: &TurnGraph, a: u32, from: f64, to: f64, ou
 }
 
 /// Every point of a leg.
-pub fn leg_points(router: &PackRouter, g: &TurnGraph, p: &ArcPath) -> Vec<Pt> {
+pub fn leg_points(router: &Router, g: &TurnGraph, p: &ArcPath) -> Vec<Pt> {
     let mut out = Vec::new();
     let n = p.arcs.len();
     for (i, &a) in p.arcs.iter().enumerate() {
@@ -602,7 +599,7 @@ pub struct StepParts {
     pub end: Pt,
 }
 
-fn arc_bearings(router: &PackRouter, g: &TurnGraph, a: u32) -> (f64, f64) {
+fn arc_bearings(router: &Router, g: &TurnGraph, a: u32) -> (f64, f64) {
     let geom = router.net.geometry(g.arc_edge[a as usize]);
     let n = geom.len();
     if g.arc_forward[a as usize] {
@@ -620,7 +617,7 @@ fn arc_bearings(router: &PackRouter, g: &TurnGraph, a: u32) -> (f64, f64) {
 
 /// The steps of a leg: a new step starts where the way's name changes, at a U-turn, when
 /// boarding a ferry, and at a junction turn of 40° or more; the last step is the arrival.
-pub fn steps(router: &PackRouter, g: &TurnGraph, leg: &TripLeg, geometry: bool) -> Vec<StepParts> {
+pub fn steps(router: &Router, g: &TurnGraph, leg: &TripLeg, geometry: bool) -> Vec<StepParts> {
     let p = &leg.path;
     let n = p.arcs.len();
     let mut out: Vec<StepParts> = Vec::new();
@@ -713,21 +710,12 @@ pub fn steps(router: &PackRouter, g: &TurnGraph, leg: &TripLeg, geometry: bool) 
 
 /// The bounds of points.
 pub fn bounds(pts: impl IntoIterator<Item = Pt>) -> Viewport {
-    let mut b = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
-    for p in pts {
-        b = [
-            b[0].min(p.lat),
-            b[1].min(p.lng),
-            b[2].max(p.lat),
-            b[3].max(p.lng),
-        ];
-    }
-    if b[0] > b[2] {
+    let Some(b) = BBox::of(pts) else {
         return Viewport::default();
-    }
+    };
     Viewport {
-        northeast: super::latlng(Pt::new(b[2], b[3])),
-        southwest: super::latlng(Pt::new(b[0], b[1])),
+        northeast: super::latlng(Pt::new(b.north, b.east)),
+        southwest: super::latlng(Pt::new(b.south, b.west)),
     }
 }
 
@@ -756,7 +744,7 @@ fn dur_text(s: f64, t: Texts) -> TextValue {
 
 /// The route answer of planned trips.
 pub fn route_response(
-    routing: &LoadedRouting,
+    routing: &RoutingPack,
     profile: Profile,
     trips: &[Trip],
     texts: Texts,
@@ -832,7 +820,7 @@ pub fn route_response(
 
 /// The toll answer of planned trips.
 pub fn tolls_response(
-    routing: &LoadedRouting,
+    routing: &RoutingPack,
     profile: Profile,
     trips: &[Trip],
     texts: Texts,

@@ -14,7 +14,7 @@ use rusqlite::Connection;
 use crate::api::{Fare, LatLng, LegTollSystem, Price, Toll, TollCollectionLocation, Transponder};
 use crate::routing::Profile;
 use crate::routing::graph::TurnGraph;
-use crate::routing::router::{ArcPath, PackRouter};
+use crate::routing::router::{ArcPath, Router};
 
 /// A toll system.
 #[derive(Debug, Clone)]
@@ -150,7 +150,7 @@ impl TollTable {
     /// The tolls and toll systems of one leg.
     pub fn leg_tolls(
         &self,
-        router: &PackRouter,
+        router: &Router,
         g: &TurnGraph,
         path: &ArcPath,
         profile: Profile,

@@ -24,6 +24,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::{OffsetComponents, OffsetName, Tz};
 
 use crate::api::TimezoneResult;
+use crate::geo::decode_polyline6;
 
 /// A cell met by more edges than this is split (unless it is already [`MAX_DEPTH`] deep).
 pub const LEAF_EDGES: usize = 16;
@@ -199,9 +200,8 @@ impl TimezoneIndexBuilder {
         let zone = self.tzids.len() as u16;
         for rings in encoded {
             for ring in rings {
-                let line =
-                    polyline::decode_polyline(&ring, 6).map_err(|e| format!("{tzid}: {e}"))?;
-                let pts: Vec<Point> = line.0.iter().map(|c| [c.x, c.y]).collect();
+                let line = decode_polyline6(&ring).map_err(|e| format!("{tzid}: {e}"))?;
+                let pts: Vec<Point> = line.iter().map(|p| [p.lng, p.lat]).collect();
                 self.add_ring(zone, &pts)?;
             }
         }

@@ -2,7 +2,6 @@
 use std::collections::HashSet;
 
 use super::format::{self, Shown, custom_applies, custom_fields, resolve_language};
-use super::geometry::haversine_m;
 use super::index::{Bias, Item, LocalitiesIndex, location_boost, text_query};
 use super::text::{MatchKind, QueryToken, best_match, matched_substrings, query_tokens};
 use crate::api::{
@@ -12,6 +11,7 @@ use crate::api::{
 };
 use crate::auth::Grant;
 use crate::error::ApiError;
+use crate::geo::{Pt, haversine_m};
 use crate::packs::search::{kinds, postal_public_id, words};
 
 /// Suggestions returned.
@@ -312,9 +312,9 @@ pub fn run(
             .custom_description
             .iter()
             .find(|c| custom_applies(c, &types));
-        let distance = req
-            .location
-            .map(|p| haversine_m(p.lat, p.lng, item.lat, item.lng).round() as u64);
+        let distance = req.location.map(|p| {
+            haversine_m(Pt::new(p.lat, p.lng), Pt::new(item.lat, item.lng)).round() as u64
+        });
         let cc = item.cc.clone().unwrap_or_default();
         let expand = extended
             && kinds::is_settlement(&item.kind)

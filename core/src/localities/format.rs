@@ -2,11 +2,11 @@
 //! viewports, accuracy, country codes and admin level labels.
 use std::sync::Arc;
 
-use super::geometry::degrees_for;
 use super::index::Item;
 use crate::api::{
     Accuracy, AddressComponent, CcFormat, CustomDescription, LatLng, OneOrMany, Viewport,
 };
+use crate::geo::degrees_for;
 use crate::packs::search::{fold, kinds};
 
 /// ISO 3166-1 alpha-2 codes each followed by their alpha-3 code (world-countries 5.1).

@@ -5,13 +5,13 @@ use std::sync::Arc;
 
 use super::details::{details_of, leading_number};
 use super::format::{Shown, resolve_language};
-use super::geometry::{decode_polyline6, degrees_for, haversine_m, nearest_on_line, point_along};
 use super::index::{Bias, Item, LocalitiesIndex, text_query};
 use super::text::{MatchKind, QueryToken, match_word, query_tokens};
 use crate::api::{
     Accuracy, AddressComponent, CcFormat, DetailsField, GeocodeRequest, GeocodeResponse,
     GeocodeResult, LatLng, OneOrMany,
 };
+use crate::geo::{Pt, decode_polyline6, degrees_for, haversine_m, nearest_on_line, point_along};
 use crate::packs::search::{fold, kinds, osm_public_id, street_key, words};
 
 /// Farthest address point a reverse geocode returns, in metres.
@@ -283,7 +283,7 @@ fn interpolate(
             .find(|x| x.0 < n && same_parity(x.0))?;
         let upper = numbered.iter().find(|x| x.0 > n && same_parity(x.0))?;
         // Neighbours far apart are not one stretch of street.
-        if haversine_m(lower.1, lower.2, upper.1, upper.2) > 1_000.0 {
+        if haversine_m(Pt::new(lower.1, lower.2), Pt::new(upper.1, upper.2)) > 1_000.0 {
             return None;
         }
         let t = (n - lower.0) as f64 / (upper.0 - lower.0) as f64;
@@ -350,7 +350,7 @@ fn interpolation_line(
             ))
         })
         .ok()?;
-    let mut best: Option<(f64, (f64, f64))> = None;
+    let mut best: Option<(f64, Pt)> = None;
     for (street, kind, start, end, geometry) in rows.flatten() {
         let (Some(a), Some(b)) = (start, end) else {
             continue;
@@ -367,16 +367,16 @@ fn interpolation_line(
         if n < lo || n > hi || hi == lo || !parity_ok {
             continue;
         }
-        let line = decode_polyline6(&geometry);
+        let line = decode_polyline6(&geometry).unwrap_or_default();
         let frac = (n as f64 - a as f64) / (b as f64 - a as f64);
         if let Some(p) = point_along(&line, frac) {
-            let d = haversine_m(p.0, p.1, near.0, near.1);
+            let d = haversine_m(p, Pt::new(near.0, near.1));
             if best.is_none_or(|b| d < b.0) {
                 best = Some((d, p));
             }
         }
     }
-    best.map(|b| b.1)
+    best.map(|(_, p)| (p.lat, p.lng))
 }
 
 /// Reverse geocoding: from the most specific answer to the least: the nearest address within
@@ -455,7 +455,7 @@ fn nearest_address(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item
             continue;
         };
         for (t, id, alat, alng) in rows.flatten() {
-            let d = haversine_m(lat, lng, alat, alng);
+            let d = haversine_m(Pt::new(lat, lng), Pt::new(alat, alng));
             if d <= REVERSE_ADDRESS_M && best.as_ref().is_none_or(|b| d < b.0) {
                 best = Some((d, osm_public_id("addr", &t, id)));
             }
@@ -481,8 +481,8 @@ fn nearest_street(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item>
             continue;
         };
         for (name, geometry) in rows.flatten() {
-            let line = decode_polyline6(&geometry);
-            if let Some((d, ..)) = nearest_on_line(&line, lat, lng)
+            let line = decode_polyline6(&geometry).unwrap_or_default();
+            if let Some(d) = nearest_on_line(&line, Pt::new(lat, lng)).map(|n| n.distance_m)
                 && d <= REVERSE_STREET_M
                 && best.as_ref().is_none_or(|b| d < b.0)
             {
@@ -504,9 +504,9 @@ fn street_distance(it: &Item, lat: f64, lng: f64) -> f64 {
         Some([w, s, e, n]) => {
             let clat = lat.clamp(s, n);
             let clng = lng.clamp(w, e);
-            haversine_m(lat, lng, clat, clng)
+            haversine_m(Pt::new(lat, lng), Pt::new(clat, clng))
         }
-        None => haversine_m(lat, lng, it.lat, it.lng),
+        None => haversine_m(Pt::new(lat, lng), Pt::new(it.lat, it.lng)),
     }
 }
 
@@ -541,7 +541,7 @@ fn nearest_locality(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Ite
                 "village" => 2_500.0,
                 _ => 1_200.0,
             };
-            let w = haversine_m(lat, lng, plat, plng) / reach;
+            let w = haversine_m(Pt::new(lat, lng), Pt::new(plat, plng)) / reach;
             let id = if source == "geonames" {
                 format!("place.gn-{source_id}")
             } else {
@@ -559,7 +559,7 @@ fn containing_admin(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Vec<Arc<Item>>
     let mut out: Vec<(i64, Arc<Item>)> = Vec::new();
     for pack in 0..idx.packs.len() {
         for a in idx.areas(pack) {
-            if a.area.contains(lat, lng)
+            if a.area.contains(Pt::new(lat, lng))
                 && let Some(item) = idx.get(&a.public_id)
             {
                 out.push((a.level, item));

@@ -16,9 +16,9 @@ use tantivy::{
     DocAddress, IndexReader, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, Term,
 };
 
-use super::geometry::haversine_m;
 use super::text::QueryToken;
 use crate::error::{ApiError, ErrorCode};
+use crate::geo::{Area, Pt, degrees_for, haversine_m};
 use crate::packs::registry::PackSet;
 use crate::packs::schema::layers;
 use crate::packs::search::{self, DocData, SearchFields, kinds};
@@ -140,7 +140,7 @@ impl PoiGrid {
 #[derive(Debug, Clone)]
 pub struct AdminArea {
     /// Outline.
-    pub area: super::geometry::Area,
+    pub area: Area,
     /// Public id of its document.
     pub public_id: String,
     /// OSM admin level (2 for countries).
@@ -174,7 +174,7 @@ fn load_areas(conn: &Connection) -> Vec<AdminArea> {
                 search::osm_public_id("place", &source, source_id)
             };
             Some(AdminArea {
-                area: super::geometry::Area::from_geojson_str(&shape)?,
+                area: Area::from_geojson_str(&shape)?,
                 public_id,
                 level: level.unwrap_or(2),
             })
@@ -250,7 +250,7 @@ impl LocalitiesIndex {
 
     /// Packs whose coverage, widened by `metres`, contains the point.
     pub fn packs_near(&self, lat: f64, lng: f64, metres: f64) -> Vec<usize> {
-        let (dlat, dlng) = super::geometry::degrees_for(metres, lat);
+        let (dlat, dlng) = degrees_for(metres, lat);
         (0..self.packs.len())
             .filter(|&i| {
                 let [w, s, e, n] = self.packs[i].bbox;
@@ -416,7 +416,7 @@ impl LocalitiesIndex {
 
 /// Score added for being near the bias centre: up to 1.5 inside the radius, fading beyond.
 pub fn location_boost(blat: f64, blng: f64, radius: f64, lat: f64, lng: f64) -> f64 {
-    let d = haversine_m(blat, blng, lat, lng);
+    let d = haversine_m(Pt::new(blat, blng), Pt::new(lat, lng));
     if d <= radius {
         1.0 + 0.5 * (1.0 - d / radius)
     } else {

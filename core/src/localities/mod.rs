@@ -5,7 +5,6 @@ pub mod autocomplete;
 pub mod details;
 pub mod format;
 pub mod geocode;
-pub mod geometry;
 pub mod index;
 pub mod nearby;
 pub mod text;

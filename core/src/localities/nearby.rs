@@ -2,13 +2,13 @@
 //! `location`, nearest first, a page at a time.
 use super::autocomplete::resolve_types;
 use super::format::{Shown, viewport_around};
-use super::geometry::{degrees_for, haversine_m};
 use super::index::{Item, LocalitiesIndex};
 use crate::api::{
     CcFormat, FieldError, LatLng, Loc, NearbyGeometry, NearbyPagination, NearbyPoi, NearbyRequest,
     NearbyResponse, kinds as err_kinds,
 };
 use crate::error::ApiError;
+use crate::geo::{Pt, degrees_for, haversine_m};
 use crate::packs::search::{DocData, kinds};
 
 /// Largest `radius` accepted, in metres.
@@ -94,7 +94,7 @@ pub fn run(idx: &LocalitiesIndex, req: &NearbyRequest, plan: &Plan) -> NearbyRes
             if !wanted {
                 continue;
             }
-            let distance = haversine_m(lat, lng, p.lat, p.lng);
+            let distance = haversine_m(Pt::new(lat, lng), Pt::new(p.lat, p.lng));
             if distance <= radius {
                 found.push((distance, pack, p));
             }

@@ -45,12 +45,11 @@ use super::install::{
 };
 use super::manifest::Manifest;
 use crate::auth::keys::PublisherKey;
+use crate::geo::{Pt, Ring, polygon_rings, rings_contain};
 
 /// File name of a pack's relational layers.
 pub const SQLITE_FILE: &str = "data.sqlite";
 
-/// A ring of `[lng, lat]` points.
-type Ring = Vec<[f64; 2]>;
 /// An outer ring followed by its holes.
 type Polygon = Vec<Ring>;
 
@@ -143,7 +142,7 @@ impl LoadedPack {
         }
         match &self.outline {
             None => true,
-            Some(polygons) => polygons.iter().any(|p| polygon_contains(p, lng, lat)),
+            Some(polygons) => polygons.iter().any(|p| rings_contain(p, Pt::new(lat, lng))),
         }
     }
 
@@ -289,51 +288,16 @@ fn bbox_contains(bbox: [f64; 4], lat: f64, lng: f64) -> bool {
 /// A GeoJSON `Polygon` or `MultiPolygon` geometry (or a `Feature` holding one).
 fn parse_geometry(v: &Value) -> Option<Vec<Polygon>> {
     match v.get("type")?.as_str()? {
-        "Polygon" => Some(vec![parse_polygon(v.get("coordinates")?)?]),
+        "Polygon" => Some(vec![polygon_rings(v.get("coordinates")?)?]),
         "MultiPolygon" => v
             .get("coordinates")?
             .as_array()?
             .iter()
-            .map(parse_polygon)
+            .map(polygon_rings)
             .collect(),
         "Feature" => parse_geometry(v.get("geometry")?),
         _ => None,
     }
-}
-
-fn parse_polygon(v: &Value) -> Option<Polygon> {
-    let rings: Option<Polygon> = v.as_array()?.iter().map(parse_ring).collect();
-    rings.filter(|r| !r.is_empty())
-}
-
-fn parse_ring(v: &Value) -> Option<Ring> {
-    let ring: Option<Ring> = v
-        .as_array()?
-        .iter()
-        .map(|p| {
-            let p = p.as_array()?;
-            Some([p.first()?.as_f64()?, p.get(1)?.as_f64()?])
-        })
-        .collect();
-    ring.filter(|r| r.len() >= 3)
-}
-
-/// Even-odd rule over the outer ring and its holes (a point in a hole crosses an even number
-/// of edges). Rings may be closed or not.
-fn polygon_contains(polygon: &Polygon, x: f64, y: f64) -> bool {
-    let mut inside = false;
-    for ring in polygon {
-        let mut j = ring.len() - 1;
-        for i in 0..ring.len() {
-            let [xi, yi] = ring[i];
-            let [xj, yj] = ring[j];
-            if (yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi {
-                inside = !inside;
-            }
-            j = i;
-        }
-    }
-    inside
 }
 
 #[cfg(test)]
@@ -349,7 +313,7 @@ mod tests {
             [[4.0, 4.0], [6.0, 4.0], [6.0, 6.0], [4.0, 6.0], [4.0, 4.0]]
         ]});
         let polys = parse_geometry(&g).unwrap();
-        let inside = |x, y| polys.iter().any(|p| polygon_contains(p, x, y));
+        let inside = |x, y| polys.iter().any(|p| rings_contain(p, Pt::new(y, x)));
         assert!(inside(1.0, 1.0));
         assert!(!inside(5.0, 5.0), "in the hole");
         assert!(inside(7.0, 5.0));
@@ -365,7 +329,7 @@ mod tests {
             [[[10.0, 10.0], [11.0, 10.0], [11.0, 11.0], [10.0, 11.0], [10.0, 10.0]]]
         ]});
         let polys = parse_geometry(&g).unwrap();
-        let inside = |x, y| polys.iter().any(|p| polygon_contains(p, x, y));
+        let inside = |x, y| polys.iter().any(|p| rings_contain(p, Pt::new(y, x)));
         assert!(inside(0.5, 3.0));
         assert!(inside(3.0, 0.5));
         assert!(!inside(3.0, 3.0), "in the notch of the L");

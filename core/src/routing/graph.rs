@@ -21,9 +21,9 @@
 //!   [`TurnGraph::signature`] checks that a prepared graph belongs to it.
 use std::collections::{HashMap, HashSet};
 
-use super::geo::{bearing_deg, turn_angle};
 use super::network::RoadNetwork;
 use super::profile::{Metric, Profile, speed_kmh, turn_cost_ms};
+use crate::geo::{bearing_deg, turn_angle};
 
 /// No arc.
 pub const NO_ARC: u32 = u32::MAX;

@@ -8,9 +8,9 @@
 //!   the pack (`routing/<profile>-<metric>.fp`), point-to-point and many-to-many queries;
 //! * [`search`]: plain Dijkstra (reference, query-time avoidance, isochrones);
 //! * [`snap`]: snapping to the nearest point of a usable edge;
-//! * [`router`]: all of it for one pack, loaded lazily.
+//! * [`router`]: [`Router`], all of it for one pack, loaded lazily, and the
+//!   [`SearchAlgorithm`] a path search runs.
 pub mod ch;
-pub mod geo;
 pub mod graph;
 pub mod network;
 pub mod profile;
@@ -21,4 +21,4 @@ pub mod snap;
 pub use graph::TurnGraph;
 pub use network::RoadNetwork;
 pub use profile::{Metric, Profile};
-pub use router::{ArcPath, PackRouter};
+pub use router::{ArcPath, Router, SearchAlgorithm};

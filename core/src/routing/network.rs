@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
-use super::geo::{Pt, decode_polyline};
 use super::profile::{CountryLimits, Highway, Profile};
+use crate::geo::{Pt, decode_polyline};
 
 /// One road edge (a way piece between two graph nodes).
 #[derive(Debug, Clone)]

@@ -150,18 +150,19 @@ pub struct ArcPath {
     pub end: f64,
 }
 
-/// How to search.
+/// The shortest-path algorithm a [`Router`] search runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Engine {
+pub enum SearchAlgorithm {
     /// The prepared hierarchy (falls back to Dijkstra when the pack has none).
     Ch,
     /// Plain Dijkstra on the turn graph.
     Dijkstra,
 }
 
-/// Routing state of one pack.
+/// Routes on one pack's road network: snapping, turn graphs and hierarchies (loaded on first
+/// use), paths and cost matrices.
 #[derive(Debug)]
-pub struct PackRouter {
+pub struct Router {
     /// Pack id.
     pub pack_id: String,
     /// The network.
@@ -173,16 +174,16 @@ pub struct PackRouter {
     hierarchies: [[OnceLock<Option<Arc<ChGraph>>>; 2]; 4],
 }
 
-impl PackRouter {
+impl Router {
     /// Reads the roads layer of the pack in `dir` from `conn`.
     pub fn open(
         pack_id: &str,
         dir: &Path,
         conn: &rusqlite::Connection,
-    ) -> Result<PackRouter, NetworkError> {
+    ) -> Result<Router, NetworkError> {
         let net = RoadNetwork::load(conn)?;
         let snap = SnapIndex::build(&net);
-        Ok(PackRouter {
+        Ok(Router {
             pack_id: pack_id.to_string(),
             net,
             snap,
@@ -230,7 +231,7 @@ impl PackRouter {
     pub fn snap(
         &self,
         profile: Profile,
-        p: super::geo::Pt,
+        p: crate::geo::Pt,
         edge_ok: &dyn Fn(u32) -> bool,
     ) -> Option<Snap> {
         let g = self.graph(profile);
@@ -250,7 +251,7 @@ impl PackRouter {
         from: &Snap,
         to: &Snap,
         usable: Option<&dyn Fn(u32) -> bool>,
-        engine: Engine,
+        algorithm: SearchAlgorithm,
     ) -> Option<ArcPath> {
         let g = self.graph(profile);
         let all = |_: u32| true;
@@ -263,8 +264,8 @@ impl PackRouter {
         let starts = expand_sources(&g, metric, &src, ok);
         let ends = targets(&g, metric, &dst);
         let direct = direct(&g, metric, &src, &dst);
-        let ch = match (engine, usable) {
-            (Engine::Ch, None) => self.hierarchy(profile, metric),
+        let ch = match (algorithm, usable) {
+            (SearchAlgorithm::Ch, None) => self.hierarchy(profile, metric),
             _ => None,
         };
         let searched: Option<(u64, Vec<u32>)> = if starts.is_empty() {
@@ -332,7 +333,7 @@ impl PackRouter {
 /// One cell of a cost matrix: `(cost in the metric, cost in the other metric)`.
 pub type Cell = Option<(u64, u64)>;
 
-impl PackRouter {
+impl Router {
     /// Costs from every origin to every destination (`None` for a point that did not snap or
     /// a pair without path): the many-to-many search of the hierarchy, or one Dijkstra per
     /// origin over the arcs `usable` accepts when a filter is given (or the pack has no

@@ -2,8 +2,8 @@
 //! an R-tree over every segment of every edge, in a local metric projection.
 use rstar::{AABB, PointDistance, RTree, RTreeObject};
 
-use super::geo::{LocalProjection, Pt, haversine_m, lerp, project_on_segment};
 use super::network::RoadNetwork;
+use crate::geo::{LocalProjection, Pt, haversine_m, lerp, line_length_m, project_on_segment};
 
 /// One segment of an edge's geometry.
 #[derive(Debug, Clone, Copy)]
@@ -98,13 +98,9 @@ impl SnapIndex {
             let g = net.geometry(seg.edge);
             let i = seg.index as usize;
             let point = lerp(g[i], g[i + 1], t);
-            let before: f64 = g[..=i].windows(2).map(|w| haversine_m(w[0], w[1])).sum();
+            let before = line_length_m(&g[..=i]);
             let seg_len = haversine_m(g[i], g[i + 1]);
-            let total: f64 = before
-                + g[i..]
-                    .windows(2)
-                    .map(|w| haversine_m(w[0], w[1]))
-                    .sum::<f64>();
+            let total = before + line_length_m(&g[i..]);
             let fraction = if total > 0.0 {
                 ((before + t * seg_len) / total).clamp(0.0, 1.0)
             } else {

@@ -16,9 +16,9 @@
 use std::collections::HashMap;
 
 use rusqlite::{Transaction, params};
+use waymark_core::geo::{BBox, Pt, encode_polyline6};
 
-use super::geo;
-use super::{OsmData, OsmError, OsmNode, OsmStats, Tags, rtree_insert};
+use super::models::{OsmData, OsmError, OsmNode, OsmStats, Tags, rtree_insert};
 
 fn leading_number(v: &str) -> Option<i64> {
     let d: String = v
@@ -46,32 +46,31 @@ pub fn build(
     let mut id: i64 = tx.query_row("SELECT coalesce(max(id), 0) FROM addresses", [], |r| {
         r.get(0)
     })?;
-    let mut write =
-        |osm_type: &str, osm_id: i64, tags: &Tags, p: (f64, f64)| -> Result<(), OsmError> {
-            let Some(hn) = tags.get("addr:housenumber") else {
-                return Ok(());
-            };
-            id += 1;
-            ins.execute(params![
-                id,
-                osm_type,
-                osm_id,
-                hn,
-                tags.get("addr:street"),
-                tags.get("addr:place"),
-                tags.get("addr:postcode"),
-                tags.get("addr:city"),
-                tags.get("addr:country").map(str::to_ascii_uppercase),
-                p.0,
-                p.1,
-            ])?;
-            rtree_insert(&mut rt, id, [p.0, p.0, p.1, p.1])?;
-            stats.addresses += 1;
-            Ok(())
+    let mut write = |osm_type: &str, osm_id: i64, tags: &Tags, p: Pt| -> Result<(), OsmError> {
+        let Some(hn) = tags.get("addr:housenumber") else {
+            return Ok(());
         };
+        id += 1;
+        ins.execute(params![
+            id,
+            osm_type,
+            osm_id,
+            hn,
+            tags.get("addr:street"),
+            tags.get("addr:place"),
+            tags.get("addr:postcode"),
+            tags.get("addr:city"),
+            tags.get("addr:country").map(str::to_ascii_uppercase),
+            p.lat,
+            p.lng,
+        ])?;
+        rtree_insert(&mut rt, id, BBox::point(p))?;
+        stats.addresses += 1;
+        Ok(())
+    };
     for n in &data.nodes {
         if n.tags.has("addr:housenumber") {
-            write("node", n.id, &n.tags, (n.lat, n.lng))?;
+            write("node", n.id, &n.tags, Pt::new(n.lat, n.lng))?;
         }
     }
     for w in data.ways.values() {
@@ -129,7 +128,7 @@ pub fn build(
             pick("addr:city"),
             num(first),
             num(last),
-            geo::encode_polyline6(&pts).map_err(|why| OsmError::Geometry { way: w.id, why })?,
+            encode_polyline6(&pts).map_err(|why| OsmError::Geometry { way: w.id, why })?,
         ])?;
         stats.address_interpolations += 1;
     }

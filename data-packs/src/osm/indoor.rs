@@ -31,9 +31,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rusqlite::{Transaction, params};
+use waymark_core::geo::{BBox, MultiPolygon, Pt, line_geojson, point_geojson};
 
-use super::geo::{self, MultiPolygon};
-use super::{MemberKind, OsmData, OsmError, OsmStats, Tags};
+use super::models::{MemberKind, OsmData, OsmError, OsmStats, Tags};
 
 fn indoor_value(tags: &Tags) -> Option<&str> {
     tags.get("indoor").filter(|v| !matches!(*v, "no" | "wall"))
@@ -168,14 +168,14 @@ fn level_json(l: f64) -> serde_json::Value {
 }
 
 /// Level value, name, ref and bbox of one venue level.
-type LevelInfo = (f64, Option<String>, Option<String>, [f64; 4]);
+type LevelInfo = (f64, Option<String>, Option<String>, BBox);
 
 struct Container {
     key: (&'static str, i64),
     venue_id: String,
     tags: Tags,
     area: MultiPolygon,
-    bbox: [f64; 4],
+    bbox: BBox,
     size: f64,
     vertices: Vec<i64>,
 }
@@ -186,9 +186,9 @@ struct Feature<'a> {
     kind: &'static str,
     tags: &'a Tags,
     ranges: Vec<(f64, f64)>,
-    point: (f64, f64),
+    point: Pt,
     shape: serde_json::Value,
-    bbox: [f64; 4],
+    bbox: BBox,
 }
 
 fn container_of(
@@ -202,7 +202,7 @@ fn container_of(
         if c.key == (f.osm_type, f.osm_id) {
             continue;
         }
-        let inside = (geo::bbox_contains(&c.bbox, f.point) && c.area.contains(f.point))
+        let inside = (c.bbox.contains(f.point) && c.area.contains(f.point))
             || vertex.is_some_and(|v| v.contains(&i));
         let better = |bc: &Container| {
             if largest {
@@ -296,7 +296,7 @@ pub fn build(
     let mut features: Vec<Feature<'_>> = Vec::new();
     for n in &data.nodes {
         if let Some(kind) = feature_kind(&n.tags) {
-            let p = (n.lat, n.lng);
+            let p = Pt::new(n.lat, n.lng);
             features.push(Feature {
                 osm_type: "node",
                 osm_id: n.id,
@@ -304,8 +304,8 @@ pub fn build(
                 tags: &n.tags,
                 ranges: levels_of(&n.tags),
                 point: p,
-                shape: geo::point_geojson(p),
-                bbox: [p.0, p.0, p.1, p.1],
+                shape: point_geojson(p),
+                bbox: BBox::point(p),
             });
         }
     }
@@ -314,7 +314,7 @@ pub fn build(
             continue;
         };
         let pts = data.way_coords(&w.refs);
-        let Some(bbox) = geo::bbox(pts.iter().copied()) else {
+        let Some(bbox) = BBox::of(pts.iter().copied()) else {
             continue;
         };
         let Some(point) = data.way_point(w) else {
@@ -322,7 +322,7 @@ pub fn build(
         };
         let shape = match data.way_area(w) {
             Some(a) => a.to_geojson(),
-            None => geo::line_geojson(&pts),
+            None => line_geojson(&pts),
         };
         features.push(Feature {
             osm_type: "way",
@@ -344,13 +344,10 @@ pub fn build(
         };
         let (shape, bbox) = match data.relation_area(r, false) {
             Some(a) => {
-                let b = a.bbox().unwrap_or([point.0, point.0, point.1, point.1]);
+                let b = a.bbox().unwrap_or(BBox::point(point));
                 (a.to_geojson(), b)
             }
-            None => (
-                geo::point_geojson(point),
-                [point.0, point.0, point.1, point.1],
-            ),
+            None => (point_geojson(point), BBox::point(point)),
         };
         features.push(Feature {
             osm_type: "relation",
@@ -433,12 +430,12 @@ pub fn build(
         // level -> (name, ref, bbox)
         let mut levels: BTreeMap<i64, LevelInfo> = BTreeMap::new();
         for f in members.iter().filter_map(|i| features.get(*i)) {
-            bbox = geo::bbox_union(bbox, f.bbox);
+            bbox = bbox.union(f.bbox);
             langs.extend(f.tags.lang_names().map(|(l, _)| l.to_owned()));
             for l in level_values(&f.ranges) {
                 let key = (l * 1000.0).round() as i64;
                 let e = levels.entry(key).or_insert((l, None, None, f.bbox));
-                e.3 = geo::bbox_union(e.3, f.bbox);
+                e.3 = e.3.union(f.bbox);
                 if f.kind == "level" {
                     if e.1.is_none() {
                         e.1 = f
@@ -464,7 +461,7 @@ pub fn build(
                     "level": level_json(*l),
                     "name": n,
                     "ref": r,
-                    "bbox": [b[2], b[0], b[3], b[1]],
+                    "bbox": b.to_wsen(),
                 })
             })
             .collect();
@@ -476,10 +473,10 @@ pub fn build(
         ins_v.execute(params![
             c.venue_id,
             name,
-            bbox[2],
-            bbox[0],
-            bbox[3],
-            bbox[1],
+            bbox.west,
+            bbox.south,
+            bbox.east,
+            bbox.north,
             serde_json::to_string(&levels_json)?,
             serde_json::to_string(&buildings_json)?,
             serde_json::to_string(&langs)?,
@@ -505,8 +502,8 @@ pub fn build(
                 c.venue_id,
                 serde_json::to_string(&f.tags.to_json())?,
                 serde_json::to_string(&f.shape)?,
-                f.point.0,
-                f.point.1,
+                f.point.lat,
+                f.point.lng,
             ])?;
             stats.indoor_features += 1;
         }

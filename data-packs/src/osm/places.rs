@@ -25,9 +25,9 @@
 //!   point, with a smaller admin level for admin areas (bbox prefilter, then point-in-polygon).
 
 use rusqlite::{Transaction, params};
+use waymark_core::geo::{BBox, MultiPolygon, Pt};
 
-use super::geo::{self, MultiPolygon};
-use super::{OsmData, OsmError, OsmStats, Tags, rtree_insert};
+use super::models::{OsmData, OsmError, OsmStats, Tags, rtree_insert};
 
 /// Kind of a settlement node, `None` when it is not one we keep.
 pub fn node_kind(tags: &Tags) -> Option<&'static str> {
@@ -83,13 +83,13 @@ struct Row {
     source_id: i64,
     kind: &'static str,
     name: String,
-    point: (f64, f64),
+    point: Pt,
     population: Option<i64>,
     admin_level: Option<i64>,
     country_code: Option<String>,
     postal_code: Option<String>,
     area: Option<MultiPolygon>,
-    bbox: [f64; 4],
+    bbox: BBox,
     tags: Tags,
 }
 
@@ -102,7 +102,7 @@ impl Row {
 fn containing<'a>(
     rows: &'a [Row],
     by_size: &'a [(usize, f64)],
-    p: (f64, f64),
+    p: Pt,
     skip: usize,
 ) -> impl Iterator<Item = usize> + 'a {
     by_size
@@ -111,7 +111,7 @@ fn containing<'a>(
         .filter(move |&i| i != skip)
         .filter(move |&i| {
             rows.get(i).is_some_and(|r| {
-                geo::bbox_contains(&r.bbox, p) && r.area.as_ref().is_some_and(|a| a.contains(p))
+                r.bbox.contains(p) && r.area.as_ref().is_some_and(|a| a.contains(p))
             })
         })
 }
@@ -122,7 +122,7 @@ type AreaInput<'a> = (
     i64,
     &'a Tags,
     Option<MultiPolygon>,
-    Option<(f64, f64)>,
+    Option<Pt>,
 );
 
 /// Builds the places layer.
@@ -143,7 +143,7 @@ pub fn build(
                 .members
                 .iter()
                 .find(|m| {
-                    m.kind == super::MemberKind::Node
+                    m.kind == super::models::MemberKind::Node
                         && (m.role == "label" || m.role == "admin_centre")
                 })
                 .and_then(|m| data.coords.get(&m.id).copied())
@@ -230,13 +230,13 @@ pub fn build(
             source_id: n.id,
             kind,
             name: name.to_owned(),
-            point: (n.lat, n.lng),
+            point: Pt::new(n.lat, n.lng),
             population: n.tags.get("population").and_then(parse_population),
             admin_level: None,
             country_code: country_of(&n.tags),
             postal_code: n.tags.get("addr:postcode").map(str::to_owned),
             area: None,
-            bbox: [n.lat, n.lat, n.lng, n.lng],
+            bbox: BBox::point(Pt::new(n.lat, n.lng)),
             tags: n.tags.clone(),
         });
     }
@@ -296,8 +296,8 @@ pub fn build(
             r.source_id,
             r.kind,
             r.name,
-            r.point.0,
-            r.point.1,
+            r.point.lat,
+            r.point.lng,
             r.population,
             r.admin_level,
             countries[i],

@@ -27,8 +27,9 @@
 
 use rusqlite::{Transaction, params};
 use waymark_core::api::PoiType;
+use waymark_core::geo::{BBox, Pt};
 
-use super::{OsmData, OsmError, OsmStats, Tags, rtree_insert};
+use super::models::{OsmData, OsmError, OsmStats, Tags, rtree_insert};
 
 /// One row of the mapping: OSM `key=value` (`*` for any value) → POI type.
 #[derive(Debug, Clone, Copy)]
@@ -321,7 +322,7 @@ pub fn build(
     )?;
     let mut id: i64 = tx.query_row("SELECT coalesce(max(id), 0) FROM pois", [], |r| r.get(0))?;
     let mut write =
-        |osm_type: &str, osm_id: i64, tags: &Tags, p: Option<(f64, f64)>| -> Result<(), OsmError> {
+        |osm_type: &str, osm_id: i64, tags: &Tags, p: Option<Pt>| -> Result<(), OsmError> {
             let Some(c) = classify(tags) else {
                 return Ok(());
             };
@@ -337,15 +338,15 @@ pub fn build(
                 osm_id,
                 c.types,
                 name,
-                p.0,
-                p.1,
+                p.lat,
+                p.lng,
                 tags.get("addr:street"),
                 tags.get("addr:housenumber"),
                 tags.get("addr:postcode"),
                 tags.get("addr:city"),
                 serde_json::to_string(&kept_tags(tags, &c.tag))?,
             ])?;
-            rtree_insert(&mut rt, id, [p.0, p.0, p.1, p.1])?;
+            rtree_insert(&mut rt, id, BBox::point(p))?;
             stats.pois += 1;
             for (lang, n) in tags.lang_names() {
                 stats.poi_names += names.execute(params![id, lang, n])? as u64;
@@ -353,7 +354,7 @@ pub fn build(
             Ok(())
         };
     for n in &data.nodes {
-        write("node", n.id, &n.tags, Some((n.lat, n.lng)))?;
+        write("node", n.id, &n.tags, Some(Pt::new(n.lat, n.lng)))?;
     }
     progress("pois:nodes", 1, 3);
     for w in data.ways.values() {

@@ -39,9 +39,9 @@
 use std::collections::{HashMap, HashSet};
 
 use rusqlite::{Transaction, params};
+use waymark_core::geo::{BBox, Pt, encode_polyline6, road_length_m};
 
-use super::geo;
-use super::{MemberKind, OsmData, OsmError, OsmStats, Tags, rtree_insert};
+use super::models::{MemberKind, OsmData, OsmError, OsmStats, Tags, rtree_insert};
 
 /// `highway` values that are routable.
 pub const ROUTABLE_HIGHWAYS: &[&str] = &[
@@ -269,7 +269,7 @@ struct EdgeRow<'a> {
     toll: bool,
     ferry: bool,
     geometry: String,
-    bbox: [f64; 4],
+    bbox: BBox,
 }
 
 /// Builds the roads layer.
@@ -341,11 +341,11 @@ pub fn build(
         let mut ins =
             tx.prepare("INSERT INTO road_nodes(id, osm_id, lat, lng) VALUES (?1, ?2, ?3, ?4)")?;
         for (i, osm) in sorted.iter().enumerate() {
-            let Some(&(lat, lng)) = data.coords.get(osm) else {
+            let Some(p) = data.coords.get(osm) else {
                 continue;
             };
             let id = i as i64 + 1;
-            ins.execute(params![id, osm, lat, lng])?;
+            ins.execute(params![id, osm, p.lat, p.lng])?;
             node_id.insert(*osm, id);
         }
     }
@@ -425,7 +425,7 @@ pub fn build(
                 way_id: *way_id,
                 from,
                 to,
-                length: geo::line_length_m(&pts),
+                length: road_length_m(&pts),
                 highway: hw,
                 name,
                 r#ref: rf,
@@ -434,9 +434,9 @@ pub fn build(
                 access: acc,
                 toll,
                 ferry,
-                geometry: geo::encode_polyline6(&pts)
+                geometry: encode_polyline6(&pts)
                     .map_err(|why| OsmError::Geometry { way: *way_id, why })?,
-                bbox: geo::bbox(pts.iter().copied()).unwrap_or([0.0; 4]),
+                bbox: BBox::of(pts.iter().copied()).unwrap_or(BBox::point(Pt::default())),
             };
             write(&row)?;
             stats.road_edges += 1;

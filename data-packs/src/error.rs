@@ -1,0 +1,46 @@
+//! The error of a pack build, shared by the build steps (the `build` driver and the `routing`
+//! and `tolls` layers) so that none of them imports another for it.
+//!
+//! ```
+//! use waymark_packs::error::BuildError;
+//! let e = BuildError::Invalid("no osm source".into());
+//! assert_eq!(e.to_string(), "no osm source");
+//! ```
+use std::path::Path;
+
+/// Errors of a build.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// An input is missing or does not verify.
+    #[error(transparent)]
+    Source(#[from] crate::sources::SourceError),
+    /// OSM layers failed.
+    #[error("osm: {0}")]
+    Osm(String),
+    /// IP layer failed.
+    #[error(transparent)]
+    Ip(#[from] crate::ip::IpError),
+    /// SQLite failure.
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// File-system failure.
+    #[error("{path}: {source}")]
+    Io {
+        /// Path.
+        path: String,
+        /// Error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The plan or the pack is not usable.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A file-system failure at `path`.
+pub(crate) fn io(path: &Path, source: std::io::Error) -> BuildError {
+    BuildError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
