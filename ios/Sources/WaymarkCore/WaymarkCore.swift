@@ -7348,7 +7348,7 @@ public func FfiConverterTypePackInfo_lower(_ value: PackInfo) -> RustBuffer {
 
 
 /**
- * `POST /packs` body.
+ * `POST /packs`: the JSON body `{"url": ...}` (the query may only hold credentials).
  */
 public struct PackInstallRequest: Equatable, Hashable {
     /**
@@ -7599,7 +7599,7 @@ public func FfiConverterTypePackInstallStatus_lower(_ value: PackInstallStatus) 
  */
 public struct PackInstallStatusRequest: Equatable, Hashable {
     /**
-     * Install job id.
+     * Install job id (path parameter).
      */
     public var installId: String
 
@@ -7607,7 +7607,7 @@ public struct PackInstallStatusRequest: Equatable, Hashable {
     // declare one manually.
     public init(
         /**
-         * Install job id.
+         * Install job id (path parameter).
          */installId: String) {
         self.installId = installId
     }
@@ -7658,7 +7658,7 @@ public func FfiConverterTypePackInstallStatusRequest_lower(_ value: PackInstallS
  */
 public struct PackRemoveRequest: Equatable, Hashable {
     /**
-     * Pack id.
+     * Pack id (path parameter).
      */
     public var packId: String
 
@@ -7666,7 +7666,7 @@ public struct PackRemoveRequest: Equatable, Hashable {
     // declare one manually.
     public init(
         /**
-         * Pack id.
+         * Pack id (path parameter).
          */packId: String) {
         self.packId = packId
     }
@@ -12219,7 +12219,8 @@ public func FfiConverterTypeZone_lower(_ value: Zone) -> RustBuffer {
 
 
 /**
- * `PUT /zones` (private key by `private_key` only): the JSON body `{zones: [zone]}`.
+ * `PUT /zones` (private key by `private_key` only): the JSON body `{zones: [zone]}` (the query
+ * may only hold credentials).
  */
 public struct ZonesUpdateRequest: Equatable, Hashable {
     /**

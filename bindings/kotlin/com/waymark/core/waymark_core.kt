@@ -5899,7 +5899,7 @@ public object FfiConverterTypePackInfo: FfiConverterRustBuffer<PackInfo> {
 
 
 /**
- * `POST /packs` body.
+ * `POST /packs`: the JSON body `{"url": ...}` (the query may only hold credentials).
  */
 data class PackInstallRequest (
     /**
@@ -6076,7 +6076,7 @@ public object FfiConverterTypePackInstallStatus: FfiConverterRustBuffer<PackInst
  */
 data class PackInstallStatusRequest (
     /**
-     * Install job id.
+     * Install job id (path parameter).
      */
     var `installId`: kotlin.String
     
@@ -6115,7 +6115,7 @@ public object FfiConverterTypePackInstallStatusRequest: FfiConverterRustBuffer<P
  */
 data class PackRemoveRequest (
     /**
-     * Pack id.
+     * Pack id (path parameter).
      */
     var `packId`: kotlin.String
     
@@ -9336,7 +9336,8 @@ public object FfiConverterTypeZone: FfiConverterRustBuffer<Zone> {
 
 
 /**
- * `PUT /zones` (private key by `private_key` only): the JSON body `{zones: [zone]}`.
+ * `PUT /zones` (private key by `private_key` only): the JSON body `{zones: [zone]}` (the query
+ * may only hold credentials).
  */
 data class ZonesUpdateRequest (
     /**
