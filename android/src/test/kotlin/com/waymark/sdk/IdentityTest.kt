@@ -1,5 +1,6 @@
 package com.waymark.sdk
 
+import com.waymark.core.PacksListRequest
 import com.waymark.core.WaymarkException
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Assertions.assertEquals
