@@ -15,7 +15,9 @@
 //! - [`vocab`]: the closed vocabularies (place types, statuses, modes, formats, [`ApiGroup`]);
 //! - one module per REST group: [`localities`], [`geolocation`], [`stores`], [`zones`],
 //!   [`datasets`], [`indoor`], [`distance`], [`threewords`]; each holds `<Op>Request` and
-//!   `<Op>Response` per endpoint and the resources of the group;
+//!   `<Op>Response` per endpoint and the resources of the group (the larger groups keep one
+//!   private submodule per endpoint or family of endpoints, re-exported, so every type is
+//!   `waymark_core::api::X` and `waymark_core::api::<group>::X` alike);
 //! - [`validation`]: [`FieldError`] (an item of a 422 `detail` list), the parsers of the
 //!   query-string forms (`lat,lng`, `|`-lists, ...) and the [`Validate`] trait;
 //! - [`query`]: from HTTP pieces to request types ([`FromQuery`], [`FromRequestParts`],
@@ -147,6 +149,11 @@ pub(crate) mod testing {
         let back = serde_json::to_value(&t).expect("serializes");
         assert_eq!(back, sample, "round trip changed the json");
         t
+    }
+
+    /// No input header.
+    pub(crate) fn headers() -> RequestHeaders {
+        RequestHeaders::default()
     }
 
     /// Parses a request from HTTP pieces and then validates it, as the local server and the

@@ -443,13 +443,10 @@ pub struct ThreeWordsProperties {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::api::query::{RequestHeaders, pairs};
+    use crate::api::query::pairs;
+    use crate::api::testing::headers as h;
     use crate::api::testing::{assert_errors, parse_valid, round_trip};
     use serde_json::json;
-
-    fn h() -> RequestHeaders {
-        RequestHeaders::default()
-    }
 
     #[test]
     fn autosuggest_round_trip() {
