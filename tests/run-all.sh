@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check and test of the workspace: formatting, clippy, all Rust tests (unit, doc,
 # and the end-to-end suite over real HTTP on 127.0.0.1), the drift check of the generated
-# bindings, and the Kotlin library's JUnit suite (Maven, JNA) against the host-built
+# bindings, the OpenAPI document's check, and the Kotlin library's JUnit suite (Maven, JNA) against the host-built
 # libwaymark_ffi.so and the Andorra sample pack.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,12 @@ cargo test --workspace --locked 2>&1 | tee "$LOG"
 
 echo "== generated bindings match ffi/"
 bash bindings/generate.sh --check
+
+echo "== OpenAPI document: valid OpenAPI 3.1, and the golden answers match its schemas"
+OPENAPI="$(mktemp)"
+"$TARGET/debug/waymark" openapi > "$OPENAPI"
+python3 tests/scripts/openapi-check.py "$OPENAPI" tests/golden/parity
+rm -f "$OPENAPI"
 
 echo "== Kotlin library (android/): JUnit on the JVM against libwaymark_ffi.so"
 FIXTURE="$TARGET/sdk-fixture"

@@ -36,7 +36,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::Engine;
-use crate::api::{FieldError, FromRequestParts, Validate};
+use crate::api::{DescribeRequest, FieldError, FromRequestParts, Validate};
 use crate::auth::{AppIdentity, Authorizer, Caller, Grant};
 use crate::endpoint::Endpoint;
 use crate::error::ApiError;
@@ -45,12 +45,20 @@ use crate::error::ApiError;
 /// it. Implemented for every request type by the endpoint table; faces use it through
 /// [`Engine::call`] and [`Endpoint::visit`].
 pub trait Operation:
-    FromRequestParts + Validate + Serialize + DeserializeOwned + Send + Sized + 'static
+    FromRequestParts
+    + DescribeRequest
+    + Validate
+    + Serialize
+    + DeserializeOwned
+    + Described
+    + Send
+    + Sized
+    + 'static
 {
     /// The endpoint.
     const ENDPOINT: Endpoint;
     /// What it answers.
-    type Response: Serialize + Send + 'static;
+    type Response: Serialize + Described + Send + 'static;
 
     /// The rate bucket this request is charged to: the endpoint's own, or a bucket of its own
     /// named by the table (a route asking for traffic).
@@ -59,6 +67,19 @@ pub trait Operation:
     /// Answers the admitted and validated request.
     fn run(self, engine: &Arc<Engine>, call: &mut Call<'_>) -> Result<Self::Response, ApiError>;
 }
+
+/// A type whose JSON Schema is known: `schemars::JsonSchema` with the `schema` feature (the
+/// local server's OpenAPI document), nothing without it.
+#[cfg(feature = "schema")]
+pub trait Described: schemars::JsonSchema {}
+#[cfg(feature = "schema")]
+impl<T: schemars::JsonSchema> Described for T {}
+/// A type whose JSON Schema is known: `schemars::JsonSchema` with the `schema` feature (the
+/// local server's OpenAPI document), nothing without it.
+#[cfg(not(feature = "schema"))]
+pub trait Described {}
+#[cfg(not(feature = "schema"))]
+impl<T> Described for T {}
 
 /// Something done with the request type of an endpoint known only at run time (see
 /// [`Endpoint::visit`]): the local server parses and calls through it.

@@ -40,6 +40,8 @@ enum Command {
     /// Issue and inspect development keys.
     #[command(subcommand)]
     Keys(KeysCommand),
+    /// Print the OpenAPI 3.1 document the server serves at `/openapi.json`.
+    Openapi,
 }
 
 #[derive(Debug, Args)]
@@ -164,6 +166,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Serve(args) => serve(args),
         Command::Keys(cmd) => keys_command(cmd),
+        Command::Openapi => serde_json::to_string_pretty(&waymark_localserver::openapi::document())
+            .map(|doc| println!("{doc}"))
+            .map_err(|e| format!("cannot write the OpenAPI document: {e}")),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,8 +1,11 @@
 //! `GET /openapi.json`: an OpenAPI 3.1 description of every endpoint, generated from the
 //! endpoint table of `waymark_core::endpoint` so it cannot drift from the routes.
+use schemars::SchemaGenerator;
+use schemars::generate::{Contract, SchemaSettings};
 use serde_json::{Map, Value, json};
 use waymark_core::api::ApiGroup;
-use waymark_core::endpoint::{Endpoint, KeySet};
+use waymark_core::endpoint::{Endpoint, KeySet, Reply};
+use waymark_core::operation::{Operation, OperationVisitor};
 
 fn security(set: KeySet) -> Value {
     match set {
@@ -28,80 +31,193 @@ fn error_schema(group: ApiGroup, status: u16) -> Value {
     }
 }
 
-fn operation(ep: Endpoint) -> Value {
-    let group = ep.group();
-    let parameters: Vec<Value> = ep
-        .path_params()
-        .into_iter()
-        .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
+/// The schema generators: request bodies are described as the server reads them, responses
+/// as it writes them (a field it may omit is not `required`), each into its own definitions,
+/// merged at the end by [`merge_definitions`].
+struct Generators {
+    requests: SchemaGenerator,
+    responses: SchemaGenerator,
+}
+
+impl Generators {
+    fn new() -> Self {
+        let settings = |contract| {
+            SchemaSettings::draft2020_12().with(|s| {
+                s.definitions_path = "/components/schemas".into();
+                s.meta_schema = None;
+                s.contract = contract;
+            })
+        };
+        Self {
+            requests: settings(Contract::Deserialize).into_generator(),
+            responses: settings(Contract::Serialize).into_generator(),
+        }
+    }
+}
+
+/// Describes one endpoint from its request and response types.
+struct Describe<'a> {
+    ep: Endpoint,
+    generators: &'a mut Generators,
+}
+
+impl OperationVisitor for Describe<'_> {
+    type Output = Value;
+
+    fn visit<R: Operation>(self) -> Value {
+        let ep = self.ep;
+        let parameters: Vec<Value> = R::parameters()
+            .into_iter()
+            .map(|p| {
+                let mut param = json!({
+                    "name": p.name,
+                    "in": p.location.as_str(),
+                    "required": p.required,
+                    "schema": (p.schema)(),
+                });
+                if !p.description.is_empty() {
+                    param["description"] = p.description.into();
+                }
+                param
+            })
+            .collect();
+        let mut responses = Map::new();
+        let content = |schema: Value| json!({"application/json": {"schema": schema}});
+        match ep.reply() {
+            Reply::Json | Reply::Accepted => {
+                let status = if ep.reply() == Reply::Json {
+                    "200"
+                } else {
+                    "202"
+                };
+                let schema = self.generators.responses.subschema_for::<R::Response>();
+                responses.insert(
+                    status.into(),
+                    json!({"description": "success", "content": content(schema.to_value())}),
+                );
+            }
+            Reply::SeeOther(target) => {
+                responses.insert(
+                    "303".into(),
+                    json!({
+                        "description": format!("completed: see `Location` ({})", target.path()),
+                        "headers": {"Location": {"schema": {"type": "string"}}},
+                        "content": content(json!({"$ref": "#/components/schemas/SeeOther"})),
+                    }),
+                );
+            }
+        }
+        let mut errors = vec![
+            (401, "no or wrong credentials"),
+            (402, "free quota exhausted"),
+            (
+                403,
+                "credentials do not match (restrictions, api not enabled)",
+            ),
+            (422, "validation error"),
+            (429, "rate limit exceeded"),
+            (501, "operation not available in this build"),
+        ];
+        if !ep.path_params().is_empty() {
+            errors.push((404, "no such resource"));
+        }
+        for (status, text) in errors {
+            responses.insert(
+                status.to_string(),
+                json!({"description": text, "content": content(error_schema(ep.group(), status))}),
+            );
+        }
+        let limit = ep.rate_limit();
+        let mut op = json!({
+            "operationId": ep.name(),
+            "tags": [ep.group().as_str()],
+            "summary": format!("{} {}", ep.method().as_str(), ep.path()),
+            "description": format!(
+                "Rate limit {} per key. The path also answers with a trailing slash.",
+                limit.describe()
+            ),
+            "security": security(ep.key_set()),
+            "parameters": parameters,
+            "responses": responses,
+        });
+        if let Some(body) = R::body_schema(&mut self.generators.requests) {
+            op["requestBody"] = json!({"required": true, "content": content(body.to_value())});
+        }
+        op
+    }
+}
+
+/// The definitions of both generators in one map. A type described alike on both sides is
+/// stored once; a type read and written differently gets its request form as `{Name}Input`
+/// (the references of the request side are renamed to match).
+fn merge_definitions(
+    generators: &mut Generators,
+    paths: &mut Map<String, Value>,
+) -> Map<String, Value> {
+    let mut merged = generators.responses.take_definitions(true);
+    let requests = generators.requests.take_definitions(true);
+    let renamed: Vec<String> = requests
+        .iter()
+        .filter(|(name, schema)| merged.get(*name).is_some_and(|other| other != *schema))
+        .map(|(name, _)| name.clone())
         .collect();
-    let mut responses = Map::new();
-    responses.insert(
-        "200".into(),
-        json!({"description": "success", "content": {"application/json": {"schema": {"type": "object"}}}}),
-    );
-    if ep == Endpoint::MatrixResult {
-        responses.insert(
-            "303".into(),
-            json!({"description": "the matrix is completed: see `Location` (…/{matrix_id}/result)",
-                   "content": {"application/json": {"schema": {"type": "object"}}}}),
-        );
+    let rename = |value: &mut Value| {
+        if renamed.is_empty() {
+            return;
+        }
+        let mut text = value.to_string();
+        for name in &renamed {
+            text = text.replace(
+                &format!("\"#/components/schemas/{name}\""),
+                &format!("\"#/components/schemas/{name}Input\""),
+            );
+        }
+        if let Ok(v) = serde_json::from_str(&text) {
+            *value = v;
+        }
+    };
+    for (name, mut schema) in requests {
+        rename(&mut schema);
+        if renamed.contains(&name) {
+            merged.insert(format!("{name}Input"), schema);
+        } else {
+            merged.entry(name).or_insert(schema);
+        }
     }
-    for (status, text) in [
-        (401, "no or wrong credentials"),
-        (402, "free quota exhausted"),
-        (
-            403,
-            "credentials do not match (restrictions, api not enabled)",
-        ),
-        (422, "validation error"),
-        (429, "rate limit exceeded"),
-        (501, "operation not available in this build"),
-    ] {
-        responses.insert(
-            status.to_string(),
-            json!({"description": text, "content": {"application/json": {"schema": error_schema(group, status)}}}),
-        );
+    for methods in paths.values_mut() {
+        if let Value::Object(methods) = methods {
+            for op in methods.values_mut() {
+                if let Some(body) = op.get_mut("requestBody") {
+                    rename(body);
+                }
+            }
+        }
     }
-    let limit = ep.rate_limit();
-    let mut op = json!({
-        "operationId": ep.name(),
-        "tags": [group.as_str()],
-        "summary": format!("{} {}", ep.method().as_str(), ep.path()),
-        "description": format!(
-            "Rate limit {} per key. The path also answers with a trailing slash.",
-            limit.describe()
-        ),
-        "security": security(ep.key_set()),
-        "parameters": parameters,
-        "responses": responses,
-    });
-    if matches!(
-        ep.method(),
-        waymark_core::endpoint::Method::Post | waymark_core::endpoint::Method::Put
-    ) && let Value::Object(map) = &mut op
-    {
-        map.insert(
-            "requestBody".into(),
-            json!({"required": true, "content": {"application/json": {"schema": {"type": "object"}}}}),
-        );
-    }
-    op
+    merged
 }
 
 /// The OpenAPI document.
 pub fn document() -> Value {
+    let mut generators = Generators::new();
     let mut paths = Map::new();
     for &ep in Endpoint::ALL {
         if ep == Endpoint::RouteWithTraffic {
             continue;
         }
+        let op = ep.visit(Describe {
+            ep,
+            generators: &mut generators,
+        });
         let entry = paths
             .entry(ep.path().to_string())
             .or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(methods) = entry {
-            methods.insert(ep.method().as_str().to_ascii_lowercase(), operation(ep));
+            methods.insert(ep.method().as_str().to_ascii_lowercase(), op);
         }
+    }
+    let mut schemas = merge_definitions(&mut generators, &mut paths);
+    for (name, schema) in fixed_schemas() {
+        schemas.insert(name, schema);
     }
     json!({
         "openapi": "3.1.0",
@@ -118,7 +234,24 @@ pub fn document() -> Value {
                 "privateKey": {"type": "apiKey", "in": "query", "name": "private_key"},
                 "apiKeyHeader": {"type": "apiKey", "in": "header", "name": "X-Api-Key"},
             },
-            "schemas": {
+            "schemas": schemas,
+        },
+    })
+}
+
+/// The schemas of the replies the server writes itself (errors, the 303 body).
+fn fixed_schemas() -> Map<String, Value> {
+    let fixed = json!({
+                "SeeOther": {
+                    "type": "object",
+                    "description": "The body of a 303: the job's id, its state and where its result is.",
+                    "required": ["status", "location"],
+                    "properties": {
+                        "matrix_id": {"type": "string"},
+                        "status": {"const": "completed"},
+                        "location": {"type": "string"},
+                    },
+                },
                 "ValidationError": {
                     "type": "object",
                     "required": ["detail"],
@@ -141,9 +274,11 @@ pub fn document() -> Value {
                         "type": {"type": "string"},
                     },
                 },
-            },
-        },
-    })
+    });
+    match fixed {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
 }
 
 #[cfg(test)]
@@ -170,6 +305,114 @@ mod tests {
         assert_eq!(
             doc["paths"]["/zones"]["put"]["security"],
             json!([{"privateKey": []}])
+        );
+    }
+
+    /// Every `$ref` of the document, anywhere.
+    fn refs(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    match (k.as_str(), v) {
+                        ("$ref", Value::String(r)) => out.push(r.clone()),
+                        _ => refs(v, out),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_reference_resolves() {
+        let doc = document();
+        let mut all = Vec::new();
+        refs(&doc, &mut all);
+        assert!(all.len() > 100, "{}", all.len());
+        for r in all {
+            let name = r.strip_prefix("#/components/schemas/").unwrap();
+            assert!(doc["components"]["schemas"].get(name).is_some(), "{r}");
+        }
+    }
+
+    #[test]
+    fn parameters_come_from_the_request_types() {
+        let doc = document();
+        let route = &doc["paths"]["/distance/route/json"]["get"];
+        let params = route["parameters"].as_array().unwrap();
+        let find = |name: &str| params.iter().find(|p| p["name"] == name).unwrap();
+        assert_eq!(find("origin")["required"], true);
+        assert_eq!(find("origin")["in"], "query");
+        assert_eq!(find("mode")["required"], false);
+        assert_eq!(
+            find("mode")["schema"]["enum"],
+            json!(["driving", "walking", "cycling", "truck"])
+        );
+        assert_eq!(find("accept-language")["in"], "header");
+        assert!(
+            find("departure_time")["description"]
+                .as_str()
+                .unwrap()
+                .contains("traffic")
+        );
+        // A `read` field documents the parameters it reads.
+        let stores = doc["paths"]["/stores/search"]["get"]["parameters"]
+            .as_array()
+            .unwrap();
+        assert!(stores.iter().any(|p| p["name"] == "lat"));
+        assert!(stores.iter().any(|p| p["name"] == "lng"));
+    }
+
+    #[test]
+    fn every_path_parameter_is_declared() {
+        let doc = document();
+        for &ep in Endpoint::ALL {
+            if ep == Endpoint::RouteWithTraffic {
+                continue;
+            }
+            let op = &doc["paths"][ep.path()][ep.method().as_str().to_ascii_lowercase()];
+            let declared: Vec<&str> = op["parameters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|p| p["in"] == "path")
+                .map(|p| p["name"].as_str().unwrap())
+                .collect();
+            assert_eq!(declared, ep.path_params(), "{ep:?}");
+        }
+    }
+
+    #[test]
+    fn bodies_and_answers_have_real_schemas() {
+        let doc = document();
+        let schemas = &doc["components"]["schemas"];
+        let route = &doc["paths"]["/distance/route/json"]["get"]["responses"]["200"];
+        assert_eq!(
+            route["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/RouteResponse"
+        );
+        let response = &schemas["RouteResponse"];
+        assert_eq!(response["required"], json!(["status", "routes"]));
+        let matrix = &doc["paths"]["/distance/matrix/async"]["post"]["requestBody"];
+        let body_ref = matrix["content"]["application/json"]["schema"]["$ref"]
+            .as_str()
+            .unwrap();
+        let body = &schemas[body_ref.rsplit('/').next().unwrap()];
+        assert_eq!(body["properties"]["origins"]["type"], "string");
+        // A job start answers 202, the completed matrix a 303.
+        assert!(
+            doc["paths"]["/packs"]["post"]["responses"]
+                .get("202")
+                .is_some()
+        );
+        let result = &doc["paths"]["/distance/matrix/async/{matrix_id}"]["get"]["responses"];
+        assert!(result.get("303").is_some() && result.get("200").is_none());
+        // GET requests have no body.
+        assert!(
+            doc["paths"]["/distance/route/json"]["get"]
+                .get("requestBody")
+                .is_none()
         );
     }
 }

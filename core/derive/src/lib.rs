@@ -35,6 +35,7 @@
 //! | `with = parse_fn` | parse the value with `fn(Loc, &str, &str) -> Result<V, FieldError>` (arguments: location, parameter name, raw value) instead of the type's parser; `V` is the field type, or `T` for an `Option<T>` field |
 //! | `form = "..."` | how the "field required" message describes the value (`` `lat,lng` ``); any `&str` expression; by default the type's `QueryField::FORM`, or no hint with `with` |
 //! | `read = read_fn` | read the field with `fn(&mut QueryReader<'_>) -> T`, for a field made of several parameters (the stores centre, from `lat` and `lng`) |
+//! | `params = "a, b"` | with `read`: the numeric query parameters the reader takes, for the description |
 //! | `header` | an input header: the field of `RequestHeaders` of the same name (`accept_language`, `x_field_mask`); an `Option<_>`, parsed with `with` when given (errors at `["header", "x-field-mask"]`, the name with dashes) |
 //! | `path` | the next path parameter (the first `path` field is the first parameter of the path), a `String`; empty or absent gives `missing` at `["path", name]` |
 //! | `body` | the JSON body, deserialized into the field's type (at most one such field) |
@@ -96,6 +97,14 @@
 //! The request types of `waymark_core::api` are the compiled examples (the module
 //! `waymark_core::api::query` has a doc test of its own).
 //!
+//! # The description
+//!
+//! The derive also writes `impl DescribeRequest`: the parameters in reading order (name, where,
+//! required or not, the field's doc comment, the schema of one raw value from
+//! `QueryField::schema`, a string for `with` fields and headers), and, with the core crate's
+//! `schema` feature, the JSON Schema of the body. The local server's `/openapi.json` is built
+//! from it, so the description is the parser's own field list.
+//!
 //! Generated code names the core crate `::waymark_core` (the core crate declares
 //! `extern crate self as waymark_core` so that it can use the derive itself).
 
@@ -150,6 +159,10 @@ struct FieldSpec {
     with: Option<Expr>,
     form: Option<Expr>,
     default: DefaultValue,
+    /// The field's doc comment.
+    doc: String,
+    /// The query parameters a `read` field takes (`params = "lat, lng"`), for the description.
+    params: Vec<String>,
 }
 
 /// What the struct attributes say.
@@ -316,7 +329,131 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             }
         }
     };
-    Ok(tokens)
+    let describe = describe(input, &container, &specs, &api);
+    Ok(quote! { #tokens #describe })
+}
+
+/// The `DescribeRequest` impl: the parameters in reading order, and the body's schema.
+fn describe(
+    input: &DeriveInput,
+    container: &ContainerSpec,
+    specs: &[FieldSpec],
+    api: &TokenStream2,
+) -> TokenStream2 {
+    let doc = |location: TokenStream2,
+               name: &str,
+               required: bool,
+               spec: &FieldSpec,
+               schema: TokenStream2| {
+        let description = &spec.doc;
+        quote! {
+            #api::ParamDoc {
+                name: #name,
+                location: #api::ParamIn::#location,
+                required: #required,
+                description: #description,
+                schema: #schema,
+            }
+        }
+    };
+    let mut params = Vec::new();
+    for spec in specs.iter().filter(|s| matches!(s.source, Source::Header)) {
+        let name = spec.ident.to_string().replace('_', "-");
+        params.push(doc(
+            quote!(Header),
+            &name,
+            false,
+            spec,
+            quote!(#api::string_schema),
+        ));
+    }
+    for spec in specs.iter().filter(|s| matches!(s.source, Source::Path)) {
+        params.push(doc(
+            quote!(Path),
+            &spec.name,
+            true,
+            spec,
+            quote!(#api::string_schema),
+        ));
+    }
+    for spec in specs {
+        match &spec.source {
+            Source::Query => {
+                let ty = &spec.ty;
+                let required = matches!(spec.default, DefaultValue::None) && !is_option(ty);
+                let schema = match &spec.with {
+                    Some(_) => quote!(#api::string_schema),
+                    None => quote!(<#ty as #api::QueryField>::schema),
+                };
+                params.push(doc(quote!(Query), &spec.name, required, spec, schema));
+            }
+            Source::Read(_) => {
+                for name in &spec.params {
+                    params.push(doc(
+                        quote!(Query),
+                        name,
+                        false,
+                        spec,
+                        quote!(#api::number_schema),
+                    ));
+                }
+            }
+            Source::Header | Source::Path | Source::Body => {}
+        }
+    }
+    let body = if container.body {
+        quote!(::core::option::Option::Some(
+            __generator.subschema_for::<Self>()
+        ))
+    } else if let Some(field) = specs.iter().find(|s| matches!(s.source, Source::Body)) {
+        let ty = &field.ty;
+        quote!(::core::option::Option::Some(__generator.subschema_for::<#ty>()))
+    } else {
+        quote!({
+            let _ = __generator;
+            ::core::option::Option::None
+        })
+    };
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    quote! {
+        impl #impl_generics #api::DescribeRequest for #ident #ty_generics #where_clause {
+            fn parameters() -> ::std::vec::Vec<#api::ParamDoc> {
+                ::std::vec![#(#params),*]
+            }
+
+            #[cfg(feature = "schema")]
+            fn body_schema(
+                __generator: &mut ::schemars::SchemaGenerator,
+            ) -> ::core::option::Option<::schemars::Schema> {
+                #body
+            }
+        }
+    }
+}
+
+/// Whether `ty` is written `Option<...>`.
+fn is_option(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+}
+
+/// The doc comment of a field, its lines joined and trimmed.
+fn doc_comment(attrs: &[syn::Attribute]) -> String {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value().trim().to_owned()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    lines.join(" ").trim().to_owned()
 }
 
 /// The local variable holding field `ident` (prefixed: a field may be called `q` or `path`).
@@ -443,6 +580,7 @@ fn field_spec(field: &syn::Field) -> syn::Result<FieldSpec> {
     }
 
     let mut source = Source::Query;
+    let mut params = Vec::new();
     let mut with = None;
     let mut form = None;
     let mut sources = 0;
@@ -455,6 +593,14 @@ fn field_spec(field: &syn::Field) -> syn::Result<FieldSpec> {
             } else if meta.path.is_ident("read") {
                 source = Source::Read(meta.value()?.parse()?);
                 sources += 1;
+            } else if meta.path.is_ident("params") {
+                let value: LitStr = meta.value()?.parse()?;
+                params = value
+                    .value()
+                    .split(',')
+                    .map(|p| p.trim().to_owned())
+                    .filter(|p| !p.is_empty())
+                    .collect();
             } else if meta.path.is_ident("header") {
                 source = Source::Header;
                 sources += 1;
@@ -466,7 +612,7 @@ fn field_spec(field: &syn::Field) -> syn::Result<FieldSpec> {
                 sources += 1;
             } else {
                 return Err(meta.error(
-                    "unknown field attribute: expected `with = fn`, `form = \"...\"`, `read = fn`, `header`, `path` or `body`",
+                    "unknown field attribute: expected `with = fn`, `form = \"...\"`, `read = fn`, `params = \"...\"`, `header`, `path` or `body`",
                 ));
             }
             Ok(())
@@ -486,6 +632,12 @@ fn field_spec(field: &syn::Field) -> syn::Result<FieldSpec> {
             "`with` applies to query parameters and headers only",
         ));
     }
+    if !params.is_empty() && !matches!(source, Source::Read(_)) {
+        return Err(syn::Error::new(
+            ident.span(),
+            "`params` applies to `read` fields only",
+        ));
+    }
     if form.is_some() && !allows_form {
         return Err(syn::Error::new(
             ident.span(),
@@ -500,6 +652,8 @@ fn field_spec(field: &syn::Field) -> syn::Result<FieldSpec> {
         with,
         form,
         default,
+        doc: doc_comment(&field.attrs),
+        params,
     })
 }
 

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 /// A point in decimal degrees: `{lat, lng}`. Latitude ranges over -90..=90 and longitude over
 /// -180..=180 (checked by [`LatLng::check`] and the query parsers, not by deserialization).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct LatLng {
     /// Latitude in decimal degrees, -90 to 90.
@@ -76,6 +77,7 @@ impl fmt::Display for LatLng {
 
 /// A viewport or bounds: `{northeast, southwest}` corners.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Viewport {
     /// North-east corner.
@@ -94,6 +96,7 @@ impl Viewport {
 
 /// Page information of datasets and dataset features: `{prev, next, page}`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PageInfo {
     /// Previous page number; absent on the first page.
@@ -121,6 +124,7 @@ impl PageInfo {
 /// A `{value, text}` pair whose value is an integer: distances in metres and durations in
 /// seconds of routes and toll routes, and the time of a time-based isoline.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TextValue {
     /// Metres for a distance, seconds for a duration.
@@ -132,6 +136,7 @@ pub struct TextValue {
 /// A `{value, text}` pair whose value is a number (may have decimals): indoor legs and steps,
 /// and the distance of a distance-based isoline.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct NumberTextValue {
     /// Metres for a distance, seconds for a duration.
@@ -142,6 +147,7 @@ pub struct NumberTextValue {
 
 /// An encoded polyline `{points}` (Google polyline algorithm, precision 5).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct EncodedPolyline {
     /// The encoded polyline string.
@@ -150,6 +156,7 @@ pub struct EncodedPolyline {
 
 /// A free-form JSON object (feature attributes, GeoJSON properties, ...).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct JsonObject(pub serde_json::Map<String, serde_json::Value>);
 
@@ -188,6 +195,7 @@ impl From<serde_json::Map<String, serde_json::Value>> for JsonObject {
 /// A free-form JSON value: geometries given either as GeoJSON objects or as strings (WKB, WKT,
 /// encoded polylines), and other values the spec leaves open.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct JsonValue(pub serde_json::Value);
 
@@ -200,6 +208,7 @@ impl From<serde_json::Value> for JsonValue {
 /// A name that is either one string or a list of strings (`long_name`, `short_name` of address
 /// components: a list of postal codes may replace a single name).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(untagged)]
 pub enum OneOrMany {
@@ -245,6 +254,7 @@ impl From<Vec<String>> for OneOrMany {
 
 /// An address component of a locality: `{long_name, short_name, types}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AddressComponent {
     /// Full name, or several names (for example postal codes).
@@ -257,6 +267,7 @@ pub struct AddressComponent {
 
 /// A GeoJSON Point geometry `{type: "Point", coordinates: [lng, lat]}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PointGeometry {
     /// Always `Point`.

@@ -39,6 +39,7 @@ pub fn parse_ip(loc: Loc, name: &str, s: &str) -> Result<IpAddr, FieldError> {
 
 /// `GET /geolocation/position` (K1).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PositionRequest {
     /// Address to locate; honoured only for calls with a private key. When absent (or ignored),
@@ -57,6 +58,7 @@ impl Validate for PositionRequest {
 
 /// Location of an IP address.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct GeolocationResult {
     /// Area of the location.
@@ -97,6 +99,7 @@ pub type PositionResponse = GeolocationResult;
 
 /// `GET /geolocation/timezone` (K1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TimezoneRequest {
     /// Required point.
@@ -117,6 +120,7 @@ impl Validate for TimezoneRequest {
 
 /// Timezone of a point.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TimezoneResult {
     /// tz database identifier, e.g. `Europe/Paris`.

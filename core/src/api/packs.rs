@@ -15,6 +15,7 @@ use super::validation::{FieldError, Validate};
 
 /// One source's licence and attribution, as shown to users.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackAttribution {
     /// Source id.
@@ -27,6 +28,7 @@ pub struct PackAttribution {
 
 /// An installed, loaded pack.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackInfo {
     /// Pack id.
@@ -47,11 +49,13 @@ pub struct PackInfo {
 
 /// `GET /packs`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PacksListRequest {}
 
 /// Answer of `GET /packs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PacksListResponse {
     /// Loaded packs, by id.
@@ -60,6 +64,7 @@ pub struct PacksListResponse {
 
 /// `POST /packs`: the JSON body `{"url": ...}` (the query may only hold credentials).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
 #[query(body)]
@@ -70,6 +75,7 @@ pub struct PackInstallRequest {
 
 /// Answer of `POST /packs`: the install runs in the background.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackInstallResponse {
     /// Id to poll with `GET /packs/installs/{install_id}`.
@@ -80,6 +86,7 @@ pub struct PackInstallResponse {
 
 /// `GET /packs/installs/{install_id}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackInstallStatusRequest {
     /// Install job id (path parameter).
@@ -89,6 +96,7 @@ pub struct PackInstallStatusRequest {
 
 /// Progress of an install job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackInstallStatus {
     /// Job id.
@@ -112,6 +120,7 @@ pub struct PackInstallStatus {
 
 /// `DELETE /packs/{pack_id}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackRemoveRequest {
     /// Pack id (path parameter).
@@ -121,6 +130,7 @@ pub struct PackRemoveRequest {
 
 /// Answer of `DELETE /packs/{pack_id}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PackRemoveResponse {
     /// The removed pack.

@@ -11,6 +11,7 @@ use super::validation::{FieldError, Validate};
 
 /// `GET /distance/matrix/async/{matrix_id}/result` (Waymark; the 303 target of the result).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MatrixResultDataRequest {
     /// Path parameter.
     #[query(path)]

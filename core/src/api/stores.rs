@@ -83,6 +83,7 @@ fn check_center_radius(c: &mut Checks, center: Option<&LatLng>, radius: Option<f
 /// `polyline`) plus `limit`, the number of features returned (default 10); features are sorted
 /// by distance to the centre when one is given, else by name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoresSearchRequest {
     /// Query-language text.
@@ -92,7 +93,7 @@ pub struct StoresSearchRequest {
     /// Bias centre: query parameters `lat` and `lng`, given together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
-    #[query(read = read_center)]
+    #[query(read = read_center, params = "lat, lng")]
     pub center: Option<LatLng>,
     /// Radius in metres around the centre or the polyline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -137,6 +138,7 @@ impl Validate for StoresSearchRequest {
 
 /// Answer of stores search: `{features}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoresSearchResponse {
     /// Matching stores.
@@ -145,6 +147,7 @@ pub struct StoresSearchResponse {
 
 /// A store as a GeoJSON feature.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoreFeature {
     /// Always `Feature`.
@@ -161,6 +164,7 @@ pub struct StoreFeature {
 /// other fields, which are those the query language filters on (`types`, `tags`, country code,
 /// `user_properties`, localized names).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoreProperties {
     /// Id of the store (`idstore` in the query language).
@@ -188,6 +192,7 @@ pub struct StoreProperties {
 
 /// Postal address of a store.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoreAddress {
     /// Street lines.
@@ -203,6 +208,7 @@ pub struct StoreAddress {
 
 /// `GET /stores/search/bounds` (public key with Referer, or `private_key`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoresBoundsRequest {
     /// Query-language text.
@@ -212,7 +218,7 @@ pub struct StoresBoundsRequest {
     /// Bias centre: query parameters `lat` and `lng`, given together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
-    #[query(read = read_center)]
+    #[query(read = read_center, params = "lat, lng")]
     pub center: Option<LatLng>,
     /// Radius in metres, combined with the centre or the polyline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -235,6 +241,7 @@ impl Validate for StoresBoundsRequest {
 
 /// Answer of bounds: `{bounds}`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoresBoundsResponse {
     /// Bounds of the matching stores.
@@ -243,6 +250,7 @@ pub struct StoresBoundsResponse {
 
 /// Bounds of a set of assets.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AssetBounds {
     /// Western longitude.

@@ -63,6 +63,7 @@ fn parse_numbers(loc: Loc, name: &str, s: &str) -> Result<Vec<f64>, FieldError> 
 
 /// A circle: `lat,lng,kilometres`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Circle {
     /// Centre.
@@ -136,6 +137,7 @@ fn parse_countries(loc: Loc, name: &str, s: &str) -> Result<Vec<String>, FieldEr
 
 /// `GET /threewords/autosuggest` (K2; 20 per 1 s).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AutosuggestRequest {
     /// Required: at least two complete words and one character of the third (checked by the
@@ -300,6 +302,7 @@ impl Validate for AutosuggestRequest {
 
 /// Answer of autosuggest: `{suggestions}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AutosuggestResponse {
     /// Suggestions, best first.
@@ -308,6 +311,7 @@ pub struct AutosuggestResponse {
 
 /// A three-word address suggestion.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
 pub struct ThreeWordsSuggestion {
@@ -328,6 +332,7 @@ pub struct ThreeWordsSuggestion {
 
 /// `GET /threewords/convert-to-3wa` (K2; 20 per 1 s).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ConvertTo3waRequest {
     /// Required point.
@@ -360,6 +365,7 @@ impl Validate for ConvertTo3waRequest {
 
 /// Answer of convert-to-3wa: the JSON or the GeoJSON form, after `format`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(untagged)]
 pub enum ConvertTo3waResponse {
@@ -371,6 +377,7 @@ pub enum ConvertTo3waResponse {
 
 /// JSON conversion result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
 pub struct ThreeWordsAddress {
@@ -395,6 +402,7 @@ pub struct ThreeWordsAddress {
 
 /// GeoJSON conversion result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ThreeWordsFeatureCollection {
     /// `FeatureCollection`.
@@ -406,6 +414,7 @@ pub struct ThreeWordsFeatureCollection {
 
 /// A feature of the GeoJSON conversion result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ThreeWordsFeature {
     /// Bounding box of the square `[west, south, east, north]`.
@@ -421,6 +430,7 @@ pub struct ThreeWordsFeature {
 
 /// Properties of a GeoJSON conversion feature.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
 pub struct ThreeWordsProperties {

@@ -73,6 +73,7 @@ pub mod kinds {
 
 /// Where an input comes from: the first element of `loc`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(rename_all = "lowercase")]
 pub enum Loc {
@@ -106,6 +107,7 @@ impl fmt::Display for Loc {
 
 /// One item of the `detail` list of a 422 answer: `{loc, msg, type}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct FieldError {
     /// Path of the bad input: `["query","location"]`, `["body","zones",0,"polygon"]`, ...
@@ -199,6 +201,7 @@ impl std::error::Error for FieldError {}
 /// The body of a 422 answer: `{detail: [FieldError]}`; the indoor group adds a required
 /// `context` object.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ValidationErrorBody {
     /// Every problem found.

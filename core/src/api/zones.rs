@@ -26,6 +26,7 @@ use super::validation::{Checks, FieldError, Loc, Validate, kinds, shown};
 /// `PUT /zones` (private key by `private_key` only): the JSON body `{zones: [zone]}` (the query
 /// may only hold credentials).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
 #[query(body)]
@@ -103,6 +104,7 @@ impl Validate for ZonesUpdateRequest {
 
 /// A zone of an update batch.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
 pub struct Zone {
@@ -125,6 +127,7 @@ pub struct Zone {
 
 /// Answer of a zones update: `{status, message}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ZonesUpdateResponse {
     /// Outcome, e.g. `success`.

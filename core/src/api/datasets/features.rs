@@ -22,6 +22,7 @@ pub fn parse_field_mask(loc: Loc, name: &str, s: &str) -> Result<Vec<String>, Fi
 /// `GET /datasets/{dataset_id}/features/{feature_id}` (K2; 20 per 1 s). 404 if the feature or
 /// the dataset is unknown.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct FeatureGetRequest {
     /// Path parameter.
@@ -51,6 +52,7 @@ impl Validate for FeatureGetRequest {
 
 /// A dataset feature (single-feature view).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetFeature {
     /// Feature id (uuid).
@@ -67,6 +69,7 @@ pub type FeatureGetResponse = DatasetFeature;
 
 /// `POST /datasets/{dataset_id}/features/search` (K2; 20 per 1 s): attribute search.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct FeatureSearchRequest {
     /// Path parameter.
@@ -100,6 +103,7 @@ impl Default for FeatureSearchRequest {
 
 /// Body of a feature search: `{where}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
 pub struct FeatureSearchBody {
@@ -128,6 +132,7 @@ impl Validate for FeatureSearchRequest {
 
 /// Answer of feature search and contains: `{features, pagination}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct FeatureSearchResponse {
     /// The features of the page.
@@ -138,6 +143,7 @@ pub struct FeatureSearchResponse {
 
 /// A feature in search results.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct FeatureSummary {
     /// Feature id (uuid).
@@ -152,6 +158,7 @@ pub struct FeatureSummary {
 /// `POST /datasets/{dataset_id}/features/contains` (K2; 20 per 1 s): features whose geometry
 /// contains the given geometry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct FeatureContainsRequest {
     /// Path parameter.
@@ -185,6 +192,7 @@ impl Default for FeatureContainsRequest {
 
 /// Body of a contains search: `{geometry, buffer, where}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
 pub struct FeatureContainsBody {
@@ -202,6 +210,7 @@ pub struct FeatureContainsBody {
 /// holding Well-Known Text, a Google-style encoded polyline or a bare `lat,lng` (the engine
 /// tells the string forms apart).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(untagged)]
 pub enum InputGeometry {

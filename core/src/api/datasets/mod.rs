@@ -69,6 +69,7 @@ fn check_paging(c: &mut Checks, page: u32, per_page: u32) {
 
 /// `GET /datasets` (K3; 1 per 1 s).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetListRequest {
     /// Datasets per page. Default 10.
@@ -98,6 +99,7 @@ impl Validate for DatasetListRequest {
 
 /// Answer of the dataset list: `{datasets, pagination}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetListResponse {
     /// The datasets of the page.
@@ -108,6 +110,7 @@ pub struct DatasetListResponse {
 
 /// A dataset in the list (fewer fields than [`Dataset`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetListItem {
     /// Dataset id (uuid).
@@ -126,6 +129,7 @@ pub struct DatasetListItem {
 
 /// A dataset (single-dataset view).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Dataset {
     /// Dataset id (uuid).
@@ -149,6 +153,7 @@ pub struct Dataset {
 
 /// `GET /datasets/{dataset_id}` (K3; 1 per 1 s). 404 if unknown.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetGetRequest {
     /// Path parameter.
@@ -183,6 +188,7 @@ pub type DatasetGetResponse = Dataset;
 
 /// `PUT /datasets/{dataset_id}` (K3; 1 per 1 s). 404 if unknown.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetUpdateRequest {
     /// Path parameter.
@@ -195,6 +201,7 @@ pub struct DatasetUpdateRequest {
 
 /// Body of a dataset update: `{name, url}`, both optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
 pub struct DatasetUpdateBody {
@@ -249,6 +256,7 @@ pub type DatasetUpdateResponse = Dataset;
 
 /// `GET /datasets/{dataset_id}/status` (K3; 1 per 5 s). 404 if unknown.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DatasetStatusRequest {
     /// Path parameter.
@@ -264,6 +272,7 @@ impl Validate for DatasetStatusRequest {
 
 /// Import status of a dataset: the latest import run. All fields are required.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ImportRun {
     /// Id of the run (uuid).
@@ -276,6 +285,7 @@ pub struct ImportRun {
 
 /// A step of an import run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ImportStep {
     /// `fetch` or `import`.
@@ -292,6 +302,7 @@ pub struct ImportStep {
 
 /// An entry of a step log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct LogEntry {
     /// Time of the entry.

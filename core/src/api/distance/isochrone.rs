@@ -11,6 +11,7 @@ use crate::api::vocab::{DistanceStatus, RouteLanguage, RouteMethod, TravelMode, 
 
 /// `GET /distance/isochrone/json` (K2; 10 per 1 s).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IsochroneRequest {
     /// Required centre.
@@ -71,6 +72,7 @@ impl Validate for IsochroneRequest {
 
 /// Answer of isochrone: `{status, isoline}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IsochroneResponse {
     /// Default `OK`.
@@ -83,6 +85,7 @@ pub struct IsochroneResponse {
 /// An isoline: time-based (`method=time`) or distance-based (`method=distance`); the key
 /// `distance` or `time` tells them apart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(untagged)]
 pub enum Isoline {
@@ -94,6 +97,7 @@ pub enum Isoline {
 
 /// Distance-based isoline: `{origin, distance, geometry}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DistanceIsoline {
     /// Centre.
@@ -106,6 +110,7 @@ pub struct DistanceIsoline {
 
 /// Not shown in the spec: the time-based isoline is `{origin, time: {value, text}, geometry}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TimeIsoline {
     /// Centre.

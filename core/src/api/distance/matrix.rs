@@ -28,16 +28,19 @@ mod pipe_latlngs {
 /// `POST /distance/matrix/async` (K2; 20 per 1 s): the JSON body
 /// `{origins, destinations, mode}` where each list is a string of `lat,lng` joined by `|`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(deny_unknown_fields)]
 #[query(body)]
 pub struct MatrixCreateRequest {
     /// Required origins (a string `lat,lng|lat,lng` on the wire).
     #[serde(with = "pipe_latlngs")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub origins: Vec<LatLng>,
     /// Required destinations (a string `lat,lng|lat,lng` on the wire).
     #[serde(with = "pipe_latlngs")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub destinations: Vec<LatLng>,
     /// `driving` (default) or `truck`.
@@ -95,6 +98,7 @@ impl Validate for MatrixCreateRequest {
 
 /// Answer of matrix creation: `{matrix_id, status}` (status `accepted`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct MatrixCreateResponse {
     /// Id of the calculation.
@@ -113,6 +117,7 @@ fn check_matrix_id(id: &str) -> Result<(), Vec<FieldError>> {
 
 /// `GET /distance/matrix/async/{matrix_id}/status` (K2; 20 per 1 s).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct MatrixStatusRequest {
     /// Path parameter.
@@ -128,6 +133,7 @@ impl Validate for MatrixStatusRequest {
 
 /// Answer of matrix status: `{status}`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct MatrixStatusResponse {
     /// State of the calculation.
@@ -139,6 +145,7 @@ pub struct MatrixStatusResponse {
 /// [`MatrixResult`] (the path of the redirect target is not shown in the spec and is chosen by
 /// the server).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct MatrixResultRequest {
     /// Path parameter.
@@ -154,6 +161,7 @@ impl Validate for MatrixResultRequest {
 
 /// Result of a matrix calculation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
 pub struct MatrixResult {
@@ -172,6 +180,7 @@ pub type MatrixResultResponse = MatrixResult;
 /// `i * numDestinations + j`; a pair with equal origin and destination holds 0 and an
 /// unreachable pair holds `null`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
 pub struct MatrixData {
@@ -195,6 +204,7 @@ impl MatrixData {
 
 /// `regionDefinition` of a matrix result: `{type}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RegionDefinition {
     /// Kind of region, e.g. `world` (Waymark: the area covered by the installed data packs).

@@ -78,6 +78,20 @@ impl fmt::Display for TrafficTime {
     }
 }
 
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for TrafficTime {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TrafficTime".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A UNIX timestamp in seconds, or `now`.",
+            "oneOf": [{"type": "integer", "format": "int64"}, {"const": "now"}],
+        })
+    }
+}
+
 impl Serialize for TrafficTime {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -125,6 +139,7 @@ pub fn parse_traffic_time(loc: Loc, name: &str, s: &str) -> Result<TrafficTime, 
 
 /// One item of `avoid`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(rename_all = "snake_case")]
 pub enum RouteAvoid {
@@ -173,6 +188,7 @@ pub fn parse_avoid(loc: Loc, name: &str, s: &str) -> Result<Vec<RouteAvoid>, Fie
 
 /// `waypoints`: points between origin and destination, optionally reordered.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Waypoints {
     /// `optimize:true` as first item: reorder the points between the fixed start and end,

@@ -17,6 +17,7 @@ use crate::api::vocab::{
 /// `GET /distance/route/json` (K2; 10 per 1 s, 20 per 1 s with `arrival_time` or
 /// `departure_time`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RouteRequest {
     /// Required start.
@@ -114,6 +115,7 @@ impl Validate for RouteRequest {
 
 /// Answer of route: `{status, routes}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RouteResponse {
     /// Default `OK`.
@@ -125,6 +127,7 @@ pub struct RouteResponse {
 
 /// A route.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Route {
     /// The whole route as an encoded polyline.
@@ -145,6 +148,7 @@ pub struct Route {
 
 /// A leg of a route.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RouteLeg {
     /// Length: integer metres, text in the unit system of `units`.
@@ -176,6 +180,7 @@ pub struct RouteLeg {
 /// Not shown in the spec: a step of a route leg is `{distance, duration, start_location,
 /// end_location, polyline: {points}, instruction, maneuver, name}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RouteStep {
     /// Length of the step (integer metres).

@@ -15,6 +15,7 @@ use crate::api::vocab::{DistanceStatus, RouteLanguage, RouteMethod, TravelMode, 
 /// `GET /distance/tolls/json` (K2; 5 per 1 s): route parameters without `avoid` and `details`;
 /// `mode` adds `truck`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TollsRequest {
     /// Required start.
@@ -83,6 +84,7 @@ impl Validate for TollsRequest {
 
 /// Answer of tolls: `{status, routes}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TollsResponse {
     /// Default `OK`.
@@ -94,6 +96,7 @@ pub struct TollsResponse {
 
 /// A route with tolls.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TollRoute {
     /// The whole route as an encoded polyline.
@@ -106,6 +109,7 @@ pub struct TollRoute {
 
 /// A leg with its tolls.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TollLeg {
     /// Length (integer metres).
@@ -125,6 +129,7 @@ pub struct TollLeg {
 
 /// A toll to pay.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
 pub struct Toll {
@@ -144,6 +149,7 @@ pub struct Toll {
 
 /// A fare of a toll.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
 pub struct Fare {
@@ -163,6 +169,7 @@ pub struct Fare {
 
 /// Price of a fare.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Price {
     /// Kind of price, e.g. `value`.
@@ -176,6 +183,7 @@ pub struct Price {
 
 /// A transponder system.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Transponder {
     /// Name of the system.
@@ -184,6 +192,7 @@ pub struct Transponder {
 
 /// A toll collection point.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct TollCollectionLocation {
     /// Name of the point.
@@ -194,6 +203,7 @@ pub struct TollCollectionLocation {
 
 /// A toll system of a leg.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct LegTollSystem {
     /// System id.

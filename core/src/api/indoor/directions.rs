@@ -15,6 +15,7 @@ use crate::api::vocab::Units;
 /// `GET /indoor/directions/{venue_id}` (K2; 20 per 1 s). The routing configuration of the venue
 /// must exist.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorDirectionsRequest {
     /// Path parameter.
@@ -104,6 +105,7 @@ fn default_ok() -> String {
 
 /// Answer of indoor directions: `{status, routes}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorDirectionsResponse {
     /// Default `ok`.
@@ -124,6 +126,7 @@ impl Default for IndoorDirectionsResponse {
 
 /// An indoor route.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorRoute {
     /// Four numbers `[west, south, east, north]`.
@@ -134,6 +137,7 @@ pub struct IndoorRoute {
 
 /// A leg of an indoor route.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorLeg {
     /// Length, value in metres.
@@ -153,6 +157,7 @@ pub struct IndoorLeg {
 
 /// A step of an indoor leg.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorStep {
     /// Length, value in metres.
@@ -184,6 +189,7 @@ pub struct IndoorStep {
 
 /// Instruction of an indoor step.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorInstruction {
     /// Kind of instruction, e.g. `turn_left`.

@@ -42,6 +42,7 @@ const INDOOR_POINT_FORM: &str = "`lat,lng,level`, a poi id or `ref:<poi_ref>`";
 
 /// A point inside a venue: `{lat, lng, level}`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorLatLng {
     /// Latitude.
@@ -82,6 +83,7 @@ pub fn parse_indoor_latlng(loc: Loc, name: &str, s: &str) -> Result<IndoorLatLng
 
 /// An origin, destination or waypoint of indoor directions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(rename_all = "snake_case")]
 pub enum IndoorPoint {
@@ -158,6 +160,7 @@ pub fn parse_indoor_points(loc: Loc, name: &str, s: &str) -> Result<Vec<IndoorPo
 
 /// An area to avoid: `level;lat,lng;lat,lng;lat,lng;lat,lng` (four corners).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorAvoidBox {
     /// Level of the box.

@@ -12,6 +12,7 @@ use crate::api::vocab::PoiSearchExtended;
 /// `GET /indoor/venues/{venue_id}/pois/search` (K2; 30 per 1 s): full-text search of venue
 /// features by name or description.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PoiSearchRequest {
     /// Path parameter.
@@ -128,6 +129,7 @@ impl Validate for PoiSearchRequest {
 
 /// Answer of POI search: `{pagination, features}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PoiSearchResponse {
     /// Page information.
@@ -138,6 +140,7 @@ pub struct PoiSearchResponse {
 
 /// Pagination of POI search (all required).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorPagination {
     /// Current page (first page 0).
@@ -156,6 +159,7 @@ fn default_feature() -> String {
 
 /// A venue feature (GeoJSON feature with indoor extras).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct IndoorFeature {
     /// Default `Feature`.

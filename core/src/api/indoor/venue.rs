@@ -12,6 +12,7 @@ use crate::api::validation::{Checks, FieldError, Validate};
 
 /// `GET /indoor/venues/{venue_id}` (K2; 20 per 1 s).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct VenueGetRequest {
     /// Path parameter.
@@ -29,6 +30,7 @@ impl Validate for VenueGetRequest {
 
 /// A venue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Venue {
     /// Venue id.
@@ -60,6 +62,7 @@ pub type VenueGetResponse = Venue;
 
 /// A level of a venue or building.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct VenueLevel {
     /// Level number.
@@ -76,6 +79,7 @@ pub struct VenueLevel {
 
 /// A building of a venue.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Building {
     /// Reference of the building.

@@ -15,6 +15,7 @@ use crate::api::vocab::{AutocompleteData, AutocompleteExtended};
 
 /// `GET /localities/autocomplete` (K1; 50 per 1 s).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AutocompleteRequest {
     /// Required text; at most 150 characters, only the first 20 tokens are processed.
@@ -107,6 +108,7 @@ impl Validate for AutocompleteRequest {
 
 /// Answer of autocomplete: `{localities: [suggestion]}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AutocompleteResponse {
     /// Suggestions, best first.
@@ -115,6 +117,7 @@ pub struct AutocompleteResponse {
 
 /// One autocomplete suggestion.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct LocalitySuggestion {
     /// Unique id of the suggestion; the input of details.
@@ -140,6 +143,7 @@ pub struct LocalitySuggestion {
 
 /// `matched_substrings` of a suggestion.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct MatchedSubstrings {
     /// Substrings of `description` that match `input`.
@@ -148,6 +152,7 @@ pub struct MatchedSubstrings {
 
 /// A substring: start `offset` and `length`, in characters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Substring {
     /// Length in characters.
@@ -158,6 +163,7 @@ pub struct Substring {
 
 /// `related` of a suggestion.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Related {
     /// Postal codes related to the suggestion.
@@ -166,6 +172,7 @@ pub struct Related {
 
 /// A postal code related to a suggestion.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RelatedPostalCode {
     /// Id usable with details.

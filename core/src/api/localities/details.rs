@@ -11,6 +11,7 @@ use crate::api::vocab::{Accuracy, AddressStatus, CcFormat, DetailsField, ShapeTy
 
 /// `GET /localities/details` (K1; 50 per 1 s).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DetailsRequest {
     /// Required: a `public_id` from autocomplete (or geocode, nearby, UK address lists).
@@ -86,6 +87,7 @@ impl Validate for DetailsRequest {
 
 /// Answer of details: `{result: locality details}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DetailsResponse {
     /// The place.
@@ -94,6 +96,7 @@ pub struct DetailsResponse {
 
 /// A place in full (`result` of details).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct LocalityDetails {
     /// Id of the place.
@@ -125,6 +128,7 @@ pub struct LocalityDetails {
 
 /// `geometry` of a locality.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct LocalityGeometry {
     /// Representative point.
@@ -142,6 +146,7 @@ pub struct LocalityGeometry {
 
 /// A GeoJSON-like outline: `{type: Polygon | MultiPoligon, coordinates}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Shape {
     /// `Polygon` or `MultiPoligon` (the spec's spelling).
@@ -154,6 +159,7 @@ pub struct Shape {
 
 /// Coordinates of a [`Shape`]; the nesting depth tells the variant apart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(untagged)]
 pub enum ShapeCoordinates {
@@ -165,6 +171,7 @@ pub enum ShapeCoordinates {
 
 /// `addresses` of a United Kingdom postal code.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct PostalCodeAddresses {
     /// Every address of the postal code.
@@ -176,6 +183,7 @@ pub struct PostalCodeAddresses {
 
 /// An address of a postal code.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AddressListItem {
     /// Id usable with details on that address.
@@ -186,6 +194,7 @@ pub struct AddressListItem {
 
 /// Deprecated pagination of postal code addresses.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AddressesPagination {
     /// Always 1.

@@ -13,6 +13,7 @@ use crate::api::vocab::{CcFormat, DetailsField};
 /// `GET /localities/geocode` (K1; 50 per 1 s): exactly one of `address` (geocoding) or `latlng`
 /// (reverse geocoding).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[query(extra = geocode_presence)]
 pub struct GeocodeRequest {
@@ -118,6 +119,7 @@ impl Validate for GeocodeRequest {
 
 /// Not shown in the spec: the answer of geocode is `{results: [GeocodeResult]}`, best first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct GeocodeResponse {
     /// Matching places, best first (empty when nothing matches).
@@ -126,6 +128,7 @@ pub struct GeocodeResponse {
 
 /// Not shown in the spec: a geocoding result has the core fields of [`LocalityDetails`](super::LocalityDetails).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct GeocodeResult {
     /// Id usable with details.

@@ -63,6 +63,7 @@ fn default_limit() -> u32 {
 
 /// A country filter of `components`: `country:<ISO 3166-1 alpha-2 or alpha-3 code>`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(rename_all = "snake_case")]
 pub enum ComponentFilter {
@@ -119,6 +120,7 @@ pub fn parse_components(loc: Loc, name: &str, s: &str) -> Result<Vec<ComponentFi
 
 /// One entry of `custom_description`: `<type>:"{field}, {field}"`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct CustomDescription {
     /// The place type the format applies to.

@@ -10,6 +10,7 @@ use crate::api::validation::{Checks, FieldError, Loc, Validate, kinds};
 
 /// `GET /localities/nearby` (K1): points of interest sorted by distance to `location`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct NearbyRequest {
     /// Required point-of-interest types.
@@ -73,6 +74,7 @@ impl Validate for NearbyRequest {
 
 /// Answer of nearby: `{results, pagination}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct NearbyResponse {
     /// Points of interest, nearest first.
@@ -83,6 +85,7 @@ pub struct NearbyResponse {
 
 /// Pagination of nearby; both fields are always present, `null` when there is no such page.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct NearbyPagination {
     /// Next page number, or `null`.
@@ -95,6 +98,7 @@ pub struct NearbyPagination {
 
 /// A nearby point of interest.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct NearbyPoi {
     /// Types of the point.
@@ -115,6 +119,7 @@ pub struct NearbyPoi {
 
 /// `geometry` of a nearby point of interest.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct NearbyGeometry {
     /// The point.

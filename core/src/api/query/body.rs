@@ -161,6 +161,7 @@ mod tests {
     use serde_json::json;
 
     #[derive(Debug, Deserialize, PartialEq)]
+    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
     #[serde(deny_unknown_fields)]
     struct Body {
         name: String,
@@ -170,6 +171,7 @@ mod tests {
     }
 
     #[derive(Debug, Deserialize, PartialEq)]
+    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
     #[serde(deny_unknown_fields)]
     struct Item {
         count: u32,

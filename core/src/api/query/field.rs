@@ -25,6 +25,11 @@ pub trait QueryField: Sized {
     const FORM: &'static str;
     /// Parses the raw value of input `name` of `loc`.
     fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self::Value, FieldError>;
+    /// The JSON Schema of one raw value, for the OpenAPI description of the parameter
+    /// (a string unless the type says more).
+    fn schema() -> serde_json::Value {
+        serde_json::json!({"type": "string"})
+    }
 }
 
 impl QueryField for String {
@@ -41,6 +46,9 @@ macro_rules! int_query_field {
         $(impl QueryField for $t {
             type Value = Self;
             const FORM: &'static str = "an integer";
+            fn schema() -> serde_json::Value {
+                serde_json::json!({"type": "integer", "minimum": <$t>::MIN, "maximum": <$t>::MAX})
+            }
             fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self, FieldError> {
                 parse_int::<$t>(loc, name, raw)
             }
@@ -52,6 +60,9 @@ int_query_field!(u8, u16, u32, u64, i32, i64);
 impl QueryField for f64 {
     type Value = Self;
     const FORM: &'static str = "a number";
+    fn schema() -> serde_json::Value {
+        serde_json::json!({"type": "number"})
+    }
     fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self, FieldError> {
         parse_f64(loc, name, raw)
     }
@@ -60,6 +71,9 @@ impl QueryField for f64 {
 impl QueryField for bool {
     type Value = Self;
     const FORM: &'static str = "`true` or `false`";
+    fn schema() -> serde_json::Value {
+        serde_json::json!({"type": "string", "enum": ["true", "false", "1", "0"]})
+    }
     fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self, FieldError> {
         parse_bool(loc, name, raw)
     }
@@ -68,6 +82,9 @@ impl QueryField for bool {
 impl QueryField for LatLng {
     type Value = Self;
     const FORM: &'static str = "`lat,lng`";
+    fn schema() -> serde_json::Value {
+        serde_json::json!({"type": "string", "description": "`lat,lng` in degrees", "examples": ["42.5078,1.5211"]})
+    }
     fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self, FieldError> {
         parse_latlng(loc, name, raw)
     }
@@ -76,6 +93,9 @@ impl QueryField for LatLng {
 impl QueryField for Vec<String> {
     type Value = Self;
     const FORM: &'static str = "values joined by `|`";
+    fn schema() -> serde_json::Value {
+        serde_json::json!({"type": "string", "description": "values joined by `|`"})
+    }
     fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self, FieldError> {
         parse_pipe_list(loc, name, raw)
     }
@@ -84,6 +104,9 @@ impl QueryField for Vec<String> {
 impl<T: Vocabulary> QueryField for T {
     type Value = Self;
     const FORM: &'static str = "one of the accepted values";
+    fn schema() -> serde_json::Value {
+        serde_json::json!({"type": "string", "enum": T::NAMES})
+    }
     fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self, FieldError> {
         parse_enum::<T>(loc, name, raw)
     }
@@ -92,6 +115,9 @@ impl<T: Vocabulary> QueryField for T {
 impl<T: QueryField<Value = T>> QueryField for Option<T> {
     type Value = T;
     const FORM: &'static str = T::FORM;
+    fn schema() -> serde_json::Value {
+        T::schema()
+    }
     fn parse(loc: Loc, name: &str, raw: &str) -> Result<T, FieldError> {
         T::parse(loc, name, raw)
     }

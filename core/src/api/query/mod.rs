@@ -87,11 +87,13 @@ use serde::{Deserialize, Serialize};
 use super::validation::FieldError;
 
 mod body;
+mod describe;
 mod field;
 mod reader;
 
 pub(crate) use body::de_error;
 pub use body::from_json_body;
+pub use describe::{DescribeRequest, ParamDoc, ParamIn, number_schema, string_schema};
 pub use field::{Presence, QueryField};
 pub use reader::QueryReader;
 
@@ -104,6 +106,7 @@ pub const CREDENTIAL_PARAMS: &[&str] = &["key", "private_key"];
 /// The headers that are inputs of an operation (credential and identity headers such as
 /// `Referer` and `X-Api-Key` belong to authentication, not to request types).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct RequestHeaders {
     /// `Accept-Language`, as sent.

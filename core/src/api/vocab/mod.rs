@@ -75,6 +75,7 @@ macro_rules! vocabulary {
             Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord,
             serde::Serialize, serde::Deserialize,
         )]
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
         $vis enum $name {
             $( $(#[$vmeta])* #[serde(rename = $s)] $variant, )+

@@ -296,6 +296,7 @@ impl DeprecatedPoiAlias {
 /// vocabularies an endpoint accepts); this type is how it classifies each value. Its serde form
 /// is the plain string (`"city"`, `"business.shop"`, `"zoo"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 #[serde(untagged)]
 pub enum PlaceType {

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Checks the local server's OpenAPI document (the output of `waymark openapi`).
+
+1. The document is valid OpenAPI 3.1 (openapi-spec-validator).
+2. Every parity golden answer (tests/golden/parity/*.json: real answers of the engine, which the
+   `parity` test proves equal to the local server's) validates against the success schema of
+   its operation, and stops validating once a required field is removed: the schemas describe
+   what the server really writes, and they are not vacuous.
+
+Usage: openapi-check.py OPENAPI_JSON GOLDEN_DIR
+"""
+import json
+import pathlib
+import sys
+
+from jsonschema import Draft202012Validator
+from openapi_spec_validator import validate
+
+
+def success_schema(doc, endpoint):
+    method, path = endpoint.split(" ", 1)
+    op = doc["paths"][path][method.lower()]
+    for status in ("200", "202"):
+        if status in op["responses"]:
+            schema = op["responses"][status]["content"]["application/json"]["schema"]
+            # References are `#/components/schemas/...`: resolve them in the document.
+            return {**schema, "components": doc["components"]}
+    raise SystemExit(f"{endpoint}: no success response in the document")
+
+
+def required_field(doc, schema):
+    ref = schema.get("$ref", "")
+    target = doc["components"]["schemas"].get(ref.rsplit("/", 1)[-1], {})
+    required = target.get("required", [])
+    return required[0] if required else None
+
+
+def main():
+    doc = json.loads(pathlib.Path(sys.argv[1]).read_text())
+    validate(doc)
+    print(f"valid OpenAPI {doc['openapi']}: {sum(len(m) for m in doc['paths'].values())} operations, "
+          f"{len(doc['components']['schemas'])} schemas")
+    goldens = sorted(p for p in pathlib.Path(sys.argv[2]).glob("*.json") if p.name != "cases.json")
+    if not goldens:
+        raise SystemExit("no golden answers found")
+    failures = 0
+    for path in goldens:
+        golden = json.loads(path.read_text())
+        schema = success_schema(doc, golden["endpoint"])
+        validator = Draft202012Validator(schema)
+        errors = sorted(validator.iter_errors(golden["response"]), key=lambda e: list(e.path))
+        for e in errors[:5]:
+            print(f"FAIL {path.name}: {list(e.absolute_path)}: {e.message[:200]}")
+        failures += len(errors) > 0
+        field = required_field(doc, schema)
+        if field is None or not isinstance(golden["response"], dict) or field not in golden["response"]:
+            print(f"FAIL {path.name}: its schema names no required field present in the answer")
+            failures += 1
+            continue
+        broken = {k: v for k, v in golden["response"].items() if k != field}
+        if validator.is_valid(broken):
+            print(f"FAIL {path.name}: the answer without `{field}` still validates")
+            failures += 1
+        elif not errors:
+            print(f"ok   {path.name} ({golden['endpoint']}); refused without `{field}`")
+    if failures:
+        raise SystemExit(f"{failures} golden answer(s) do not match the OpenAPI document")
+
+
+if __name__ == "__main__":
+    main()
