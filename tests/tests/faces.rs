@@ -9,26 +9,11 @@
 use std::path::Path;
 
 use waymark_core::endpoint::{Endpoint, Faces, RouteMatch};
+use waymark_ffi::wrappers::lower_camel;
 
 fn repo_file(rel: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn lower_camel(snake: &str) -> String {
-    let mut out = String::new();
-    let mut upper = false;
-    for c in snake.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// A concrete path of the endpoint (each parameter `x1`).

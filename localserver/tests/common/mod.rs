@@ -366,3 +366,10 @@ fn dechunk(mut data: &[u8]) -> Vec<u8> {
 pub fn passed_auth(status: u16) -> bool {
     !matches!(status, 401 | 402 | 403 | 429)
 }
+
+/// `target` with one more query parameter `name=value`.
+#[allow(dead_code)]
+pub fn with_query(target: &str, name: &str, value: &str) -> String {
+    let sep = if target.contains('?') { '&' } else { '?' };
+    format!("{target}{sep}{name}={value}")
+}
