@@ -54,6 +54,7 @@ pub fn sample_plans() -> Vec<PackPlan> {
             layers::TIMEZONES,
             layers::SEARCH,
             layers::ROUTING,
+            layers::STORES,
         ]
         .iter()
         .map(|s| s.to_string())
@@ -224,6 +225,30 @@ pub fn build_pack(
         }
     }
 
+    // Sample stores and zones, from the POI layer.
+    if wants(plan, layers::STORES, &conn)? && layer_done(&conn, layers::POIS)? {
+        progress("stores", 0, 0);
+        let country = crate::stores::osm::main_country(&conn)?;
+        let derived = crate::stores::osm::stores_from_pois(&conn, country.as_deref())?;
+        let records = derived
+            .into_iter()
+            .map(|a| (a.store_id.clone(), a))
+            .collect();
+        let (assets, skipped) = crate::stores::check_all(records);
+        for p in &skipped {
+            tracing::warn!(pack = %plan.id, store = %p.at, problem = %p.message, "sample store skipped");
+        }
+        let stats = crate::stores::write_layer(&mut conn, &assets)?;
+        mark_done(
+            &conn,
+            layers::STORES,
+            &serde_json::to_value(stats).unwrap_or(Value::Null),
+        )?;
+        if stats.zones > 0 {
+            mark_done(&conn, layers::ZONES, &json!({"zones": stats.zones}))?;
+        }
+    }
+
     // Prepared routing graphs, from the roads layer.
     if wants(plan, layers::ROUTING, &conn)? && layer_done(&conn, layers::ROADS)? {
         let stats = crate::routing::build(&work, &conn, &mut *progress)?;
@@ -359,7 +384,7 @@ pub fn build_pack(
     // Which layers are done, with their stats.
     let mut done = Vec::new();
     let mut stats = serde_json::Map::new();
-    for layer in layers::ALL {
+    for layer in layers::ALL.iter().chain(layers::IMPORTED) {
         if layer_done(&conn, layer)? {
             done.push(layer.to_string());
             let s: Option<String> = conn
@@ -553,7 +578,7 @@ pub fn build_countries(path: &Path, conn: &mut Connection) -> Result<usize, Buil
     Ok(n)
 }
 
-fn list_files(dir: &Path) -> Result<Vec<PackFile>, BuildError> {
+pub(crate) fn list_files(dir: &Path) -> Result<Vec<PackFile>, BuildError> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -584,14 +609,14 @@ fn list_files(dir: &Path) -> Result<Vec<PackFile>, BuildError> {
     Ok(out)
 }
 
-fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<(), BuildError> {
+pub(crate) fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<(), BuildError> {
     let path = dir.join("manifest.json");
     let json =
         serde_json::to_vec_pretty(manifest).map_err(|e| BuildError::Invalid(e.to_string()))?;
     std::fs::write(&path, json).map_err(|e| io(&path, e))
 }
 
-fn read_manifest(dir: &Path) -> Result<Manifest, BuildError> {
+pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, BuildError> {
     let path = dir.join("manifest.json");
     let bytes = std::fs::read(&path).map_err(|e| io(&path, e))?;
     serde_json::from_slice(&bytes)

@@ -9,5 +9,6 @@ pub mod osm;
 pub mod routing;
 pub mod search;
 pub mod sources;
+pub mod stores;
 pub mod timezones;
 pub mod tolls;

@@ -317,11 +317,14 @@ CREATE TABLE IF NOT EXISTS stores (
     types            TEXT NOT NULL DEFAULT '[]',
     tags             TEXT NOT NULL DEFAULT '[]',
     localized_names  TEXT NOT NULL DEFAULT '{}',
-    user_properties  TEXT NOT NULL DEFAULT '{}'
+    user_properties  TEXT NOT NULL DEFAULT '{}',
+    contact          TEXT NOT NULL DEFAULT '{}',
+    opening_hours    TEXT
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS stores_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
 CREATE TABLE IF NOT EXISTS zones (
-    zone_id      TEXT PRIMARY KEY NOT NULL,
+    id           INTEGER PRIMARY KEY,
+    zone_id      TEXT NOT NULL UNIQUE,
     store_id     TEXT NOT NULL,
     description  TEXT,
     polygon_wkt  TEXT NOT NULL,
@@ -329,6 +332,7 @@ CREATE TABLE IF NOT EXISTS zones (
     status       TEXT
 );
 CREATE INDEX IF NOT EXISTS zones_store ON zones(store_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS zones_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
 CREATE TABLE IF NOT EXISTS datasets (
     id                            TEXT PRIMARY KEY NOT NULL,
     name                          TEXT NOT NULL,

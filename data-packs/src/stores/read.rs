@@ -1,0 +1,368 @@
+//! Reading a customer's stores file: a GeoJSON FeatureCollection or a CSV.
+//!
+//! **GeoJSON**: one Feature per store, a Point geometry (the position) and the
+//! [`StoreAsset`] fields as properties (`store_id`, `name`, `address`, `contact`, `types`,
+//! `tags`, `user_properties`, `localized_names`, `opening_hours`, `zones`); unknown properties
+//! are refused, not ignored.
+//!
+//! **CSV** (comma-separated, a header row, UTF-8): the columns of [`CSV_COLUMNS`]; lists are
+//! joined by `|`, free-form columns hold JSON. Zones come in a second CSV ([`ZONE_COLUMNS`]),
+//! each row naming its store.
+//!
+//! Every reader returns the records it could read, each with where it came from (`feature 3`,
+//! `line 17`), and the problems of the ones it could not; [`super::check_all`] then checks
+//! the records themselves.
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::{AssetAddress, AssetContact, AssetLocation, AssetZone, RecordProblem, StoreAsset};
+
+/// Records read, each with its place in the file, and the problems of unreadable ones.
+pub type Read = (Vec<(String, StoreAsset)>, Vec<RecordProblem>);
+
+/// The columns of a stores CSV: `store_id`, `name`, `lat` and `lng` are required; the others
+/// may be absent or empty.
+pub const CSV_COLUMNS: &[&str] = &[
+    "store_id",
+    "name",
+    "lat",
+    "lng",
+    "address_lines",
+    "city",
+    "zipcode",
+    "country_code",
+    "phone",
+    "email",
+    "website",
+    "types",
+    "tags",
+    "user_properties",
+    "localized_names",
+    "opening_hours",
+];
+
+/// The columns of a zones CSV: `zone_id`, `store_id` and `polygon` (WKT) are required.
+pub const ZONE_COLUMNS: &[&str] = &[
+    "zone_id",
+    "store_id",
+    "polygon",
+    "description",
+    "types",
+    "status",
+];
+
+fn problem(at: impl Into<String>, message: impl Into<String>) -> RecordProblem {
+    RecordProblem {
+        at: at.into(),
+        message: message.into(),
+    }
+}
+
+/// Reads a GeoJSON FeatureCollection of stores. A file that is not a FeatureCollection is one
+/// problem at `file`.
+pub fn geojson(text: &str) -> Read {
+    let collection = match text.parse::<geojson::GeoJson>() {
+        Ok(geojson::GeoJson::FeatureCollection(fc)) => fc,
+        Ok(_) => {
+            return (
+                Vec::new(),
+                vec![problem("file", "expected a GeoJSON FeatureCollection")],
+            );
+        }
+        Err(e) => {
+            return (
+                Vec::new(),
+                vec![problem("file", format!("not GeoJSON: {e}"))],
+            );
+        }
+    };
+    let mut records = Vec::new();
+    let mut problems = Vec::new();
+    for (i, feature) in collection.features.into_iter().enumerate() {
+        let at = format!("feature {}", i + 1);
+        let point = match feature.geometry.map(|g| g.value) {
+            Some(geojson::GeometryValue::Point { coordinates }) if coordinates.len() >= 2 => {
+                AssetLocation {
+                    lat: coordinates[1],
+                    lng: coordinates[0],
+                }
+            }
+            _ => {
+                problems.push(problem(at, "the geometry must be a Point [lng, lat]"));
+                continue;
+            }
+        };
+        let mut properties = feature.properties.unwrap_or_default();
+        properties.insert(
+            "location".into(),
+            serde_json::json!({"lat": point.lat, "lng": point.lng}),
+        );
+        match serde_json::from_value::<StoreAsset>(Value::Object(properties)) {
+            Ok(asset) => records.push((at, asset)),
+            Err(e) => problems.push(problem(at, format!("properties: {e}"))),
+        }
+    }
+    (records, problems)
+}
+
+/// Reads a stores CSV and, optionally, a zones CSV whose rows attach zones to its stores.
+pub fn csv(stores: &str, zones: Option<&str>) -> Read {
+    let mut records = Vec::new();
+    let mut problems = Vec::new();
+    let store_rows = match rows(stores, CSV_COLUMNS, &["store_id", "name", "lat", "lng"]) {
+        Ok(rows) => rows,
+        Err(p) => return (Vec::new(), vec![p]),
+    };
+    for (line, row) in store_rows {
+        let at = format!("line {line}");
+        match store_from_row(&row) {
+            Ok(asset) => records.push((at, asset)),
+            Err(message) => problems.push(problem(at, message)),
+        }
+    }
+    if let Some(zones) = zones {
+        match rows(zones, ZONE_COLUMNS, &["zone_id", "store_id", "polygon"]) {
+            Err(p) => problems.push(RecordProblem {
+                at: format!("zones {}", p.at),
+                message: p.message,
+            }),
+            Ok(rows) => {
+                for (line, row) in rows {
+                    let store_id = row.get("store_id").cloned().unwrap_or_default();
+                    let Some((_, asset)) = records.iter_mut().find(|(_, a)| a.store_id == store_id)
+                    else {
+                        problems.push(problem(
+                            format!("zones line {line}"),
+                            format!("no store `{store_id}` in the stores file"),
+                        ));
+                        continue;
+                    };
+                    asset.zones.push(AssetZone {
+                        zone_id: row.get("zone_id").cloned().unwrap_or_default(),
+                        polygon: row.get("polygon").cloned().unwrap_or_default(),
+                        description: non_empty(&row, "description"),
+                        types: list(&row, "types"),
+                        status: non_empty(&row, "status"),
+                    });
+                }
+            }
+        }
+    }
+    (records, problems)
+}
+
+type Row = BTreeMap<String, String>;
+
+/// The rows of a CSV as column → value, numbered by their line in the file (the header is
+/// line 1). Unknown or missing required columns are one problem at `header`.
+fn rows(text: &str, known: &[&str], required: &[&str]) -> Result<Vec<(u64, Row)>, RecordProblem> {
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| problem("header", format!("unreadable CSV header: {e}")))?
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    let unknown: Vec<&String> = header
+        .iter()
+        .filter(|h| !known.contains(&h.as_str()))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(problem(
+            "header",
+            format!(
+                "unknown columns {unknown:?}; the columns are {}",
+                known.join(", ")
+            ),
+        ));
+    }
+    let missing: Vec<&&str> = required
+        .iter()
+        .filter(|r| !header.iter().any(|h| h == **r))
+        .collect();
+    if !missing.is_empty() {
+        return Err(problem(
+            "header",
+            format!("missing required columns {missing:?}"),
+        ));
+    }
+    let mut out = Vec::new();
+    for record in reader.records() {
+        match record {
+            Ok(record) => {
+                let line = record.position().map_or(0, |p| p.line());
+                let row = header
+                    .iter()
+                    .cloned()
+                    .zip(record.iter().map(str::to_owned))
+                    .collect();
+                out.push((line, row));
+            }
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                return Err(problem(
+                    format!("line {line}"),
+                    format!("unreadable CSV: {e}"),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn non_empty(row: &Row, column: &str) -> Option<String> {
+    row.get(column).filter(|v| !v.is_empty()).cloned()
+}
+
+fn list(row: &Row, column: &str) -> Vec<String> {
+    non_empty(row, column)
+        .map(|v| {
+            v.split('|')
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn json_column<T: serde::de::DeserializeOwned + Default>(
+    row: &Row,
+    column: &str,
+) -> Result<T, String> {
+    match non_empty(row, column) {
+        None => Ok(T::default()),
+        Some(text) => serde_json::from_str(&text)
+            .map_err(|e| format!("`{column}` is not valid JSON of the documented shape: {e}")),
+    }
+}
+
+fn number(row: &Row, column: &str) -> Result<f64, String> {
+    let text = row.get(column).map(String::as_str).unwrap_or_default();
+    text.parse::<f64>()
+        .map_err(|_| format!("`{column}` {text:?} is not a number"))
+}
+
+fn store_from_row(row: &Row) -> Result<StoreAsset, String> {
+    let mut errors = Vec::new();
+    let mut take = |r: Result<f64, String>| r.map_err(|e| errors.push(e)).unwrap_or(f64::NAN);
+    let lat = take(number(row, "lat"));
+    let lng = take(number(row, "lng"));
+    let user_properties: Map<String, Value> =
+        json_column(row, "user_properties").unwrap_or_else(|e| {
+            errors.push(e);
+            Map::new()
+        });
+    let localized_names: BTreeMap<String, String> = json_column(row, "localized_names")
+        .unwrap_or_else(|e| {
+            errors.push(e);
+            BTreeMap::new()
+        });
+    let opening_hours = match non_empty(row, "opening_hours") {
+        None => None,
+        Some(text) => match serde_json::from_str(&text) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                errors.push(format!(
+                    "`opening_hours` is not valid JSON of the documented shape: {e}"
+                ));
+                None
+            }
+        },
+    };
+    if !errors.is_empty() {
+        return Err(errors.join("; "));
+    }
+    Ok(StoreAsset {
+        store_id: row.get("store_id").cloned().unwrap_or_default(),
+        name: row.get("name").cloned().unwrap_or_default(),
+        address: AssetAddress {
+            lines: list(row, "address_lines"),
+            city: non_empty(row, "city"),
+            zipcode: non_empty(row, "zipcode"),
+            country_code: non_empty(row, "country_code"),
+        },
+        contact: AssetContact {
+            phone: non_empty(row, "phone"),
+            email: non_empty(row, "email"),
+            website: non_empty(row, "website"),
+        },
+        types: list(row, "types"),
+        tags: list(row, "tags"),
+        user_properties,
+        localized_names,
+        opening_hours,
+        location: AssetLocation { lat, lng },
+        zones: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geojson_features_become_assets_and_bad_ones_are_located() {
+        let text = r#"{"type": "FeatureCollection", "features": [
+          {"type": "Feature", "geometry": {"type": "Point", "coordinates": [1.52, 42.51]},
+           "properties": {"store_id": "AD1", "name": "Farmacia Central",
+             "address": {"lines": ["Av. Meritxell 10"], "city": "Andorra la Vella", "zipcode": "AD500", "country_code": "AD"},
+             "types": ["pharmacy"], "tags": ["24h"], "user_properties": {"rating": 4.5, "parking": true},
+             "opening_hours": {"timezone": "Europe/Andorra", "usual": {"default": [{"start": "09:00", "end": "20:00"}]}, "special": {"2026-12-25": []}},
+             "zones": [{"zone_id": "AD1Z", "polygon": "POLYGON((1.5 42.5, 1.55 42.5, 1.55 42.55, 1.5 42.55, 1.5 42.5))", "types": ["delivery"]}]}},
+          {"type": "Feature", "geometry": {"type": "LineString", "coordinates": [[1, 2], [3, 4]]}, "properties": {}},
+          {"type": "Feature", "geometry": {"type": "Point", "coordinates": [1.5, 42.5]}, "properties": {"store_id": "AD2", "name": "X", "colour": "red"}}
+        ]}"#;
+        let (records, problems) = geojson(text);
+        assert_eq!(records.len(), 1);
+        let (at, a) = &records[0];
+        assert_eq!(at, "feature 1");
+        assert_eq!(
+            a.location,
+            AssetLocation {
+                lat: 42.51,
+                lng: 1.52
+            }
+        );
+        assert_eq!(a.zones[0].zone_id, "AD1Z");
+        assert_eq!(problems.len(), 2);
+        assert_eq!(problems[0].at, "feature 2");
+        assert!(problems[0].message.contains("Point"));
+        assert_eq!(problems[1].at, "feature 3");
+        assert!(
+            problems[1].message.contains("colour"),
+            "{}",
+            problems[1].message
+        );
+        assert_eq!(geojson("[1, 2]").1[0].at, "file");
+    }
+
+    #[test]
+    fn csv_rows_and_zones() {
+        let stores = "store_id,name,lat,lng,address_lines,city,types,user_properties,opening_hours\n\
+            AD1,Farmacia Central,42.51,1.52,Av. Meritxell 10|2n pis,Andorra la Vella,pharmacy|drive,\"{\"\"rating\"\": 4}\",\n\
+            AD2,Bad,north,1.5,,,,,\n\
+            AD3,Bad JSON,42.5,1.5,,,,{oops,\n";
+        let zones = "zone_id,store_id,polygon,types\n\
+            Z1,AD1,\"POLYGON((1.5 42.5, 1.55 42.5, 1.55 42.55, 1.5 42.5))\",delivery\n\
+            Z2,NOPE,\"POLYGON((1.5 42.5, 1.55 42.5, 1.55 42.55, 1.5 42.5))\",\n";
+        let (records, problems) = csv(stores, Some(zones));
+        assert_eq!(records.len(), 1);
+        let a = &records[0].1;
+        assert_eq!(a.address.lines, vec!["Av. Meritxell 10", "2n pis"]);
+        assert_eq!(a.types, vec!["pharmacy", "drive"]);
+        assert_eq!(a.user_properties["rating"], 4);
+        assert_eq!(a.zones.len(), 1);
+        let at: Vec<&str> = problems.iter().map(|p| p.at.as_str()).collect();
+        assert_eq!(at, ["line 3", "line 4", "zones line 3"]);
+        assert!(problems[0].message.contains("`lat` \"north\""));
+        assert!(problems[1].message.contains("user_properties"));
+        let (_, header) = csv("store_id,name,lat,lng,color\n", None);
+        assert!(header[0].message.contains("color"), "{}", header[0].message);
+        let (_, missing) = csv("store_id,name\n", None);
+        assert!(missing[0].message.contains("lat"));
+    }
+}

@@ -1,0 +1,152 @@
+//! The stores layer on real data: sample stores derived from the Andorra extract's points of
+//! interest (with opening hours and delivery zones), and a customer's CSV imported into a
+//! built pack — skipped records located by line, strict mode refusing the whole import and
+//! leaving the pack as it was, and the imported pack signing and verifying.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+
+use rusqlite::Connection;
+use waymark_core::auth::keys::Publisher;
+use waymark_core::packs::{Manifest, PackSource};
+use waymark_packs::build::{self, PackPlan};
+use waymark_packs::sources::Sources;
+use waymark_packs::stores;
+
+fn sources() -> Sources {
+    Sources::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("sources.toml")).unwrap()
+}
+
+fn andorra(out: &Path, layers: &[&str]) -> Option<std::path::PathBuf> {
+    let s = sources();
+    if !s.is_available(s.get("osm-andorra").unwrap()) {
+        eprintln!("skipped: shared extract osm-andorra absent");
+        return None;
+    }
+    let plan = PackPlan {
+        id: "andorra".into(),
+        osm: vec!["osm-andorra".into()],
+        layers: layers.iter().map(|s| s.to_string()).collect(),
+        base: false,
+    };
+    Some(build::build_pack(&plan, "2026.11.24", &s, out, false, &mut |_, _, _| {}).unwrap())
+}
+
+fn count(dir: &Path, sql: &str) -> i64 {
+    let conn = Connection::open(dir.join("data.sqlite")).unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn sample_stores_come_from_the_pois_with_hours_and_zones() {
+    let out = tempfile::tempdir().unwrap();
+    let Some(dir) = andorra(out.path(), &["pois", "places", "stores"]) else {
+        return;
+    };
+    let stores = count(&dir, "SELECT count(*) FROM stores");
+    assert!(stores > 30, "{stores} stores");
+    assert_eq!(count(&dir, "SELECT count(*) FROM stores_rtree"), stores);
+    assert!(
+        count(
+            &dir,
+            "SELECT count(*) FROM stores WHERE types LIKE '%pharmacy%'"
+        ) > 5
+    );
+    assert!(
+        count(
+            &dir,
+            "SELECT count(*) FROM stores WHERE opening_hours IS NOT NULL"
+        ) > 5
+    );
+    assert_eq!(
+        count(
+            &dir,
+            "SELECT count(*) FROM stores WHERE country_code = 'AD'"
+        ),
+        stores,
+        "the pack's country"
+    );
+    let zones = count(&dir, "SELECT count(*) FROM zones");
+    assert!(zones > 5, "{zones} zones");
+    assert_eq!(count(&dir, "SELECT count(*) FROM zones_rtree"), zones);
+    let conn = Connection::open(dir.join("data.sqlite")).unwrap();
+    let mut stmt = conn.prepare("SELECT polygon_wkt FROM zones").unwrap();
+    let polygons: Vec<String> = stmt
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    for p in polygons {
+        assert!(stores::polygon_problem(&p).is_none(), "{p}");
+    }
+    let manifest: Manifest =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert!(manifest.layers.iter().any(|l| l == "stores"));
+    assert!(manifest.layers.iter().any(|l| l == "zones"));
+}
+
+fn customer() -> PackSource {
+    PackSource {
+        id: "customer-stores".into(),
+        licence: "proprietary".into(),
+        attribution: "© Example Retail".into(),
+        version: None,
+        sha256: None,
+        notes: None,
+        layers: vec!["stores".into(), "zones".into()],
+    }
+}
+
+const CSV: &str = "store_id,name,lat,lng,city,country_code,types,tags,user_properties\n\
+    AD100,Farmacia Meritxell,42.5075,1.5218,Andorra la Vella,AD,pharmacy,24h,\"{\"\"rating\"\": 4.5}\"\n\
+    AD101,Super Escaldes,42.5096,1.5386,Escaldes-Engordany,AD,grocery|drive,,\n\
+    bad-id,Broken,42.5,1.5,,,,,\n";
+
+const ZONES: &str = "zone_id,store_id,polygon,types\n\
+    AD101D,AD101,\"POLYGON((1.53 42.50, 1.55 42.50, 1.55 42.52, 1.53 42.52, 1.53 42.50))\",delivery\n";
+
+#[test]
+fn a_customer_csv_is_imported_atomically_and_the_pack_signs_and_verifies() {
+    let out = tempfile::tempdir().unwrap();
+    let Some(dir) = andorra(out.path(), &["pois", "places", "stores"]) else {
+        return;
+    };
+    let before = std::fs::read(dir.join("manifest.json")).unwrap();
+    let sample_stores = count(&dir, "SELECT count(*) FROM stores");
+
+    // Strict: the bad row refuses the whole import; the pack is untouched.
+    let (records, problems) = stores::read::csv(CSV, Some(ZONES));
+    let err = stores::pack::import_into_pack(&dir, records, problems, customer(), true)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("line 4") && err.contains("[A-Za-z0-9]+"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(dir.join("manifest.json")).unwrap(), before);
+    assert_eq!(count(&dir, "SELECT count(*) FROM stores"), sample_stores);
+
+    // Lenient: the bad row is skipped and reported; the layer is replaced.
+    let (records, problems) = stores::read::csv(CSV, Some(ZONES));
+    let report =
+        stores::pack::import_into_pack(&dir, records, problems, customer(), false).unwrap();
+    assert_eq!((report.stats.stores, report.stats.zones), (2, 1));
+    assert_eq!(report.skipped.len(), 1);
+    assert_eq!(report.skipped[0].at, "line 4");
+    assert_eq!(count(&dir, "SELECT count(*) FROM stores"), 2);
+    assert_eq!(
+        count(&dir, "SELECT count(*) FROM zones WHERE store_id = 'AD101'"),
+        1
+    );
+    assert!(!out.path().join("andorra-2026.11.24.importing").exists());
+
+    let publisher = Publisher::generate().unwrap();
+    build::sign_pack(&dir, &publisher).unwrap();
+    let manifest = build::verify_pack(&dir, &[publisher.verifying()]).unwrap();
+    let source = manifest
+        .sources
+        .iter()
+        .find(|s| s.id == "customer-stores")
+        .unwrap();
+    assert_eq!(source.attribution, "© Example Retail");
+}
