@@ -1,0 +1,399 @@
+//! The parsed query: fields, operators, clauses, expressions, and their canonical text.
+
+use std::fmt;
+
+use crate::error::QueryErrorKind;
+use crate::text;
+
+/// The field of a clause.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Field {
+    /// `type`: membership in the store's types.
+    Type,
+    /// `tag`: membership in the store's tags.
+    Tag,
+    /// `city`: text match on the city.
+    City,
+    /// `country`: the ISO 3166-1 alpha-2 country code.
+    Country,
+    /// `name`: text match on the name.
+    Name,
+    /// `idstore`: text match on the store id.
+    IdStore,
+    /// `localized`: text match on any of the localized names.
+    Localized,
+    /// `user.<attribute>`: the attribute of `user_properties` (the name without `user.`).
+    User(String),
+}
+
+/// The accepted fields, as listed in error messages.
+const FIELDS: &str =
+    "`type`, `tag`, `city`, `country`, `name`, `idstore`, `localized` or `user.<attribute>`";
+
+impl Field {
+    /// The field written `name` (field names are lower case), or why not.
+    pub(crate) fn parse(name: &str) -> Result<Self, (QueryErrorKind, String)> {
+        Ok(match name {
+            "type" => Self::Type,
+            "tag" => Self::Tag,
+            "city" => Self::City,
+            "country" => Self::Country,
+            "name" => Self::Name,
+            "idstore" => Self::IdStore,
+            "localized" => Self::Localized,
+            "user" => {
+                return Err((
+                    QueryErrorKind::BadAttribute,
+                    "an attribute after `user`, written `user.<attribute>`".into(),
+                ));
+            }
+            _ => match name.strip_prefix("user.") {
+                Some(attr)
+                    if !attr.is_empty()
+                        && attr.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') =>
+                {
+                    Self::User(attr.to_owned())
+                }
+                Some(_) => {
+                    return Err((
+                        QueryErrorKind::BadAttribute,
+                        "an attribute name of letters, digits and `_` after `user.`".into(),
+                    ));
+                }
+                None => return Err((QueryErrorKind::UnknownField, format!("a field: {FIELDS}"))),
+            },
+        })
+    }
+
+    /// Whether comparisons (`>`, `<`, `>=`, `<=`) apply: only to `user.<attribute>`.
+    pub fn takes_comparisons(&self) -> bool {
+        matches!(self, Self::User(_))
+    }
+
+    /// Whether `:` is the word match of text fields (rather than membership or a code).
+    fn is_text(&self) -> bool {
+        matches!(
+            self,
+            Self::City | Self::Name | Self::IdStore | Self::Localized | Self::User(_)
+        )
+    }
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Type => "type",
+            Self::Tag => "tag",
+            Self::City => "city",
+            Self::Country => "country",
+            Self::Name => "name",
+            Self::IdStore => "idstore",
+            Self::Localized => "localized",
+            Self::User(attr) => return write!(f, "user.{attr}"),
+        })
+    }
+}
+
+/// The operator of a clause, written right after the `:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `field:value`, the default: membership, word match or code match depending on the
+    /// field.
+    Match,
+    /// `field:=value`: equality.
+    Eq,
+    /// `field:>value`
+    Gt,
+    /// `field:<value`
+    Lt,
+    /// `field:>=value`
+    Ge,
+    /// `field:<=value`
+    Le,
+}
+
+impl Op {
+    /// What is written after the `:` (`""` for [`Op::Match`]).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Match => "",
+            Self::Eq => "=",
+            Self::Gt => ">",
+            Self::Lt => "<",
+            Self::Ge => ">=",
+            Self::Le => "<=",
+        }
+    }
+
+    /// Whether this is a numeric comparison (`>`, `<`, `>=`, `<=`).
+    pub fn is_comparison(self) -> bool {
+        matches!(self, Self::Gt | Self::Lt | Self::Ge | Self::Le)
+    }
+
+    /// The operator at the start of `text` (after the `:`), and its length.
+    pub(crate) fn read(text: &str) -> (Self, usize) {
+        for (op, s) in [
+            (Self::Ge, ">="),
+            (Self::Le, "<="),
+            (Self::Eq, "="),
+            (Self::Gt, ">"),
+            (Self::Lt, "<"),
+        ] {
+            if text.starts_with(s) {
+                return (op, s.len());
+            }
+        }
+        (Self::Match, 0)
+    }
+}
+
+/// One `field:operator value` clause. Built by [`parse`](crate::parse) only, so its operator
+/// suits its field and its value is valid for both.
+#[derive(Debug, Clone)]
+pub struct Clause {
+    field: Field,
+    op: Op,
+    value: String,
+    /// The value's folded words (for `:` text matches).
+    pub(crate) folded: String,
+    /// The value in lower case (for `=` and memberships).
+    pub(crate) lower: String,
+    /// The value as a number, when it is one.
+    pub(crate) number: Option<f64>,
+}
+
+impl Clause {
+    /// The clause, or why its value does not suit the field and operator (the operator is
+    /// already known to suit the field).
+    pub(crate) fn new(
+        field: Field,
+        op: Op,
+        value: String,
+    ) -> Result<Self, (QueryErrorKind, String)> {
+        let context = format!("`{field}:{}`", op.as_str());
+        let number = text::number(&value);
+        let folded = text::fold(&value);
+        if value.is_empty() {
+            return Err((
+                QueryErrorKind::ExpectedValue,
+                format!("a non-empty value after {context}"),
+            ));
+        }
+        if op.is_comparison() && number.is_none() {
+            return Err((
+                QueryErrorKind::ExpectedNumber,
+                format!("a number (such as `4.5` or `-3`) after {context}"),
+            ));
+        }
+        if field == Field::Country
+            && !(value.len() == 2 && value.bytes().all(|b| b.is_ascii_alphabetic()))
+        {
+            return Err((
+                QueryErrorKind::ExpectedCountryCode,
+                format!(
+                    "a two-letter country code (ISO 3166-1 alpha-2, such as `AD`) after {context}"
+                ),
+            ));
+        }
+        if op == Op::Match && field.is_text() && folded.is_empty() {
+            return Err((
+                QueryErrorKind::ExpectedWord,
+                format!(
+                    "a value with a letter or digit after {context} (use `:=` to compare whole texts)"
+                ),
+            ));
+        }
+        Ok(Self {
+            lower: text::lower(&value),
+            field,
+            op,
+            value,
+            folded,
+            number,
+        })
+    }
+
+    /// The field.
+    pub fn field(&self) -> &Field {
+        &self.field
+    }
+
+    /// The operator.
+    pub fn op(&self) -> Op {
+        self.op
+    }
+
+    /// The value, unquoted and unescaped.
+    pub fn value(&self) -> &str {
+        &self.value
+    }
+}
+
+/// Equal when field, operator and value are (the rest is derived from them).
+impl PartialEq for Clause {
+    fn eq(&self, other: &Self) -> bool {
+        self.field == other.field && self.op == other.op && self.value == other.value
+    }
+}
+
+impl Eq for Clause {}
+
+/// Whether `value` must be quoted to be read back as itself.
+fn needs_quotes(value: &str) -> bool {
+    value.is_empty()
+        || value.starts_with(['=', '<', '>'])
+        || value.contains(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '"'))
+        || is_keyword(value)
+}
+
+/// Whether `word` is one of the keywords `AND`, `OR`, `NOT` (upper case only).
+pub(crate) fn is_keyword(word: &str) -> bool {
+    matches!(word, "AND" | "OR" | "NOT")
+}
+
+/// Canonical text: `field:opvalue`, the value quoted only when it must be.
+impl fmt::Display for Clause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.field, self.op.as_str())?;
+        if !needs_quotes(&self.value) {
+            return f.write_str(&self.value);
+        }
+        f.write_str("\"")?;
+        for c in self.value.chars() {
+            if matches!(c, '"' | '\\') {
+                f.write_str("\\")?;
+            }
+            write!(f, "{c}")?;
+        }
+        f.write_str("\"")
+    }
+}
+
+/// A query expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expr {
+    /// `left AND right`
+    And(Box<Expr>, Box<Expr>),
+    /// `left OR right`
+    Or(Box<Expr>, Box<Expr>),
+    /// `NOT expr`
+    Not(Box<Expr>),
+    /// `field:operator value`
+    Clause(Clause),
+}
+
+impl Expr {
+    /// Binding strength: `OR` 1, `AND` 2, `NOT` 3, a clause 4.
+    fn precedence(&self) -> u8 {
+        match self {
+            Self::Or(..) => 1,
+            Self::And(..) => 2,
+            Self::Not(_) => 3,
+            Self::Clause(_) => 4,
+        }
+    }
+
+    /// Writes `self`, in parentheses when it binds less than `min`.
+    fn write(&self, f: &mut fmt::Formatter<'_>, min: u8) -> fmt::Result {
+        let parens = self.precedence() < min;
+        if parens {
+            f.write_str("(")?;
+        }
+        match self {
+            // Left-associative: a right operand of the same operator needs parentheses.
+            Self::Or(l, r) => {
+                l.write(f, 1)?;
+                f.write_str(" OR ")?;
+                r.write(f, 2)?;
+            }
+            Self::And(l, r) => {
+                l.write(f, 2)?;
+                f.write_str(" AND ")?;
+                r.write(f, 3)?;
+            }
+            Self::Not(e) => {
+                f.write_str("NOT ")?;
+                e.write(f, 3)?;
+            }
+            Self::Clause(c) => write!(f, "{c}")?,
+        }
+        if parens {
+            f.write_str(")")?;
+        }
+        Ok(())
+    }
+}
+
+/// Canonical text: single spaces, parentheses only where precedence needs them; it parses
+/// back to the same expression.
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, 0)
+    }
+}
+
+/// A parsed query (see [`parse`](crate::parse)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Query {
+    pub(crate) expr: Expr,
+}
+
+impl Query {
+    /// The expression tree.
+    pub fn expr(&self) -> &Expr {
+        &self.expr
+    }
+
+    /// Every clause, left to right.
+    pub fn clauses(&self) -> impl Iterator<Item = &Clause> {
+        let mut stack = vec![&self.expr];
+        std::iter::from_fn(move || {
+            while let Some(e) = stack.pop() {
+                match e {
+                    Expr::And(l, r) | Expr::Or(l, r) => {
+                        stack.push(r);
+                        stack.push(l);
+                    }
+                    Expr::Not(e) => stack.push(e),
+                    Expr::Clause(c) => return Some(c),
+                }
+            }
+            None
+        })
+    }
+
+    /// The operands of the top-level `AND`s, left to right (the whole expression when it is
+    /// not an `AND`): a store matches when it matches every one of them.
+    pub fn conjuncts(&self) -> impl Iterator<Item = &Expr> {
+        let mut stack = vec![&self.expr];
+        std::iter::from_fn(move || {
+            while let Some(e) = stack.pop() {
+                match e {
+                    Expr::And(l, r) => {
+                        stack.push(r);
+                        stack.push(l);
+                    }
+                    other => return Some(other),
+                }
+            }
+            None
+        })
+    }
+
+    /// The values of the `type:` and `type:=` clauses among the [conjuncts](Self::conjuncts):
+    /// every matching store has each of these types (compared ignoring case), so a planner
+    /// can start from a by-type index.
+    pub fn required_types(&self) -> impl Iterator<Item = &str> {
+        self.conjuncts().filter_map(|e| match e {
+            Expr::Clause(c) if c.field == Field::Type => Some(c.value.as_str()),
+            _ => None,
+        })
+    }
+}
+
+/// The canonical text of the query.
+impl fmt::Display for Query {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.expr.fmt(f)
+    }
+}
