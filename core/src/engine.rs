@@ -76,6 +76,8 @@ pub struct Engine {
     auth: Authorizer,
     /// Installed packs, the registry that serves them, install jobs.
     packs: Arc<PackManager>,
+    /// Stores indexes of the current pack set.
+    stores: crate::stores::Stores,
     /// Timezone and IP indexes of the current pack set.
     geolocation: Geolocation,
     /// Search indexes of the current pack set.
@@ -110,6 +112,7 @@ impl Engine {
         Ok(Engine {
             config,
             auth,
+            stores: crate::stores::Stores::default(),
             packs: Arc::new(packs),
             geolocation: Geolocation::default(),
             localities: Default::default(),
@@ -240,18 +243,18 @@ impl Engine {
     pub fn stores_search(
         &self,
         call: &mut Call<'_>,
-        _req: StoresSearchRequest,
+        req: StoresSearchRequest,
     ) -> Result<StoresSearchResponse, ApiError> {
-        self.not_available(call)
+        self.stores.search(self.packs().snapshot(), call, &req)
     }
 
     /// `GET /stores/search/bounds`
     pub fn stores_bounds(
         &self,
         call: &mut Call<'_>,
-        _req: StoresBoundsRequest,
+        req: StoresBoundsRequest,
     ) -> Result<StoresBoundsResponse, ApiError> {
-        self.not_available(call)
+        self.stores.bounds(self.packs().snapshot(), call, &req)
     }
 
     /// `PUT /zones`

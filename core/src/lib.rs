@@ -30,6 +30,7 @@ pub mod localities;
 pub mod operation;
 pub mod packs;
 pub mod routing;
+pub mod stores;
 
 pub use engine::{Engine, EngineConfig};
 pub use error::{ApiError, ErrorCode};

@@ -25,9 +25,16 @@ use super::common::{CoordinateError, JsonObject, LatLng, PointGeometry};
 use super::query::{FromQuery, QueryReader};
 use super::validation::{Checks, FieldError, Loc, Validate, kinds};
 
-fn default_limit() -> u32 {
+fn default_stores_by_page() -> u32 {
     10
 }
+
+fn default_page() -> u32 {
+    1
+}
+
+/// The most stores one page of `GET /stores/search` holds.
+pub const MAX_STORES_BY_PAGE: u32 = 300;
 
 /// Reads the `lat`/`lng` pair into one point; giving only one of them is an error.
 fn read_center(q: &mut QueryReader<'_>) -> Option<LatLng> {
@@ -50,6 +57,18 @@ fn read_center(q: &mut QueryReader<'_>) -> Option<LatLng> {
         _ => {}
     }
     None
+}
+
+/// `encoded_polyline` needs `radius` (the width of the corridor).
+fn check_polyline_radius(c: &mut Checks, polyline: Option<&str>, radius: Option<f64>) {
+    c.check(polyline.is_none() || radius.is_some(), || {
+        FieldError::invalid(
+            Loc::Query,
+            "radius",
+            kinds::MISSING,
+            "`encoded_polyline` needs `radius`, the distance in metres from the line",
+        )
+    });
 }
 
 /// Checks the centre and the radius shared by both requests.
@@ -80,8 +99,8 @@ fn check_center_radius(c: &mut Checks, center: Option<&LatLng>, radius: Option<f
 /// `GET /stores/search`. The spec shows only a call with `lat`, `lng` and `key`.
 ///
 /// Not shown in the spec: the parameters are those of bounds (`query`, `lat`/`lng`, `radius`,
-/// `polyline`) plus `limit`, the number of features returned (default 10); features are sorted
-/// by distance to the centre when one is given, else by name.
+/// `encoded_polyline`) plus `zone`, `language`, `stores_by_page` and `page`; features are
+/// sorted by distance to the centre when one is given, else by name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
@@ -99,13 +118,27 @@ pub struct StoresSearchRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub radius: Option<f64>,
-    /// Not shown in the spec: encoded polyline (precision 5) to search along, with `radius`.
+    /// Not shown in the spec: encoded polyline (precision 5) to search along, with `radius`
+    /// (stores within `radius` metres of the line: a route corridor).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
-    pub polyline: Option<String>,
-    /// Not shown in the spec: maximum number of features. Default 10.
-    #[serde(default = "default_limit")]
-    pub limit: u32,
+    pub encoded_polyline: Option<String>,
+    /// Not shown in the spec: `true` keeps only the stores one of whose zones contains the
+    /// centre ("which store delivers here"); needs `lat`/`lng`.
+    #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub zone: bool,
+    /// Not shown in the spec: language (ISO 639-1) of the store names; a store with a localized
+    /// name in that language answers it as `name`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub language: Option<String>,
+    /// Not shown in the spec: stores per page, 1 to 300 (default 10).
+    #[serde(default = "default_stores_by_page")]
+    pub stores_by_page: u32,
+    /// Not shown in the spec: page number, from 1 (default 1).
+    #[serde(default = "default_page")]
+    pub page: u32,
 }
 
 impl Default for StoresSearchRequest {
@@ -114,8 +147,11 @@ impl Default for StoresSearchRequest {
             query: None,
             center: None,
             radius: None,
-            polyline: None,
-            limit: default_limit(),
+            encoded_polyline: None,
+            zone: false,
+            language: None,
+            stores_by_page: default_stores_by_page(),
+            page: default_page(),
         }
     }
 }
@@ -124,12 +160,30 @@ impl Validate for StoresSearchRequest {
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         check_center_radius(&mut c, self.center.as_ref(), self.radius);
-        c.check(self.limit >= 1, || {
+        check_polyline_radius(&mut c, self.encoded_polyline.as_deref(), self.radius);
+        c.check(
+            (1..=MAX_STORES_BY_PAGE).contains(&self.stores_by_page),
+            || {
+                FieldError::invalid(
+                    Loc::Query,
+                    "stores_by_page",
+                    kinds::VALUE,
+                    format!(
+                        "`stores_by_page` must be 1 to {MAX_STORES_BY_PAGE}, got {}",
+                        self.stores_by_page
+                    ),
+                )
+            },
+        );
+        c.check(self.page >= 1, || {
+            FieldError::invalid(Loc::Query, "page", kinds::VALUE, "`page` starts at 1")
+        });
+        c.check(!self.zone || self.center.is_some(), || {
             FieldError::invalid(
                 Loc::Query,
-                "limit",
-                kinds::VALUE,
-                "`limit` must be at least 1",
+                "zone",
+                kinds::MISSING,
+                "`zone=true` needs the point to look up: give `lat` and `lng`",
             )
         });
         c.finish()
@@ -141,8 +195,32 @@ impl Validate for StoresSearchRequest {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct StoresSearchResponse {
-    /// Matching stores.
+    /// Always `FeatureCollection`.
+    #[serde(rename = "type", default = "feature_collection")]
+    pub kind: String,
+    /// The stores of the page.
     pub features: Vec<StoreFeature>,
+    /// Not shown in the spec: where the page stands.
+    #[serde(default)]
+    pub pagination: StoresPagination,
+}
+
+fn feature_collection() -> String {
+    "FeatureCollection".into()
+}
+
+/// The page of a store search.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct StoresPagination {
+    /// This page, from 1.
+    pub page: u32,
+    /// Number of pages (0 when nothing matches).
+    #[serde(rename = "pageCount")]
+    pub page_count: u32,
+    /// Number of matching stores.
+    pub total: u32,
 }
 
 /// A store as a GeoJSON feature.
@@ -188,6 +266,37 @@ pub struct StoreProperties {
     /// Free-form properties (`user.<attribute>` in the query language).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_properties: Option<JsonObject>,
+    /// Not shown in the spec: phone, email, website.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contact: Option<JsonObject>,
+    /// Not shown in the spec: opening hours as imported (`timezone`, `usual`, `special`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening_hours: Option<JsonObject>,
+    /// Not shown in the spec: whether the store is open at the time of the request, in its
+    /// timezone (absent when its hours are unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open: Option<StoreOpen>,
+}
+
+/// Whether a store is open now, from its opening hours in its timezone.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct StoreOpen {
+    /// Open at the time of the request.
+    pub open_now: bool,
+    /// The store's timezone (tz database name).
+    pub timezone: String,
+    /// Today's opening ranges (`HH:MM-HH:MM`) in the store's local time; empty when closed
+    /// all day.
+    pub today: Vec<String>,
+    /// When the store next opens (local date and time, `YYYY-MM-DDTHH:MM`), within a week;
+    /// absent when open now or never open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_opening: Option<String>,
+    /// When the current opening range ends (local `YYYY-MM-DDTHH:MM`), when open now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closes_at: Option<String>,
 }
 
 /// Postal address of a store.
@@ -228,7 +337,7 @@ pub struct StoresBoundsRequest {
     /// `radius`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
-    pub polyline: Option<String>,
+    pub encoded_polyline: Option<String>,
 }
 
 impl Validate for StoresBoundsRequest {
@@ -278,6 +387,8 @@ mod tests {
         }));
         assert_eq!(b.bounds.north, 48.9);
         let s: StoresSearchResponse = round_trip(json!({
+            "type": "FeatureCollection",
+            "pagination": {"page": 1, "pageCount": 1, "total": 1},
             "features": [{
                 "type": "Feature",
                 "properties": {
@@ -302,7 +413,8 @@ mod tests {
             StoresSearchRequest::from_query(&pairs([("lat", "48.85"), ("lng", "2.35")]), &h, &[])
                 .unwrap();
         assert_eq!(r.center, Some(LatLng::new(48.85, 2.35)));
-        assert_eq!(r.limit, 10);
+        assert_eq!(r.stores_by_page, 10);
+        assert_eq!(r.page, 1);
         let errs =
             StoresBoundsRequest::from_query(&pairs([("lat", "48.85")]), &h, &[]).unwrap_err();
         assert_errors(&errs, &[(json!(["query", "lng"]), kinds::MISSING)]);

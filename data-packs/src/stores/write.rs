@@ -21,6 +21,27 @@ pub fn write_layer(
     conn: &mut Connection,
     assets: &[StoreAsset],
 ) -> Result<StoresStats, BuildError> {
+    // Hours without a timezone take the zone of the store's position, so the engine always
+    // knows the local time of a store.
+    let mut finder = None;
+    let assets: Vec<StoreAsset> = assets
+        .iter()
+        .map(|a| {
+            let mut a = a.clone();
+            if let Some(hours) = &mut a.opening_hours
+                && hours.timezone.is_none()
+            {
+                let finder = finder.get_or_insert_with(tzf_rs::DefaultFinder::new);
+                let tz = finder.get_tz_name(a.location.lng, a.location.lat);
+                hours.timezone = Some(if tz.is_empty() {
+                    "UTC".into()
+                } else {
+                    tz.to_owned()
+                });
+            }
+            a
+        })
+        .collect();
     let tx = conn.transaction()?;
     tx.execute_batch(
         "DELETE FROM stores; DELETE FROM stores_rtree; DELETE FROM zones; DELETE FROM zones_rtree;",

@@ -3786,7 +3786,7 @@ public func FfiConverterTypeGeocodeResponse_lower(_ value: GeocodeResponse) -> R
 
 
 /**
- * Not shown in the spec: a geocoding result has the core fields of [`LocalityDetails`].
+ * Not shown in the spec: a geocoding result has the core fields of [`LocalityDetails`](super::LocalityDetails).
  */
 public struct GeocodeResult: Equatable, Hashable {
     /**
@@ -9634,6 +9634,109 @@ public func FfiConverterTypeStoreFeature_lower(_ value: StoreFeature) -> RustBuf
 
 
 /**
+ * Whether a store is open now, from its opening hours in its timezone.
+ */
+public struct StoreOpen: Equatable, Hashable {
+    /**
+     * Open at the time of the request.
+     */
+    public var openNow: Bool
+    /**
+     * The store's timezone (tz database name).
+     */
+    public var timezone: String
+    /**
+     * Today's opening ranges (`HH:MM-HH:MM`) in the store's local time; empty when closed
+     * all day.
+     */
+    public var today: [String]
+    /**
+     * When the store next opens (local date and time, `YYYY-MM-DDTHH:MM`), within a week;
+     * absent when open now or never open.
+     */
+    public var nextOpening: String?
+    /**
+     * When the current opening range ends (local `YYYY-MM-DDTHH:MM`), when open now.
+     */
+    public var closesAt: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Open at the time of the request.
+         */openNow: Bool, 
+        /**
+         * The store's timezone (tz database name).
+         */timezone: String, 
+        /**
+         * Today's opening ranges (`HH:MM-HH:MM`) in the store's local time; empty when closed
+         * all day.
+         */today: [String], 
+        /**
+         * When the store next opens (local date and time, `YYYY-MM-DDTHH:MM`), within a week;
+         * absent when open now or never open.
+         */nextOpening: String?, 
+        /**
+         * When the current opening range ends (local `YYYY-MM-DDTHH:MM`), when open now.
+         */closesAt: String?) {
+        self.openNow = openNow
+        self.timezone = timezone
+        self.today = today
+        self.nextOpening = nextOpening
+        self.closesAt = closesAt
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension StoreOpen: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeStoreOpen: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> StoreOpen {
+        return
+            try StoreOpen(
+                openNow: FfiConverterBool.read(from: &buf), 
+                timezone: FfiConverterString.read(from: &buf), 
+                today: FfiConverterSequenceString.read(from: &buf), 
+                nextOpening: FfiConverterOptionString.read(from: &buf), 
+                closesAt: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: StoreOpen, into buf: inout [UInt8]) {
+        FfiConverterBool.write(value.openNow, into: &buf)
+        FfiConverterString.write(value.timezone, into: &buf)
+        FfiConverterSequenceString.write(value.today, into: &buf)
+        FfiConverterOptionString.write(value.nextOpening, into: &buf)
+        FfiConverterOptionString.write(value.closesAt, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStoreOpen_lift(_ buf: RustBuffer) throws -> StoreOpen {
+    return try FfiConverterTypeStoreOpen.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStoreOpen_lower(_ value: StoreOpen) -> RustBuffer {
+    return FfiConverterTypeStoreOpen.lower(value)
+}
+
+
+/**
  * Properties of a store feature. The spec shows a store id, a name, an address with lines, city
  * and zipcode, and a distance; not shown in the spec: their exact names (chosen below) and the
  * other fields, which are those the query language filters on (`types`, `tags`, country code,
@@ -9672,6 +9775,19 @@ public struct StoreProperties: Equatable, Hashable {
      * Free-form properties (`user.<attribute>` in the query language).
      */
     public var userProperties: JsonObject?
+    /**
+     * Not shown in the spec: phone, email, website.
+     */
+    public var contact: JsonObject?
+    /**
+     * Not shown in the spec: opening hours as imported (`timezone`, `usual`, `special`).
+     */
+    public var openingHours: JsonObject?
+    /**
+     * Not shown in the spec: whether the store is open at the time of the request, in its
+     * timezone (absent when its hours are unknown).
+     */
+    public var `open`: StoreOpen?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -9699,7 +9815,17 @@ public struct StoreProperties: Equatable, Hashable {
          */localizedNames: JsonObject?, 
         /**
          * Free-form properties (`user.<attribute>` in the query language).
-         */userProperties: JsonObject?) {
+         */userProperties: JsonObject?, 
+        /**
+         * Not shown in the spec: phone, email, website.
+         */contact: JsonObject?, 
+        /**
+         * Not shown in the spec: opening hours as imported (`timezone`, `usual`, `special`).
+         */openingHours: JsonObject?, 
+        /**
+         * Not shown in the spec: whether the store is open at the time of the request, in its
+         * timezone (absent when its hours are unknown).
+         */`open`: StoreOpen?) {
         self.storeId = storeId
         self.name = name
         self.address = address
@@ -9708,6 +9834,9 @@ public struct StoreProperties: Equatable, Hashable {
         self.tags = tags
         self.localizedNames = localizedNames
         self.userProperties = userProperties
+        self.contact = contact
+        self.openingHours = openingHours
+        self.`open` = `open`
     }
 
     
@@ -9733,7 +9862,10 @@ public struct FfiConverterTypeStoreProperties: FfiConverterRustBuffer {
                 types: FfiConverterSequenceString.read(from: &buf), 
                 tags: FfiConverterSequenceString.read(from: &buf), 
                 localizedNames: FfiConverterOptionTypeJsonObject.read(from: &buf), 
-                userProperties: FfiConverterOptionTypeJsonObject.read(from: &buf)
+                userProperties: FfiConverterOptionTypeJsonObject.read(from: &buf), 
+                contact: FfiConverterOptionTypeJsonObject.read(from: &buf), 
+                openingHours: FfiConverterOptionTypeJsonObject.read(from: &buf), 
+                open: FfiConverterOptionTypeStoreOpen.read(from: &buf)
         )
     }
 
@@ -9746,6 +9878,9 @@ public struct FfiConverterTypeStoreProperties: FfiConverterRustBuffer {
         FfiConverterSequenceString.write(value.tags, into: &buf)
         FfiConverterOptionTypeJsonObject.write(value.localizedNames, into: &buf)
         FfiConverterOptionTypeJsonObject.write(value.userProperties, into: &buf)
+        FfiConverterOptionTypeJsonObject.write(value.contact, into: &buf)
+        FfiConverterOptionTypeJsonObject.write(value.openingHours, into: &buf)
+        FfiConverterOptionTypeStoreOpen.write(value.`open`, into: &buf)
     }
 }
 
@@ -9785,7 +9920,7 @@ public struct StoresBoundsRequest: Equatable, Hashable {
      * Not shown in the spec (the parameter name): encoded polyline (precision 5) combined with
      * `radius`.
      */
-    public var polyline: String?
+    public var encodedPolyline: String?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -9802,11 +9937,11 @@ public struct StoresBoundsRequest: Equatable, Hashable {
         /**
          * Not shown in the spec (the parameter name): encoded polyline (precision 5) combined with
          * `radius`.
-         */polyline: String? = nil) {
+         */encodedPolyline: String? = nil) {
         self.query = query
         self.center = center
         self.radius = radius
-        self.polyline = polyline
+        self.encodedPolyline = encodedPolyline
     }
 
     
@@ -9828,7 +9963,7 @@ public struct FfiConverterTypeStoresBoundsRequest: FfiConverterRustBuffer {
                 query: FfiConverterOptionString.read(from: &buf), 
                 center: FfiConverterOptionTypeLatLng.read(from: &buf), 
                 radius: FfiConverterOptionDouble.read(from: &buf), 
-                polyline: FfiConverterOptionString.read(from: &buf)
+                encodedPolyline: FfiConverterOptionString.read(from: &buf)
         )
     }
 
@@ -9836,7 +9971,7 @@ public struct FfiConverterTypeStoresBoundsRequest: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.query, into: &buf)
         FfiConverterOptionTypeLatLng.write(value.center, into: &buf)
         FfiConverterOptionDouble.write(value.radius, into: &buf)
-        FfiConverterOptionString.write(value.polyline, into: &buf)
+        FfiConverterOptionString.write(value.encodedPolyline, into: &buf)
     }
 }
 
@@ -9916,11 +10051,90 @@ public func FfiConverterTypeStoresBoundsResponse_lower(_ value: StoresBoundsResp
 
 
 /**
+ * The page of a store search.
+ */
+public struct StoresPagination: Equatable, Hashable {
+    /**
+     * This page, from 1.
+     */
+    public var page: UInt32
+    /**
+     * Number of pages (0 when nothing matches).
+     */
+    public var pageCount: UInt32
+    /**
+     * Number of matching stores.
+     */
+    public var total: UInt32
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * This page, from 1.
+         */page: UInt32, 
+        /**
+         * Number of pages (0 when nothing matches).
+         */pageCount: UInt32, 
+        /**
+         * Number of matching stores.
+         */total: UInt32) {
+        self.page = page
+        self.pageCount = pageCount
+        self.total = total
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension StoresPagination: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeStoresPagination: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> StoresPagination {
+        return
+            try StoresPagination(
+                page: FfiConverterUInt32.read(from: &buf), 
+                pageCount: FfiConverterUInt32.read(from: &buf), 
+                total: FfiConverterUInt32.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: StoresPagination, into buf: inout [UInt8]) {
+        FfiConverterUInt32.write(value.page, into: &buf)
+        FfiConverterUInt32.write(value.pageCount, into: &buf)
+        FfiConverterUInt32.write(value.total, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStoresPagination_lift(_ buf: RustBuffer) throws -> StoresPagination {
+    return try FfiConverterTypeStoresPagination.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStoresPagination_lower(_ value: StoresPagination) -> RustBuffer {
+    return FfiConverterTypeStoresPagination.lower(value)
+}
+
+
+/**
  * `GET /stores/search`. The spec shows only a call with `lat`, `lng` and `key`.
  *
  * Not shown in the spec: the parameters are those of bounds (`query`, `lat`/`lng`, `radius`,
- * `polyline`) plus `limit`, the number of features returned (default 10); features are sorted
- * by distance to the centre when one is given, else by name.
+ * `encoded_polyline`) plus `zone`, `language`, `stores_by_page` and `page`; features are
+ * sorted by distance to the centre when one is given, else by name.
  */
 public struct StoresSearchRequest: Equatable, Hashable {
     /**
@@ -9936,13 +10150,28 @@ public struct StoresSearchRequest: Equatable, Hashable {
      */
     public var radius: Double?
     /**
-     * Not shown in the spec: encoded polyline (precision 5) to search along, with `radius`.
+     * Not shown in the spec: encoded polyline (precision 5) to search along, with `radius`
+     * (stores within `radius` metres of the line: a route corridor).
      */
-    public var polyline: String?
+    public var encodedPolyline: String?
     /**
-     * Not shown in the spec: maximum number of features. Default 10.
+     * Not shown in the spec: `true` keeps only the stores one of whose zones contains the
+     * centre ("which store delivers here"); needs `lat`/`lng`.
      */
-    public var limit: UInt32
+    public var zone: Bool
+    /**
+     * Not shown in the spec: language (ISO 639-1) of the store names; a store with a localized
+     * name in that language answers it as `name`.
+     */
+    public var language: String?
+    /**
+     * Not shown in the spec: stores per page, 1 to 300 (default 10).
+     */
+    public var storesByPage: UInt32
+    /**
+     * Not shown in the spec: page number, from 1 (default 1).
+     */
+    public var page: UInt32
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -9957,16 +10186,31 @@ public struct StoresSearchRequest: Equatable, Hashable {
          * Radius in metres around the centre or the polyline.
          */radius: Double? = nil, 
         /**
-         * Not shown in the spec: encoded polyline (precision 5) to search along, with `radius`.
-         */polyline: String? = nil, 
+         * Not shown in the spec: encoded polyline (precision 5) to search along, with `radius`
+         * (stores within `radius` metres of the line: a route corridor).
+         */encodedPolyline: String? = nil, 
         /**
-         * Not shown in the spec: maximum number of features. Default 10.
-         */limit: UInt32) {
+         * Not shown in the spec: `true` keeps only the stores one of whose zones contains the
+         * centre ("which store delivers here"); needs `lat`/`lng`.
+         */zone: Bool = false, 
+        /**
+         * Not shown in the spec: language (ISO 639-1) of the store names; a store with a localized
+         * name in that language answers it as `name`.
+         */language: String? = nil, 
+        /**
+         * Not shown in the spec: stores per page, 1 to 300 (default 10).
+         */storesByPage: UInt32, 
+        /**
+         * Not shown in the spec: page number, from 1 (default 1).
+         */page: UInt32) {
         self.query = query
         self.center = center
         self.radius = radius
-        self.polyline = polyline
-        self.limit = limit
+        self.encodedPolyline = encodedPolyline
+        self.zone = zone
+        self.language = language
+        self.storesByPage = storesByPage
+        self.page = page
     }
 
     
@@ -9988,8 +10232,11 @@ public struct FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer {
                 query: FfiConverterOptionString.read(from: &buf), 
                 center: FfiConverterOptionTypeLatLng.read(from: &buf), 
                 radius: FfiConverterOptionDouble.read(from: &buf), 
-                polyline: FfiConverterOptionString.read(from: &buf), 
-                limit: FfiConverterUInt32.read(from: &buf)
+                encodedPolyline: FfiConverterOptionString.read(from: &buf), 
+                zone: FfiConverterBool.read(from: &buf), 
+                language: FfiConverterOptionString.read(from: &buf), 
+                storesByPage: FfiConverterUInt32.read(from: &buf), 
+                page: FfiConverterUInt32.read(from: &buf)
         )
     }
 
@@ -9997,8 +10244,11 @@ public struct FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.query, into: &buf)
         FfiConverterOptionTypeLatLng.write(value.center, into: &buf)
         FfiConverterOptionDouble.write(value.radius, into: &buf)
-        FfiConverterOptionString.write(value.polyline, into: &buf)
-        FfiConverterUInt32.write(value.limit, into: &buf)
+        FfiConverterOptionString.write(value.encodedPolyline, into: &buf)
+        FfiConverterBool.write(value.zone, into: &buf)
+        FfiConverterOptionString.write(value.language, into: &buf)
+        FfiConverterUInt32.write(value.storesByPage, into: &buf)
+        FfiConverterUInt32.write(value.page, into: &buf)
     }
 }
 
@@ -10023,17 +10273,33 @@ public func FfiConverterTypeStoresSearchRequest_lower(_ value: StoresSearchReque
  */
 public struct StoresSearchResponse: Equatable, Hashable {
     /**
-     * Matching stores.
+     * Always `FeatureCollection`.
+     */
+    public var kind: String
+    /**
+     * The stores of the page.
      */
     public var features: [StoreFeature]
+    /**
+     * Not shown in the spec: where the page stands.
+     */
+    public var pagination: StoresPagination
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
     public init(
         /**
-         * Matching stores.
-         */features: [StoreFeature]) {
+         * Always `FeatureCollection`.
+         */kind: String, 
+        /**
+         * The stores of the page.
+         */features: [StoreFeature], 
+        /**
+         * Not shown in the spec: where the page stands.
+         */pagination: StoresPagination) {
+        self.kind = kind
         self.features = features
+        self.pagination = pagination
     }
 
     
@@ -10052,12 +10318,16 @@ public struct FfiConverterTypeStoresSearchResponse: FfiConverterRustBuffer {
     public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> StoresSearchResponse {
         return
             try StoresSearchResponse(
-                features: FfiConverterSequenceTypeStoreFeature.read(from: &buf)
+                kind: FfiConverterString.read(from: &buf), 
+                features: FfiConverterSequenceTypeStoreFeature.read(from: &buf), 
+                pagination: FfiConverterTypeStoresPagination.read(from: &buf)
         )
     }
 
     public static func write(_ value: StoresSearchResponse, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.kind, into: &buf)
         FfiConverterSequenceTypeStoreFeature.write(value.features, into: &buf)
+        FfiConverterTypeStoresPagination.write(value.pagination, into: &buf)
     }
 }
 
@@ -17054,6 +17324,30 @@ fileprivate struct FfiConverterOptionTypeShape: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeShape.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeStoreOpen: FfiConverterRustBuffer {
+    typealias SwiftType = StoreOpen?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeStoreOpen.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeStoreOpen.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }

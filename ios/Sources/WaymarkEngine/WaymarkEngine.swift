@@ -2562,22 +2562,22 @@ private let initializationResult: InitializationResult = {
     if bindings_contract_version != scaffolding_contract_version {
         return InitializationResult.contractVersionMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_datasets_feature_contains_request_from_json() != 4464) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_feature_contains_request_from_json() != 58232) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_datasets_feature_contains_response_to_json() != 45420) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_feature_contains_response_to_json() != 33734) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_datasets_feature_get_request_from_json() != 28600) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_feature_get_request_from_json() != 43862) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_datasets_feature_get_response_to_json() != 14359) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_feature_get_response_to_json() != 25268) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_datasets_feature_search_request_from_json() != 57077) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_feature_search_request_from_json() != 24126) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_datasets_feature_search_response_to_json() != 52740) {
+    if (uniffi_waymark_ffi_checksum_func_datasets_feature_search_response_to_json() != 29925) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_func_datasets_get_request_from_json() != 11687) {
@@ -2604,40 +2604,40 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_func_datasets_update_response_to_json() != 64868) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_distance_isochrone_request_from_json() != 34815) {
+    if (uniffi_waymark_ffi_checksum_func_distance_isochrone_request_from_json() != 18150) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_distance_isochrone_response_to_json() != 44494) {
+    if (uniffi_waymark_ffi_checksum_func_distance_isochrone_response_to_json() != 9456) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_distance_matrix_create_request_from_json() != 18760) {
+    if (uniffi_waymark_ffi_checksum_func_distance_matrix_create_request_from_json() != 22592) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_distance_matrix_create_response_to_json() != 58682) {
+    if (uniffi_waymark_ffi_checksum_func_distance_matrix_create_response_to_json() != 61040) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_distance_matrix_result_request_from_json() != 26462) {
+    if (uniffi_waymark_ffi_checksum_func_distance_matrix_result_request_from_json() != 36828) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_distance_matrix_result_response_to_json() != 44169) {
+    if (uniffi_waymark_ffi_checksum_func_distance_matrix_result_response_to_json() != 50640) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_distance_matrix_status_request_from_json() != 21108) {
+    if (uniffi_waymark_ffi_checksum_func_distance_matrix_status_request_from_json() != 60189) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_distance_matrix_status_response_to_json() != 3490) {
+    if (uniffi_waymark_ffi_checksum_func_distance_matrix_status_response_to_json() != 47641) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_distance_route_request_from_json() != 57824) {
+    if (uniffi_waymark_ffi_checksum_func_distance_route_request_from_json() != 19093) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_distance_route_response_to_json() != 44846) {
+    if (uniffi_waymark_ffi_checksum_func_distance_route_response_to_json() != 17586) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_distance_tolls_request_from_json() != 10674) {
+    if (uniffi_waymark_ffi_checksum_func_distance_tolls_request_from_json() != 58315) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_distance_tolls_response_to_json() != 54998) {
+    if (uniffi_waymark_ffi_checksum_func_distance_tolls_response_to_json() != 36245) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_func_geolocation_position_request_from_json() != 64115) {
@@ -2652,46 +2652,46 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_func_geolocation_timezone_response_to_json() != 56273) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_indoor_directions_request_from_json() != 23471) {
+    if (uniffi_waymark_ffi_checksum_func_indoor_directions_request_from_json() != 28266) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_indoor_directions_response_to_json() != 11392) {
+    if (uniffi_waymark_ffi_checksum_func_indoor_directions_response_to_json() != 59872) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_indoor_poi_search_request_from_json() != 14805) {
+    if (uniffi_waymark_ffi_checksum_func_indoor_poi_search_request_from_json() != 15025) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_indoor_poi_search_response_to_json() != 14854) {
+    if (uniffi_waymark_ffi_checksum_func_indoor_poi_search_response_to_json() != 42022) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_indoor_venue_request_from_json() != 56811) {
+    if (uniffi_waymark_ffi_checksum_func_indoor_venue_request_from_json() != 5426) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_indoor_venue_response_to_json() != 31870) {
+    if (uniffi_waymark_ffi_checksum_func_indoor_venue_response_to_json() != 30168) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_localities_autocomplete_request_from_json() != 58271) {
+    if (uniffi_waymark_ffi_checksum_func_localities_autocomplete_request_from_json() != 9106) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_localities_autocomplete_response_to_json() != 49803) {
+    if (uniffi_waymark_ffi_checksum_func_localities_autocomplete_response_to_json() != 29361) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_localities_details_request_from_json() != 63078) {
+    if (uniffi_waymark_ffi_checksum_func_localities_details_request_from_json() != 40055) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_localities_details_response_to_json() != 23507) {
+    if (uniffi_waymark_ffi_checksum_func_localities_details_response_to_json() != 14618) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_localities_geocode_request_from_json() != 42221) {
+    if (uniffi_waymark_ffi_checksum_func_localities_geocode_request_from_json() != 16727) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_localities_geocode_response_to_json() != 47182) {
+    if (uniffi_waymark_ffi_checksum_func_localities_geocode_response_to_json() != 31164) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_localities_nearby_request_from_json() != 45047) {
+    if (uniffi_waymark_ffi_checksum_func_localities_nearby_request_from_json() != 14148) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_localities_nearby_response_to_json() != 13782) {
+    if (uniffi_waymark_ffi_checksum_func_localities_nearby_response_to_json() != 64022) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_func_packs_install_request_from_json() != 57892) {
@@ -2748,7 +2748,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_func_zones_update_response_to_json() != 12061) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_func_matrix_data_to_json() != 43003) {
+    if (uniffi_waymark_ffi_checksum_func_matrix_data_to_json() != 40966) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_installprogresslistener_on_progress() != 17926) {
@@ -2757,13 +2757,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_method_waymark_app_identity() != 32049) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_contains() != 58567) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_contains() != 36225) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_get() != 31337) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_get() != 11614) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_search() != 41963) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_search() != 32101) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_datasets_get() != 10839) {
@@ -2778,25 +2778,25 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_method_waymark_datasets_update() != 60069) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_distance_isochrone() != 28317) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_distance_isochrone() != 34760) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_distance_matrix() != 46413) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_distance_matrix() != 57632) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_create() != 51127) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_create() != 34156) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_result() != 56977) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_result() != 62556) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_status() != 17319) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_status() != 23344) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_distance_route() != 43625) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_distance_route() != 41973) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_distance_tolls() != 9709) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_distance_tolls() != 14295) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_geolocation_position() != 44273) {
@@ -2805,28 +2805,28 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_method_waymark_geolocation_timezone() != 56680) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_indoor_directions() != 25886) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_indoor_directions() != 61285) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_indoor_poi_search() != 15742) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_indoor_poi_search() != 44603) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_indoor_venue() != 12522) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_indoor_venue() != 13312) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_install_pack() != 14261) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_localities_autocomplete() != 18388) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_localities_autocomplete() != 9737) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_localities_details() != 27431) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_localities_details() != 6127) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_localities_geocode() != 41681) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_localities_geocode() != 43959) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_localities_nearby() != 5680) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_localities_nearby() != 64787) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_packs_install() != 62082) {

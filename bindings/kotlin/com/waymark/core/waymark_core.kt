@@ -3371,7 +3371,7 @@ public object FfiConverterTypeGeocodeResponse: FfiConverterRustBuffer<GeocodeRes
 
 
 /**
- * Not shown in the spec: a geocoding result has the core fields of [`LocalityDetails`].
+ * Not shown in the spec: a geocoding result has the core fields of [`LocalityDetails`](super::LocalityDetails).
  */
 data class GeocodeResult (
     /**
@@ -7505,6 +7505,79 @@ public object FfiConverterTypeStoreFeature: FfiConverterRustBuffer<StoreFeature>
 
 
 /**
+ * Whether a store is open now, from its opening hours in its timezone.
+ */
+data class StoreOpen (
+    /**
+     * Open at the time of the request.
+     */
+    var `openNow`: kotlin.Boolean
+    , 
+    /**
+     * The store's timezone (tz database name).
+     */
+    var `timezone`: kotlin.String
+    , 
+    /**
+     * Today's opening ranges (`HH:MM-HH:MM`) in the store's local time; empty when closed
+     * all day.
+     */
+    var `today`: List<kotlin.String>
+    , 
+    /**
+     * When the store next opens (local date and time, `YYYY-MM-DDTHH:MM`), within a week;
+     * absent when open now or never open.
+     */
+    var `nextOpening`: kotlin.String?
+    , 
+    /**
+     * When the current opening range ends (local `YYYY-MM-DDTHH:MM`), when open now.
+     */
+    var `closesAt`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeStoreOpen: FfiConverterRustBuffer<StoreOpen> {
+    override fun read(buf: ByteBuffer): StoreOpen {
+        return StoreOpen(
+            FfiConverterBoolean.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterSequenceString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: StoreOpen) = (
+            FfiConverterBoolean.allocationSize(value.`openNow`) +
+            FfiConverterString.allocationSize(value.`timezone`) +
+            FfiConverterSequenceString.allocationSize(value.`today`) +
+            FfiConverterOptionalString.allocationSize(value.`nextOpening`) +
+            FfiConverterOptionalString.allocationSize(value.`closesAt`)
+    )
+
+    override fun write(value: StoreOpen, buf: ByteBuffer) {
+            FfiConverterBoolean.write(value.`openNow`, buf)
+            FfiConverterString.write(value.`timezone`, buf)
+            FfiConverterSequenceString.write(value.`today`, buf)
+            FfiConverterOptionalString.write(value.`nextOpening`, buf)
+            FfiConverterOptionalString.write(value.`closesAt`, buf)
+    }
+}
+
+
+
+/**
  * Properties of a store feature. The spec shows a store id, a name, an address with lines, city
  * and zipcode, and a distance; not shown in the spec: their exact names (chosen below) and the
  * other fields, which are those the query language filters on (`types`, `tags`, country code,
@@ -7550,6 +7623,22 @@ data class StoreProperties (
      * Free-form properties (`user.<attribute>` in the query language).
      */
     var `userProperties`: JsonObject?
+    , 
+    /**
+     * Not shown in the spec: phone, email, website.
+     */
+    var `contact`: JsonObject?
+    , 
+    /**
+     * Not shown in the spec: opening hours as imported (`timezone`, `usual`, `special`).
+     */
+    var `openingHours`: JsonObject?
+    , 
+    /**
+     * Not shown in the spec: whether the store is open at the time of the request, in its
+     * timezone (absent when its hours are unknown).
+     */
+    var `open`: StoreOpen?
     
 ){
     
@@ -7574,6 +7663,9 @@ public object FfiConverterTypeStoreProperties: FfiConverterRustBuffer<StorePrope
             FfiConverterSequenceString.read(buf),
             FfiConverterOptionalTypeJsonObject.read(buf),
             FfiConverterOptionalTypeJsonObject.read(buf),
+            FfiConverterOptionalTypeJsonObject.read(buf),
+            FfiConverterOptionalTypeJsonObject.read(buf),
+            FfiConverterOptionalTypeStoreOpen.read(buf),
         )
     }
 
@@ -7585,7 +7677,10 @@ public object FfiConverterTypeStoreProperties: FfiConverterRustBuffer<StorePrope
             FfiConverterSequenceString.allocationSize(value.`types`) +
             FfiConverterSequenceString.allocationSize(value.`tags`) +
             FfiConverterOptionalTypeJsonObject.allocationSize(value.`localizedNames`) +
-            FfiConverterOptionalTypeJsonObject.allocationSize(value.`userProperties`)
+            FfiConverterOptionalTypeJsonObject.allocationSize(value.`userProperties`) +
+            FfiConverterOptionalTypeJsonObject.allocationSize(value.`contact`) +
+            FfiConverterOptionalTypeJsonObject.allocationSize(value.`openingHours`) +
+            FfiConverterOptionalTypeStoreOpen.allocationSize(value.`open`)
     )
 
     override fun write(value: StoreProperties, buf: ByteBuffer) {
@@ -7597,6 +7692,9 @@ public object FfiConverterTypeStoreProperties: FfiConverterRustBuffer<StorePrope
             FfiConverterSequenceString.write(value.`tags`, buf)
             FfiConverterOptionalTypeJsonObject.write(value.`localizedNames`, buf)
             FfiConverterOptionalTypeJsonObject.write(value.`userProperties`, buf)
+            FfiConverterOptionalTypeJsonObject.write(value.`contact`, buf)
+            FfiConverterOptionalTypeJsonObject.write(value.`openingHours`, buf)
+            FfiConverterOptionalTypeStoreOpen.write(value.`open`, buf)
     }
 }
 
@@ -7625,7 +7723,7 @@ data class StoresBoundsRequest (
      * Not shown in the spec (the parameter name): encoded polyline (precision 5) combined with
      * `radius`.
      */
-    var `polyline`: kotlin.String? = null 
+    var `encodedPolyline`: kotlin.String? = null 
     
 ){
     
@@ -7653,14 +7751,14 @@ public object FfiConverterTypeStoresBoundsRequest: FfiConverterRustBuffer<Stores
             FfiConverterOptionalString.allocationSize(value.`query`) +
             FfiConverterOptionalTypeLatLng.allocationSize(value.`center`) +
             FfiConverterOptionalDouble.allocationSize(value.`radius`) +
-            FfiConverterOptionalString.allocationSize(value.`polyline`)
+            FfiConverterOptionalString.allocationSize(value.`encodedPolyline`)
     )
 
     override fun write(value: StoresBoundsRequest, buf: ByteBuffer) {
             FfiConverterOptionalString.write(value.`query`, buf)
             FfiConverterOptionalTypeLatLng.write(value.`center`, buf)
             FfiConverterOptionalDouble.write(value.`radius`, buf)
-            FfiConverterOptionalString.write(value.`polyline`, buf)
+            FfiConverterOptionalString.write(value.`encodedPolyline`, buf)
     }
 }
 
@@ -7706,11 +7804,66 @@ public object FfiConverterTypeStoresBoundsResponse: FfiConverterRustBuffer<Store
 
 
 /**
+ * The page of a store search.
+ */
+data class StoresPagination (
+    /**
+     * This page, from 1.
+     */
+    var `page`: kotlin.UInt
+    , 
+    /**
+     * Number of pages (0 when nothing matches).
+     */
+    var `pageCount`: kotlin.UInt
+    , 
+    /**
+     * Number of matching stores.
+     */
+    var `total`: kotlin.UInt
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeStoresPagination: FfiConverterRustBuffer<StoresPagination> {
+    override fun read(buf: ByteBuffer): StoresPagination {
+        return StoresPagination(
+            FfiConverterUInt.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterUInt.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: StoresPagination) = (
+            FfiConverterUInt.allocationSize(value.`page`) +
+            FfiConverterUInt.allocationSize(value.`pageCount`) +
+            FfiConverterUInt.allocationSize(value.`total`)
+    )
+
+    override fun write(value: StoresPagination, buf: ByteBuffer) {
+            FfiConverterUInt.write(value.`page`, buf)
+            FfiConverterUInt.write(value.`pageCount`, buf)
+            FfiConverterUInt.write(value.`total`, buf)
+    }
+}
+
+
+
+/**
  * `GET /stores/search`. The spec shows only a call with `lat`, `lng` and `key`.
  *
  * Not shown in the spec: the parameters are those of bounds (`query`, `lat`/`lng`, `radius`,
- * `polyline`) plus `limit`, the number of features returned (default 10); features are sorted
- * by distance to the centre when one is given, else by name.
+ * `encoded_polyline`) plus `zone`, `language`, `stores_by_page` and `page`; features are
+ * sorted by distance to the centre when one is given, else by name.
  */
 data class StoresSearchRequest (
     /**
@@ -7729,14 +7882,32 @@ data class StoresSearchRequest (
     var `radius`: kotlin.Double? = null 
     , 
     /**
-     * Not shown in the spec: encoded polyline (precision 5) to search along, with `radius`.
+     * Not shown in the spec: encoded polyline (precision 5) to search along, with `radius`
+     * (stores within `radius` metres of the line: a route corridor).
      */
-    var `polyline`: kotlin.String? = null 
+    var `encodedPolyline`: kotlin.String? = null 
     , 
     /**
-     * Not shown in the spec: maximum number of features. Default 10.
+     * Not shown in the spec: `true` keeps only the stores one of whose zones contains the
+     * centre ("which store delivers here"); needs `lat`/`lng`.
      */
-    var `limit`: kotlin.UInt
+    var `zone`: kotlin.Boolean = false 
+    , 
+    /**
+     * Not shown in the spec: language (ISO 639-1) of the store names; a store with a localized
+     * name in that language answers it as `name`.
+     */
+    var `language`: kotlin.String? = null 
+    , 
+    /**
+     * Not shown in the spec: stores per page, 1 to 300 (default 10).
+     */
+    var `storesByPage`: kotlin.UInt
+    , 
+    /**
+     * Not shown in the spec: page number, from 1 (default 1).
+     */
+    var `page`: kotlin.UInt
     
 ){
     
@@ -7757,6 +7928,9 @@ public object FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer<Stores
             FfiConverterOptionalTypeLatLng.read(buf),
             FfiConverterOptionalDouble.read(buf),
             FfiConverterOptionalString.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterUInt.read(buf),
             FfiConverterUInt.read(buf),
         )
     }
@@ -7765,16 +7939,22 @@ public object FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer<Stores
             FfiConverterOptionalString.allocationSize(value.`query`) +
             FfiConverterOptionalTypeLatLng.allocationSize(value.`center`) +
             FfiConverterOptionalDouble.allocationSize(value.`radius`) +
-            FfiConverterOptionalString.allocationSize(value.`polyline`) +
-            FfiConverterUInt.allocationSize(value.`limit`)
+            FfiConverterOptionalString.allocationSize(value.`encodedPolyline`) +
+            FfiConverterBoolean.allocationSize(value.`zone`) +
+            FfiConverterOptionalString.allocationSize(value.`language`) +
+            FfiConverterUInt.allocationSize(value.`storesByPage`) +
+            FfiConverterUInt.allocationSize(value.`page`)
     )
 
     override fun write(value: StoresSearchRequest, buf: ByteBuffer) {
             FfiConverterOptionalString.write(value.`query`, buf)
             FfiConverterOptionalTypeLatLng.write(value.`center`, buf)
             FfiConverterOptionalDouble.write(value.`radius`, buf)
-            FfiConverterOptionalString.write(value.`polyline`, buf)
-            FfiConverterUInt.write(value.`limit`, buf)
+            FfiConverterOptionalString.write(value.`encodedPolyline`, buf)
+            FfiConverterBoolean.write(value.`zone`, buf)
+            FfiConverterOptionalString.write(value.`language`, buf)
+            FfiConverterUInt.write(value.`storesByPage`, buf)
+            FfiConverterUInt.write(value.`page`, buf)
     }
 }
 
@@ -7785,9 +7965,19 @@ public object FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer<Stores
  */
 data class StoresSearchResponse (
     /**
-     * Matching stores.
+     * Always `FeatureCollection`.
+     */
+    var `kind`: kotlin.String
+    , 
+    /**
+     * The stores of the page.
      */
     var `features`: List<StoreFeature>
+    , 
+    /**
+     * Not shown in the spec: where the page stands.
+     */
+    var `pagination`: StoresPagination
     
 ){
     
@@ -7804,16 +7994,22 @@ data class StoresSearchResponse (
 public object FfiConverterTypeStoresSearchResponse: FfiConverterRustBuffer<StoresSearchResponse> {
     override fun read(buf: ByteBuffer): StoresSearchResponse {
         return StoresSearchResponse(
+            FfiConverterString.read(buf),
             FfiConverterSequenceTypeStoreFeature.read(buf),
+            FfiConverterTypeStoresPagination.read(buf),
         )
     }
 
     override fun allocationSize(value: StoresSearchResponse) = (
-            FfiConverterSequenceTypeStoreFeature.allocationSize(value.`features`)
+            FfiConverterString.allocationSize(value.`kind`) +
+            FfiConverterSequenceTypeStoreFeature.allocationSize(value.`features`) +
+            FfiConverterTypeStoresPagination.allocationSize(value.`pagination`)
     )
 
     override fun write(value: StoresSearchResponse, buf: ByteBuffer) {
+            FfiConverterString.write(value.`kind`, buf)
             FfiConverterSequenceTypeStoreFeature.write(value.`features`, buf)
+            FfiConverterTypeStoresPagination.write(value.`pagination`, buf)
     }
 }
 
@@ -12833,6 +13029,38 @@ public object FfiConverterOptionalTypeShape: FfiConverterRustBuffer<Shape?> {
         } else {
             buf.put(1)
             FfiConverterTypeShape.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeStoreOpen: FfiConverterRustBuffer<StoreOpen?> {
+    override fun read(buf: ByteBuffer): StoreOpen? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeStoreOpen.read(buf)
+    }
+
+    override fun allocationSize(value: StoreOpen?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeStoreOpen.allocationSize(value)
+        }
+    }
+
+    override fun write(value: StoreOpen?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeStoreOpen.write(value, buf)
         }
     }
 }

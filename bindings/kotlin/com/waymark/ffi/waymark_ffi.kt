@@ -1475,22 +1475,22 @@ private fun uniffiCheckContractApiVersion(lib: IntegrityCheckingUniffiLib) {
 }
 @Suppress("UNUSED_PARAMETER")
 private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
-    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_contains_request_from_json() and 0xFFFF) != 4464) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_contains_request_from_json() and 0xFFFF) != 58232) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_contains_response_to_json() and 0xFFFF) != 45420) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_contains_response_to_json() and 0xFFFF) != 33734) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_get_request_from_json() and 0xFFFF) != 28600) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_get_request_from_json() and 0xFFFF) != 43862) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_get_response_to_json() and 0xFFFF) != 14359) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_get_response_to_json() and 0xFFFF) != 25268) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_search_request_from_json() and 0xFFFF) != 57077) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_search_request_from_json() and 0xFFFF) != 24126) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_search_response_to_json() and 0xFFFF) != 52740) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_search_response_to_json() and 0xFFFF) != 29925) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_func_datasets_get_request_from_json() and 0xFFFF) != 11687) {
@@ -1517,40 +1517,40 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_func_datasets_update_response_to_json() and 0xFFFF) != 64868) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_distance_isochrone_request_from_json() and 0xFFFF) != 34815) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_isochrone_request_from_json() and 0xFFFF) != 18150) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_distance_isochrone_response_to_json() and 0xFFFF) != 44494) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_isochrone_response_to_json() and 0xFFFF) != 9456) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_create_request_from_json() and 0xFFFF) != 18760) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_create_request_from_json() and 0xFFFF) != 22592) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_create_response_to_json() and 0xFFFF) != 58682) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_create_response_to_json() and 0xFFFF) != 61040) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_result_request_from_json() and 0xFFFF) != 26462) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_result_request_from_json() and 0xFFFF) != 36828) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_result_response_to_json() and 0xFFFF) != 44169) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_result_response_to_json() and 0xFFFF) != 50640) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_status_request_from_json() and 0xFFFF) != 21108) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_status_request_from_json() and 0xFFFF) != 60189) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_status_response_to_json() and 0xFFFF) != 3490) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_matrix_status_response_to_json() and 0xFFFF) != 47641) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_distance_route_request_from_json() and 0xFFFF) != 57824) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_route_request_from_json() and 0xFFFF) != 19093) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_distance_route_response_to_json() and 0xFFFF) != 44846) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_route_response_to_json() and 0xFFFF) != 17586) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_distance_tolls_request_from_json() and 0xFFFF) != 10674) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_tolls_request_from_json() and 0xFFFF) != 58315) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_distance_tolls_response_to_json() and 0xFFFF) != 54998) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_distance_tolls_response_to_json() and 0xFFFF) != 36245) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_func_geolocation_position_request_from_json() and 0xFFFF) != 64115) {
@@ -1565,46 +1565,46 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_func_geolocation_timezone_response_to_json() and 0xFFFF) != 56273) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_directions_request_from_json() and 0xFFFF) != 23471) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_directions_request_from_json() and 0xFFFF) != 28266) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_directions_response_to_json() and 0xFFFF) != 11392) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_directions_response_to_json() and 0xFFFF) != 59872) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_poi_search_request_from_json() and 0xFFFF) != 14805) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_poi_search_request_from_json() and 0xFFFF) != 15025) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_poi_search_response_to_json() and 0xFFFF) != 14854) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_poi_search_response_to_json() and 0xFFFF) != 42022) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_venue_request_from_json() and 0xFFFF) != 56811) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_venue_request_from_json() and 0xFFFF) != 5426) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_venue_response_to_json() and 0xFFFF) != 31870) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_venue_response_to_json() and 0xFFFF) != 30168) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_localities_autocomplete_request_from_json() and 0xFFFF) != 58271) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_autocomplete_request_from_json() and 0xFFFF) != 9106) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_localities_autocomplete_response_to_json() and 0xFFFF) != 49803) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_autocomplete_response_to_json() and 0xFFFF) != 29361) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_localities_details_request_from_json() and 0xFFFF) != 63078) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_details_request_from_json() and 0xFFFF) != 40055) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_localities_details_response_to_json() and 0xFFFF) != 23507) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_details_response_to_json() and 0xFFFF) != 14618) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_localities_geocode_request_from_json() and 0xFFFF) != 42221) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_geocode_request_from_json() and 0xFFFF) != 16727) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_localities_geocode_response_to_json() and 0xFFFF) != 47182) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_geocode_response_to_json() and 0xFFFF) != 31164) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_localities_nearby_request_from_json() and 0xFFFF) != 45047) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_nearby_request_from_json() and 0xFFFF) != 14148) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_localities_nearby_response_to_json() and 0xFFFF) != 13782) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_localities_nearby_response_to_json() and 0xFFFF) != 64022) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_func_packs_install_request_from_json() and 0xFFFF) != 57892) {
@@ -1661,7 +1661,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_func_zones_update_response_to_json() and 0xFFFF) != 12061) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_func_matrix_data_to_json() and 0xFFFF) != 43003) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_matrix_data_to_json() and 0xFFFF) != 40966) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_installprogresslistener_on_progress() and 0xFFFF) != 17926) {
@@ -1670,13 +1670,13 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_app_identity() and 0xFFFF) != 32049) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_contains() and 0xFFFF) != 58567) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_contains() and 0xFFFF) != 36225) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_get() and 0xFFFF) != 31337) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_get() and 0xFFFF) != 11614) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_search() and 0xFFFF) != 41963) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_search() and 0xFFFF) != 32101) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_get() and 0xFFFF) != 10839) {
@@ -1691,25 +1691,25 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_update() and 0xFFFF) != 60069) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_isochrone() and 0xFFFF) != 28317) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_isochrone() and 0xFFFF) != 34760) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_matrix() and 0xFFFF) != 46413) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_matrix() and 0xFFFF) != 57632) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_create() and 0xFFFF) != 51127) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_create() and 0xFFFF) != 34156) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_result() and 0xFFFF) != 56977) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_result() and 0xFFFF) != 62556) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_status() and 0xFFFF) != 17319) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_matrix_status() and 0xFFFF) != 23344) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_route() and 0xFFFF) != 43625) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_route() and 0xFFFF) != 41973) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_tolls() and 0xFFFF) != 9709) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_distance_tolls() and 0xFFFF) != 14295) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_geolocation_position() and 0xFFFF) != 44273) {
@@ -1718,28 +1718,28 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_geolocation_timezone() and 0xFFFF) != 56680) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_indoor_directions() and 0xFFFF) != 25886) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_indoor_directions() and 0xFFFF) != 61285) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_indoor_poi_search() and 0xFFFF) != 15742) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_indoor_poi_search() and 0xFFFF) != 44603) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_indoor_venue() and 0xFFFF) != 12522) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_indoor_venue() and 0xFFFF) != 13312) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_install_pack() and 0xFFFF) != 14261) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_localities_autocomplete() and 0xFFFF) != 18388) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_localities_autocomplete() and 0xFFFF) != 9737) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_localities_details() and 0xFFFF) != 27431) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_localities_details() and 0xFFFF) != 6127) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_localities_geocode() and 0xFFFF) != 41681) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_localities_geocode() and 0xFFFF) != 43959) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_localities_nearby() and 0xFFFF) != 5680) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_localities_nearby() and 0xFFFF) != 64787) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_packs_install() and 0xFFFF) != 62082) {

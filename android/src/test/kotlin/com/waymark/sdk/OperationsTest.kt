@@ -134,11 +134,29 @@ class OperationsTest {
     }
 
     @Test
-    fun operationsWithoutDataOrImplementationSayWhy() {
-        val e = assertThrows<WaymarkException.NotAvailable> {
-            runBlocking { waymark.storesSearch(StoresSearchRequest(query = "cafe", limit = 10u)) }
+    fun storesSearchFindsThePacksPharmaciesNearestFirst() = runBlocking {
+        val r = waymark.storesSearch(
+            StoresSearchRequest(query = "type:pharmacy", center = LatLng(42.5075, 1.5218), storesByPage = 5u)
+        )
+        assertEquals("FeatureCollection", r.type)
+        assertTrue(r.features.isNotEmpty())
+        assertTrue(r.features.all { "pharmacy" in it.properties.types })
+        val d = r.features.map { it.properties.distance!! }
+        assertEquals(d.sorted(), d)
+        val bounds = waymark.storesBounds(StoresBoundsRequest(query = "type:pharmacy")).bounds
+        assertTrue(bounds.west <= bounds.east && bounds.south <= bounds.north)
+        val e = assertThrows<WaymarkException.Validation> {
+            runBlocking { waymark.storesSearch(StoresSearchRequest(query = "type:pharmacy AND")) }
         }
-        assertTrue(e.detail.contains("/stores/search"), e.detail)
+        assertTrue(e.detail.contains("column"), e.detail)
+    }
+
+    @Test
+    fun operationsWithoutImplementationSayWhy() {
+        val e = assertThrows<WaymarkException.NotAvailable> {
+            runBlocking { waymark.autosuggest(AutosuggestRequest(input = "index.home.raft")) }
+        }
+        assertTrue(e.detail.contains("/threewords/autosuggest"), e.detail)
     }
 
     @Test

@@ -1,0 +1,327 @@
+//! The in-memory index of the stores layers of a pack set.
+use std::str::FromStr;
+
+use ::geo::{Contains, Point};
+use chrono::{DateTime, Utc};
+use rstar::primitives::{GeomWithData, Rectangle};
+use rstar::{AABB, RTree};
+use serde_json::{Map, Value};
+use waymark_storequery::StoreFields;
+
+use super::hours::Hours;
+use crate::api::{JsonObject, PointGeometry, StoreAddress, StoreFeature, StoreProperties};
+use crate::error::{ApiError, ErrorCode};
+use crate::geo::Pt;
+use crate::packs::PackSet;
+use crate::packs::schema::layers;
+
+/// Mean Earth radius, metres (the unit-sphere positions are scaled by it).
+const EARTH_RADIUS_M: f64 = 6_371_008.8;
+
+/// One store, as read from a pack.
+#[derive(Debug, Clone)]
+pub struct StoreRecord {
+    /// Store id.
+    pub store_id: String,
+    /// Name.
+    pub name: String,
+    /// Address lines.
+    pub lines: Vec<String>,
+    /// City.
+    pub city: String,
+    /// Postal code.
+    pub zipcode: String,
+    /// Country code, upper case.
+    pub country_code: Option<String>,
+    /// Latitude.
+    pub lat: f64,
+    /// Longitude.
+    pub lng: f64,
+    /// Types.
+    pub types: Vec<String>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// Names by language.
+    pub localized_names: Map<String, Value>,
+    /// Free properties.
+    pub user_properties: Map<String, Value>,
+    /// Contact details.
+    pub contact: Map<String, Value>,
+    /// Opening hours as imported.
+    pub opening_hours: Option<Map<String, Value>>,
+    hours: Option<Hours>,
+}
+
+impl StoreRecord {
+    /// Position.
+    pub fn pt(&self) -> Pt {
+        Pt::new(self.lat, self.lng)
+    }
+}
+
+impl StoreFields for StoreRecord {
+    fn types(&self) -> &[String] {
+        &self.types
+    }
+    fn tags(&self) -> &[String] {
+        &self.tags
+    }
+    fn city(&self) -> &str {
+        &self.city
+    }
+    fn country_code(&self) -> Option<&str> {
+        self.country_code.as_deref()
+    }
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn store_id(&self) -> &str {
+        &self.store_id
+    }
+    fn localized_names(&self) -> impl Iterator<Item = &str> {
+        self.localized_names.values().filter_map(Value::as_str)
+    }
+    fn user_property(&self, name: &str) -> Option<&Value> {
+        self.user_properties.get(name)
+    }
+}
+
+/// A zone of a store.
+#[derive(Debug)]
+struct Zone {
+    store: u32,
+    shape: ::geo::Geometry<f64>,
+}
+
+/// The stores of a pack set, with their positions and zones indexed.
+#[derive(Debug)]
+pub struct StoreIndex {
+    stores: Vec<StoreRecord>,
+    points: RTree<GeomWithData<[f64; 3], u32>>,
+    zones: Vec<Zone>,
+    zone_boxes: RTree<GeomWithData<Rectangle<[f64; 2]>, u32>>,
+}
+
+/// A position on the sphere of the Earth's radius (chord distances in metres).
+fn xyz(p: Pt) -> [f64; 3] {
+    let (lat, lng) = (p.lat.to_radians(), p.lng.to_radians());
+    [
+        EARTH_RADIUS_M * lat.cos() * lng.cos(),
+        EARTH_RADIUS_M * lat.cos() * lng.sin(),
+        EARTH_RADIUS_M * lat.sin(),
+    ]
+}
+
+fn json_list(text: &str) -> Vec<String> {
+    serde_json::from_str(text).unwrap_or_default()
+}
+
+fn json_map(text: &str) -> Map<String, Value> {
+    serde_json::from_str(text).unwrap_or_default()
+}
+
+fn unreadable(pack: &str, e: rusqlite::Error) -> ApiError {
+    tracing::error!(pack, "the stores layer cannot be read");
+    ApiError::internal(&crate::error::Error::Sqlite(e))
+}
+
+impl StoreIndex {
+    /// Reads the stores layers of `set`; 503 when no pack has one.
+    pub fn load(set: &PackSet) -> Result<StoreIndex, ApiError> {
+        let packs = set.with_layer(layers::STORES);
+        if packs.is_empty() {
+            return Err(ApiError::new(
+                ErrorCode::DataUnavailable,
+                "no installed pack has the stores layer; import stores into a pack \
+                 (`waymark-packs import-stores`, see docs/stores-layer.md) and install it",
+            ));
+        }
+        let mut stores = Vec::new();
+        let mut zones = Vec::new();
+        for pack in packs {
+            let conn = pack.sqlite().map_err(|e| unreadable(pack.id(), e))?;
+            let first = stores.len() as u32;
+            let mut by_id = std::collections::HashMap::new();
+            {
+                let mut stmt = conn
+                    .prepare(
+                        "SELECT store_id, name, address_lines, city, zipcode, country_code, lat, lng, types, \
+                         tags, localized_names, user_properties, contact, opening_hours FROM stores ORDER BY id",
+                    )
+                    .map_err(|e| unreadable(pack.id(), e))?;
+                let rows = stmt
+                    .query_map([], |r| {
+                        let hours_text: Option<String> = r.get(13)?;
+                        Ok(StoreRecord {
+                            store_id: r.get(0)?,
+                            name: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                            lines: json_list(&r.get::<_, String>(2)?),
+                            city: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
+                            zipcode: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                            country_code: r.get(5)?,
+                            lat: r.get(6)?,
+                            lng: r.get(7)?,
+                            types: json_list(&r.get::<_, String>(8)?),
+                            tags: json_list(&r.get::<_, String>(9)?),
+                            localized_names: json_map(&r.get::<_, String>(10)?),
+                            user_properties: json_map(&r.get::<_, String>(11)?),
+                            contact: json_map(&r.get::<_, String>(12)?),
+                            hours: hours_text
+                                .as_deref()
+                                .and_then(|t| serde_json::from_str(t).ok()),
+                            opening_hours: hours_text.as_deref().map(json_map),
+                        })
+                    })
+                    .map_err(|e| unreadable(pack.id(), e))?;
+                for row in rows {
+                    let record = row.map_err(|e| unreadable(pack.id(), e))?;
+                    by_id.insert(record.store_id.clone(), first + by_id.len() as u32);
+                    stores.push(record);
+                }
+            }
+            let mut stmt = conn
+                .prepare("SELECT store_id, polygon_wkt FROM zones ORDER BY id")
+                .map_err(|e| unreadable(pack.id(), e))?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+                .map_err(|e| unreadable(pack.id(), e))?;
+            for row in rows {
+                let (store_id, wkt_text) = row.map_err(|e| unreadable(pack.id(), e))?;
+                let (Some(store), Some(shape)) = (by_id.get(&store_id), parse_polygon(&wkt_text))
+                else {
+                    tracing::warn!(pack = pack.id(), store = %store_id, "zone skipped: unknown store or unreadable polygon");
+                    continue;
+                };
+                zones.push(Zone {
+                    store: *store,
+                    shape,
+                });
+            }
+        }
+        let points = RTree::bulk_load(
+            stores
+                .iter()
+                .enumerate()
+                .map(|(i, s)| GeomWithData::new(xyz(s.pt()), i as u32))
+                .collect(),
+        );
+        let zone_boxes = RTree::bulk_load(
+            zones
+                .iter()
+                .enumerate()
+                .filter_map(|(i, z)| {
+                    use ::geo::BoundingRect;
+                    let r = z.shape.bounding_rect()?;
+                    Some(GeomWithData::new(
+                        Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]),
+                        i as u32,
+                    ))
+                })
+                .collect(),
+        );
+        Ok(StoreIndex {
+            stores,
+            points,
+            zones,
+            zone_boxes,
+        })
+    }
+
+    /// The store at `i`.
+    pub fn record(&self, i: u32) -> &StoreRecord {
+        &self.stores[i as usize]
+    }
+
+    /// Number of stores.
+    pub fn len(&self) -> usize {
+        self.stores.len()
+    }
+
+    /// Whether there is no store.
+    pub fn is_empty(&self) -> bool {
+        self.stores.is_empty()
+    }
+
+    /// Every store.
+    pub fn all(&self) -> Vec<u32> {
+        (0..self.stores.len() as u32).collect()
+    }
+
+    /// The stores within `radius_m` of `c` (great-circle distance).
+    pub fn within(&self, c: Pt, radius_m: f64) -> Vec<u32> {
+        let angle = (radius_m / EARTH_RADIUS_M).min(std::f64::consts::PI);
+        let chord = 2.0 * EARTH_RADIUS_M * (angle / 2.0).sin();
+        self.points
+            .locate_within_distance(xyz(c), chord * chord * (1.0 + 1e-9))
+            .map(|g| g.data)
+            .collect()
+    }
+
+    /// The stores one of whose zones contains `c`.
+    pub fn stores_with_zone_at(&self, c: Pt) -> Vec<u32> {
+        let p = Point::new(c.lng, c.lat);
+        let mut out: Vec<u32> = self
+            .zone_boxes
+            .locate_in_envelope_intersecting(&AABB::from_point([c.lng, c.lat]))
+            .map(|g| &self.zones[g.data as usize])
+            .filter(|z| z.shape.contains(&p))
+            .map(|z| z.store)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The feature of store `i`.
+    pub fn feature(
+        &self,
+        i: u32,
+        distance: Option<f64>,
+        language: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> StoreFeature {
+        let s = self.record(i);
+        let name = language
+            .and_then(|l| s.localized_names.get(l))
+            .and_then(Value::as_str)
+            .unwrap_or(&s.name)
+            .to_owned();
+        let object = |m: &Map<String, Value>| (!m.is_empty()).then(|| JsonObject::from(m.clone()));
+        StoreFeature {
+            kind: "Feature".into(),
+            properties: StoreProperties {
+                store_id: s.store_id.clone(),
+                name,
+                address: StoreAddress {
+                    lines: s.lines.clone(),
+                    city: s.city.clone(),
+                    zipcode: s.zipcode.clone(),
+                    country_code: s.country_code.clone(),
+                },
+                distance: distance.map(|d| (d * 10.0).round() / 10.0),
+                types: s.types.clone(),
+                tags: s.tags.clone(),
+                localized_names: object(&s.localized_names),
+                user_properties: object(&s.user_properties),
+                contact: object(&s.contact),
+                opening_hours: s
+                    .opening_hours
+                    .as_ref()
+                    .map(|m| JsonObject::from(m.clone())),
+                open: s.hours.as_ref().map(|h| h.open_at(now)),
+            },
+            geometry: PointGeometry::new(crate::api::LatLng::new(s.lat, s.lng)),
+        }
+    }
+}
+
+/// A zone polygon from WKT (`None` when it is not a polygon or multipolygon).
+pub fn parse_polygon(text: &str) -> Option<::geo::Geometry<f64>> {
+    let parsed = wkt::Wkt::<f64>::from_str(text).ok()?;
+    let g = ::geo::Geometry::try_from(parsed).ok()?;
+    matches!(
+        g,
+        ::geo::Geometry::Polygon(_) | ::geo::Geometry::MultiPolygon(_)
+    )
+    .then_some(g)
+}
