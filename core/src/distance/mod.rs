@@ -21,6 +21,7 @@ use crate::geo::{BBox, Pt, line_meets_ring, round7};
 use crate::packs::registry::PackSetCache;
 use crate::packs::schema::layers;
 use crate::packs::{LoadedPack, PackSet};
+use crate::routing::network::NetworkError;
 use crate::routing::router::Router;
 use crate::routing::{Metric, Profile};
 
@@ -41,12 +42,21 @@ pub struct RoutingPack {
 
 impl RoutingPack {
     /// Opens the roads, addresses and tolls of `pack`.
-    fn open(pack: &Arc<LoadedPack>) -> Result<RoutingPack, String> {
-        let conn = pack.sqlite().map_err(|e| e.to_string())?;
-        let router = Router::open(pack.id(), &pack.dir, &conn).map_err(|e| e.to_string())?;
+    fn open(pack: &Arc<LoadedPack>) -> Result<RoutingPack, RoutingPackError> {
+        let database = |source| RoutingPackError::Database {
+            pack: pack.id().to_string(),
+            source,
+        };
+        let conn = pack.sqlite().map_err(database)?;
+        let router = Router::open(pack.id(), &pack.dir, &conn).map_err(|source| {
+            RoutingPackError::Roads {
+                pack: pack.id().to_string(),
+                source,
+            }
+        })?;
         let [_, s, _, n] = pack.manifest.coverage.bbox;
-        let addresses = AddressIndex::load(&conn, (s + n) / 2.0).map_err(|e| e.to_string())?;
-        let tolls = tolls::TollTable::load(&conn).map_err(|e| e.to_string())?;
+        let addresses = AddressIndex::load(&conn, (s + n) / 2.0).map_err(database)?;
+        let tolls = tolls::TollTable::load(&conn).map_err(database)?;
         Ok(RoutingPack {
             pack: pack.clone(),
             router,
@@ -61,25 +71,48 @@ impl RoutingPack {
     }
 }
 
+/// Why a pack cannot be opened for routing. Internal: callers get
+/// [`ApiError::internal`], the log gets this.
+#[derive(Debug, thiserror::Error)]
+pub enum RoutingPackError {
+    /// The pack's database (addresses, tolls) cannot be read.
+    #[error("the addresses or tolls of pack `{pack}` cannot be read: {source}")]
+    Database {
+        /// Pack id.
+        pack: String,
+        /// The SQLite error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// The roads layer cannot be read.
+    #[error("the roads of pack `{pack}` cannot be read: {source}")]
+    Roads {
+        /// Pack id.
+        pack: String,
+        /// Why.
+        #[source]
+        source: NetworkError,
+    },
+}
+
 /// A pack with roads and its [`RoutingPack`], opened on first use.
 #[derive(Debug)]
 struct LazyRoutingPack {
     pack: Arc<LoadedPack>,
-    opened: OnceLock<Result<Arc<RoutingPack>, String>>,
+    opened: OnceLock<Result<Arc<RoutingPack>, Arc<RoutingPackError>>>,
 }
 
 impl LazyRoutingPack {
     /// Opens the pack (first call) or returns it.
     fn get(&self) -> Result<Arc<RoutingPack>, ApiError> {
         self.opened
-            .get_or_init(|| RoutingPack::open(&self.pack).map(Arc::new))
-            .clone()
-            .map_err(|e| {
-                ApiError::new(
-                    ErrorCode::Internal,
-                    format!("the roads of pack `{}` cannot be read: {e}", self.pack.id()),
-                )
+            .get_or_init(|| {
+                RoutingPack::open(&self.pack)
+                    .map(Arc::new)
+                    .map_err(Arc::new)
             })
+            .clone()
+            .map_err(|e| ApiError::internal(&*e))
     }
 }
 
