@@ -33,7 +33,7 @@ use crate::geo::Pt;
 use crate::routing::Metric;
 use crate::routing::snap::Snap;
 
-use super::{RoutingPacks, profile, pt};
+use super::{RoutingCache, RoutingPacks, profile, pt};
 
 /// Longest a computation may take before its job is marked `timeout`.
 pub const JOB_TIMEOUT: Duration = Duration::from_secs(60);
@@ -176,19 +176,16 @@ impl MatrixJobs {
         serde_json::from_str(&json).map_err(internal)
     }
 
-    /// Starts the worker once; it holds only a weak reference to its owner and stops with it.
-    pub fn ensure_worker<T: Send + Sync + 'static>(
-        self: &Arc<Self>,
-        owner: Weak<T>,
-        compute: fn(&T, &MatrixCreateRequest, &str) -> Result<MatrixResult, ApiError>,
-    ) {
+    /// Starts the worker once. It holds only weak references, to the store and to the
+    /// `routing` it computes with, and stops when the distance service is dropped.
+    pub fn ensure_worker(self: &Arc<Self>, routing: Weak<RoutingCache>) {
         if self.started.swap(true, Ordering::SeqCst) {
             return;
         }
         let jobs = Arc::downgrade(self);
         let spawned = std::thread::Builder::new()
             .name("matrix-jobs".into())
-            .spawn(move || worker(jobs, owner, compute));
+            .spawn(move || worker(jobs, routing));
         if let Err(e) = spawned {
             tracing::error!(error = %e, "cannot start the matrix worker");
             self.started.store(false, Ordering::SeqCst);
@@ -236,11 +233,7 @@ fn unknown(id: &str) -> ApiError {
     ))
 }
 
-fn worker<T>(
-    jobs: Weak<MatrixJobs>,
-    owner: Weak<T>,
-    compute: fn(&T, &MatrixCreateRequest, &str) -> Result<MatrixResult, ApiError>,
-) {
+fn worker(jobs: Weak<MatrixJobs>, routing: Weak<RoutingCache>) {
     loop {
         let Some(store) = jobs.upgrade() else {
             return;
@@ -262,19 +255,19 @@ fn worker<T>(
                 }
                 *pending = false;
                 drop(pending);
-                if owner.strong_count() == 0 {
+                if routing.strong_count() == 0 {
                     return;
                 }
             }
             Some((id, request)) => {
-                let Some(engine) = owner.upgrade() else {
+                let Some(cache) = routing.upgrade() else {
                     return;
                 };
                 let started = Instant::now();
                 let outcome = serde_json::from_str::<MatrixCreateRequest>(&request)
                     .map_err(internal)
-                    .and_then(|req| compute(&engine, &req, &id));
-                drop(engine);
+                    .and_then(|req| compute(&*cache.current()?, &req, &id));
+                drop(cache);
                 match outcome {
                     _ if started.elapsed() > JOB_TIMEOUT => store.finish(
                         &id,

@@ -30,8 +30,8 @@ use crate::routing::router::{
 use crate::routing::search::Dijkstra;
 use crate::routing::snap::Snap;
 
-use super::RoutingPack;
 use super::text::{self, Maneuver};
+use super::{LocalClock, RoutingPack};
 
 /// `departure_time` or `arrival_time`, resolved to UNIX seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,15 +91,6 @@ pub struct Trip {
     pub notice: Option<String>,
 }
 
-/// Outcome of planning.
-#[derive(Debug)]
-pub enum Planned {
-    /// Routes, best first.
-    Routes(Vec<Trip>),
-    /// A status without routes.
-    Status(DistanceStatus),
-}
-
 /// Most waypoints per request.
 pub const MAX_WAYPOINTS: usize = 25;
 
@@ -117,10 +108,16 @@ fn avoid_words(avoid: &[RouteAvoid]) -> String {
     w.join(", ")
 }
 
-/// Plans the trip on `routing`; `utc_offset(point, unix)` gives the local offset in seconds.
-pub fn plan(routing: &RoutingPack, q: &TripQuery, utc_offset: &dyn Fn(Pt, i64) -> i64) -> Planned {
+/// Plans the trip on `routing`, best route first, with time-of-day traffic at the local time
+/// `clock` tells; without routes, the status saying why (`ZERO_RESULTS`,
+/// `MAX_ROUTE_LENGTH_EXCEEDED`).
+pub fn plan(
+    routing: &RoutingPack,
+    q: &TripQuery,
+    clock: LocalClock<'_>,
+) -> Result<Vec<Trip>, DistanceStatus> {
     if line_length_m(&q.points) > MAX_ROUTE_LENGTH_M as f64 {
-        return Planned::Status(DistanceStatus::MaxRouteLengthExceeded);
+        return Err(DistanceStatus::MaxRouteLengthExceeded);
     }
     let router = &routing.router;
     let excluded = super::excluded_edges(router, &q.avoid);
@@ -143,15 +140,15 @@ pub fn plan(routing: &RoutingPack, q: &TripQuery, utc_offset: &dyn Fn(Pt, i64) -
         None => plan_with(router, q, None),
     };
     if trips.is_empty() {
-        return Planned::Status(DistanceStatus::ZeroResults);
+        return Err(DistanceStatus::ZeroResults);
     }
     if trips[0].legs.iter().map(|l| l.distance_m).sum::<f64>() > MAX_ROUTE_LENGTH_M as f64 {
-        return Planned::Status(DistanceStatus::MaxRouteLengthExceeded);
+        return Err(DistanceStatus::MaxRouteLengthExceeded);
     }
     if let Some(when) = q.when {
         for t in &mut trips {
             if q.profile.is_motor() {
-                apply_time_of_day(router, q.profile, t, when, utc_offset);
+                apply_time_of_day(router, q.profile, t, when, clock);
             } else {
                 // No congestion on foot or by bicycle: the duration is the free-flow one.
                 for l in &mut t.legs {
@@ -160,7 +157,7 @@ pub fn plan(routing: &RoutingPack, q: &TripQuery, utc_offset: &dyn Fn(Pt, i64) -
             }
         }
     }
-    Planned::Routes(trips)
+    Ok(trips)
 }
 
 fn plan_with(router: &Router, q: &TripQuery, excluded: Option<&[bool]>) -> Vec<Trip> {
@@ -474,10 +471,10 @@ fn traffic_duration(
     profile: Profile,
     leg: &TripLeg,
     depart: i64,
-    utc_offset: &dyn Fn(Pt, i64) -> i64,
+    clock: LocalClock<'_>,
 ) -> f64 {
     use chrono::{Datelike, Timelike};
-    let local = depart + utc_offset(leg.from_snap.point, depart);
+    let local = depart + clock.utc_offset(leg.from_snap.point, depart);
     let Some(t) = chrono::DateTime::from_timestamp(local, 0) else {
         return leg.duration_s;
     };
@@ -506,14 +503,14 @@ fn apply_time_of_day(
     profile: Profile,
     trip: &mut Trip,
     when: When,
-    utc_offset: &dyn Fn(Pt, i64) -> i64,
+    clock: LocalClock<'_>,
 ) {
     let total = |trip: &Trip, depart: i64| -> Vec<f64> {
         let mut t = depart as f64;
         trip.legs
             .iter()
             .map(|l| {
-                let d = traffic_duration(router, profile, l, t.round() as i64, utc_offset);
+                let d = traffic_duration(router, profile, l, t.round() as i64, clock);
                 t += d;
                 d
             })
@@ -726,6 +723,13 @@ pub struct Texts {
     pub units: Units,
     /// Language.
     pub lang: RouteLanguage,
+}
+
+impl Texts {
+    /// The texts in `units` and `lang`.
+    pub fn new(units: Units, lang: RouteLanguage) -> Self {
+        Texts { units, lang }
+    }
 }
 
 fn dist_text(m: f64, t: Texts) -> TextValue {
