@@ -1,7 +1,7 @@
 //! Alternative routes: via-node candidates of the hierarchy, or penalised re-searches on the
 //! turn graph with `avoid` (see the [module notes](super)).
 use crate::routing::graph::TurnGraph;
-use crate::routing::router::{ArcPath, Router, expand_sources, positions, targets};
+use crate::routing::router::{ArcPath, Router, arc_path, expand_sources, positions, targets};
 use crate::routing::search::Dijkstra;
 use crate::routing::snap::Snap;
 
@@ -54,21 +54,7 @@ pub(super) fn alternatives(
             found.push(p);
         }
     };
-    let to_path = |cost: u64, arcs: Vec<u32>| -> Option<ArcPath> {
-        let first = *arcs.first()?;
-        let last = *arcs.last()?;
-        let src_arc = starts.iter().find(|x| x.0 == first)?.3;
-        let start = src.iter().find(|p| p.arc == src_arc)?.offset;
-        let end = dst.iter().find(|p| p.arc == last)?.offset;
-        let mut full = vec![src_arc];
-        full.extend(arcs);
-        Some(ArcPath {
-            cost,
-            arcs: full,
-            start,
-            end,
-        })
-    };
+    let to_path = |cost: u64, arcs: Vec<u32>| arc_path(&starts, &src, &dst, cost, arcs);
     let ch = if usable.is_none() {
         router.hierarchy(q.profile, q.metric)
     } else {

@@ -161,11 +161,7 @@ pub fn distance(metres: f64, units: Units, lang: RouteLanguage) -> String {
     match units {
         Units::Metric => {
             if metres < 950.0 {
-                let m = if metres < 10.0 {
-                    metres.round()
-                } else {
-                    (metres / 10.0).round() * 10.0
-                };
+                let m = round_small(metres);
                 format!("{} {}", number(m, false, w.dec), w.units[1])
             } else {
                 let km = metres / 1000.0;
@@ -175,17 +171,21 @@ pub fn distance(metres: f64, units: Units, lang: RouteLanguage) -> String {
         Units::Imperial => {
             let miles = metres / 1609.344;
             if miles < 0.1 {
-                let ft = metres / 0.3048;
-                let ft = if ft < 10.0 {
-                    ft.round()
-                } else {
-                    (ft / 10.0).round() * 10.0
-                };
+                let ft = round_small(metres / 0.3048);
                 format!("{} {}", number(ft, false, w.dec), w.units[3])
             } else {
                 format!("{} {}", number(miles, miles < 9.95, w.dec), w.units[2])
             }
         }
+    }
+}
+
+/// A count of the small unit (metres, feet): whole below 10, else rounded to tens.
+fn round_small(v: f64) -> f64 {
+    if v < 10.0 {
+        v.round()
+    } else {
+        (v / 10.0).round() * 10.0
     }
 }
 
