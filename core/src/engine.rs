@@ -78,8 +78,9 @@ pub struct Engine {
     packs: Arc<PackManager>,
     /// Stores indexes of the current pack set.
     stores: crate::stores::Stores,
-    /// Timezone and IP indexes of the current pack set.
-    geolocation: Geolocation,
+    /// Timezone and IP indexes of the current pack set (the distance service reads local
+    /// time from it).
+    geolocation: Arc<Geolocation>,
     /// Search indexes of the current pack set.
     localities: crate::localities::Localities,
     /// Routers of the current pack set and the matrix jobs.
@@ -109,14 +110,18 @@ impl Engine {
         };
         let packs = PackManager::open(store, config.trusted_publishers.clone())
             .map_err(|e| crate::error::Error::Config(format!("loading packs: {e}")))?;
+        let packs = Arc::new(packs);
+        let geolocation = Arc::new(Geolocation::default());
+        let distance =
+            crate::distance::Distance::new(packs.clone(), geolocation.clone(), &config.state_dir);
         Ok(Engine {
             config,
             auth,
             stores: crate::stores::Stores::default(),
-            packs: Arc::new(packs),
-            geolocation: Geolocation::default(),
+            packs,
+            geolocation,
             localities: Default::default(),
-            distance: crate::distance::Distance::default(),
+            distance,
         })
     }
 
@@ -382,14 +387,7 @@ impl Engine {
         call: &mut Call<'_>,
         req: RouteRequest,
     ) -> Result<RouteResponse, ApiError> {
-        let set = self.packs().snapshot();
-        crate::distance::ops::route(
-            &self.distance,
-            set.clone(),
-            &req,
-            &|| call.charge(),
-            &|p, t| self.geolocation.utc_offset(set.clone(), p.lat, p.lng, t),
-        )
+        self.distance.route(call, &req)
     }
 
     /// `GET /distance/tolls/json`
@@ -398,14 +396,7 @@ impl Engine {
         call: &mut Call<'_>,
         req: TollsRequest,
     ) -> Result<TollsResponse, ApiError> {
-        let set = self.packs().snapshot();
-        crate::distance::ops::tolls(
-            &self.distance,
-            set.clone(),
-            &req,
-            &|| call.charge(),
-            &|p, t| self.geolocation.utc_offset(set.clone(), p.lat, p.lng, t),
-        )
+        self.distance.tolls(call, &req)
     }
 
     /// `GET /distance/isochrone/json`
@@ -414,37 +405,18 @@ impl Engine {
         call: &mut Call<'_>,
         req: IsochroneRequest,
     ) -> Result<IsochroneResponse, ApiError> {
-        crate::distance::ops::isochrone(&self.distance, self.packs().snapshot(), &req, &|| {
-            call.charge()
-        })
-    }
-
-    /// The matrix job store, with its worker running.
-    fn matrix_jobs(self: &Arc<Self>) -> Result<Arc<crate::distance::matrix::MatrixJobs>, ApiError> {
-        let jobs = self.distance.jobs(&self.config.state_dir)?;
-        jobs.ensure_worker(Arc::downgrade(self), |engine: &Engine, req, id| {
-            let routers = engine.distance.routers(engine.packs().snapshot())?;
-            crate::distance::matrix::compute(&routers, req, id)
-        });
-        Ok(jobs)
+        self.distance.isochrone(call, &req)
     }
 
     /// `POST /distance/matrix/async`: stores the job (state `accepted`) and returns its id;
     /// a background worker computes it. Above 200 elements: 422 with status
     /// `MAX_ELEMENTS_EXCEEDED`.
     pub fn distance_matrix_create(
-        self: &Arc<Self>,
+        &self,
         call: &mut Call<'_>,
         req: MatrixCreateRequest,
     ) -> Result<MatrixCreateResponse, ApiError> {
-        crate::distance::ops::check_elements(&req)?;
-        self.distance.routers(self.packs().snapshot())?;
-        let jobs = self.matrix_jobs()?;
-        call.charge()?;
-        Ok(MatrixCreateResponse {
-            matrix_id: jobs.create(&req)?,
-            status: MatrixStatus::Accepted,
-        })
+        self.distance.matrix_create(call, &req)
     }
 
     /// A matrix computed at once, without the 200-element limit of the asynchronous API (the
@@ -455,45 +427,37 @@ impl Engine {
         call: &mut Call<'_>,
         req: MatrixCreateRequest,
     ) -> Result<MatrixData, ApiError> {
-        let routers = self.distance.routers(self.packs().snapshot())?;
-        call.charge()?;
-        crate::distance::matrix::compute_data(
-            &routers,
-            &req.origins,
-            &req.destinations,
-            crate::distance::profile(req.mode),
-        )
+        self.distance.matrix_now(call, &req)
     }
 
     /// `GET /distance/matrix/async/{matrix_id}/status`
     pub fn distance_matrix_status(
-        self: &Arc<Self>,
+        &self,
         _call: &mut Call<'_>,
         req: MatrixStatusRequest,
     ) -> Result<MatrixStatusResponse, ApiError> {
-        let (status, _) = self.matrix_jobs()?.status(&req.matrix_id)?;
-        Ok(MatrixStatusResponse { status })
+        self.distance.matrix_status(&req.matrix_id)
     }
 
     /// `GET /distance/matrix/async/{matrix_id}`: the result once `completed` (the local
     /// server answers it with a 303 to `.../{matrix_id}/result`); 404 before, saying the
     /// state.
     pub fn distance_matrix_result(
-        self: &Arc<Self>,
+        &self,
         _call: &mut Call<'_>,
         req: MatrixResultRequest,
     ) -> Result<MatrixResultResponse, ApiError> {
-        self.matrix_jobs()?.result(&req.matrix_id)
+        self.distance.matrix_result(&req.matrix_id)
     }
 
     /// `GET /distance/matrix/async/{matrix_id}/result` (the target of the 303; not in the
     /// spec): the result of a completed matrix.
     pub fn distance_matrix_result_data(
-        self: &Arc<Self>,
+        &self,
         _call: &mut Call<'_>,
         req: MatrixResultDataRequest,
     ) -> Result<MatrixResultResponse, ApiError> {
-        self.matrix_jobs()?.result(&req.matrix_id)
+        self.distance.matrix_result(&req.matrix_id)
     }
 
     // ----- pack management (not in the spec) -----

@@ -211,8 +211,9 @@ impl ApiError {
         )
     }
 
-    /// 500 from an internal error. The internal detail is logged, not shown.
-    pub fn internal(err: &Error) -> Self {
+    /// 500 from an internal error: an [`Error`] or a module's own typed error. The internal
+    /// detail is logged, not shown.
+    pub fn internal(err: &dyn std::error::Error) -> Self {
         tracing::error!(error = %err, "internal error");
         Self::new(
             ErrorCode::Internal,

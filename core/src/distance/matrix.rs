@@ -24,15 +24,16 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::api::UnknownValue;
 use crate::api::{
     LatLng, MatrixCreateRequest, MatrixData, MatrixResult, MatrixStatus, RegionDefinition,
 };
-use crate::error::{ApiError, ErrorCode};
+use crate::error::ApiError;
 use crate::geo::Pt;
 use crate::routing::Metric;
 use crate::routing::snap::Snap;
 
-use super::{RoutingPacks, profile, pt};
+use super::{RoutingCache, RoutingPacks, profile, pt};
 
 /// Longest a computation may take before its job is marked `timeout`.
 pub const JOB_TIMEOUT: Duration = Duration::from_secs(60);
@@ -52,12 +53,29 @@ fn now() -> i64 {
     chrono::Utc::now().timestamp()
 }
 
-fn internal(e: impl std::fmt::Display) -> ApiError {
-    tracing::error!(error = %e, "matrix job store");
-    ApiError::new(
-        ErrorCode::Internal,
-        "internal error; the details are in the waymark log",
-    )
+/// Why the job store failed. Internal: callers get [`ApiError::internal`], the log gets this.
+#[derive(Debug, thiserror::Error)]
+pub enum JobStoreError {
+    /// The state directory cannot be created.
+    #[error("matrix job store: {0}")]
+    Io(#[from] std::io::Error),
+    /// SQLite failed.
+    #[error("matrix job store: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A stored request or result does not (de)serialize.
+    #[error("matrix job store: {0}")]
+    Json(#[from] serde_json::Error),
+    /// No random job id.
+    #[error("matrix job store: random job id: {0}")]
+    Random(#[from] getrandom::Error),
+    /// A stored status is not one of the spec's.
+    #[error("matrix job store: {0}")]
+    Status(#[from] UnknownValue),
+}
+
+/// The public error of a job store failure (logged by [`ApiError::internal`]).
+fn internal(e: impl Into<JobStoreError>) -> ApiError {
+    ApiError::internal(&e.into())
 }
 
 impl MatrixJobs {
@@ -158,19 +176,16 @@ impl MatrixJobs {
         serde_json::from_str(&json).map_err(internal)
     }
 
-    /// Starts the worker once; it holds only a weak reference to its owner and stops with it.
-    pub fn ensure_worker<T: Send + Sync + 'static>(
-        self: &Arc<Self>,
-        owner: Weak<T>,
-        compute: fn(&T, &MatrixCreateRequest, &str) -> Result<MatrixResult, ApiError>,
-    ) {
+    /// Starts the worker once. It holds only weak references, to the store and to the
+    /// `routing` it computes with, and stops when the distance service is dropped.
+    pub fn ensure_worker(self: &Arc<Self>, routing: Weak<RoutingCache>) {
         if self.started.swap(true, Ordering::SeqCst) {
             return;
         }
         let jobs = Arc::downgrade(self);
         let spawned = std::thread::Builder::new()
             .name("matrix-jobs".into())
-            .spawn(move || worker(jobs, owner, compute));
+            .spawn(move || worker(jobs, routing));
         if let Err(e) = spawned {
             tracing::error!(error = %e, "cannot start the matrix worker");
             self.started.store(false, Ordering::SeqCst);
@@ -218,11 +233,7 @@ fn unknown(id: &str) -> ApiError {
     ))
 }
 
-fn worker<T>(
-    jobs: Weak<MatrixJobs>,
-    owner: Weak<T>,
-    compute: fn(&T, &MatrixCreateRequest, &str) -> Result<MatrixResult, ApiError>,
-) {
+fn worker(jobs: Weak<MatrixJobs>, routing: Weak<RoutingCache>) {
     loop {
         let Some(store) = jobs.upgrade() else {
             return;
@@ -244,19 +255,19 @@ fn worker<T>(
                 }
                 *pending = false;
                 drop(pending);
-                if owner.strong_count() == 0 {
+                if routing.strong_count() == 0 {
                     return;
                 }
             }
             Some((id, request)) => {
-                let Some(engine) = owner.upgrade() else {
+                let Some(cache) = routing.upgrade() else {
                     return;
                 };
                 let started = Instant::now();
                 let outcome = serde_json::from_str::<MatrixCreateRequest>(&request)
-                    .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))
-                    .and_then(|req| compute(&engine, &req, &id));
-                drop(engine);
+                    .map_err(internal)
+                    .and_then(|req| compute(&*cache.current()?, &req, &id));
+                drop(cache);
                 match outcome {
                     _ if started.elapsed() > JOB_TIMEOUT => store.finish(
                         &id,
@@ -269,7 +280,9 @@ fn worker<T>(
                     ),
                     Ok(result) => match serde_json::to_string(&result) {
                         Ok(json) => store.finish(&id, MatrixStatus::Completed, Some(json), None),
-                        Err(e) => store.finish(&id, MatrixStatus::Error, None, Some(e.to_string())),
+                        Err(e) => {
+                            store.finish(&id, MatrixStatus::Error, None, Some(internal(e).message))
+                        }
                     },
                     Err(e) => store.finish(&id, MatrixStatus::Error, None, Some(e.message)),
                 }
@@ -345,4 +358,22 @@ pub fn compute_data(
         travel_times: times,
         distances: dists,
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn store_failures_keep_their_detail_in_the_log() {
+        let json = serde_json::from_str::<MatrixCreateRequest>("{").unwrap_err();
+        let detail = json.to_string();
+        let e = internal(json);
+        assert_eq!(e.code, ErrorCode::Internal);
+        assert!(!e.message.contains(&detail), "{}", e.message);
+        let status = "done".parse::<MatrixStatus>().unwrap_err();
+        assert!(!internal(status).message.contains("done"));
+    }
 }

@@ -13,6 +13,7 @@ pub mod route;
 pub mod text;
 pub mod tolls;
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use crate::api::{RouteAvoid, RouteMethod, TravelMode};
@@ -20,7 +21,8 @@ use crate::error::{ApiError, ErrorCode};
 use crate::geo::{BBox, Pt, line_meets_ring, round7};
 use crate::packs::registry::PackSetCache;
 use crate::packs::schema::layers;
-use crate::packs::{LoadedPack, PackSet};
+use crate::packs::{LoadedPack, PackManager, PackSet};
+use crate::routing::network::NetworkError;
 use crate::routing::router::Router;
 use crate::routing::{Metric, Profile};
 
@@ -41,12 +43,21 @@ pub struct RoutingPack {
 
 impl RoutingPack {
     /// Opens the roads, addresses and tolls of `pack`.
-    fn open(pack: &Arc<LoadedPack>) -> Result<RoutingPack, String> {
-        let conn = pack.sqlite().map_err(|e| e.to_string())?;
-        let router = Router::open(pack.id(), &pack.dir, &conn).map_err(|e| e.to_string())?;
+    fn open(pack: &Arc<LoadedPack>) -> Result<RoutingPack, RoutingPackError> {
+        let database = |source| RoutingPackError::Database {
+            pack: pack.id().to_string(),
+            source,
+        };
+        let conn = pack.sqlite().map_err(database)?;
+        let router = Router::open(pack.id(), &pack.dir, &conn).map_err(|source| {
+            RoutingPackError::Roads {
+                pack: pack.id().to_string(),
+                source,
+            }
+        })?;
         let [_, s, _, n] = pack.manifest.coverage.bbox;
-        let addresses = AddressIndex::load(&conn, (s + n) / 2.0).map_err(|e| e.to_string())?;
-        let tolls = tolls::TollTable::load(&conn).map_err(|e| e.to_string())?;
+        let addresses = AddressIndex::load(&conn, (s + n) / 2.0).map_err(database)?;
+        let tolls = tolls::TollTable::load(&conn).map_err(database)?;
         Ok(RoutingPack {
             pack: pack.clone(),
             router,
@@ -61,25 +72,48 @@ impl RoutingPack {
     }
 }
 
+/// Why a pack cannot be opened for routing. Internal: callers get
+/// [`ApiError::internal`], the log gets this.
+#[derive(Debug, thiserror::Error)]
+pub enum RoutingPackError {
+    /// The pack's database (addresses, tolls) cannot be read.
+    #[error("the addresses or tolls of pack `{pack}` cannot be read: {source}")]
+    Database {
+        /// Pack id.
+        pack: String,
+        /// The SQLite error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// The roads layer cannot be read.
+    #[error("the roads of pack `{pack}` cannot be read: {source}")]
+    Roads {
+        /// Pack id.
+        pack: String,
+        /// Why.
+        #[source]
+        source: NetworkError,
+    },
+}
+
 /// A pack with roads and its [`RoutingPack`], opened on first use.
 #[derive(Debug)]
 struct LazyRoutingPack {
     pack: Arc<LoadedPack>,
-    opened: OnceLock<Result<Arc<RoutingPack>, String>>,
+    opened: OnceLock<Result<Arc<RoutingPack>, Arc<RoutingPackError>>>,
 }
 
 impl LazyRoutingPack {
     /// Opens the pack (first call) or returns it.
     fn get(&self) -> Result<Arc<RoutingPack>, ApiError> {
         self.opened
-            .get_or_init(|| RoutingPack::open(&self.pack).map(Arc::new))
-            .clone()
-            .map_err(|e| {
-                ApiError::new(
-                    ErrorCode::Internal,
-                    format!("the roads of pack `{}` cannot be read: {e}", self.pack.id()),
-                )
+            .get_or_init(|| {
+                RoutingPack::open(&self.pack)
+                    .map(Arc::new)
+                    .map_err(Arc::new)
             })
+            .clone()
+            .map_err(|e| ApiError::internal(&*e))
     }
 }
 
@@ -129,14 +163,60 @@ impl RoutingPacks {
     }
 }
 
-/// The distance service of an engine.
-#[derive(Debug, Default)]
-pub struct Distance {
-    routers: PackSetCache<RoutingPacks>,
-    jobs: OnceLock<Arc<matrix::MatrixJobs>>,
+/// The local time at a point, which time-of-day traffic reads: the offset from UTC in force
+/// there. The geolocation service implements it from the packs' timezones layer.
+pub trait LocalTime: std::fmt::Debug + Send + Sync {
+    /// Offset of local time from UTC, in seconds, at `p` and the instant `unix`, by the packs
+    /// of `set`.
+    fn utc_offset(&self, set: &Arc<PackSet>, p: Pt, unix: i64) -> i64;
 }
 
-impl Distance {
+/// A [`LocalTime`] read with the pack set of one request: what planning a trip takes.
+#[derive(Debug, Clone, Copy)]
+pub struct LocalClock<'a> {
+    time: &'a dyn LocalTime,
+    set: &'a Arc<PackSet>,
+}
+
+impl<'a> LocalClock<'a> {
+    /// The local time of `time` by the packs of `set`.
+    pub fn new(time: &'a dyn LocalTime, set: &'a Arc<PackSet>) -> Self {
+        LocalClock { time, set }
+    }
+
+    /// Offset of local time from UTC, in seconds, at `p` and `unix`.
+    pub fn utc_offset(&self, p: Pt, unix: i64) -> i64 {
+        self.time.utc_offset(self.set, p, unix)
+    }
+}
+
+/// The [`RoutingPacks`] of the engine's current pack set, built once per set: what the
+/// distance operations and the matrix worker route with.
+#[derive(Debug)]
+pub struct RoutingCache {
+    packs: Arc<PackManager>,
+    routers: PackSetCache<RoutingPacks>,
+}
+
+impl RoutingCache {
+    /// The routing packs of the sets `packs` serves.
+    pub fn new(packs: Arc<PackManager>) -> Self {
+        RoutingCache {
+            packs,
+            routers: PackSetCache::default(),
+        }
+    }
+
+    /// The pack set being served.
+    pub fn snapshot(&self) -> Arc<PackSet> {
+        self.packs.registry().snapshot()
+    }
+
+    /// The [`RoutingPacks`] of the pack set being served; 503 when no pack has the roads layer.
+    pub fn current(&self) -> Result<Arc<RoutingPacks>, ApiError> {
+        self.routers(self.snapshot())
+    }
+
     /// The [`RoutingPacks`] of `set`; 503 when no pack has the roads layer.
     pub fn routers(&self, set: Arc<PackSet>) -> Result<Arc<RoutingPacks>, ApiError> {
         self.routers.get_or_build(set, |set| {
@@ -157,14 +237,44 @@ impl Distance {
             })
         })
     }
+}
 
-    /// The matrix job store in `state_dir`, opened on first use.
-    pub fn jobs(&self, state_dir: &std::path::Path) -> Result<Arc<matrix::MatrixJobs>, ApiError> {
-        if let Some(j) = self.jobs.get() {
-            return Ok(j.clone());
+/// The distance service of an engine: its operations are in [`ops`].
+#[derive(Debug)]
+pub struct Distance {
+    /// Routers of the current pack set (the matrix worker holds it weakly).
+    routing: Arc<RoutingCache>,
+    /// The local time, for time-of-day traffic.
+    local_time: Arc<dyn LocalTime>,
+    /// Where the matrix job store lives.
+    state_dir: PathBuf,
+    /// The matrix job store, opened on first use.
+    jobs: OnceLock<Arc<matrix::MatrixJobs>>,
+}
+
+impl Distance {
+    /// The distance service over the packs of `packs`, reading local time from `local_time`
+    /// and keeping matrix jobs in `state_dir`.
+    pub fn new(packs: Arc<PackManager>, local_time: Arc<dyn LocalTime>, state_dir: &Path) -> Self {
+        Distance {
+            routing: Arc::new(RoutingCache::new(packs)),
+            local_time,
+            state_dir: state_dir.to_path_buf(),
+            jobs: OnceLock::new(),
         }
-        let opened = Arc::new(matrix::MatrixJobs::open(state_dir)?);
-        Ok(self.jobs.get_or_init(|| opened).clone())
+    }
+
+    /// The matrix job store, opened on first use, with its worker running.
+    fn matrix_jobs(&self) -> Result<Arc<matrix::MatrixJobs>, ApiError> {
+        let jobs = match self.jobs.get() {
+            Some(j) => j.clone(),
+            None => {
+                let opened = Arc::new(matrix::MatrixJobs::open(&self.state_dir)?);
+                self.jobs.get_or_init(|| opened).clone()
+            }
+        };
+        jobs.ensure_worker(Arc::downgrade(&self.routing));
+        Ok(jobs)
     }
 }
 

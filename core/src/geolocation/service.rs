@@ -9,7 +9,9 @@ use crate::api::{
     FieldError, GeolocationResult, LatLng, PositionRequest, PositionResponse, TimezoneRequest,
     TimezoneResponse, Viewport,
 };
+use crate::distance::LocalTime;
 use crate::error::{ApiError, ErrorCode};
+use crate::geo::Pt;
 use crate::operation::Call;
 use crate::packs::registry::{PackSet, PackSetCache};
 use crate::packs::schema::layers;
@@ -133,14 +135,6 @@ impl Geolocation {
             .map_err(|e| ApiError::new(ErrorCode::Internal, e))
     }
 
-    /// Local UTC offset (seconds) at a point and instant: the timezones layer, else the
-    /// nautical zone of the longitude.
-    pub fn utc_offset(&self, set: Arc<PackSet>, lat: f64, lng: f64, unix: i64) -> i64 {
-        chrono::DateTime::from_timestamp(unix, 0)
-            .and_then(|at| self.offsets_at(set, lat, lng, at).ok())
-            .map_or(0, |o| i64::from(o.raw_offset) + i64::from(o.dst_offset))
-    }
-
     /// The zone at a point (the timezones layer, else the nautical zone of the longitude) and
     /// its offsets at `at`.
     fn offsets_at(
@@ -205,5 +199,15 @@ impl Geolocation {
             }
             Ok(index.build())
         })
+    }
+}
+
+impl LocalTime for Geolocation {
+    /// Local UTC offset (seconds) at a point and instant: the timezones layer, else the
+    /// nautical zone of the longitude.
+    fn utc_offset(&self, set: &Arc<PackSet>, p: Pt, unix: i64) -> i64 {
+        chrono::DateTime::from_timestamp(unix, 0)
+            .and_then(|at| self.offsets_at(set.clone(), p.lat, p.lng, at).ok())
+            .map_or(0, |o| i64::from(o.raw_offset) + i64::from(o.dst_offset))
     }
 }

@@ -28,6 +28,32 @@ pub struct ArcPos {
     pub offset: f64,
 }
 
+/// The [`ArcPath`] of the arcs a search found at `cost`, from an arc of `starts` (see
+/// [`expand_sources`]) to an arc of `dst`: the source arc it expanded from goes back in front,
+/// with the offsets of the snapped ends. `None` when the arcs are not theirs.
+pub fn arc_path(
+    starts: &[(u32, u64, u64, u32)],
+    src: &[ArcPos],
+    dst: &[ArcPos],
+    cost: u64,
+    arcs: Vec<u32>,
+) -> Option<ArcPath> {
+    let first = *arcs.first()?;
+    let last = *arcs.last()?;
+    let src_arc = starts.iter().find(|x| x.0 == first)?.3;
+    let start = src.iter().find(|p| p.arc == src_arc)?.offset;
+    let end = dst.iter().find(|p| p.arc == last)?.offset;
+    let mut full = Vec::with_capacity(arcs.len() + 1);
+    full.push(src_arc);
+    full.extend(arcs);
+    Some(ArcPath {
+        cost,
+        arcs: full,
+        start,
+        end,
+    })
+}
+
 /// The arcs a snapped point lies on for a profile.
 pub fn positions(g: &TurnGraph, snap: &Snap, usable: &dyn Fn(u32) -> bool) -> Vec<ArcPos> {
     let arcs = g.edge_arcs[snap.edge as usize];
@@ -281,22 +307,7 @@ impl Router {
             d.shortest(&g, &s, &t, |a, t| Some(g.transition_cost(metric, a, t)), ok)
                 .map(|f| (f.cost.max(0) as u64, f.arcs))
         };
-        let via_graph = searched.and_then(|(cost, arcs)| {
-            let first = *arcs.first()?;
-            let last = *arcs.last()?;
-            let src_arc = starts.iter().find(|x| x.0 == first)?.3;
-            let start = src.iter().find(|p| p.arc == src_arc)?.offset;
-            let end = dst.iter().find(|p| p.arc == last)?.offset;
-            let mut full = Vec::with_capacity(arcs.len() + 1);
-            full.push(src_arc);
-            full.extend(arcs);
-            Some(ArcPath {
-                cost,
-                arcs: full,
-                start,
-                end,
-            })
-        });
+        let via_graph = searched.and_then(|(cost, arcs)| arc_path(&starts, &src, &dst, cost, arcs));
         let direct = direct.map(|(cost, _, s, t)| ArcPath {
             cost,
             arcs: vec![s.arc],

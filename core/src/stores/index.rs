@@ -122,7 +122,7 @@ fn json_map(text: &str) -> Map<String, Value> {
 
 fn unreadable(pack: &str, e: rusqlite::Error) -> ApiError {
     tracing::error!(pack, "the stores layer cannot be read");
-    ApiError::internal(&crate::error::Error::Sqlite(e))
+    ApiError::internal(&e)
 }
 
 impl StoreIndex {
