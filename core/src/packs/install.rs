@@ -411,11 +411,10 @@ impl PackStore {
         let manifest_bytes = src.fetch_manifest()?;
         let manifest = Manifest::parse_verified(&manifest_bytes, trusted)
             .map_err(|e| InstallError::manifest(manifest_location.clone(), e))?;
-        let bytes_total =
-            check_manifest(&manifest).map_err(|reason| InstallError::InvalidManifest {
-                location: manifest_location.clone(),
-                reason,
-            })?;
+        let bytes_total = check_manifest(&manifest).map_err(|e| InstallError::InvalidManifest {
+            location: manifest_location.clone(),
+            reason: e.to_string(),
+        })?;
         let (id, version) = (manifest.id.clone(), manifest.version.clone());
         let final_dir = self.pack_dir(&id, &version);
         let already = || InstallError::AlreadyInstalled {
@@ -690,28 +689,78 @@ impl Drop for ActiveGuard {
     }
 }
 
+/// Why a pack id or version is not a safe single directory name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PackNameError {
+    /// Empty or longer than the limit.
+    #[error("must have 1 to {MAX_NAME_LEN} characters")]
+    Length,
+    /// Hidden (and `.`, `..`).
+    #[error("must not start with `.`")]
+    LeadingDot,
+    /// A character other than ASCII letters, digits, `.`, `-` and `_`.
+    #[error("may only contain ascii letters, digits, `.`, `-` and `_`")]
+    Characters,
+}
+
+/// Why a verified manifest cannot be installed (what `parse_verified` does not check).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestCheckError {
+    /// The id is not a safe directory name.
+    #[error("pack id `{id}` {why}")]
+    Id {
+        /// The id.
+        id: String,
+        /// What is wrong with it.
+        why: PackNameError,
+    },
+    /// The version is not a safe directory name.
+    #[error("pack version `{version}` {why}")]
+    Version {
+        /// The version.
+        version: String,
+        /// What is wrong with it.
+        why: PackNameError,
+    },
+    /// Two files with the same path (ignoring ASCII case).
+    #[error("a file is listed twice (paths are compared ignoring case)")]
+    Duplicate,
+    /// A path listed as a file is also the directory of another file.
+    #[error("`{0}` is listed as a file and as a directory")]
+    FileAndDirectory(String),
+    /// The sum of the file sizes does not fit in 64 bits.
+    #[error("file sizes overflow")]
+    SizeOverflow,
+}
+
 /// A pack id or version must be a safe single directory name.
-fn check_name(name: &str) -> Result<(), String> {
+fn check_name(name: &str) -> Result<(), PackNameError> {
     if name.is_empty() || name.len() > MAX_NAME_LEN {
-        return Err(format!("must have 1 to {MAX_NAME_LEN} characters"));
+        return Err(PackNameError::Length);
     }
     if name.starts_with('.') {
-        return Err("must not start with `.`".into());
+        return Err(PackNameError::LeadingDot);
     }
     if !name
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
     {
-        return Err("may only contain ascii letters, digits, `.`, `-` and `_`".into());
+        return Err(PackNameError::Characters);
     }
     Ok(())
 }
 
 /// Checks what `parse_verified` does not: safe id/version names, no duplicate file, no file
 /// that is also a directory of another. Returns the total size.
-fn check_manifest(m: &Manifest) -> Result<u64, String> {
-    check_name(&m.id).map_err(|why| format!("pack id `{}` {why}", m.id))?;
-    check_name(&m.version).map_err(|why| format!("pack version `{}` {why}", m.version))?;
+fn check_manifest(m: &Manifest) -> Result<u64, ManifestCheckError> {
+    check_name(&m.id).map_err(|why| ManifestCheckError::Id {
+        id: m.id.clone(),
+        why,
+    })?;
+    check_name(&m.version).map_err(|why| ManifestCheckError::Version {
+        version: m.version.clone(),
+        why,
+    })?;
     // Compared without ASCII case: iOS, macOS and Windows file systems ignore it.
     let paths: HashSet<String> = m
         .files
@@ -719,7 +768,7 @@ fn check_manifest(m: &Manifest) -> Result<u64, String> {
         .map(|f| f.path.to_ascii_lowercase())
         .collect();
     if paths.len() != m.files.len() {
-        return Err("a file is listed twice (paths are compared ignoring case)".into());
+        return Err(ManifestCheckError::Duplicate);
     }
     let mut total = 0u64;
     for f in &m.files {
@@ -727,13 +776,13 @@ fn check_manifest(m: &Manifest) -> Result<u64, String> {
         let mut prefix = lower.as_str();
         while let Some((parent, _)) = prefix.rsplit_once('/') {
             if paths.contains(parent) {
-                return Err(format!("`{parent}` is listed as a file and as a directory"));
+                return Err(ManifestCheckError::FileAndDirectory(parent.to_string()));
             }
             prefix = parent;
         }
         total = total
             .checked_add(f.size)
-            .ok_or_else(|| "file sizes overflow".to_string())?;
+            .ok_or(ManifestCheckError::SizeOverflow)?;
     }
     Ok(total)
 }
