@@ -51,6 +51,9 @@ pub enum Error {
     /// Cryptographic material that does not parse.
     #[error("invalid key material: {0}")]
     KeyMaterial(String),
+    /// A pack's timezone polygons that cannot be indexed, or a zone without offsets.
+    #[error("timezones: {0}")]
+    Timezone(#[from] crate::geolocation::timezone::TimezoneError),
 }
 
 impl Error {

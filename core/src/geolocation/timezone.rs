@@ -24,7 +24,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::{OffsetComponents, OffsetName, Tz};
 
 use crate::api::TimezoneResult;
-use crate::geo::decode_polyline6;
+use crate::geo::{PolylineError, decode_polyline6};
 
 /// A cell met by more edges than this is split (unless it is already [`MAX_DEPTH`] deep).
 pub const LEAF_EDGES: usize = 16;
@@ -48,6 +48,39 @@ const TOP_W: usize = 360;
 const TOP_H: usize = 180;
 
 type Point = [f64; 2];
+
+/// Why a pack's timezone polygons cannot be indexed, or a zone has no offsets.
+#[derive(Debug, thiserror::Error)]
+pub enum TimezoneError {
+    /// More zones than the index numbers.
+    #[error("{tzid}: more than {NONE} zones")]
+    TooManyZones {
+        /// The zone that did not fit.
+        tzid: String,
+    },
+    /// A stored shape that is not a JSON array of polygons of encoded rings.
+    #[error("{tzid}: shape: {source}")]
+    Shape {
+        /// Zone.
+        tzid: String,
+        /// The JSON error.
+        source: serde_json::Error,
+    },
+    /// A ring that is not a valid precision-6 polyline.
+    #[error("{tzid}: {source}")]
+    Ring {
+        /// Zone.
+        tzid: String,
+        /// The polyline error.
+        source: PolylineError,
+    },
+    /// More vertices than the index numbers.
+    #[error("too many timezone vertices")]
+    TooManyVertices,
+    /// A zone the tz database of this build does not know.
+    #[error("`{0}` is not in the tz database of this build")]
+    UnknownZone(String),
+}
 
 /// Zones waiting to be indexed, in load order.
 #[derive(Debug, Default)]
@@ -188,19 +221,27 @@ fn toggle(set: &mut Vec<u16>, zone: u16) {
 impl TimezoneIndexBuilder {
     /// Adds a zone from its stored shape (JSON array of polygons of polyline6 rings of
     /// `(lat, lng)` points). Zones already present (same tzid, from another pack) are skipped.
-    pub fn add(&mut self, tzid: &str, shape: &str) -> Result<(), String> {
+    pub fn add(&mut self, tzid: &str, shape: &str) -> Result<(), TimezoneError> {
         if self.tzids.iter().any(|z| &**z == tzid) {
             return Ok(());
         }
         if self.tzids.len() >= usize::from(NONE) {
-            return Err(format!("{tzid}: more than {NONE} zones"));
+            return Err(TimezoneError::TooManyZones {
+                tzid: tzid.to_string(),
+            });
         }
         let encoded: Vec<Vec<String>> =
-            serde_json::from_str(shape).map_err(|e| format!("{tzid}: shape: {e}"))?;
+            serde_json::from_str(shape).map_err(|source| TimezoneError::Shape {
+                tzid: tzid.to_string(),
+                source,
+            })?;
         let zone = self.tzids.len() as u16;
         for rings in encoded {
             for ring in rings {
-                let line = decode_polyline6(&ring).map_err(|e| format!("{tzid}: {e}"))?;
+                let line = decode_polyline6(&ring).map_err(|source| TimezoneError::Ring {
+                    tzid: tzid.to_string(),
+                    source,
+                })?;
                 let pts: Vec<Point> = line.iter().map(|p| [p.lng, p.lat]).collect();
                 self.add_ring(zone, &pts)?;
             }
@@ -209,7 +250,7 @@ impl TimezoneIndexBuilder {
         Ok(())
     }
 
-    fn add_ring(&mut self, zone: u16, pts: &[Point]) -> Result<(), String> {
+    fn add_ring(&mut self, zone: u16, pts: &[Point]) -> Result<(), TimezoneError> {
         let (Some(&first), Some(&last)) = (pts.first(), pts.last()) else {
             return Ok(());
         };
@@ -219,7 +260,7 @@ impl TimezoneIndexBuilder {
             self.vertices.push(first);
         }
         if self.vertices.len() >= u32::MAX as usize {
-            return Err("too many timezone vertices".into());
+            return Err(TimezoneError::TooManyVertices);
         }
         self.edge_zone.resize(self.vertices.len(), zone);
         for i in start..self.vertices.len() - 1 {
@@ -236,8 +277,7 @@ impl TimezoneIndexBuilder {
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
             let (tzid, shape): (String, String) = (row.get(0)?, row.get(1)?);
-            self.add(&tzid, &shape)
-                .map_err(crate::error::Error::Config)?;
+            self.add(&tzid, &shape)?;
         }
         Ok(())
     }
@@ -580,10 +620,10 @@ pub fn nautical_zone(lng: f64) -> &'static str {
 
 /// The timezone result for `tzid` at `instant`: abbreviation in force, standard offset and the
 /// daylight-saving part, in seconds.
-pub fn offsets(tzid: &str, instant: DateTime<Utc>) -> Result<TimezoneResult, String> {
+pub fn offsets(tzid: &str, instant: DateTime<Utc>) -> Result<TimezoneResult, TimezoneError> {
     let tz: Tz = tzid
         .parse()
-        .map_err(|_| format!("`{tzid}` is not in the tz database of this build"))?;
+        .map_err(|_| TimezoneError::UnknownZone(tzid.to_string()))?;
     let local = tz.from_utc_datetime(&instant.naive_utc());
     let offset = local.offset();
     let raw = offset.base_utc_offset().num_seconds() as i32;
