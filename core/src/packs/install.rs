@@ -43,7 +43,7 @@
 //! damaged pack to [`ErrorCode::BadRequest`], network failures, 5xx answers and a full disk to
 //! [`ErrorCode::DataUnavailable`] (retrying later may succeed), no pack at the source or not
 //! installed to
-//! [`ErrorCode::NotFound`] and other I/O failures to [`ErrorCode::Internal`].
+//! [`ErrorCode::NotFound`] and other I/O failures to [`ApiError::internal`] (logged, not shown).
 //!
 //! ```no_run
 //! use waymark_core::packs::install::PackStore;
@@ -68,7 +68,7 @@ use sha2::{Digest, Sha256};
 
 use super::manifest::{Manifest, ManifestError, PackFile};
 use crate::auth::keys::PublisherKey;
-use crate::error::{ApiError, ErrorCode};
+use crate::error::{ApiError, Error, ErrorCode};
 
 /// Directory of installs in progress, under the root.
 pub const PARTIAL_DIR: &str = ".partial";
@@ -246,9 +246,22 @@ impl From<InstallError> for ApiError {
     /// Bad, unsigned, damaged or already installed pack: `BadRequest`. Network failures, 5xx,
     /// 408/429, an install already running and a full disk: `DataUnavailable` (retry later).
     /// No pack at the source, or a pack that is not installed: `NotFound`. Other I/O failures:
-    /// `Internal` (the path is logged, not shown).
+    /// [`ApiError::internal`] (the path and cause are logged, not shown).
     fn from(err: InstallError) -> Self {
-        let code = match &err {
+        let code = match err {
+            InstallError::Io { ref source, .. } if source.kind() == io::ErrorKind::StorageFull => {
+                tracing::warn!(error = %err, "pack install: storage full");
+                return ApiError::new(
+                    ErrorCode::DataUnavailable,
+                    "there is not enough free storage to install the pack; free some space and retry",
+                );
+            }
+            InstallError::Io { path, source } => {
+                return ApiError::internal(&Error::io(
+                    format!("pack storage: i/o error on {}", path.display()),
+                    source,
+                ));
+            }
             InstallError::Network { .. } | InstallError::InProgress { .. } => {
                 ErrorCode::DataUnavailable
             }
@@ -258,23 +271,6 @@ impl From<InstallError> for ApiError {
             },
             InstallError::NotInstalled { .. } | InstallError::SourceNotFound { .. } => {
                 ErrorCode::NotFound
-            }
-            InstallError::Io { source, .. } if source.kind() == io::ErrorKind::StorageFull => {
-                tracing::warn!(error = %err, "pack install: storage full");
-                return ApiError::new(
-                    ErrorCode::DataUnavailable,
-                    "there is not enough free storage to install the pack; free some space and retry",
-                );
-            }
-            InstallError::Io { source, .. } => {
-                tracing::error!(error = %err, "pack storage failure");
-                return ApiError::new(
-                    ErrorCode::Internal,
-                    format!(
-                        "the pack could not be read or written on storage ({}); the details are in the waymark log",
-                        source.kind()
-                    ),
-                );
             }
             InstallError::BadSource(_)
             | InstallError::MissingFile { .. }
