@@ -51,6 +51,15 @@ pub enum Error {
     /// Cryptographic material that does not parse.
     #[error("invalid key material: {0}")]
     KeyMaterial(String),
+    /// A pack's timezone polygons that cannot be indexed, or a zone without offsets.
+    #[error("timezones: {0}")]
+    Timezone(#[from] crate::geolocation::timezone::TimezoneError),
+    /// A pack's search index that cannot be read.
+    #[error("search index: {0}")]
+    Search(#[from] tantivy::TantivyError),
+    /// The system's random source failed.
+    #[error("random: {0}")]
+    Random(#[from] getrandom::Error),
 }
 
 impl Error {

@@ -87,7 +87,7 @@ pub fn build(
                                 ring.iter().map(|[lng, lat]| Pt::new(*lat, *lng)).collect();
                             encode_polyline6(&pts).map_err(|why| TimezoneError::Geometry {
                                 tzid: feature.properties.tzid.clone(),
-                                why,
+                                why: why.to_string(),
                             })
                         })
                         .collect::<Result<Vec<String>, TimezoneError>>()

@@ -286,7 +286,7 @@ fn claims_from_args(args: &IssueArgs) -> Result<KeyClaims, String> {
                             .ok_or_else(|| format!("--android `{s}`: expected package:SHA1"))?;
                         Ok(AndroidApp {
                             package: package.to_string(),
-                            sha1: normalize_sha1(sha1)?,
+                            sha1: normalize_sha1(sha1).map_err(|e| e.to_string())?,
                         })
                     })
                     .collect::<Result<Vec<_>, String>>()?;

@@ -25,6 +25,7 @@ use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::restrictions::RestrictionError;
 use crate::api::ApiGroup;
 use crate::error::Error;
 
@@ -162,17 +163,17 @@ impl KeyClaims {
     }
 
     /// Checks the rules a key must follow before it is signed.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ClaimsError> {
         if self.v != CLAIMS_VERSION {
-            return Err(format!("claims version {} is not supported", self.v));
+            return Err(ClaimsError::Version(self.v));
         }
         if self.kid.len() < 16 || !self.kid.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err("kid must be at least 16 hex digits".into());
+            return Err(ClaimsError::KeyId);
         }
         match &self.scope {
             KeyScope::Public(r) => {
                 if r.domains.is_empty() && r.ips.is_empty() {
-                    return Err("a public key needs at least one domain or ip restriction".into());
+                    return Err(ClaimsError::PublicUnrestricted);
                 }
                 for d in &r.domains {
                     super::restrictions::validate_domain_pattern(d)?;
@@ -181,29 +182,56 @@ impl KeyClaims {
             KeyScope::Private { restriction, .. } => match restriction {
                 PrivateRestriction::None => {}
                 PrivateRestriction::Ios { bundle_ids } if bundle_ids.is_empty() => {
-                    return Err("an ios restriction needs at least one bundle id".into());
+                    return Err(ClaimsError::NoBundleId);
                 }
                 PrivateRestriction::Android { apps } if apps.is_empty() => {
-                    return Err("an android restriction needs at least one app".into());
+                    return Err(ClaimsError::NoAndroidApp);
                 }
                 PrivateRestriction::Android { apps } => {
                     for app in apps {
                         let norm = super::restrictions::normalize_sha1(&app.sha1)?;
                         if norm != app.sha1 {
-                            return Err(format!(
-                                "android fingerprint must be stored normalized as {norm}"
-                            ));
+                            return Err(ClaimsError::FingerprintNotNormalized(norm));
                         }
                     }
                 }
                 PrivateRestriction::Ip { ips } if ips.is_empty() => {
-                    return Err("an ip restriction needs at least one address or block".into());
+                    return Err(ClaimsError::NoIp);
                 }
                 _ => {}
             },
         }
         Ok(())
     }
+}
+
+/// Why claims break the key rules ([`KeyClaims::validate`]); refused before signing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClaimsError {
+    /// A claims format this build does not write.
+    #[error("claims version {0} is not supported")]
+    Version(u8),
+    /// A key id that is too short or not hex.
+    #[error("kid must be at least 16 hex digits")]
+    KeyId,
+    /// A public key with neither a domain nor an IP restriction.
+    #[error("a public key needs at least one domain or ip restriction")]
+    PublicUnrestricted,
+    /// An iOS restriction without a bundle id.
+    #[error("an ios restriction needs at least one bundle id")]
+    NoBundleId,
+    /// An Android restriction without an app.
+    #[error("an android restriction needs at least one app")]
+    NoAndroidApp,
+    /// An Android fingerprint not stored in its normalized form (given here).
+    #[error("android fingerprint must be stored normalized as {0}")]
+    FingerprintNotNormalized(String),
+    /// An IP restriction without an address or block.
+    #[error("an ip restriction needs at least one address or block")]
+    NoIp,
+    /// A domain restriction or fingerprint that does not parse.
+    #[error(transparent)]
+    Restriction(#[from] RestrictionError),
 }
 
 /// A publisher's signing key: issues keys. Kept by the project owner, never on devices.
@@ -331,7 +359,9 @@ impl Publisher {
     /// Signs claims into a key string. Sets `iss`; refuses claims that break the key rules.
     pub fn issue(&self, claims: &KeyClaims) -> Result<String, Error> {
         let claims = claims.with_issuer(&self.id());
-        claims.validate().map_err(Error::KeyMaterial)?;
+        claims
+            .validate()
+            .map_err(|e| Error::KeyMaterial(e.to_string()))?;
         let json = serde_json::to_vec(&claims)?;
         let prefix = if claims.is_public() {
             PUBLIC_PREFIX

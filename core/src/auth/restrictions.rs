@@ -15,21 +15,38 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
+/// Why a restriction written by a key issuer (or a fingerprint sent by a caller) is refused.
+/// The message says what to fix; it is shown as is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RestrictionError {
+    /// A domain restriction with a protocol, port, path or misplaced `*`.
+    #[error(
+        "domain restriction `{0}` must be a host name without protocol, port or path \
+         (a leading `*.` or a lone `*` is allowed)"
+    )]
+    DomainShape(String),
+    /// A domain restriction that is empty or starts or ends with `.`.
+    #[error("domain restriction `{0}` is not a host name")]
+    NotAHost(String),
+    /// A SHA-1 certificate fingerprint that is not 40 hex digits.
+    #[error(
+        "`{0}` is not a sha-1 fingerprint: expected 40 hex digits, optionally separated by colons"
+    )]
+    Fingerprint(String),
+}
+
 /// Checks a domain restriction as written by the key issuer: no protocol, no path, no port,
 /// optional leading `*.`, or a lone `*`.
-pub fn validate_domain_pattern(pattern: &str) -> Result<(), String> {
+pub fn validate_domain_pattern(pattern: &str) -> Result<(), RestrictionError> {
     if pattern == "*" {
         return Ok(());
     }
     let host = pattern.strip_prefix("*.").unwrap_or(pattern);
     if pattern.contains("://") || host.contains(['/', ':', '?', '#', '*', ' ']) {
-        return Err(format!(
-            "domain restriction `{pattern}` must be a host name without protocol, port or path \
-             (a leading `*.` or a lone `*` is allowed)"
-        ));
+        return Err(RestrictionError::DomainShape(pattern.to_string()));
     }
     if host.is_empty() || host.starts_with('.') || host.ends_with('.') {
-        return Err(format!("domain restriction `{pattern}` is not a host name"));
+        return Err(RestrictionError::NotAHost(pattern.to_string()));
     }
     Ok(())
 }
@@ -85,7 +102,7 @@ pub fn canonical_ip(ip: IpAddr) -> IpAddr {
 
 /// Normalizes a SHA-1 certificate fingerprint: colons, spaces and dashes removed, upper-case;
 /// must then be exactly 40 hex digits.
-pub fn normalize_sha1(fp: &str) -> Result<String, String> {
+pub fn normalize_sha1(fp: &str) -> Result<String, RestrictionError> {
     let hex: String = fp
         .chars()
         .filter(|c| !matches!(c, ':' | ' ' | '-'))
@@ -94,9 +111,7 @@ pub fn normalize_sha1(fp: &str) -> Result<String, String> {
     if hex.len() == 40 && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         Ok(hex)
     } else {
-        Err(format!(
-            "`{fp}` is not a sha-1 fingerprint: expected 40 hex digits, optionally separated by colons"
-        ))
+        Err(RestrictionError::Fingerprint(fp.to_string()))
     }
 }
 

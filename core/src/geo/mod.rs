@@ -41,7 +41,9 @@ pub use point::{Pt, degrees_for, lerp};
 pub use polygon::{
     Area, Ring, closed_ring_contains, line_meets_ring, ring_contains, rings_contain, segments_cross,
 };
-pub use polyline::{decode_polyline, decode_polyline6, encode_polyline, encode_polyline6};
+pub use polyline::{
+    PolylineError, decode_polyline, decode_polyline6, encode_polyline, encode_polyline6,
+};
 pub use sphere::{
     EARTH_RADIUS_M, bearing_deg, haversine_m, line_length_m, road_length_m, turn_angle,
 };

@@ -10,25 +10,41 @@
 //! let mut back = Vec::new();
 //! decode_polyline(&s, 5, &mut back)?;
 //! assert_eq!(back, vec![Pt::new(38.5, -120.2), Pt::new(40.7, -120.95)]);
-//! # Ok::<(), String>(())
+//! # Ok::<(), waymark_core::geo::PolylineError>(())
 //! ```
 use super::point::Pt;
 
+/// Why an encoded polyline cannot be decoded or points cannot be encoded. The message is
+/// shown as is where a caller gave the polyline.
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub enum PolylineError {
+    /// The text ends in the middle of a value.
+    #[error("truncated polyline")]
+    Truncated,
+    /// A byte outside the encoding's alphabet (or a value too long to be one).
+    #[error("invalid polyline byte {0}")]
+    InvalidByte(u8),
+    /// The precision-6 codec refused the text or the points (bad encoding, coordinates outside
+    /// WGS84 ranges).
+    #[error("{0}")]
+    Codec(::polyline::errors::PolylineError),
+}
+
 /// Appends the points of an encoded polyline of `precision` digits to `out`.
-pub fn decode_polyline(s: &str, precision: u32, out: &mut Vec<Pt>) -> Result<(), String> {
+pub fn decode_polyline(s: &str, precision: u32, out: &mut Vec<Pt>) -> Result<(), PolylineError> {
     let factor = 10f64.powi(precision as i32);
     let bytes = s.as_bytes();
     let (mut i, mut lat, mut lng) = (0usize, 0i64, 0i64);
-    let next = |i: &mut usize| -> Result<i64, String> {
+    let next = |i: &mut usize| -> Result<i64, PolylineError> {
         let mut result: i64 = 0;
         let mut shift = 0;
         loop {
             let Some(&b) = bytes.get(*i) else {
-                return Err("truncated polyline".into());
+                return Err(PolylineError::Truncated);
             };
             *i += 1;
             if !(63..=126).contains(&b) || shift > 60 {
-                return Err(format!("invalid polyline byte {b}"));
+                return Err(PolylineError::InvalidByte(b));
             }
             let v = i64::from(b) - 63;
             result |= (v & 0x1f) << shift;
@@ -77,22 +93,22 @@ pub fn encode_polyline(pts: impl IntoIterator<Item = Pt>, precision: u32) -> Str
 
 /// Precision-6 polyline, latitude first, as the schema's `geometry` columns expect
 /// (coordinates out of WGS84 range are an error).
-pub fn encode_polyline6(points: &[Pt]) -> Result<String, String> {
+pub fn encode_polyline6(points: &[Pt]) -> Result<String, PolylineError> {
     polyline::encode_coordinates(
         points
             .iter()
             .map(|p| geo_types::Coord { x: p.lng, y: p.lat }),
         6,
     )
-    .map_err(|e| e.to_string())
+    .map_err(PolylineError::Codec)
 }
 
 /// Decodes a precision-6 polyline; an error when the text is not a valid encoding or leaves
 /// WGS84 ranges.
-pub fn decode_polyline6(text: &str) -> Result<Vec<Pt>, String> {
+pub fn decode_polyline6(text: &str) -> Result<Vec<Pt>, PolylineError> {
     polyline::decode_polyline(text, 6)
         .map(|line| line.0.iter().map(|c| Pt::new(c.y, c.x)).collect())
-        .map_err(|e| e.to_string())
+        .map_err(PolylineError::Codec)
 }
 
 #[cfg(test)]

@@ -197,10 +197,6 @@ pub struct LocalitiesIndex {
     pub packs: Vec<PackSearch>,
 }
 
-fn internal(e: impl std::fmt::Display) -> ApiError {
-    ApiError::new(ErrorCode::Internal, e.to_string())
-}
-
 /// Candidate ranking inputs of a text search.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Bias {
@@ -224,8 +220,8 @@ impl LocalitiesIndex {
                 .reader_builder()
                 .reload_policy(ReloadPolicy::Manual)
                 .try_into()
-                .map_err(internal)?;
-            let sqlite = pack.sqlite().map_err(internal)?;
+                .map_err(|e: tantivy::TantivyError| ApiError::internal(&e.into()))?;
+            let sqlite = pack.sqlite()?;
             packs.push(PackSearch {
                 pack_id: pack.id().to_string(),
                 dir: pack.dir.clone(),

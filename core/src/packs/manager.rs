@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::api::{PackAttribution, PackInfo, PackInstallStatus};
 use crate::auth::keys::PublisherKey;
-use crate::error::{ApiError, ErrorCode};
+use crate::error::{ApiError, Error, ErrorCode};
 
 use super::{InstallProgress, InstalledPack, LoadedPack, PackRegistry, PackStore};
 
@@ -133,8 +133,7 @@ impl PackManager {
     pub fn start_install(self: &Arc<Self>, url: String) -> Result<String, ApiError> {
         self.store()?;
         let mut id_bytes = [0u8; 8];
-        getrandom::fill(&mut id_bytes)
-            .map_err(|e| ApiError::new(ErrorCode::Internal, format!("random: {e}")))?;
+        getrandom::fill(&mut id_bytes).map_err(|e| ApiError::internal(&e.into()))?;
         let job: String = id_bytes.iter().map(|b| format!("{b:02x}")).collect();
         self.jobs.lock().insert(
             job.clone(),
@@ -176,12 +175,7 @@ impl PackManager {
                     }
                 }
             })
-            .map_err(|e| {
-                ApiError::new(
-                    ErrorCode::Internal,
-                    format!("cannot start the install: {e}"),
-                )
-            })?;
+            .map_err(|e| ApiError::internal(&Error::io("cannot start the install", e)))?;
         Ok(job)
     }
 

@@ -136,7 +136,24 @@ pub enum ManifestError {
     BadSignature,
     /// A file entry is unsafe or inconsistent.
     #[error("manifest file entry `{0}` is invalid: {1}")]
-    BadFile(String, String),
+    BadFile(String, FileEntryError),
+}
+
+/// Why a manifest's file entry is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum FileEntryError {
+    /// Absolute, empty, or with `\` separators.
+    #[error("must be a relative path with `/` separators")]
+    NotRelative,
+    /// An empty, `.` or `..` segment.
+    #[error("must not contain empty, `.` or `..` segments")]
+    BadSegment,
+    /// The manifest itself.
+    #[error("manifest.json cannot list itself")]
+    ListsItself,
+    /// A hash that is not 64 hex digits.
+    #[error("sha256 is not 64 hex digits")]
+    BadSha256,
 }
 
 impl Manifest {
@@ -219,7 +236,7 @@ impl Manifest {
             if f.sha256.len() != 64 || !f.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return Err(ManifestError::BadFile(
                     f.path.clone(),
-                    "sha256 is not 64 hex digits".into(),
+                    FileEntryError::BadSha256,
                 ));
             }
         }
@@ -228,18 +245,18 @@ impl Manifest {
 }
 
 /// A file path inside a pack must be relative, `/`-separated, without `.`/`..` segments.
-pub fn check_relative_path(path: &str) -> Result<(), String> {
+pub fn check_relative_path(path: &str) -> Result<(), FileEntryError> {
     if path.is_empty() || path.starts_with('/') || path.contains('\\') {
-        return Err("must be a relative path with `/` separators".into());
+        return Err(FileEntryError::NotRelative);
     }
     if path
         .split('/')
         .any(|seg| seg.is_empty() || seg == "." || seg == "..")
     {
-        return Err("must not contain empty, `.` or `..` segments".into());
+        return Err(FileEntryError::BadSegment);
     }
     if path == "manifest.json" {
-        return Err("manifest.json cannot list itself".into());
+        return Err(FileEntryError::ListsItself);
     }
     Ok(())
 }

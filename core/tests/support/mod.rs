@@ -24,6 +24,8 @@ use sha2::{Digest, Sha256};
 use waymark_core::auth::keys::Publisher;
 use waymark_core::packs::manifest::{Manifest, PackFile};
 
+pub mod fixture;
+
 const CHUNK: usize = 16 << 10;
 
 #[derive(Default)]

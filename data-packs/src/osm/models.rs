@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-use waymark_core::geo::{BBox, MultiPolygon, Pt, vertex_average};
+use waymark_core::geo::{BBox, MultiPolygon, PolylineError, Pt, vertex_average};
 
 use super::rings;
 
@@ -87,7 +87,7 @@ pub enum OsmError {
         /// OSM way id.
         way: i64,
         /// What is wrong.
-        why: String,
+        why: PolylineError,
     },
     /// The extract cannot be opened or read.
     #[error("cannot read {path}: {source}")]
