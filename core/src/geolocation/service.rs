@@ -132,7 +132,7 @@ impl Geolocation {
         let index = self.timezone_index(set)?;
         call.charge()?;
         offsets(index.lookup(req.location.lat, req.location.lng), instant)
-            .map_err(|e| ApiError::internal(&e.into()))
+            .map_err(|e| ApiError::internal(&e))
     }
 
     /// The zone at a point (the timezones layer, else the nautical zone of the longitude) and
@@ -148,7 +148,7 @@ impl Geolocation {
             Ok(index) => offsets(index.lookup(lat, lng), at),
             Err(_) => offsets(nautical_zone(lng), at),
         };
-        result.map_err(|e| ApiError::internal(&e.into()))
+        result.map_err(|e| ApiError::internal(&e))
     }
 
     /// The IP index of `set` (city-level packs first), built once per pack set.

@@ -220,7 +220,7 @@ impl LocalitiesIndex {
                 .reader_builder()
                 .reload_policy(ReloadPolicy::Manual)
                 .try_into()
-                .map_err(|e: tantivy::TantivyError| ApiError::internal(&e.into()))?;
+                .map_err(|e: tantivy::TantivyError| ApiError::internal(&e))?;
             let sqlite = pack.sqlite()?;
             packs.push(PackSearch {
                 pack_id: pack.id().to_string(),

@@ -133,7 +133,7 @@ impl PackManager {
     pub fn start_install(self: &Arc<Self>, url: String) -> Result<String, ApiError> {
         self.store()?;
         let mut id_bytes = [0u8; 8];
-        getrandom::fill(&mut id_bytes).map_err(|e| ApiError::internal(&e.into()))?;
+        getrandom::fill(&mut id_bytes).map_err(|e| ApiError::internal(&e))?;
         let job: String = id_bytes.iter().map(|b| format!("{b:02x}")).collect();
         self.jobs.lock().insert(
             job.clone(),
