@@ -136,9 +136,9 @@ class OperationsTest {
     @Test
     fun storesSearchFindsThePacksPharmaciesNearestFirst() = runBlocking {
         val r = waymark.storesSearch(
-            StoresSearchRequest(query = "type:pharmacy", center = LatLng(42.5075, 1.5218), storesByPage = 5u)
+            StoresSearchRequest(query = "type:pharmacy", center = LatLng(42.5075, 1.5218), storesByPage = 5u, page = 1u)
         )
-        assertEquals("FeatureCollection", r.type)
+        assertEquals("FeatureCollection", r.kind)
         assertTrue(r.features.isNotEmpty())
         assertTrue(r.features.all { "pharmacy" in it.properties.types })
         val d = r.features.map { it.properties.distance!! }
@@ -146,7 +146,7 @@ class OperationsTest {
         val bounds = waymark.storesBounds(StoresBoundsRequest(query = "type:pharmacy")).bounds
         assertTrue(bounds.west <= bounds.east && bounds.south <= bounds.north)
         val e = assertThrows<WaymarkException.Validation> {
-            runBlocking { waymark.storesSearch(StoresSearchRequest(query = "type:pharmacy AND")) }
+            runBlocking { waymark.storesSearch(StoresSearchRequest(query = "type:pharmacy AND", storesByPage = 10u, page = 1u)) }
         }
         assertTrue(e.detail.contains("column"), e.detail)
     }
@@ -154,9 +154,9 @@ class OperationsTest {
     @Test
     fun operationsWithoutImplementationSayWhy() {
         val e = assertThrows<WaymarkException.NotAvailable> {
-            runBlocking { waymark.autosuggest(AutosuggestRequest(input = "index.home.raft")) }
+            runBlocking { waymark.venue(VenueGetRequest(venueId = "any")) }
         }
-        assertTrue(e.detail.contains("/threewords/autosuggest"), e.detail)
+        assertTrue(e.detail.contains("/indoor/venues/"), e.detail)
     }
 
     @Test
