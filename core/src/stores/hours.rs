@@ -1,37 +1,89 @@
-//! Whether a store is open: its opening hours (`{timezone, usual, special}`, as imported by
-//! `waymark-packs import-stores`) read at an instant in the store's timezone.
+//! Opening hours of a store (`{timezone, usual, special}`): the shape `waymark-packs
+//! import-stores` reads and checks, and whether the store is open at an instant in its
+//! timezone.
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
+use chrono::{DateTime, Datelike, Duration, NaiveDate, Timelike, Utc};
 use chrono_tz::Tz;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::api::StoreOpen;
 
-/// Opening hours of a store.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct Hours {
-    timezone: Option<String>,
+/// Opening hours: `usual` by ISO weekday (`"1"` Monday … `"7"` Sunday, or `"default"` for
+/// every day not listed) and `special` by date (`"2026-12-25"`); an empty list is a closed
+/// day. Times are `HH:MM` in `timezone` (a tz database name).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpeningHours {
+    /// tz database name, e.g. `Europe/Andorra`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timezone: Option<String>,
+    /// Weekly hours.
     #[serde(default)]
-    usual: BTreeMap<String, Vec<Range>>,
+    pub usual: BTreeMap<String, Vec<TimeRange>>,
+    /// Hours of given dates, overriding `usual`.
     #[serde(default)]
-    special: BTreeMap<String, Vec<Range>>,
+    pub special: BTreeMap<String, Vec<TimeRange>>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-struct Range {
-    start: String,
-    end: String,
+/// An opening range, `start` before `end` (`end` may be `24:00`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeRange {
+    /// `HH:MM`.
+    pub start: String,
+    /// `HH:MM`, or `24:00`.
+    pub end: String,
 }
 
-/// Minutes since midnight of `HH:MM` (`24:00` is 1440).
-fn minutes(text: &str) -> Option<u32> {
+/// Minutes since midnight of `HH:MM` (`24:00`, 1440, only when `end`).
+pub fn parse_hhmm(text: &str, end: bool) -> Option<u16> {
     let (h, m) = text.split_once(':')?;
-    let (h, m): (u32, u32) = (h.parse().ok()?, m.parse().ok()?);
-    (h * 60 + m <= 24 * 60 && m < 60).then_some(h * 60 + m)
+    if h.len() != 2 || m.len() != 2 {
+        return None;
+    }
+    let h: u16 = h.parse().ok()?;
+    let m: u16 = m.parse().ok()?;
+    match (h, m) {
+        (24, 0) if end => Some(24 * 60),
+        (0..=23, 0..=59) => Some(h * 60 + m),
+        _ => None,
+    }
 }
 
-impl Hours {
+impl OpeningHours {
+    /// Everything wrong with the hours (empty when they can be stored).
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(tz) = &self.timezone
+            && tz.parse::<Tz>().is_err()
+        {
+            out.push(format!(
+                "`opening_hours.timezone` {tz:?} is not a tz database name"
+            ));
+        }
+        for (day, ranges) in &self.usual {
+            if !matches!(
+                day.as_str(),
+                "1" | "2" | "3" | "4" | "5" | "6" | "7" | "default"
+            ) {
+                out.push(format!(
+                    "`opening_hours.usual` key {day:?} must be \"1\" (Monday) to \"7\" (Sunday) or \"default\""
+                ));
+            }
+            out.extend(range_problems(&format!("usual.{day}"), ranges));
+        }
+        for (date, ranges) in &self.special {
+            if NaiveDate::parse_from_str(date, "%Y-%m-%d").is_err() {
+                out.push(format!(
+                    "`opening_hours.special` key {date:?} must be a date YYYY-MM-DD"
+                ));
+            }
+            out.extend(range_problems(&format!("special.{date}"), ranges));
+        }
+        out
+    }
+
     /// The store's timezone (UTC when none is known).
     pub fn tz(&self) -> Tz {
         self.timezone
@@ -52,7 +104,12 @@ impl Hours {
             .or_else(|| self.usual.get("default"));
         list.map(|l| {
             l.iter()
-                .filter_map(|r| Some((minutes(&r.start)?, minutes(&r.end)?)))
+                .filter_map(|r| {
+                    Some((
+                        u32::from(parse_hhmm(&r.start, false)?),
+                        u32::from(parse_hhmm(&r.end, true)?),
+                    ))
+                })
                 .filter(|(s, e)| s < e)
                 .collect()
         })
@@ -65,7 +122,7 @@ impl Hours {
         let tz = self.tz();
         let local = at.with_timezone(&tz).naive_local();
         let today = local.date();
-        let now = local.time().num_seconds_from_midnight_u32() / 60;
+        let now = local.time().num_seconds_from_midnight() / 60;
         let ranges = self.ranges(today);
         let fmt = |d: NaiveDate, m: u32| {
             let d = if m == 24 * 60 {
@@ -107,29 +164,37 @@ impl Hours {
     }
 }
 
-trait SecondsFromMidnight {
-    fn num_seconds_from_midnight_u32(&self) -> u32;
-}
-
-impl SecondsFromMidnight for chrono::NaiveTime {
-    fn num_seconds_from_midnight_u32(&self) -> u32 {
-        chrono::Timelike::num_seconds_from_midnight(self)
+fn range_problems(at: &str, ranges: &[TimeRange]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in ranges {
+        match (parse_hhmm(&r.start, false), parse_hhmm(&r.end, true)) {
+            (Some(s), Some(e)) if s < e => {}
+            (Some(_), Some(_)) => out.push(format!(
+                "`opening_hours.{at}`: {}–{} ends before it starts (split a range over midnight in two days)",
+                r.start, r.end
+            )),
+            _ => out.push(format!(
+                "`opening_hours.{at}`: {}–{} are not HH:MM times",
+                r.start, r.end
+            )),
+        }
     }
-}
-
-/// An instant from a local date and time in `tz` (tests, examples).
-pub fn local_instant(tz: Tz, y: i32, m: u32, d: u32, h: u32, min: u32) -> Option<DateTime<Utc>> {
-    tz.with_ymd_and_hms(y, m, d, h, min, 0)
-        .single()
-        .map(|t| t.with_timezone(&Utc))
+    out
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use chrono::TimeZone;
 
-    fn hours(json: &str) -> Hours {
+    fn local_instant(tz: Tz, y: i32, m: u32, d: u32, h: u32, min: u32) -> Option<DateTime<Utc>> {
+        tz.with_ymd_and_hms(y, m, d, h, min, 0)
+            .single()
+            .map(|t| t.with_timezone(&Utc))
+    }
+
+    fn hours(json: &str) -> OpeningHours {
         serde_json::from_str(json).unwrap()
     }
 

@@ -1,6 +1,4 @@
 //! The in-memory index of the stores layers of a pack set.
-use std::str::FromStr;
-
 use ::geo::{Contains, Point};
 use chrono::{DateTime, Utc};
 use rstar::primitives::{GeomWithData, Rectangle};
@@ -8,7 +6,8 @@ use rstar::{AABB, RTree};
 use serde_json::{Map, Value};
 use waymark_storequery::StoreFields;
 
-use super::hours::Hours;
+use super::hours::OpeningHours;
+use super::zone::zone_polygon;
 use crate::api::{JsonObject, PointGeometry, StoreAddress, StoreFeature, StoreProperties};
 use crate::error::{ApiError, ErrorCode};
 use crate::geo::Pt;
@@ -47,9 +46,8 @@ pub struct StoreRecord {
     pub user_properties: Map<String, Value>,
     /// Contact details.
     pub contact: Map<String, Value>,
-    /// Opening hours as imported.
-    pub opening_hours: Option<Map<String, Value>>,
-    hours: Option<Hours>,
+    /// Opening hours.
+    pub opening_hours: Option<OpeningHours>,
 }
 
 impl StoreRecord {
@@ -151,7 +149,6 @@ impl StoreIndex {
                     .map_err(|e| unreadable(pack.id(), e))?;
                 let rows = stmt
                     .query_map([], |r| {
-                        let hours_text: Option<String> = r.get(13)?;
                         Ok(StoreRecord {
                             store_id: r.get(0)?,
                             name: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
@@ -166,10 +163,9 @@ impl StoreIndex {
                             localized_names: json_map(&r.get::<_, String>(10)?),
                             user_properties: json_map(&r.get::<_, String>(11)?),
                             contact: json_map(&r.get::<_, String>(12)?),
-                            hours: hours_text
-                                .as_deref()
-                                .and_then(|t| serde_json::from_str(t).ok()),
-                            opening_hours: hours_text.as_deref().map(json_map),
+                            opening_hours: r
+                                .get::<_, Option<String>>(13)?
+                                .and_then(|t| serde_json::from_str(&t).ok()),
                         })
                     })
                     .map_err(|e| unreadable(pack.id(), e))?;
@@ -187,7 +183,8 @@ impl StoreIndex {
                 .map_err(|e| unreadable(pack.id(), e))?;
             for row in rows {
                 let (store_id, wkt_text) = row.map_err(|e| unreadable(pack.id(), e))?;
-                let (Some(store), Some(shape)) = (by_id.get(&store_id), parse_polygon(&wkt_text))
+                let (Some(store), Some(shape)) =
+                    (by_id.get(&store_id), zone_polygon(&wkt_text).ok())
                 else {
                     tracing::warn!(pack = pack.id(), store = %store_id, "zone skipped: unknown store or unreadable polygon");
                     continue;
@@ -230,16 +227,6 @@ impl StoreIndex {
     /// The store at `i`.
     pub fn record(&self, i: u32) -> &StoreRecord {
         &self.stores[i as usize]
-    }
-
-    /// Number of stores.
-    pub fn len(&self) -> usize {
-        self.stores.len()
-    }
-
-    /// Whether there is no store.
-    pub fn is_empty(&self) -> bool {
-        self.stores.is_empty()
     }
 
     /// Every store.
@@ -304,24 +291,15 @@ impl StoreIndex {
                 localized_names: object(&s.localized_names),
                 user_properties: object(&s.user_properties),
                 contact: object(&s.contact),
-                opening_hours: s
-                    .opening_hours
-                    .as_ref()
-                    .map(|m| JsonObject::from(m.clone())),
-                open: s.hours.as_ref().map(|h| h.open_at(now)),
+                opening_hours: s.opening_hours.as_ref().and_then(|h| {
+                    match serde_json::to_value(h) {
+                        Ok(Value::Object(m)) => Some(JsonObject::from(m)),
+                        _ => None,
+                    }
+                }),
+                open: s.opening_hours.as_ref().map(|h| h.open_at(now)),
             },
             geometry: PointGeometry::new(crate::api::LatLng::new(s.lat, s.lng)),
         }
     }
-}
-
-/// A zone polygon from WKT (`None` when it is not a polygon or multipolygon).
-pub fn parse_polygon(text: &str) -> Option<::geo::Geometry<f64>> {
-    let parsed = wkt::Wkt::<f64>::from_str(text).ok()?;
-    let g = ::geo::Geometry::try_from(parsed).ok()?;
-    matches!(
-        g,
-        ::geo::Geometry::Polygon(_) | ::geo::Geometry::MultiPolygon(_)
-    )
-    .then_some(g)
 }

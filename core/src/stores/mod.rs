@@ -13,6 +13,7 @@
 //! one is given, else by name, then paginated.
 pub mod hours;
 mod index;
+pub mod zone;
 
 use std::sync::Arc;
 
@@ -37,6 +38,9 @@ pub struct Stores {
     indexes: PackSetCache<StoreIndex>,
 }
 
+/// A matching store: its place in the index and its distance to the centre (metres).
+type Match = (u32, Option<f64>);
+
 /// What a search filters on: the fields shared by search and bounds.
 struct Filter<'a> {
     query: Option<&'a str>,
@@ -52,6 +56,20 @@ impl Stores {
         self.indexes.get_or_build(set, StoreIndex::load)
     }
 
+    /// The index and the stores matching `filter`, ordered; charges the call once the
+    /// request is known to be answerable.
+    fn find(
+        &self,
+        set: Arc<PackSet>,
+        call: &mut Call<'_>,
+        filter: &Filter<'_>,
+    ) -> Result<(Arc<StoreIndex>, Vec<Match>), ApiError> {
+        let index = self.index(set)?;
+        let found = matching(&index, filter)?;
+        call.charge()?;
+        Ok((index, found))
+    }
+
     /// `GET /stores/search`.
     pub fn search(
         &self,
@@ -59,7 +77,6 @@ impl Stores {
         call: &mut Call<'_>,
         req: &StoresSearchRequest,
     ) -> Result<StoresSearchResponse, ApiError> {
-        let index = self.index(set)?;
         let filter = Filter {
             query: req.query.as_deref(),
             center: req.center,
@@ -67,8 +84,7 @@ impl Stores {
             polyline: req.encoded_polyline.as_deref(),
             zone: req.zone,
         };
-        let found = matching(&index, &filter)?;
-        call.charge()?;
+        let (index, found) = self.find(set, call, &filter)?;
         let total = found.len() as u32;
         let per_page = req.stores_by_page.max(1);
         let page_count = total.div_ceil(per_page);
@@ -99,7 +115,6 @@ impl Stores {
         call: &mut Call<'_>,
         req: &StoresBoundsRequest,
     ) -> Result<StoresBoundsResponse, ApiError> {
-        let index = self.index(set)?;
         let filter = Filter {
             query: req.query.as_deref(),
             center: req.center,
@@ -107,8 +122,7 @@ impl Stores {
             polyline: req.encoded_polyline.as_deref(),
             zone: false,
         };
-        let found = matching(&index, &filter)?;
-        call.charge()?;
+        let (index, found) = self.find(set, call, &filter)?;
         let mut bounds: Option<AssetBounds> = None;
         for (i, _) in &found {
             let s = index.record(*i);
@@ -140,7 +154,7 @@ fn validation_error(name: &str, message: impl Into<String>) -> ApiError {
 }
 
 /// The matching stores with their distance to the centre (metres), ordered.
-fn matching(index: &StoreIndex, f: &Filter<'_>) -> Result<Vec<(u32, Option<f64>)>, ApiError> {
+fn matching(index: &StoreIndex, f: &Filter<'_>) -> Result<Vec<Match>, ApiError> {
     let query = match f.query {
         None => None,
         Some(text) => Some(
@@ -173,7 +187,7 @@ fn matching(index: &StoreIndex, f: &Filter<'_>) -> Result<Vec<(u32, Option<f64>)
         (Some(c), false, Some(r), None) => index.within(c, r),
         _ => index.all(),
     };
-    let mut out: Vec<(u32, Option<f64>)> = candidates
+    let mut out: Vec<Match> = candidates
         .into_iter()
         .filter(|i| {
             let s = index.record(*i);

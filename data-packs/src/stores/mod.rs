@@ -17,6 +17,8 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+pub use waymark_core::stores::hours::{OpeningHours, TimeRange, parse_hhmm};
+use waymark_core::stores::zone::zone_polygon;
 
 pub use write::{StoresStats, write_layer};
 
@@ -99,34 +101,6 @@ pub struct AssetLocation {
     pub lng: f64,
 }
 
-/// Opening hours: `usual` by ISO weekday (`"1"` Monday … `"7"` Sunday, or `"default"` for
-/// every day not listed) and `special` by date (`"2026-12-25"`); an empty list is a closed
-/// day. Times are `HH:MM` in `timezone` (a tz database name; when absent, the timezone of the
-/// store's position is used when answering).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OpeningHours {
-    /// tz database name, e.g. `Europe/Andorra`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timezone: Option<String>,
-    /// Weekly hours.
-    #[serde(default)]
-    pub usual: BTreeMap<String, Vec<TimeRange>>,
-    /// Hours of given dates, overriding `usual`.
-    #[serde(default)]
-    pub special: BTreeMap<String, Vec<TimeRange>>,
-}
-
-/// An opening range, `start` before `end` (`end` may be `24:00`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TimeRange {
-    /// `HH:MM`.
-    pub start: String,
-    /// `HH:MM`, or `24:00`.
-    pub end: String,
-}
-
 /// A zone attached to a store (the spec's Zone).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -151,50 +125,15 @@ pub fn valid_store_id(id: &str) -> bool {
     !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
-/// Minutes since midnight of `HH:MM` (`24:00` allowed when `end`).
-pub fn parse_hhmm(text: &str, end: bool) -> Option<u16> {
-    let (h, m) = text.split_once(':')?;
-    if h.len() != 2 || m.len() != 2 {
-        return None;
-    }
-    let h: u16 = h.parse().ok()?;
-    let m: u16 = m.parse().ok()?;
-    match (h, m) {
-        (24, 0) if end => Some(24 * 60),
-        (0..=23, 0..=59) => Some(h * 60 + m),
-        _ => None,
-    }
-}
-
-/// The problems of a zone polygon: it must be WKT of a valid polygon or multipolygon.
+/// The problem of a zone polygon (`None` when it is WKT of a valid polygon or multipolygon).
 pub fn polygon_problem(wkt_text: &str) -> Option<String> {
-    use geo::Validation;
-    use std::str::FromStr;
-    let parsed = match wkt::Wkt::<f64>::from_str(wkt_text) {
-        Ok(w) => w,
-        Err(e) => return Some(format!("`polygon` is not Well-Known Text: {e}")),
-    };
-    let geometry: geo::Geometry<f64> = match geo::Geometry::try_from(parsed) {
-        Ok(g) => g,
-        Err(e) => return Some(format!("`polygon` cannot be read as a geometry: {e}")),
-    };
-    match &geometry {
-        geo::Geometry::Polygon(_) | geo::Geometry::MultiPolygon(_) => {}
-        _ => return Some("`polygon` must be a POLYGON or MULTIPOLYGON".into()),
-    }
-    if let Err(e) = geometry.check_validation() {
-        return Some(format!("`polygon` is not a valid polygon: {e}"));
-    }
-    None
+    zone_polygon(wkt_text).err().map(|e| e.to_string())
 }
 
-/// `[west, south, east, north]` of a WKT polygon (`None` when it does not parse).
+/// `[west, south, east, north]` of a zone polygon (`None` when it is refused).
 pub fn polygon_bbox(wkt_text: &str) -> Option<[f64; 4]> {
     use geo::BoundingRect;
-    use std::str::FromStr;
-    let parsed = wkt::Wkt::<f64>::from_str(wkt_text).ok()?;
-    let geometry: geo::Geometry<f64> = geo::Geometry::try_from(parsed).ok()?;
-    let rect = geometry.bounding_rect()?;
+    let rect = zone_polygon(wkt_text).ok()?.bounding_rect()?;
     Some([rect.min().x, rect.min().y, rect.max().x, rect.max().y])
 }
 
@@ -264,58 +203,6 @@ impl StoreAsset {
         }
         out
     }
-}
-
-impl OpeningHours {
-    /// Everything wrong with the hours.
-    pub fn problems(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if let Some(tz) = &self.timezone
-            && tz.parse::<chrono_tz::Tz>().is_err()
-        {
-            out.push(format!(
-                "`opening_hours.timezone` {tz:?} is not a tz database name"
-            ));
-        }
-        for (day, ranges) in &self.usual {
-            if !matches!(
-                day.as_str(),
-                "1" | "2" | "3" | "4" | "5" | "6" | "7" | "default"
-            ) {
-                out.push(format!(
-                    "`opening_hours.usual` key {day:?} must be \"1\" (Monday) to \"7\" (Sunday) or \"default\""
-                ));
-            }
-            out.extend(range_problems(&format!("usual.{day}"), ranges));
-        }
-        for (date, ranges) in &self.special {
-            if chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d").is_err() {
-                out.push(format!(
-                    "`opening_hours.special` key {date:?} must be a date YYYY-MM-DD"
-                ));
-            }
-            out.extend(range_problems(&format!("special.{date}"), ranges));
-        }
-        out
-    }
-}
-
-fn range_problems(at: &str, ranges: &[TimeRange]) -> Vec<String> {
-    let mut out = Vec::new();
-    for r in ranges {
-        match (parse_hhmm(&r.start, false), parse_hhmm(&r.end, true)) {
-            (Some(s), Some(e)) if s < e => {}
-            (Some(_), Some(_)) => out.push(format!(
-                "`opening_hours.{at}`: {}–{} ends before it starts (split a range over midnight in two days)",
-                r.start, r.end
-            )),
-            _ => out.push(format!(
-                "`opening_hours.{at}`: {}–{} are not HH:MM times",
-                r.start, r.end
-            )),
-        }
-    }
-    out
 }
 
 /// A record that was not imported, and why.
