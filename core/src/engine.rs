@@ -114,10 +114,12 @@ impl Engine {
         let geolocation = Arc::new(Geolocation::default());
         let distance =
             crate::distance::Distance::new(packs.clone(), geolocation.clone(), &config.state_dir);
+        let stores = crate::stores::Stores::open(&config.state_dir)
+            .map_err(|e| crate::error::Error::Config(e.to_string()))?;
         Ok(Engine {
             config,
             auth,
-            stores: crate::stores::Stores::default(),
+            stores,
             packs,
             geolocation,
             localities: Default::default(),
@@ -266,9 +268,10 @@ impl Engine {
     pub fn zones_update(
         &self,
         call: &mut Call<'_>,
-        _req: ZonesUpdateRequest,
+        req: ZonesUpdateRequest,
     ) -> Result<ZonesUpdateResponse, ApiError> {
-        self.not_available(call)
+        self.stores
+            .update_zones(self.packs().snapshot(), call, &req)
     }
 
     /// `GET /datasets`

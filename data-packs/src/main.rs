@@ -61,6 +61,19 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Write a generated retail network (stores with types, tags, user properties, opening
+    /// hours and a delivery zone each) as GeoJSON, for load tests of the stores endpoints.
+    GenerateStores {
+        /// How many stores.
+        #[arg(long, default_value_t = 100_000)]
+        count: usize,
+        /// Seed: the same seed gives the same stores.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output GeoJSON file.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Import a customer's stores (and their zones) into a built pack, replacing its stores
     /// layer; sign the pack afterwards. Bad records are reported and skipped (or, with
     /// --strict, fail the import). Formats: docs/stores-layer.md.
@@ -262,6 +275,14 @@ fn run(cli: Cli) -> Result<(), String> {
                     if publisher.is_some() { ", signed" } else { "" }
                 ));
             }
+            Ok(())
+        }
+        Command::GenerateStores { count, seed, out } => {
+            use waymark_packs::stores::synthetic;
+            let stores = synthetic::generate(count, seed, synthetic::DEFAULT_BBOX);
+            std::fs::write(&out, synthetic::to_geojson(&stores).to_string())
+                .map_err(|e| format!("{}: {e}", out.display()))?;
+            println!("{}: {count} stores written", out.display());
             Ok(())
         }
         Command::ImportStores {

@@ -203,6 +203,80 @@ pub fn private_caller(publisher: &Publisher) -> Caller {
     }
 }
 
+/// A caller with an unrestricted private key of `publisher` with write permission (zones
+/// updates) in the `private_key` parameter, connecting from 127.0.0.1.
+pub fn write_caller(publisher: &Publisher) -> Caller {
+    let claims = KeyClaims::new(KeyScope::Private {
+        write: true,
+        restriction: PrivateRestriction::None,
+    });
+    Caller {
+        private_key: Some(publisher.issue(&claims).unwrap()),
+        peer_ip: Some("127.0.0.1".parse().unwrap()),
+        ..Caller::default()
+    }
+}
+
+/// A customer's stores pack: `stores` imported (strictly) into a small pack `id` at
+/// `version` built under `out` from the Monaco extract (places only), signed by `publisher`.
+pub fn stores_pack(
+    id: &str,
+    version: &str,
+    stores: &[waymark_packs::stores::StoreAsset],
+    out: &Path,
+    publisher: &Publisher,
+) -> std::path::PathBuf {
+    let plan = PackPlan {
+        id: id.into(),
+        osm: vec!["osm-monaco".into()],
+        layers: vec!["places".into()],
+        base: false,
+    };
+    let (dir, _) = waymark_packs::stores::pack::build_with_stores(
+        &plan,
+        version,
+        &sources(),
+        stores,
+        customer_source(),
+        out,
+    )
+    .unwrap();
+    build::sign_pack(&dir, publisher).unwrap();
+    dir
+}
+
+/// The manifest source of generated customer stores.
+pub fn customer_source() -> waymark_core::packs::PackSource {
+    waymark_core::packs::PackSource {
+        id: "customer-stores".into(),
+        licence: "proprietary".into(),
+        attribution: "generated test stores".into(),
+        version: None,
+        sha256: None,
+        notes: None,
+        layers: vec!["stores".into(), "zones".into()],
+    }
+}
+
+/// Opens an engine (rate limits off) trusting `publisher`, with its state in `state` and its
+/// packs in `packs`.
+pub fn open_engine(state: &Path, packs: &Path, publisher: &Publisher) -> Arc<Engine> {
+    let mut config = EngineConfig::new(state, vec![publisher.verifying()]);
+    config.rate_limits = RateLimitMode::Off;
+    config.packs_dir = Some(packs.to_path_buf());
+    Arc::new(Engine::open(config).unwrap())
+}
+
+/// Installs the built pack in `dir` into `engine`.
+pub fn install(engine: &Engine, dir: &Path) {
+    engine
+        .install_pack(
+            &format!("file://{}", dir.canonicalize().unwrap().display()),
+            &mut |_| {},
+        )
+        .unwrap();
+}
+
 /// The region sample plans reduced to the layers the localities operations read (roads,
 /// places, addresses, POIs, search), so that tests build them quickly.
 pub fn localities_plans() -> Vec<PackPlan> {

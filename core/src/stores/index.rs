@@ -1,11 +1,16 @@
 //! The in-memory index of the stores layers of a pack set.
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use ::geo::{Contains, Point};
 use chrono::{DateTime, Utc};
 use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{AABB, RTree};
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 use waymark_storequery::StoreFields;
 
+use super::edits::{ZoneEdit, ZoneOverlay};
 use super::hours::OpeningHours;
 use super::zone::zone_polygon;
 use crate::api::{JsonObject, PointGeometry, StoreAddress, StoreFeature, StoreProperties};
@@ -84,11 +89,31 @@ impl StoreFields for StoreRecord {
     }
 }
 
-/// A zone of a store.
+/// The shape of a zone and the store it belongs to.
 #[derive(Debug)]
-struct Zone {
-    store: u32,
-    shape: ::geo::Geometry<f64>,
+pub struct ZoneShape {
+    /// The store (its place in the index).
+    pub store: u32,
+    /// The polygon or multipolygon, `x` = longitude.
+    pub shape: ::geo::Geometry<f64>,
+}
+
+/// A zone as a pack brings it: the fields an edit keeps when it does not give them, and what
+/// identifies the content an edit was made on.
+#[derive(Debug)]
+pub struct PackZone {
+    /// Shape and store.
+    pub zone: ZoneShape,
+    /// The pack.
+    pub pack_id: Arc<str>,
+    /// SHA-256 (hex) of the zone's row: store, description, polygon, types, status.
+    pub digest: String,
+    /// Description.
+    pub description: Option<String>,
+    /// Types.
+    pub types: Vec<String>,
+    /// Status.
+    pub status: Option<String>,
 }
 
 /// The stores of a pack set, with their positions and zones indexed.
@@ -96,8 +121,37 @@ struct Zone {
 pub struct StoreIndex {
     stores: Vec<StoreRecord>,
     points: RTree<GeomWithData<[f64; 3], u32>>,
-    zones: Vec<Zone>,
+    /// The first store with each id (packs in the set's order).
+    store_ids: HashMap<String, u32>,
+    zones: Vec<PackZone>,
+    /// The first zone with each id.
+    zone_ids: HashMap<String, u32>,
     zone_boxes: RTree<GeomWithData<Rectangle<[f64; 2]>, u32>>,
+}
+
+/// The bounding box of `shape`, tagged `i`, for an R-tree of zones (`x` = longitude).
+pub fn zone_box(
+    shape: &::geo::Geometry<f64>,
+    i: u32,
+) -> Option<GeomWithData<Rectangle<[f64; 2]>, u32>> {
+    use ::geo::BoundingRect;
+    let r = shape.bounding_rect()?;
+    Some(GeomWithData::new(
+        Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]),
+        i,
+    ))
+}
+
+/// The digest identifying a zone row's content.
+fn zone_digest(
+    store_id: &str,
+    description: Option<&str>,
+    polygon: &str,
+    types: &[String],
+    status: Option<&str>,
+) -> String {
+    let canonical = serde_json::json!([store_id, description, polygon, types, status]).to_string();
+    crate::packs::install::hex(&Sha256::digest(canonical.as_bytes()))
 }
 
 /// A position on the sphere of the Earth's radius (chord distances in metres).
@@ -135,8 +189,11 @@ impl StoreIndex {
             ));
         }
         let mut stores = Vec::new();
-        let mut zones = Vec::new();
+        let mut zones: Vec<PackZone> = Vec::new();
+        let mut store_ids = HashMap::new();
+        let mut zone_ids = HashMap::new();
         for pack in packs {
+            let pack_id: Arc<str> = Arc::from(pack.id());
             let conn = pack.sqlite().map_err(|e| unreadable(pack.id(), e))?;
             let first = stores.len() as u32;
             let mut by_id = std::collections::HashMap::new();
@@ -171,27 +228,58 @@ impl StoreIndex {
                     .map_err(|e| unreadable(pack.id(), e))?;
                 for row in rows {
                     let record = row.map_err(|e| unreadable(pack.id(), e))?;
-                    by_id.insert(record.store_id.clone(), first + by_id.len() as u32);
+                    let at = first + by_id.len() as u32;
+                    by_id.insert(record.store_id.clone(), at);
+                    store_ids.entry(record.store_id.clone()).or_insert(at);
                     stores.push(record);
                 }
             }
             let mut stmt = conn
-                .prepare("SELECT store_id, polygon_wkt FROM zones ORDER BY id")
+                .prepare(
+                    "SELECT zone_id, store_id, description, polygon_wkt, types, status FROM zones \
+                     ORDER BY id",
+                )
                 .map_err(|e| unreadable(pack.id(), e))?;
             let rows = stmt
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, Option<String>>(2)?,
+                        r.get::<_, String>(3)?,
+                        r.get::<_, String>(4)?,
+                        r.get::<_, Option<String>>(5)?,
+                    ))
+                })
                 .map_err(|e| unreadable(pack.id(), e))?;
             for row in rows {
-                let (store_id, wkt_text) = row.map_err(|e| unreadable(pack.id(), e))?;
+                let (zone_id, store_id, description, wkt_text, types, status) =
+                    row.map_err(|e| unreadable(pack.id(), e))?;
                 let (Some(store), Some(shape)) =
                     (by_id.get(&store_id), zone_polygon(&wkt_text).ok())
                 else {
                     tracing::warn!(pack = pack.id(), store = %store_id, "zone skipped: unknown store or unreadable polygon");
                     continue;
                 };
-                zones.push(Zone {
-                    store: *store,
-                    shape,
+                let types = json_list(&types);
+                let digest = zone_digest(
+                    &store_id,
+                    description.as_deref(),
+                    &wkt_text,
+                    &types,
+                    status.as_deref(),
+                );
+                zone_ids.entry(zone_id).or_insert(zones.len() as u32);
+                zones.push(PackZone {
+                    zone: ZoneShape {
+                        store: *store,
+                        shape,
+                    },
+                    pack_id: pack_id.clone(),
+                    digest,
+                    description,
+                    types,
+                    status,
                 });
             }
         }
@@ -206,20 +294,15 @@ impl StoreIndex {
             zones
                 .iter()
                 .enumerate()
-                .filter_map(|(i, z)| {
-                    use ::geo::BoundingRect;
-                    let r = z.shape.bounding_rect()?;
-                    Some(GeomWithData::new(
-                        Rectangle::from_corners([r.min().x, r.min().y], [r.max().x, r.max().y]),
-                        i as u32,
-                    ))
-                })
+                .filter_map(|(i, z)| zone_box(&z.zone.shape, i as u32))
                 .collect(),
         );
         Ok(StoreIndex {
             stores,
             points,
+            store_ids,
             zones,
+            zone_ids,
             zone_boxes,
         })
     }
@@ -244,13 +327,34 @@ impl StoreIndex {
             .collect()
     }
 
-    /// The stores one of whose zones contains `c`.
-    pub fn stores_with_zone_at(&self, c: Pt) -> Vec<u32> {
+    /// The first store with id `store_id`.
+    pub fn store_by_id(&self, store_id: &str) -> Option<u32> {
+        self.store_ids.get(store_id).copied()
+    }
+
+    /// The first zone with id `zone_id`.
+    pub fn zone_by_id(&self, zone_id: &str) -> Option<(u32, &PackZone)> {
+        let i = *self.zone_ids.get(zone_id)?;
+        Some((i, &self.zones[i as usize]))
+    }
+
+    /// The pack zone `edit` replaces, when this index still has it as the edit found it
+    /// (same pack, same content).
+    pub fn applies(&self, edit: &ZoneEdit) -> Option<u32> {
+        let (i, zone) = self.zone_by_id(&edit.zone_id)?;
+        (*zone.pack_id == *edit.pack_id && zone.digest == edit.base).then_some(i)
+    }
+
+    /// The stores one of whose zones (as edited by `overlay`) contains `c`.
+    pub fn stores_with_zone_at(&self, c: Pt, overlay: &ZoneOverlay) -> Vec<u32> {
         let p = Point::new(c.lng, c.lat);
+        let at = [c.lng, c.lat];
         let mut out: Vec<u32> = self
             .zone_boxes
-            .locate_in_envelope_intersecting(&AABB::from_point([c.lng, c.lat]))
-            .map(|g| &self.zones[g.data as usize])
+            .locate_in_envelope_intersecting(&AABB::from_point(at))
+            .filter(|g| !overlay.masks(g.data))
+            .map(|g| &self.zones[g.data as usize].zone)
+            .chain(overlay.candidates(at))
             .filter(|z| z.shape.contains(&p))
             .map(|z| z.store)
             .collect();

@@ -11,17 +11,25 @@
 //! `radius` of the centre (or all), of the `encoded_polyline` corridor, or, with `zone=true`,
 //! those with a zone containing the centre. Results are ordered by distance to the centre when
 //! one is given, else by name, then paginated.
+//!
+//! **Zone updates.** `PUT /zones` replaces existing zones (by `zone_id`) all or nothing; the
+//! accepted zones live in the engine's state, over the packs' zones (see [`edits`]), and
+//! `zone=true` searches see them as soon as the update has answered.
+pub mod edits;
 pub mod hours;
 mod index;
 pub mod zone;
 
+use std::path::Path;
 use std::sync::Arc;
 
 use chrono::Utc;
+use parking_lot::RwLock;
+use serde_json::Value;
 
 use crate::api::{
     AssetBounds, LatLng, StoresBoundsRequest, StoresBoundsResponse, StoresPagination,
-    StoresSearchRequest, StoresSearchResponse,
+    StoresSearchRequest, StoresSearchResponse, ZonesUpdateRequest, ZonesUpdateResponse,
 };
 use crate::api::{FieldError, Loc, kinds};
 use crate::error::{ApiError, ErrorCode};
@@ -30,13 +38,21 @@ use crate::operation::Call;
 use crate::packs::PackSet;
 use crate::packs::registry::PackSetCache;
 
-pub use index::{StoreIndex, StoreRecord};
+use edits::{EditSet, EditsError, ZoneEdit, ZoneEdits, ZoneOverlay};
+pub use index::{PackZone, StoreIndex, StoreRecord, ZoneShape};
+use zone::zone_polygon;
 
 /// The stores service of an engine.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Stores {
     indexes: PackSetCache<StoreIndex>,
+    edits: ZoneEdits,
+    /// The overlay of the last (index, edits) pair a search used.
+    overlay: RwLock<Option<OverlayFor>>,
 }
+
+/// An overlay and what it was built from.
+type OverlayFor = (Arc<StoreIndex>, Arc<EditSet>, Arc<ZoneOverlay>);
 
 /// A matching store: its place in the index and its distance to the centre (metres).
 type Match = (u32, Option<f64>);
@@ -51,9 +67,32 @@ struct Filter<'a> {
 }
 
 impl Stores {
+    /// The service, with the zone edits kept in `state_dir`.
+    pub fn open(state_dir: &Path) -> Result<Stores, EditsError> {
+        Ok(Stores {
+            indexes: PackSetCache::default(),
+            edits: ZoneEdits::open(state_dir)?,
+            overlay: RwLock::new(None),
+        })
+    }
+
     /// The index of `set`; 503 when no installed pack has the stores layer.
     pub fn index(&self, set: Arc<PackSet>) -> Result<Arc<StoreIndex>, ApiError> {
         self.indexes.get_or_build(set, StoreIndex::load)
+    }
+
+    /// The zone edits laid over `index` now.
+    pub fn overlay(&self, index: &Arc<StoreIndex>) -> Arc<ZoneOverlay> {
+        let edits = self.edits.current();
+        if let Some((i, e, o)) = self.overlay.read().as_ref()
+            && Arc::ptr_eq(i, index)
+            && Arc::ptr_eq(e, &edits)
+        {
+            return o.clone();
+        }
+        let overlay = Arc::new(ZoneOverlay::new(index, &edits));
+        *self.overlay.write() = Some((index.clone(), edits, overlay.clone()));
+        overlay
     }
 
     /// The index and the stores matching `filter`, ordered; charges the call once the
@@ -65,7 +104,11 @@ impl Stores {
         filter: &Filter<'_>,
     ) -> Result<(Arc<StoreIndex>, Vec<Match>), ApiError> {
         let index = self.index(set)?;
-        let found = matching(&index, filter)?;
+        let overlay = match filter.zone {
+            true => self.overlay(&index),
+            false => Arc::new(ZoneOverlay::default()),
+        };
+        let found = matching(&index, &overlay, filter)?;
         call.charge()?;
         Ok((index, found))
     }
@@ -143,6 +186,109 @@ impl Stores {
     }
 }
 
+impl Stores {
+    /// `PUT /zones`: every zone of the batch must exist in the installed packs, belong to a
+    /// known store and have a valid polygon, or nothing is written (422 naming each refused
+    /// item). Fields a zone leaves out keep their current values.
+    pub fn update_zones(
+        &self,
+        set: Arc<PackSet>,
+        call: &mut Call<'_>,
+        req: &ZonesUpdateRequest,
+    ) -> Result<ZonesUpdateResponse, ApiError> {
+        let index = self.index(set)?;
+        let updated_at = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let count = self.edits.commit(|current| {
+            let batch = checked_batch(&index, current, req, &updated_at)?;
+            call.charge()?;
+            Ok::<_, ApiError>(batch)
+        })?;
+        Ok(ZonesUpdateResponse {
+            status: "success".into(),
+            message: match count {
+                1 => "1 zone updated".into(),
+                n => format!("{n} zones updated"),
+            },
+        })
+    }
+}
+
+/// The edits of `req`, or every reason to refuse it.
+fn checked_batch(
+    index: &StoreIndex,
+    current: &EditSet,
+    req: &ZonesUpdateRequest,
+    updated_at: &str,
+) -> Result<Vec<ZoneEdit>, ApiError> {
+    let mut errors = Vec::new();
+    let mut batch = Vec::with_capacity(req.zones.len());
+    for (i, z) in req.zones.iter().enumerate() {
+        let mut refuse = |field: &str, msg: String| {
+            errors.push(FieldError::at(
+                Loc::Body,
+                vec![Value::from("zones"), Value::from(i), Value::from(field)],
+                kinds::VALUE,
+                msg,
+            ))
+        };
+        let zone = index.zone_by_id(&z.zone_id);
+        if zone.is_none() {
+            refuse(
+                "zone_id",
+                format!(
+                    "unknown zone_id {}: only zones of the installed packs can be updated \
+                     (zones are created by importing stores, see docs/stores-layer.md)",
+                    crate::api::shown(&z.zone_id)
+                ),
+            );
+        }
+        if index.store_by_id(&z.store_id).is_none() {
+            refuse(
+                "store_id",
+                format!(
+                    "unknown store_id {}: give the id of a store of the installed packs",
+                    crate::api::shown(&z.store_id)
+                ),
+            );
+        }
+        let shape = zone_polygon(&z.polygon).map_err(|e| refuse("polygon", e.to_string()));
+        let (Some((at, pack_zone)), Ok(shape)) = (zone, shape) else {
+            continue;
+        };
+        // What the zone is now: its edit when one applies, else the pack's.
+        let prior = current
+            .zones
+            .get(&z.zone_id)
+            .filter(|e| index.applies(e) == Some(at));
+        batch.push(ZoneEdit {
+            zone_id: z.zone_id.clone(),
+            pack_id: pack_zone.pack_id.to_string(),
+            base: pack_zone.digest.clone(),
+            store_id: z.store_id.clone(),
+            description: z.description.clone().or_else(|| match prior {
+                Some(e) => e.description.clone(),
+                None => pack_zone.description.clone(),
+            }),
+            polygon: z.polygon.clone(),
+            types: z.types.clone().unwrap_or_else(|| match prior {
+                Some(e) => e.types.clone(),
+                None => pack_zone.types.clone(),
+            }),
+            status: z.status.clone().or_else(|| match prior {
+                Some(e) => e.status.clone(),
+                None => pack_zone.status.clone(),
+            }),
+            updated_at: updated_at.to_owned(),
+            shape,
+        });
+    }
+    if errors.is_empty() {
+        Ok(batch)
+    } else {
+        Err(ApiError::validation(errors))
+    }
+}
+
 /// A 422 on query parameter `name`.
 fn validation_error(name: &str, message: impl Into<String>) -> ApiError {
     ApiError::validation(vec![FieldError::invalid(
@@ -154,7 +300,11 @@ fn validation_error(name: &str, message: impl Into<String>) -> ApiError {
 }
 
 /// The matching stores with their distance to the centre (metres), ordered.
-fn matching(index: &StoreIndex, f: &Filter<'_>) -> Result<Vec<Match>, ApiError> {
+fn matching(
+    index: &StoreIndex,
+    overlay: &ZoneOverlay,
+    f: &Filter<'_>,
+) -> Result<Vec<Match>, ApiError> {
     let query = match f.query {
         None => None,
         Some(text) => Some(
@@ -183,7 +333,7 @@ fn matching(index: &StoreIndex, f: &Filter<'_>) -> Result<Vec<Match>, ApiError> 
     };
     let center = f.center.map(|c| Pt::new(c.lat, c.lng));
     let candidates: Vec<u32> = match (center, f.zone, f.radius, &line) {
-        (Some(c), true, _, _) => index.stores_with_zone_at(c),
+        (Some(c), true, _, _) => index.stores_with_zone_at(c, overlay),
         (Some(c), false, Some(r), None) => index.within(c, r),
         _ => index.all(),
     };

@@ -11,6 +11,7 @@
 pub mod osm;
 pub mod pack;
 pub mod read;
+pub mod synthetic;
 mod write;
 
 use std::collections::{BTreeMap, HashSet};

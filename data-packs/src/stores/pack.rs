@@ -75,6 +75,27 @@ pub fn import_into_pack(
     Ok(ImportReport { stats, skipped })
 }
 
+/// Builds `plan` at `version` under `out` (from scratch) and imports `stores` into it,
+/// strictly: `waymark-packs build` then `import-stores` in one call, for load tests and
+/// benchmarks of the stores endpoints. The pack is left unsigned.
+pub fn build_with_stores(
+    plan: &crate::build::PackPlan,
+    version: &str,
+    sources: &crate::sources::Sources,
+    stores: &[StoreAsset],
+    source: PackSource,
+    out: &Path,
+) -> Result<(PathBuf, ImportReport), BuildError> {
+    let dir = crate::build::build_pack(plan, version, sources, out, true, &mut |_, _, _| {})?;
+    let records = stores
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (format!("record {}", i + 1), s.clone()))
+        .collect();
+    let report = import_into_pack(&dir, records, Vec::new(), source, true)?;
+    Ok((dir, report))
+}
+
 fn sibling(dir: &Path, suffix: &str) -> PathBuf {
     let mut name = dir.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".{suffix}"));

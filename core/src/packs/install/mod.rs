@@ -83,6 +83,7 @@ mod download;
 mod error;
 mod source;
 mod verify;
+pub(crate) use verify::hex;
 
 pub use checks::{ManifestCheckError, PackNameError};
 pub use error::InstallError;
@@ -93,7 +94,7 @@ use checks::{check_manifest, check_name};
 use commit::{commit, remove_any, restore_done_files, sync_dir};
 use download::{Job, prepare_partial};
 use source::{Source, new_agent};
-use verify::{hex, verify_files};
+use verify::verify_files;
 
 /// Directory of installs in progress, under the root.
 pub const PARTIAL_DIR: &str = ".partial";

@@ -104,7 +104,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// Lower-case hex of `bytes`.
-pub(super) fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
     bytes.iter().fold(String::new(), |mut s, b| {
         let _ = write!(s, "{b:02x}");

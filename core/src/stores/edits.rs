@@ -1,0 +1,276 @@
+//! Zone edits (`PUT /zones`): the engine's writable state over the zones of the signed packs.
+//!
+//! Packs are immutable and signed, so an update never touches them: each accepted zone is
+//! written to `zones.sqlite` in the engine's state directory, in one SQLite transaction per
+//! batch (synchronous `FULL`: an answered batch survives a power cut; a process killed
+//! mid-batch leaves the previous state, never half a batch). An edit remembers the pack zone it
+//! was made on (`pack_id` and `base`, the SHA-256 of that zone's content), and applies as long
+//! as the installed pack still carries that same zone:
+//!
+//! * a restart reloads the edits; a hot-swapped pack that brings the zone unchanged keeps it;
+//! * a newer pack that changes the zone (the publisher has a newer truth: often the field
+//!   team's correction, synced and republished) supersedes it: the pack's zone answers and
+//!   the edit stays in the state, unused, until the zone is updated again;
+//! * a pack without the zone (or without the edit's store) leaves the edit unused.
+//!
+//! The in-memory [`EditSet`] is replaced as a whole after each committed batch, with a new
+//! generation number; searches build the [`ZoneOverlay`] of their index and edit set once
+//! per generation.
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::{Mutex, RwLock};
+use rstar::RTree;
+use rstar::primitives::{GeomWithData, Rectangle};
+use rusqlite::{Connection, params};
+
+use super::index::{StoreIndex, ZoneShape, zone_box};
+use super::zone::zone_polygon;
+
+/// Why the edits could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum EditsError {
+    /// The state database.
+    #[error("zones state database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The state directory.
+    #[error("zones state directory: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// One accepted zone update.
+#[derive(Debug, Clone)]
+pub struct ZoneEdit {
+    /// The zone.
+    pub zone_id: String,
+    /// The pack whose zone it replaces.
+    pub pack_id: String,
+    /// Digest of that pack zone's content when the edit was made.
+    pub base: String,
+    /// Store the zone belongs to.
+    pub store_id: String,
+    /// Description.
+    pub description: Option<String>,
+    /// Well-known text, as received.
+    pub polygon: String,
+    /// Types.
+    pub types: Vec<String>,
+    /// Status.
+    pub status: Option<String>,
+    /// When it was accepted (RFC 3339, UTC).
+    pub updated_at: String,
+    /// The checked geometry.
+    pub shape: ::geo::Geometry<f64>,
+}
+
+/// Every edit, at one generation.
+#[derive(Debug, Default)]
+pub struct EditSet {
+    /// Bumped by each committed batch.
+    pub generation: u64,
+    /// Edits by zone id.
+    pub zones: HashMap<String, Arc<ZoneEdit>>,
+}
+
+/// The persistent zone edits of an engine.
+#[derive(Debug)]
+pub struct ZoneEdits {
+    conn: Mutex<Connection>,
+    current: RwLock<Arc<EditSet>>,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS zone_edits (
+    zone_id      TEXT PRIMARY KEY NOT NULL,
+    pack_id      TEXT NOT NULL,
+    base         TEXT NOT NULL,
+    store_id     TEXT NOT NULL,
+    description  TEXT,
+    polygon_wkt  TEXT NOT NULL,
+    types        TEXT NOT NULL,
+    status       TEXT,
+    updated_at   TEXT NOT NULL
+);";
+
+impl ZoneEdits {
+    /// Opens (creates) `zones.sqlite` in `state_dir` and loads the edits.
+    pub fn open(state_dir: &Path) -> Result<ZoneEdits, EditsError> {
+        std::fs::create_dir_all(state_dir)?;
+        let conn = Connection::open(state_dir.join("zones.sqlite"))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.busy_timeout(Duration::from_secs(5))?;
+        conn.execute_batch(SCHEMA)?;
+        let mut zones = HashMap::new();
+        {
+            let mut stmt = conn.prepare(
+                "SELECT zone_id, pack_id, base, store_id, description, polygon_wkt, types, status, \
+                 updated_at FROM zone_edits",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, Option<String>>(4)?,
+                    r.get::<_, String>(5)?,
+                    r.get::<_, String>(6)?,
+                    r.get::<_, Option<String>>(7)?,
+                    r.get::<_, String>(8)?,
+                ))
+            })?;
+            for row in rows {
+                let (zone_id, pack_id, base, store_id, description, polygon, types, status, at) =
+                    row?;
+                // Accepted edits were checked; one that no longer reads (a geo upgrade with
+                // stricter rules) is left unused rather than failing the engine.
+                let Ok(shape) = zone_polygon(&polygon) else {
+                    tracing::warn!(zone = %zone_id, "stored zone edit no longer reads; unused");
+                    continue;
+                };
+                let edit = ZoneEdit {
+                    zone_id: zone_id.clone(),
+                    pack_id,
+                    base,
+                    store_id,
+                    description,
+                    polygon,
+                    types: serde_json::from_str(&types).unwrap_or_default(),
+                    status,
+                    updated_at: at,
+                    shape,
+                };
+                zones.insert(zone_id, Arc::new(edit));
+            }
+        }
+        Ok(ZoneEdits {
+            conn: Mutex::new(conn),
+            current: RwLock::new(Arc::new(EditSet {
+                generation: 0,
+                zones,
+            })),
+        })
+    }
+
+    /// The edits now.
+    pub fn current(&self) -> Arc<EditSet> {
+        self.current.read().clone()
+    }
+
+    /// Runs `prepare` on the current edits and commits the batch it returns, all or nothing;
+    /// batches run one at a time, so `prepare` sees the state its batch replaces. `prepare`'s
+    /// error is returned with nothing written.
+    pub fn commit<E: From<EditsError>>(
+        &self,
+        prepare: impl FnOnce(&EditSet) -> Result<Vec<ZoneEdit>, E>,
+    ) -> Result<usize, E> {
+        let mut conn = self.conn.lock();
+        let before = self.current();
+        let batch = prepare(&before)?;
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(EditsError::from)?;
+        {
+            let mut stmt = tx
+                .prepare(
+                    "INSERT INTO zone_edits (zone_id, pack_id, base, store_id, description, \
+                     polygon_wkt, types, status, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
+                     ON CONFLICT(zone_id) DO UPDATE SET pack_id = excluded.pack_id, \
+                     base = excluded.base, store_id = excluded.store_id, \
+                     description = excluded.description, polygon_wkt = excluded.polygon_wkt, \
+                     types = excluded.types, status = excluded.status, updated_at = excluded.updated_at",
+                )
+                .map_err(EditsError::from)?;
+            for e in &batch {
+                let types = serde_json::Value::from(e.types.clone()).to_string();
+                stmt.execute(params![
+                    e.zone_id,
+                    e.pack_id,
+                    e.base,
+                    e.store_id,
+                    e.description,
+                    e.polygon,
+                    types,
+                    e.status,
+                    e.updated_at
+                ])
+                .map_err(EditsError::from)?;
+            }
+        }
+        tx.commit().map_err(EditsError::from)?;
+        let count = batch.len();
+        let mut zones = before.zones.clone();
+        for e in batch {
+            zones.insert(e.zone_id.clone(), Arc::new(e));
+        }
+        *self.current.write() = Arc::new(EditSet {
+            generation: before.generation + 1,
+            zones,
+        });
+        Ok(count)
+    }
+}
+
+/// The zones of an index once the edits that apply are laid over it.
+#[derive(Debug, Default)]
+pub struct ZoneOverlay {
+    /// Pack zones replaced by an edit.
+    masked: HashSet<u32>,
+    /// The edited zones (store index, shape).
+    zones: Vec<ZoneShape>,
+    boxes: RTree<GeomWithData<Rectangle<[f64; 2]>, u32>>,
+}
+
+impl ZoneOverlay {
+    /// The overlay of `edits` on `index`.
+    pub fn new(index: &StoreIndex, edits: &EditSet) -> ZoneOverlay {
+        let mut masked = HashSet::new();
+        let mut zones = Vec::new();
+        for edit in edits.zones.values() {
+            let Some(zone) = index.applies(edit) else {
+                continue;
+            };
+            masked.insert(zone);
+            if let Some(store) = index.store_by_id(&edit.store_id) {
+                zones.push(ZoneShape {
+                    store,
+                    shape: edit.shape.clone(),
+                });
+            }
+        }
+        let boxes = RTree::bulk_load(
+            zones
+                .iter()
+                .enumerate()
+                .filter_map(|(i, z)| zone_box(&z.shape, i as u32))
+                .collect(),
+        );
+        ZoneOverlay {
+            masked,
+            zones,
+            boxes,
+        }
+    }
+
+    /// Whether pack zone `i` is replaced by an edit.
+    pub fn masks(&self, i: u32) -> bool {
+        self.masked.contains(&i)
+    }
+
+    /// The edited zones whose box holds `p` (`[lng, lat]`).
+    pub fn candidates(&self, p: [f64; 2]) -> impl Iterator<Item = &ZoneShape> {
+        self.boxes
+            .locate_in_envelope_intersecting(&rstar::AABB::from_point(p))
+            .map(|g| &self.zones[g.data as usize])
+    }
+}
+
+impl From<EditsError> for crate::error::ApiError {
+    fn from(e: EditsError) -> Self {
+        tracing::error!(error = %e, "zone edits");
+        crate::error::ApiError::internal(&e)
+    }
+}

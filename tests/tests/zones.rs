@@ -1,0 +1,385 @@
+//! `PUT /zones` on a customer's stores pack (generated stores imported with the real import,
+//! signed and installed): an update is used by the next `zone=true` search, keeps the fields
+//! it does not give, a batch with any bad zone writes nothing, edits survive a restart and a
+//! hot-swap of the pack and yield to a newer pack that changes the zone — through the engine
+//! and over real HTTP on 127.0.0.1.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rusqlite::Connection;
+use serde_json::json;
+use waymark_core::Engine;
+use waymark_core::api::{LatLng, StoresSearchRequest, Zone, ZonesUpdateRequest};
+use waymark_core::auth::keys::Publisher;
+use waymark_core::error::ErrorCode;
+use waymark_core::operation::Credentials;
+use waymark_packs::stores::StoreAsset;
+use waymark_packs::stores::synthetic::{self, circle_wkt};
+
+/// 60 stores around Andorra la Vella, zones of 1–3 km.
+fn stores() -> Vec<StoreAsset> {
+    synthetic::generate(60, 11, [1.45, 42.45, 1.60, 42.60])
+}
+
+/// Far from every generated zone.
+const FAR: LatLng = LatLng {
+    lat: 43.3,
+    lng: 2.2,
+};
+const FAR2: LatLng = LatLng {
+    lat: 43.6,
+    lng: 2.6,
+};
+
+fn at(store: &StoreAsset) -> LatLng {
+    LatLng {
+        lat: store.location.lat,
+        lng: store.location.lng,
+    }
+}
+
+/// The ids of the stores delivering at `p`.
+fn delivering(engine: &Arc<Engine>, publisher: &Publisher, p: LatLng) -> Vec<String> {
+    let caller = waymark_tests::private_caller(publisher);
+    let r = engine
+        .call(
+            &Credentials::Http(&caller),
+            StoresSearchRequest {
+                center: Some(p),
+                zone: true,
+                stores_by_page: 300,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    r.features
+        .into_iter()
+        .map(|f| f.properties.store_id)
+        .collect()
+}
+
+fn zone(zone_id: &str, store_id: &str, polygon: String) -> Zone {
+    Zone {
+        zone_id: zone_id.into(),
+        store_id: store_id.into(),
+        polygon,
+        ..Default::default()
+    }
+}
+
+fn put(
+    engine: &Arc<Engine>,
+    publisher: &Publisher,
+    zones: Vec<Zone>,
+) -> Result<waymark_core::api::ZonesUpdateResponse, waymark_core::error::ApiError> {
+    let caller = waymark_tests::write_caller(publisher);
+    engine.call(&Credentials::Http(&caller), ZonesUpdateRequest { zones })
+}
+
+/// A stored edit: zone id, store id, description, types (JSON), status.
+type EditRow = (String, String, Option<String>, String, Option<String>);
+
+fn edits(state: &Path) -> Vec<EditRow> {
+    let conn = Connection::open(state.join("zones.sqlite")).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT zone_id, store_id, description, types, status FROM zone_edits ORDER BY zone_id",
+        )
+        .unwrap();
+    stmt.query_map([], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
+fn value(r: &waymark_tests::HttpAnswer) -> serde_json::Value {
+    serde_json::from_str(&r.body).unwrap()
+}
+
+fn circle(p: LatLng, radius_m: f64) -> String {
+    circle_wkt(p.lat, p.lng, radius_m, 16)
+}
+
+#[test]
+fn an_update_is_used_by_the_next_search_and_keeps_what_it_does_not_give() {
+    let tmp = tempfile::tempdir().unwrap();
+    let publisher = Publisher::generate().unwrap();
+    let stores = stores();
+    let dir = waymark_tests::stores_pack(
+        "retail",
+        "1",
+        &stores,
+        &tmp.path().join("built"),
+        &publisher,
+    );
+    let state = tmp.path().join("state");
+    let engine = waymark_tests::open_engine(&state, &tmp.path().join("packs"), &publisher);
+    waymark_tests::install(&engine, &dir);
+
+    assert!(delivering(&engine, &publisher, at(&stores[0])).contains(&"G0".to_string()));
+    assert!(delivering(&engine, &publisher, FAR).is_empty());
+
+    let r = put(
+        &engine,
+        &publisher,
+        vec![zone("G0D", "G0", circle(FAR, 2_000.0))],
+    )
+    .unwrap();
+    assert_eq!(
+        (r.status.as_str(), r.message.as_str()),
+        ("success", "1 zone updated")
+    );
+    assert_eq!(delivering(&engine, &publisher, FAR), ["G0"]);
+    assert!(!delivering(&engine, &publisher, at(&stores[0])).contains(&"G0".to_string()));
+    // Fields the update did not give keep the imported values.
+    assert_eq!(
+        edits(&state),
+        [(
+            "G0D".into(),
+            "G0".into(),
+            Some("delivery area".into()),
+            r#"["delivery"]"#.into(),
+            Some("active".into())
+        )]
+    );
+
+    // The zone moves to another store; given fields replace, the others stay as edited.
+    let mut moved = zone("G0D", "G1", circle(FAR, 2_000.0));
+    moved.description = Some("moved by the field team".into());
+    moved.types = Some(vec!["delivery".into(), "express".into()]);
+    let r = put(&engine, &publisher, vec![moved]).unwrap();
+    assert_eq!(r.message, "1 zone updated");
+    assert_eq!(delivering(&engine, &publisher, FAR), ["G1"]);
+    let e = edits(&state);
+    assert_eq!(e[0].1, "G1");
+    assert_eq!(e[0].2.as_deref(), Some("moved by the field team"));
+    assert_eq!(e[0].3, r#"["delivery","express"]"#);
+    assert_eq!(e[0].4.as_deref(), Some("active"));
+
+    // A multipolygon batch of two zones.
+    let multi = format!(
+        "MULTIPOLYGON((({})),(({})))",
+        &circle(FAR, 500.0)["POLYGON((".len()..circle(FAR, 500.0).len() - 2],
+        &circle(FAR2, 500.0)["POLYGON((".len()..circle(FAR2, 500.0).len() - 2]
+    );
+    let r = put(
+        &engine,
+        &publisher,
+        vec![
+            zone("G2D", "G2", multi),
+            zone("G3D", "G3", circle(FAR2, 800.0)),
+        ],
+    )
+    .unwrap();
+    assert_eq!(r.message, "2 zones updated");
+    assert_eq!(delivering(&engine, &publisher, FAR), ["G1", "G2"]);
+    assert_eq!(delivering(&engine, &publisher, FAR2), ["G2", "G3"]);
+}
+
+#[test]
+fn a_batch_with_any_bad_zone_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let publisher = Publisher::generate().unwrap();
+    let stores = stores();
+    let dir = waymark_tests::stores_pack(
+        "retail",
+        "1",
+        &stores,
+        &tmp.path().join("built"),
+        &publisher,
+    );
+    let state = tmp.path().join("state");
+    let engine = waymark_tests::open_engine(&state, &tmp.path().join("packs"), &publisher);
+    waymark_tests::install(&engine, &dir);
+
+    let err = put(
+        &engine,
+        &publisher,
+        vec![
+            zone("G0D", "G0", circle(FAR, 2_000.0)),
+            zone("NOPE", "G1", circle(FAR, 2_000.0)),
+            zone("G2D", "G999999", circle(FAR, 2_000.0)),
+            zone("G3D", "G3", "POLYGON((0 0, 1 1, 1 0, 0 1, 0 0))".into()),
+            zone("G4D", "G4", "LINESTRING(0 0, 1 1)".into()),
+            zone("G5D", "G5", "POLYGON((0 0, 1 0".into()),
+        ],
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Validation);
+    let body = serde_json::to_value(&err.fields).unwrap();
+    let locs: Vec<_> = body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["loc"].clone())
+        .collect();
+    assert_eq!(
+        locs,
+        [
+            json!(["body", "zones", 1, "zone_id"]),
+            json!(["body", "zones", 2, "store_id"]),
+            json!(["body", "zones", 3, "polygon"]),
+            json!(["body", "zones", 4, "polygon"]),
+            json!(["body", "zones", 5, "polygon"]),
+        ]
+    );
+    let msgs: Vec<&str> = body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["msg"].as_str().unwrap())
+        .collect();
+    assert!(
+        msgs[0].contains("unknown zone_id") && msgs[0].contains("NOPE"),
+        "{msgs:?}"
+    );
+    assert!(msgs[1].contains("unknown store_id"), "{msgs:?}");
+    assert!(msgs[2].contains("not a valid polygon"), "{msgs:?}");
+    assert!(msgs[3].contains("POLYGON or MULTIPOLYGON"), "{msgs:?}");
+    assert!(msgs[4].contains("Well-Known Text"), "{msgs:?}");
+    // Nothing of the batch was applied or stored, the valid zone included.
+    assert!(delivering(&engine, &publisher, FAR).is_empty());
+    assert!(edits(&state).is_empty());
+    assert!(delivering(&engine, &publisher, at(&stores[0])).contains(&"G0".to_string()));
+}
+
+#[test]
+fn edits_survive_restart_and_hot_swap_and_yield_to_a_newer_zone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let publisher = Publisher::generate().unwrap();
+    let (state, packs, built) = (
+        tmp.path().join("state"),
+        tmp.path().join("packs"),
+        tmp.path().join("built"),
+    );
+    let mut stores = stores();
+    let v1 = waymark_tests::stores_pack("retail", "1", &stores, &built, &publisher);
+    {
+        let engine = waymark_tests::open_engine(&state, &packs, &publisher);
+        waymark_tests::install(&engine, &v1);
+        put(
+            &engine,
+            &publisher,
+            vec![
+                zone("G0D", "G0", circle(FAR, 2_000.0)),
+                zone("G1D", "G1", circle(FAR2, 2_000.0)),
+            ],
+        )
+        .unwrap();
+    }
+    // Restart: the edits are read back from the state.
+    let engine = waymark_tests::open_engine(&state, &packs, &publisher);
+    assert_eq!(delivering(&engine, &publisher, FAR), ["G0"]);
+    assert_eq!(delivering(&engine, &publisher, FAR2), ["G1"]);
+
+    // A newer pack with the same zones, swapped in while serving: the edits still apply.
+    let v2 = waymark_tests::stores_pack("retail", "2", &stores, &built, &publisher);
+    waymark_tests::install(&engine, &v2);
+    assert_eq!(
+        engine.packs().snapshot().get("retail").unwrap().version(),
+        "2"
+    );
+    assert_eq!(delivering(&engine, &publisher, FAR), ["G0"]);
+    assert_eq!(delivering(&engine, &publisher, FAR2), ["G1"]);
+
+    // A newer pack that changes zone G1D: the publisher's newer zone answers; G0D's edit,
+    // on a zone the pack did not change, still applies.
+    let home = at(&stores[1]);
+    stores[1].zones[0].polygon = circle(home, 300.0);
+    let v3 = waymark_tests::stores_pack("retail", "3", &stores, &built, &publisher);
+    waymark_tests::install(&engine, &v3);
+    assert_eq!(delivering(&engine, &publisher, FAR), ["G0"]);
+    assert!(delivering(&engine, &publisher, FAR2).is_empty());
+    assert!(delivering(&engine, &publisher, home).contains(&"G1".to_string()));
+    // The superseded edit is kept, unused, until the zone is updated again.
+    assert_eq!(edits(&state).len(), 2);
+    put(
+        &engine,
+        &publisher,
+        vec![zone("G1D", "G1", circle(FAR2, 2_000.0))],
+    )
+    .unwrap();
+    assert_eq!(delivering(&engine, &publisher, FAR2), ["G1"]);
+    drop(engine);
+    let engine = waymark_tests::open_engine(&state, &packs, &publisher);
+    assert_eq!(delivering(&engine, &publisher, FAR2), ["G1"]);
+    assert_eq!(delivering(&engine, &publisher, FAR), ["G0"]);
+}
+
+#[test]
+fn over_http_an_update_answers_200_and_refusals_say_what_to_fix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let publisher = Publisher::generate().unwrap();
+    let stores = stores();
+    let dir = waymark_tests::stores_pack(
+        "retail",
+        "1",
+        &stores,
+        &tmp.path().join("built"),
+        &publisher,
+    );
+    let engine = waymark_tests::open_engine(
+        &tmp.path().join("state"),
+        &tmp.path().join("packs"),
+        &publisher,
+    );
+    waymark_tests::install(&engine, &dir);
+    let server = waymark_tests::LocalServer::start(engine);
+    let write = waymark_tests::write_caller(&publisher).private_key.unwrap();
+    let read = waymark_tests::private_caller(&publisher)
+        .api_key_header
+        .unwrap();
+    let target = format!("/zones?private_key={write}");
+    let body = json!({"zones": [{
+        "zone_id": "G0D", "store_id": "G0", "polygon": circle(FAR, 1_500.0),
+        "description": "winter delivery area", "status": "active"
+    }]})
+    .to_string();
+    let r = server.call("PUT", &target, "", &body);
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        value(&r),
+        json!({"status": "success", "message": "1 zone updated"})
+    );
+    let r = server.call(
+        "GET",
+        &format!("/stores/search?lat={}&lng={}&zone=true", FAR.lat, FAR.lng),
+        &read,
+        "",
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(value(&r)["features"][0]["properties"]["store_id"], "G0");
+    assert_eq!(value(&r)["pagination"]["total"], 1);
+
+    // The trailing-slash path is the same operation.
+    let r = server.call("PUT", &format!("/zones/?private_key={write}"), "", &body);
+    assert_eq!(r.status, 200, "{}", r.body);
+
+    // Not JSON: 400 {status, value}.
+    let r = server.call("PUT", &target, "", "zones=G0D");
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(value(&r)["status"], "error");
+    assert!(value(&r)["value"].is_string());
+    // Unknown zone: 422 naming the item.
+    let r = server.call(
+        "PUT",
+        &target,
+        "",
+        &json!({"zones": [{"zone_id": "X1", "store_id": "G0", "polygon": circle(FAR, 100.0)}]})
+            .to_string(),
+    );
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert_eq!(
+        value(&r)["detail"][0]["loc"],
+        json!(["body", "zones", 0, "zone_id"])
+    );
+    // A key without write permission: 403; a read key sent as header: 401.
+    let r = server.call("PUT", &format!("/zones?private_key={read}"), "", &body);
+    assert_eq!(r.status, 403, "{}", r.body);
+    let r = server.call("PUT", "/zones", &write, &body);
+    assert_eq!(r.status, 401, "{}", r.body);
+}
