@@ -6,7 +6,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::hint::black_box;
-use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use waymark_core::Engine;
@@ -51,25 +50,6 @@ fn pack(id: &'static str) -> Pack {
     }
 }
 
-fn percentiles(label: &str, n: usize, mut f: impl FnMut(usize)) {
-    for i in 0..n.min(50) {
-        f(i);
-    }
-    let mut t: Vec<f64> = (0..n)
-        .map(|i| {
-            let s = Instant::now();
-            f(i);
-            s.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    eprintln!(
-        "{label}: p50 {:.3} ms, p95 {:.3} ms (n={n})",
-        t[n / 2],
-        t[n * 95 / 100]
-    );
-}
-
 /// A named way to make the `i`-th request of a case.
 type Case<'a> = (&'static str, Box<dyn Fn(usize) -> RouteRequest + 'a>);
 
@@ -109,7 +89,7 @@ fn bench(c: &mut Criterion) {
             ),
         ];
         for (name, make) in &cases {
-            percentiles(&format!("{} {name}", p.id), 2000, |i| {
+            waymark_tests::time_percentiles(&format!("{} {name}", p.id), 2000, |i| {
                 black_box(route(make(i)));
             });
         }
@@ -127,7 +107,7 @@ fn bench(c: &mut Criterion) {
                     .unwrap(),
             )
         };
-        percentiles(&format!("{} matrix 100x100", p.id), 100, |i| {
+        waymark_tests::time_percentiles(&format!("{} matrix 100x100", p.id), 100, |i| {
             matrix(i);
         });
         let iso = |i: usize, mode, value| {
@@ -143,10 +123,10 @@ fn bench(c: &mut Criterion) {
                 )
                 .unwrap()
         };
-        percentiles(&format!("{} isochrone driving 30 min", p.id), 500, |i| {
+        waymark_tests::time_percentiles(&format!("{} isochrone driving 30 min", p.id), 500, |i| {
             black_box(iso(i, TravelMode::Driving, 30.0));
         });
-        percentiles(&format!("{} isochrone walking 10 min", p.id), 2000, |i| {
+        waymark_tests::time_percentiles(&format!("{} isochrone walking 10 min", p.id), 2000, |i| {
             black_box(iso(i, TravelMode::Walking, 10.0));
         });
         // No missing cell where a route exists.

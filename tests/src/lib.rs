@@ -405,3 +405,27 @@ pub fn routing_pack(id: &str) -> std::path::PathBuf {
     built.insert(id.to_string(), dir.clone());
     dir
 }
+
+/// Times `f(0)`, `f(1)`, ... `f(n - 1)` call by call (after a warm-up of up to 50 calls) and
+/// prints p50, p95 and p99 in milliseconds: the benchmarks' targets are percentiles, which
+/// criterion's means do not give.
+pub fn time_percentiles(label: &str, n: usize, mut f: impl FnMut(usize)) {
+    for i in 0..n.min(50) {
+        f(i);
+    }
+    let mut t: Vec<f64> = (0..n)
+        .map(|i| {
+            let s = std::time::Instant::now();
+            f(i);
+            s.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    let p = |q: f64| t[((t.len() as f64 - 1.0) * q).round() as usize];
+    eprintln!(
+        "{label}: p50 {:.3} ms, p95 {:.3} ms, p99 {:.3} ms (n={n})",
+        p(0.5),
+        p(0.95),
+        p(0.99)
+    );
+}

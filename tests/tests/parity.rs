@@ -70,8 +70,11 @@ fn engine_and_local_server_give_the_golden_answers() {
     let tmp = tempfile::tempdir().unwrap();
     let (engine, publisher) =
         waymark_tests::engine_with_pack(&waymark_tests::parity_plan(), tmp.path());
-    let caller = waymark_tests::private_caller(&publisher);
-    let key = caller.api_key_header.clone().unwrap();
+    // The `private_key` parameter: the one form every operation of the cases accepts (stores
+    // bounds take no `X-Api-Key`).
+    let mut caller = waymark_tests::private_caller(&publisher);
+    let key = caller.api_key_header.take().unwrap();
+    caller.private_key = Some(key.clone());
 
     let server = waymark_tests::LocalServer::start(engine.clone());
 
@@ -92,7 +95,7 @@ fn engine_and_local_server_give_the_golden_answers() {
 
         let (request, engine_answer, engine_text) =
             through_engine(&engine, &caller, endpoint, query);
-        let http = server.call("GET", &format!("{path}?{query}"), &key, "");
+        let http = server.call("GET", &format!("{path}?{query}&private_key={key}"), "", "");
         let (status, http_text) = (http.status, http.body);
         assert_eq!(status, 200, "{name}: {http_text}");
         assert_eq!(

@@ -212,6 +212,57 @@ fn radius_corridor_zone_and_pages() {
     assert!(page(1000).features.is_empty());
 }
 
+/// The by-type index gives the answers of a full scan: a query whose `type:` clause sits
+/// under an `OR` (which the planner cannot use) must answer exactly the same pages, with every
+/// spatial filter.
+#[test]
+fn the_type_index_answers_as_a_full_scan() {
+    let line = [Pt::new(42.5075, 1.5218), Pt::new(42.5340, 1.5806)];
+    let spatial = [
+        (None, None, None, false),
+        (Some(CENTRE), None, None, false),
+        (Some(CENTRE), Some(300.0), None, false),
+        (Some(CENTRE), Some(50_000.0), None, false),
+        (None, Some(400.0), Some(encode_polyline(line, 5)), false),
+        (Some(CENTRE), None, None, true),
+        (Some(CENTRE), Some(1_500.0), None, true),
+    ];
+    for t in ["pharmacy", "supermarket", "fuel", "PHARMACY", "nothing"] {
+        for (center, radius, polyline, zone) in &spatial {
+            let ask = |query: String, page: u32| {
+                search(StoresSearchRequest {
+                    query: Some(query),
+                    center: *center,
+                    radius: *radius,
+                    encoded_polyline: polyline.clone(),
+                    zone: *zone,
+                    stores_by_page: 3,
+                    page,
+                    ..Default::default()
+                })
+                .unwrap()
+            };
+            for page in 1..=3 {
+                let planned = ask(format!("type:{t} AND NOT tag:nope"), page);
+                let scanned = ask(format!("(type:{t} OR type:{t}) AND NOT tag:nope"), page);
+                // `open` is computed at each call's instant: compare the rest.
+                let plain = |r: &StoresSearchResponse| {
+                    let mut v = serde_json::to_value(r).unwrap();
+                    for f in v["features"].as_array_mut().unwrap() {
+                        f["properties"].as_object_mut().unwrap().remove("open");
+                    }
+                    v
+                };
+                assert_eq!(
+                    plain(&planned),
+                    plain(&scanned),
+                    "type {t}, {center:?} {radius:?} {polyline:?} zone {zone}, page {page}"
+                );
+            }
+        }
+    }
+}
+
 fn everything_total() -> u32 {
     search(StoresSearchRequest::default())
         .unwrap()
@@ -368,4 +419,82 @@ fn over_http_with_the_spec_call() {
     let r = server.call("GET", "/stores/search?query=type%3A%20pharmacy", &key, "");
     assert_eq!(r.status, 422, "{}", r.body);
     assert!(r.body.contains("column"), "{}", r.body);
+}
+
+/// Every parameter of search and bounds, given a bad value over real HTTP: a 422 whose first
+/// error names that parameter, with a message saying what to give — never a 5xx.
+#[test]
+fn over_http_every_bad_parameter_is_a_422_naming_it() {
+    let f = fixture();
+    let server = waymark_tests::LocalServer::start(f.engine.clone());
+    let key = waymark_tests::private_caller(&f.publisher)
+        .api_key_header
+        .unwrap();
+    let search_cases: &[(&str, &str, &str)] = &[
+        ("query=type%3Apharmacy%20AND", "query", "column"),
+        ("query=user.rating%3A%3E%3Dhigh", "query", "number"),
+        ("query=colour%3Ared", "query", "colour"),
+        ("lat=abc&lng=1.5", "lat", "number"),
+        ("lat=91&lng=1.5", "lat", "latitude"),
+        ("lat=42.5&lng=200", "lng", "longitude"),
+        ("lat=42.5", "lng", "together"),
+        ("lat=42.5&lng=1.5&radius=-5", "radius", "positive"),
+        ("lat=42.5&lng=1.5&radius=far", "radius", "number"),
+        (
+            "radius=500&query=type%3Apharmacy",
+            "radius",
+            "encoded_polyline",
+        ),
+        (
+            "encoded_polyline=_p~iF~ps%7CU",
+            "radius",
+            "encoded_polyline",
+        ),
+        (
+            "encoded_polyline=%01&radius=10",
+            "encoded_polyline",
+            "polyline",
+        ),
+        ("zone=maybe&lat=42.5&lng=1.5", "zone", "true"),
+        ("zone=true", "zone", "lat"),
+        ("timestamp=soon", "timestamp", "integer"),
+        ("timestamp=99999999999999999", "timestamp", "range"),
+        ("stores_by_page=0", "stores_by_page", "300"),
+        ("stores_by_page=301", "stores_by_page", "300"),
+        ("stores_by_page=ten", "stores_by_page", "integer"),
+        ("page=0", "page", "1"),
+        ("page=-1", "page", "integer"),
+        ("colour=red", "colour", "extra"),
+    ];
+    let bounds_cases: &[(&str, &str, &str)] = &[
+        ("query=(type%3Apharmacy", "query", "column"),
+        ("lat=42.5&lng=-181", "lng", "longitude"),
+        ("lng=1.5", "lat", "together"),
+        ("lat=42.5&lng=1.5&radius=0", "radius", "positive"),
+        (
+            "encoded_polyline=_p~iF~ps%7CU",
+            "radius",
+            "encoded_polyline",
+        ),
+        ("zone=true&lat=42.5&lng=1.5", "zone", "extra"),
+        ("radius=500", "radius", "lat"),
+    ];
+    for (path, cases) in [
+        ("/stores/search", search_cases),
+        ("/stores/search/bounds", bounds_cases),
+    ] {
+        for (query, param, needle) in cases {
+            let r = if path.ends_with("bounds") {
+                server.call("GET", &format!("{path}?{query}&private_key={key}"), "", "")
+            } else {
+                server.call("GET", &format!("{path}?{query}"), &key, "")
+            };
+            assert_eq!(r.status, 422, "{path}?{query}: {}", r.body);
+            let body: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+            let first = &body["detail"][0];
+            assert_eq!(first["loc"][1], *param, "{path}?{query}: {}", r.body);
+            let said = format!("{} {}", first["msg"], first["type"]).to_lowercase();
+            assert!(said.contains(needle), "{path}?{query}: {}", r.body);
+        }
+    }
 }

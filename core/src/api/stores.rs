@@ -71,6 +71,26 @@ fn check_polyline_radius(c: &mut Checks, polyline: Option<&str>, radius: Option<
     });
 }
 
+/// `radius` is measured from the centre or the polyline: one of them must be given.
+fn check_radius_anchor(
+    c: &mut Checks,
+    center: Option<&LatLng>,
+    polyline: Option<&str>,
+    radius: Option<f64>,
+) {
+    c.check(
+        radius.is_none() || center.is_some() || polyline.is_some(),
+        || {
+            FieldError::invalid(
+                Loc::Query,
+                "radius",
+                kinds::VALUE,
+                "`radius` is measured from `lat`/`lng` or from `encoded_polyline`: give one of them",
+            )
+        },
+    );
+}
+
 /// Checks the centre and the radius shared by both requests.
 fn check_center_radius(c: &mut Checks, center: Option<&LatLng>, radius: Option<f64>) {
     if let Some(p) = center
@@ -133,6 +153,11 @@ pub struct StoresSearchRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub language: Option<String>,
+    /// Not shown in the spec: UTC timestamp (seconds) at which each store's `open` block is
+    /// computed ("open when I get there"); defaults to the current time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub timestamp: Option<i64>,
     /// Not shown in the spec: stores per page, 1 to 300 (default 10).
     #[serde(default = "default_stores_by_page")]
     pub stores_by_page: u32,
@@ -150,6 +175,7 @@ impl Default for StoresSearchRequest {
             encoded_polyline: None,
             zone: false,
             language: None,
+            timestamp: None,
             stores_by_page: default_stores_by_page(),
             page: default_page(),
         }
@@ -161,6 +187,12 @@ impl Validate for StoresSearchRequest {
         let mut c = Checks::new();
         check_center_radius(&mut c, self.center.as_ref(), self.radius);
         check_polyline_radius(&mut c, self.encoded_polyline.as_deref(), self.radius);
+        check_radius_anchor(
+            &mut c,
+            self.center.as_ref(),
+            self.encoded_polyline.as_deref(),
+            self.radius,
+        );
         c.check(
             (1..=MAX_STORES_BY_PAGE).contains(&self.stores_by_page),
             || {
@@ -178,6 +210,18 @@ impl Validate for StoresSearchRequest {
         c.check(self.page >= 1, || {
             FieldError::invalid(Loc::Query, "page", kinds::VALUE, "`page` starts at 1")
         });
+        c.check(
+            self.timestamp
+                .is_none_or(|t| chrono::DateTime::from_timestamp(t, 0).is_some()),
+            || {
+                FieldError::invalid(
+                    Loc::Query,
+                    "timestamp",
+                    kinds::VALUE,
+                    "`timestamp` is out of range: give UTC seconds since 1970",
+                )
+            },
+        );
         c.check(!self.zone || self.center.is_some(), || {
             FieldError::invalid(
                 Loc::Query,
@@ -344,6 +388,13 @@ impl Validate for StoresBoundsRequest {
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         check_center_radius(&mut c, self.center.as_ref(), self.radius);
+        check_polyline_radius(&mut c, self.encoded_polyline.as_deref(), self.radius);
+        check_radius_anchor(
+            &mut c,
+            self.center.as_ref(),
+            self.encoded_polyline.as_deref(),
+            self.radius,
+        );
         c.finish()
     }
 }

@@ -123,6 +123,8 @@ pub struct StoreIndex {
     points: RTree<GeomWithData<[f64; 3], u32>>,
     /// The first store with each id (packs in the set's order).
     store_ids: HashMap<String, u32>,
+    /// The stores of each type (lower case), in index order.
+    by_type: HashMap<String, Vec<u32>>,
     zones: Vec<PackZone>,
     /// The first zone with each id.
     zone_ids: HashMap<String, u32>,
@@ -162,6 +164,11 @@ fn xyz(p: Pt) -> [f64; 3] {
         EARTH_RADIUS_M * lat.cos() * lng.sin(),
         EARTH_RADIUS_M * lat.sin(),
     ]
+}
+
+/// `t` in lower case, as the query language compares types.
+fn lower(t: &str) -> String {
+    t.chars().flat_map(char::to_lowercase).collect()
 }
 
 fn json_list(text: &str) -> Vec<String> {
@@ -297,10 +304,20 @@ impl StoreIndex {
                 .filter_map(|(i, z)| zone_box(&z.zone.shape, i as u32))
                 .collect(),
         );
+        let mut by_type: HashMap<String, Vec<u32>> = HashMap::new();
+        for (i, s) in stores.iter().enumerate() {
+            for t in &s.types {
+                let list = by_type.entry(lower(t)).or_default();
+                if list.last() != Some(&(i as u32)) {
+                    list.push(i as u32);
+                }
+            }
+        }
         Ok(StoreIndex {
             stores,
             points,
             store_ids,
+            by_type,
             zones,
             zone_ids,
             zone_boxes,
@@ -315,6 +332,21 @@ impl StoreIndex {
     /// Every store.
     pub fn all(&self) -> Vec<u32> {
         (0..self.stores.len() as u32).collect()
+    }
+
+    /// How many stores.
+    pub fn len(&self) -> usize {
+        self.stores.len()
+    }
+
+    /// Whether the index has no store.
+    pub fn is_empty(&self) -> bool {
+        self.stores.is_empty()
+    }
+
+    /// The stores of type `t` (ignoring case), in index order.
+    pub fn with_type(&self, t: &str) -> &[u32] {
+        self.by_type.get(&lower(t)).map_or(&[], Vec::as_slice)
     }
 
     /// The stores within `radius_m` of `c` (great-circle distance).

@@ -95,7 +95,7 @@ impl Stores {
         overlay
     }
 
-    /// The index and the stores matching `filter`, ordered; charges the call once the
+    /// The index and the stores matching `filter`, unordered; charges the call once the
     /// request is known to be answerable.
     fn find(
         &self,
@@ -127,12 +127,16 @@ impl Stores {
             polyline: req.encoded_polyline.as_deref(),
             zone: req.zone,
         };
-        let (index, found) = self.find(set, call, &filter)?;
+        let (index, mut found) = self.find(set, call, &filter)?;
         let total = found.len() as u32;
         let per_page = req.stores_by_page.max(1);
         let page_count = total.div_ceil(per_page);
         let start = (req.page.saturating_sub(1) as usize).saturating_mul(per_page as usize);
-        let now = Utc::now();
+        order_first(&index, &mut found, start.saturating_add(per_page as usize));
+        let now = req
+            .timestamp
+            .and_then(|t| chrono::DateTime::from_timestamp(t, 0))
+            .unwrap_or_else(Utc::now);
         let features = found
             .iter()
             .skip(start)
@@ -299,7 +303,12 @@ fn validation_error(name: &str, message: impl Into<String>) -> ApiError {
     )])
 }
 
-/// The matching stores with their distance to the centre (metres), ordered.
+/// The matching stores with their distance to the centre (metres), in no particular order.
+///
+/// Candidates come from the most selective index at hand: the zones containing the centre
+/// (`zone=true`), the stores within `radius` of the centre, or the stores of a type every
+/// match must have (`type:` among the query's top-level `AND`s), whichever is smallest; a
+/// corridor search first keeps the stores inside the corridor's bounding box.
 fn matching(
     index: &StoreIndex,
     overlay: &ZoneOverlay,
@@ -332,26 +341,45 @@ fn matching(
         }
     };
     let center = f.center.map(|c| Pt::new(c.lat, c.lng));
-    let candidates: Vec<u32> = match (center, f.zone, f.radius, &line) {
-        (Some(c), true, _, _) => index.stores_with_zone_at(c, overlay),
-        (Some(c), false, Some(r), None) => index.within(c, r),
-        _ => index.all(),
+    let spatial: Option<Vec<u32>> = match (center, f.zone, f.radius, &line) {
+        (Some(c), true, _, _) => Some(index.stores_with_zone_at(c, overlay)),
+        (Some(c), false, Some(r), None) => Some(index.within(c, r)),
+        _ => None,
     };
-    let mut out: Vec<Match> = candidates
+    let by_type: Option<&[u32]> = query.as_ref().and_then(|q| {
+        q.required_types()
+            .map(|t| index.with_type(t))
+            .min_by_key(|list| list.len())
+    });
+    let candidates: Vec<u32> = match (spatial, by_type) {
+        // Both constrain: walk the shorter, keep what the other also holds.
+        (Some(mut s), Some(t)) if t.len() < s.len() => {
+            s.sort_unstable();
+            t.iter()
+                .copied()
+                .filter(|i| s.binary_search(i).is_ok())
+                .collect()
+        }
+        (Some(s), _) => s,
+        (None, Some(t)) => t.to_vec(),
+        (None, None) => index.all(),
+    };
+    let corridor = match (&line, f.radius) {
+        (Some(line), Some(r)) => Some((line.as_slice(), r, corridor_box(line, r))),
+        _ => None,
+    };
+    Ok(candidates
         .into_iter()
         .filter(|i| {
             let s = index.record(*i);
-            query.as_ref().is_none_or(|q| q.matches(s))
-                && match (&line, f.radius) {
-                    (Some(line), Some(r)) => {
-                        crate::geo::nearest_on_line(line, s.pt()).is_some_and(|n| n.distance_m <= r)
-                    }
-                    _ => true,
-                }
-                && match (center, f.zone, f.radius) {
-                    (Some(c), true, Some(r)) => crate::geo::haversine_m(c, s.pt()) <= r,
-                    _ => true,
-                }
+            corridor.is_none_or(|(line, r, [south, west, north, east])| {
+                (south..=north).contains(&s.lat)
+                    && (west..=east).contains(&s.lng)
+                    && crate::geo::nearest_on_line(line, s.pt()).is_some_and(|n| n.distance_m <= r)
+            }) && match (center, f.zone, f.radius) {
+                (Some(c), true, Some(r)) => crate::geo::haversine_m(c, s.pt()) <= r,
+                _ => true,
+            } && query.as_ref().is_none_or(|q| q.matches(s))
         })
         .map(|i| {
             (
@@ -359,19 +387,52 @@ fn matching(
                 center.map(|c| crate::geo::haversine_m(c, index.record(i).pt())),
             )
         })
-        .collect();
-    match center {
-        Some(_) => out.sort_by(|a, b| {
-            a.1.partial_cmp(&b.1)
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then_with(|| index.record(a.0).store_id.cmp(&index.record(b.0).store_id))
-        }),
-        None => out.sort_by(|a, b| {
-            let (x, y) = (index.record(a.0), index.record(b.0));
-            x.name
-                .cmp(&y.name)
-                .then_with(|| x.store_id.cmp(&y.store_id))
-        }),
+        .collect())
+}
+
+/// `[south, west, north, east]` of the points within `radius_m` of `line` (a little wider).
+fn corridor_box(line: &[Pt], radius_m: f64) -> [f64; 4] {
+    let mut b = [
+        f64::INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NEG_INFINITY,
+    ];
+    for p in line {
+        b = [
+            b[0].min(p.lat),
+            b[1].min(p.lng),
+            b[2].max(p.lat),
+            b[3].max(p.lng),
+        ];
     }
-    Ok(out)
+    let dlat = radius_m / 111_000.0 * 1.01;
+    let widest = b[0].abs().max(b[2].abs()) + dlat;
+    let dlng = match widest < 89.0 {
+        true => dlat / widest.to_radians().cos(),
+        false => 360.0,
+    };
+    [b[0] - dlat, b[1] - dlng, b[2] + dlat, b[3] + dlng]
+}
+
+/// Orders `found` far enough for its first `end` matches to be in order: by distance to the
+/// centre (then id) when there is one, else by name (then id).
+fn order_first(index: &StoreIndex, found: &mut [Match], end: usize) {
+    let cmp = |a: &Match, b: &Match| {
+        let (x, y) = (index.record(a.0), index.record(b.0));
+        match (a.1, b.1) {
+            (Some(da), Some(db)) => da.total_cmp(&db),
+            _ => x.name.cmp(&y.name),
+        }
+        .then_with(|| x.store_id.cmp(&y.store_id))
+        .then_with(|| a.0.cmp(&b.0))
+    };
+    let end = end.min(found.len());
+    if end == 0 {
+        return;
+    }
+    if end < found.len() {
+        found.select_nth_unstable_by(end - 1, cmp);
+    }
+    found[..end].sort_unstable_by(cmp);
 }

@@ -10165,6 +10165,11 @@ public struct StoresSearchRequest: Equatable, Hashable {
      */
     public var language: String?
     /**
+     * Not shown in the spec: UTC timestamp (seconds) at which each store's `open` block is
+     * computed ("open when I get there"); defaults to the current time.
+     */
+    public var timestamp: Int64?
+    /**
      * Not shown in the spec: stores per page, 1 to 300 (default 10).
      */
     public var storesByPage: UInt32
@@ -10198,6 +10203,10 @@ public struct StoresSearchRequest: Equatable, Hashable {
          * name in that language answers it as `name`.
          */language: String? = nil, 
         /**
+         * Not shown in the spec: UTC timestamp (seconds) at which each store's `open` block is
+         * computed ("open when I get there"); defaults to the current time.
+         */timestamp: Int64? = nil, 
+        /**
          * Not shown in the spec: stores per page, 1 to 300 (default 10).
          */storesByPage: UInt32, 
         /**
@@ -10209,6 +10218,7 @@ public struct StoresSearchRequest: Equatable, Hashable {
         self.encodedPolyline = encodedPolyline
         self.zone = zone
         self.language = language
+        self.timestamp = timestamp
         self.storesByPage = storesByPage
         self.page = page
     }
@@ -10235,6 +10245,7 @@ public struct FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer {
                 encodedPolyline: FfiConverterOptionString.read(from: &buf), 
                 zone: FfiConverterBool.read(from: &buf), 
                 language: FfiConverterOptionString.read(from: &buf), 
+                timestamp: FfiConverterOptionInt64.read(from: &buf), 
                 storesByPage: FfiConverterUInt32.read(from: &buf), 
                 page: FfiConverterUInt32.read(from: &buf)
         )
@@ -10247,6 +10258,7 @@ public struct FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.encodedPolyline, into: &buf)
         FfiConverterBool.write(value.zone, into: &buf)
         FfiConverterOptionString.write(value.language, into: &buf)
+        FfiConverterOptionInt64.write(value.timestamp, into: &buf)
         FfiConverterUInt32.write(value.storesByPage, into: &buf)
         FfiConverterUInt32.write(value.page, into: &buf)
     }

@@ -7900,6 +7900,12 @@ data class StoresSearchRequest (
     var `language`: kotlin.String? = null 
     , 
     /**
+     * Not shown in the spec: UTC timestamp (seconds) at which each store's `open` block is
+     * computed ("open when I get there"); defaults to the current time.
+     */
+    var `timestamp`: kotlin.Long? = null 
+    , 
+    /**
      * Not shown in the spec: stores per page, 1 to 300 (default 10).
      */
     var `storesByPage`: kotlin.UInt
@@ -7930,6 +7936,7 @@ public object FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer<Stores
             FfiConverterOptionalString.read(buf),
             FfiConverterBoolean.read(buf),
             FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalLong.read(buf),
             FfiConverterUInt.read(buf),
             FfiConverterUInt.read(buf),
         )
@@ -7942,6 +7949,7 @@ public object FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer<Stores
             FfiConverterOptionalString.allocationSize(value.`encodedPolyline`) +
             FfiConverterBoolean.allocationSize(value.`zone`) +
             FfiConverterOptionalString.allocationSize(value.`language`) +
+            FfiConverterOptionalLong.allocationSize(value.`timestamp`) +
             FfiConverterUInt.allocationSize(value.`storesByPage`) +
             FfiConverterUInt.allocationSize(value.`page`)
     )
@@ -7953,6 +7961,7 @@ public object FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer<Stores
             FfiConverterOptionalString.write(value.`encodedPolyline`, buf)
             FfiConverterBoolean.write(value.`zone`, buf)
             FfiConverterOptionalString.write(value.`language`, buf)
+            FfiConverterOptionalLong.write(value.`timestamp`, buf)
             FfiConverterUInt.write(value.`storesByPage`, buf)
             FfiConverterUInt.write(value.`page`, buf)
     }

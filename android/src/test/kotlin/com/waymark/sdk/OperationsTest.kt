@@ -152,6 +152,31 @@ class OperationsTest {
     }
 
     @Test
+    fun zonesUpdateIsUsedByTheNextZoneSearchAndABadBatchWritesNothing() = runBlocking {
+        // Its own engine state: the zone edits stay out of the other tests.
+        Fixture.open(Fixture.key("private_write")).use { w ->
+            val pharmacy = w.storesSearch(
+                StoresSearchRequest(query = "type:pharmacy", center = LatLng(42.5075, 1.5218), storesByPage = 1u, page = 1u)
+            ).features.single().properties.storeId
+            val far = LatLng(43.3, 2.2)
+            val there = StoresSearchRequest(center = far, zone = true, storesByPage = 10u, page = 1u)
+            assertTrue(w.storesSearch(there).features.isEmpty())
+            val square = "POLYGON((2.19 43.29, 2.21 43.29, 2.21 43.31, 2.19 43.31, 2.19 43.29))"
+            fun zone(id: String, polygon: String) =
+                Zone(zoneId = id, description = null, storeId = pharmacy, polygon = polygon, types = null, status = null)
+            val bad = assertThrows<WaymarkException.Validation> {
+                runBlocking { w.updateZones(ZonesUpdateRequest(zones = listOf(zone("${pharmacy}D", square), zone("nope", square)))) }
+            }
+            assertTrue(bad.detail.contains("unknown zone_id"), bad.detail)
+            assertTrue(w.storesSearch(there).features.isEmpty(), "a refused batch writes nothing")
+            val r = w.updateZones(ZonesUpdateRequest(zones = listOf(zone("${pharmacy}D", square))))
+            assertEquals("success", r.status)
+            assertEquals("1 zone updated", r.message)
+            assertEquals(listOf(pharmacy), w.storesSearch(there).features.map { it.properties.storeId })
+        }
+    }
+
+    @Test
     fun operationsWithoutImplementationSayWhy() {
         val e = assertThrows<WaymarkException.NotAvailable> {
             runBlocking { waymark.venue(VenueGetRequest(venueId = "any")) }

@@ -38,6 +38,8 @@ class ParityTest {
             "GET /distance/route/json" -> distanceRouteResponseToJson(waymark.route(distanceRouteRequestFromJson(request)))
             "GET /distance/tolls/json" -> distanceTollsResponseToJson(waymark.tolls(distanceTollsRequestFromJson(request)))
             "GET /distance/isochrone/json" -> distanceIsochroneResponseToJson(waymark.isochrone(distanceIsochroneRequestFromJson(request)))
+            "GET /stores/search" -> storesSearchResponseToJson(waymark.storesSearch(storesSearchRequestFromJson(request)))
+            "GET /stores/search/bounds" -> storesBoundsResponseToJson(waymark.storesBounds(storesBoundsRequestFromJson(request)))
             else -> error("no parity runner for $endpoint")
         }
     }
