@@ -453,9 +453,12 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         Limits::Off => RateLimitMode::Off,
     };
     let engine = Arc::new(Engine::open(config).map_err(|e| e.to_string())?);
-    // Build the geolocation indexes in the background so the first requests do not wait.
+    // Build the geolocation and stores indexes in the background so the first requests do not wait.
     let warm = engine.clone();
-    std::thread::spawn(move || warm.prepare_geolocation());
+    std::thread::spawn(move || {
+        warm.prepare_geolocation();
+        warm.prepare_stores();
+    });
     let mut server_config = ServerConfig {
         extra_allowed_hosts: args.allow_hosts.clone(),
         ..ServerConfig::default()

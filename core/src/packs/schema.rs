@@ -321,7 +321,6 @@ CREATE TABLE IF NOT EXISTS stores (
     contact          TEXT NOT NULL DEFAULT '{}',
     opening_hours    TEXT
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS stores_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
 CREATE TABLE IF NOT EXISTS zones (
     id           INTEGER PRIMARY KEY,
     zone_id      TEXT NOT NULL UNIQUE,
@@ -332,7 +331,6 @@ CREATE TABLE IF NOT EXISTS zones (
     status       TEXT
 );
 CREATE INDEX IF NOT EXISTS zones_store ON zones(store_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS zones_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
 CREATE TABLE IF NOT EXISTS datasets (
     id                            TEXT PRIMARY KEY NOT NULL,
     name                          TEXT NOT NULL,

@@ -71,7 +71,7 @@ impl OpeningHours {
                     "`opening_hours.usual` key {day:?} must be \"1\" (Monday) to \"7\" (Sunday) or \"default\""
                 ));
             }
-            out.extend(range_problems(&format!("usual.{day}"), ranges));
+            out.extend(range_problems("usual", day, ranges));
         }
         for (date, ranges) in &self.special {
             if NaiveDate::parse_from_str(date, "%Y-%m-%d").is_err() {
@@ -79,7 +79,7 @@ impl OpeningHours {
                     "`opening_hours.special` key {date:?} must be a date YYYY-MM-DD"
                 ));
             }
-            out.extend(range_problems(&format!("special.{date}"), ranges));
+            out.extend(range_problems("special", date, ranges));
         }
         out
     }
@@ -164,17 +164,17 @@ impl OpeningHours {
     }
 }
 
-fn range_problems(at: &str, ranges: &[TimeRange]) -> Vec<String> {
+fn range_problems(part: &str, key: &str, ranges: &[TimeRange]) -> Vec<String> {
     let mut out = Vec::new();
     for r in ranges {
         match (parse_hhmm(&r.start, false), parse_hhmm(&r.end, true)) {
             (Some(s), Some(e)) if s < e => {}
             (Some(_), Some(_)) => out.push(format!(
-                "`opening_hours.{at}`: {}–{} ends before it starts (split a range over midnight in two days)",
+                "`opening_hours.{part}.{key}`: {}–{} ends before it starts (split a range over midnight in two days)",
                 r.start, r.end
             )),
             _ => out.push(format!(
-                "`opening_hours.{at}`: {}–{} are not HH:MM times",
+                "`opening_hours.{part}.{key}`: {}–{} are not HH:MM times",
                 r.start, r.end
             )),
         }

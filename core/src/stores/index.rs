@@ -12,7 +12,7 @@ use waymark_storequery::StoreFields;
 
 use super::edits::{ZoneEdit, ZoneOverlay};
 use super::hours::OpeningHours;
-use super::zone::zone_polygon;
+use super::zone::zone_shape;
 use crate::api::{JsonObject, PointGeometry, StoreAddress, StoreFeature, StoreProperties};
 use crate::error::{ApiError, ErrorCode};
 use crate::geo::Pt;
@@ -120,6 +120,8 @@ pub struct PackZone {
 #[derive(Debug)]
 pub struct StoreIndex {
     stores: Vec<StoreRecord>,
+    /// The stores' positions on the sphere ([`xyz`]), in index order.
+    positions: Vec<[f64; 3]>,
     points: RTree<GeomWithData<[f64; 3], u32>>,
     /// The first store with each id (packs in the set's order).
     store_ids: HashMap<String, u32>,
@@ -157,7 +159,7 @@ fn zone_digest(
 }
 
 /// A position on the sphere of the Earth's radius (chord distances in metres).
-fn xyz(p: Pt) -> [f64; 3] {
+pub fn xyz(p: Pt) -> [f64; 3] {
     let (lat, lng) = (p.lat.to_radians(), p.lng.to_radians());
     [
         EARTH_RADIUS_M * lat.cos() * lng.cos(),
@@ -262,8 +264,7 @@ impl StoreIndex {
             for row in rows {
                 let (zone_id, store_id, description, wkt_text, types, status) =
                     row.map_err(|e| unreadable(pack.id(), e))?;
-                let (Some(store), Some(shape)) =
-                    (by_id.get(&store_id), zone_polygon(&wkt_text).ok())
+                let (Some(store), Some(shape)) = (by_id.get(&store_id), zone_shape(&wkt_text).ok())
                 else {
                     tracing::warn!(pack = pack.id(), store = %store_id, "zone skipped: unknown store or unreadable polygon");
                     continue;
@@ -290,11 +291,12 @@ impl StoreIndex {
                 });
             }
         }
+        let positions: Vec<[f64; 3]> = stores.iter().map(|s| xyz(s.pt())).collect();
         let points = RTree::bulk_load(
-            stores
+            positions
                 .iter()
                 .enumerate()
-                .map(|(i, s)| GeomWithData::new(xyz(s.pt()), i as u32))
+                .map(|(i, p)| GeomWithData::new(*p, i as u32))
                 .collect(),
         );
         let zone_boxes = RTree::bulk_load(
@@ -315,6 +317,7 @@ impl StoreIndex {
         }
         Ok(StoreIndex {
             stores,
+            positions,
             points,
             store_ids,
             by_type,
@@ -327,6 +330,13 @@ impl StoreIndex {
     /// The store at `i`.
     pub fn record(&self, i: u32) -> &StoreRecord {
         &self.stores[i as usize]
+    }
+
+    /// The square of the chord distance (metres²) from store `i` to `c` (a position from
+    /// [`xyz`]): it orders stores exactly as their great-circle distance to `c`.
+    pub fn chord2(&self, i: u32, c: [f64; 3]) -> f64 {
+        let p = self.positions[i as usize];
+        (p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2) + (p[2] - c[2]).powi(2)
     }
 
     /// Every store.

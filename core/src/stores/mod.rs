@@ -54,7 +54,8 @@ pub struct Stores {
 /// An overlay and what it was built from.
 type OverlayFor = (Arc<StoreIndex>, Arc<EditSet>, Arc<ZoneOverlay>);
 
-/// A matching store: its place in the index and its distance to the centre (metres).
+/// A matching store: its place in the index and the square of its chord distance to the
+/// centre (which orders exactly as the great-circle distance, without trigonometry).
 type Match = (u32, Option<f64>);
 
 /// What a search filters on: the fields shared by search and bounds.
@@ -141,7 +142,12 @@ impl Stores {
             .iter()
             .skip(start)
             .take(per_page as usize)
-            .map(|(i, d)| index.feature(*i, *d, req.language.as_deref(), now))
+            .map(|(i, _)| {
+                let d = req
+                    .center
+                    .map(|c| crate::geo::haversine_m(Pt::new(c.lat, c.lng), index.record(*i).pt()));
+                index.feature(*i, d, req.language.as_deref(), now)
+            })
             .collect();
         Ok(StoresSearchResponse {
             kind: "FeatureCollection".into(),
@@ -303,7 +309,8 @@ fn validation_error(name: &str, message: impl Into<String>) -> ApiError {
     )])
 }
 
-/// The matching stores with their distance to the centre (metres), in no particular order.
+/// The matching stores with their squared chord distance to the centre, in no particular
+/// order.
 ///
 /// Candidates come from the most selective index at hand: the zones containing the centre
 /// (`zone=true`), the stores within `radius` of the centre, or the stores of a type every
@@ -341,6 +348,7 @@ fn matching(
         }
     };
     let center = f.center.map(|c| Pt::new(c.lat, c.lng));
+    let center_xyz = center.map(index::xyz);
     let spatial: Option<Vec<u32>> = match (center, f.zone, f.radius, &line) {
         (Some(c), true, _, _) => Some(index.stores_with_zone_at(c, overlay)),
         (Some(c), false, Some(r), None) => Some(index.within(c, r)),
@@ -381,12 +389,7 @@ fn matching(
                 _ => true,
             } && query.as_ref().is_none_or(|q| q.matches(s))
         })
-        .map(|i| {
-            (
-                i,
-                center.map(|c| crate::geo::haversine_m(c, index.record(i).pt())),
-            )
-        })
+        .map(|i| (i, center_xyz.map(|c| index.chord2(i, c))))
         .collect())
 }
 

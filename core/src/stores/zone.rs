@@ -23,18 +23,22 @@ pub enum ZonePolygonError {
 
 /// The geometry of a zone polygon, once checked.
 pub fn zone_polygon(text: &str) -> Result<::geo::Geometry<f64>, ZonePolygonError> {
-    let parsed =
-        wkt::Wkt::<f64>::from_str(text).map_err(|e| ZonePolygonError::NotWkt(e.to_string()))?;
-    let geometry = ::geo::Geometry::try_from(parsed)
-        .map_err(|e| ZonePolygonError::Unreadable(e.to_string()))?;
-    if !matches!(
-        geometry,
-        ::geo::Geometry::Polygon(_) | ::geo::Geometry::MultiPolygon(_)
-    ) {
-        return Err(ZonePolygonError::NotAPolygon);
-    }
+    let geometry = zone_shape(text)?;
     geometry
         .check_validation()
         .map_err(|e| ZonePolygonError::Invalid(e.to_string()))?;
     Ok(geometry)
+}
+
+/// The geometry of a zone polygon that was checked when it was written (a signed pack's
+/// zones): read as a `POLYGON` or `MULTIPOLYGON`, without the validity check.
+pub fn zone_shape(text: &str) -> Result<::geo::Geometry<f64>, ZonePolygonError> {
+    let parsed =
+        wkt::Wkt::<f64>::from_str(text).map_err(|e| ZonePolygonError::NotWkt(e.to_string()))?;
+    let geometry = ::geo::Geometry::try_from(parsed)
+        .map_err(|e| ZonePolygonError::Unreadable(e.to_string()))?;
+    match geometry {
+        ::geo::Geometry::Polygon(_) | ::geo::Geometry::MultiPolygon(_) => Ok(geometry),
+        _ => Err(ZonePolygonError::NotAPolygon),
+    }
 }

@@ -59,11 +59,39 @@ fn problem(at: impl Into<String>, message: impl Into<String>) -> RecordProblem {
     }
 }
 
+/// A FeatureCollection, its features left unparsed (each is read on its own, so that a bad
+/// one is reported with its number and the others still read).
+#[derive(serde::Deserialize)]
+struct RawCollection<'a> {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(borrow, default)]
+    features: Vec<&'a serde_json::value::RawValue>,
+}
+
+/// A Feature: its geometry and properties.
+#[derive(serde::Deserialize)]
+struct RawFeature {
+    #[serde(default)]
+    geometry: Option<RawGeometry>,
+    #[serde(default)]
+    properties: Option<Map<String, Value>>,
+}
+
+/// A geometry: its type and coordinates.
+#[derive(serde::Deserialize)]
+struct RawGeometry {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    coordinates: Vec<Value>,
+}
+
 /// Reads a GeoJSON FeatureCollection of stores. A file that is not a FeatureCollection is one
 /// problem at `file`.
 pub fn geojson(text: &str) -> Read {
-    let collection = match text.parse::<geojson::GeoJson>() {
-        Ok(geojson::GeoJson::FeatureCollection(fc)) => fc,
+    let collection = match serde_json::from_str::<RawCollection<'_>>(text) {
+        Ok(c) if c.kind == "FeatureCollection" => c,
         Ok(_) => {
             return (
                 Vec::new(),
@@ -77,15 +105,27 @@ pub fn geojson(text: &str) -> Read {
             );
         }
     };
-    let mut records = Vec::new();
+    let mut records = Vec::with_capacity(collection.features.len());
     let mut problems = Vec::new();
-    for (i, feature) in collection.features.into_iter().enumerate() {
+    for (i, raw) in collection.features.into_iter().enumerate() {
         let at = format!("feature {}", i + 1);
-        let point = match feature.geometry.map(|g| g.value) {
-            Some(geojson::GeometryValue::Point { coordinates }) if coordinates.len() >= 2 => {
-                AssetLocation {
-                    lat: coordinates[1],
-                    lng: coordinates[0],
+        let feature = match serde_json::from_str::<RawFeature>(raw.get()) {
+            Ok(f) => f,
+            Err(e) => {
+                problems.push(problem(at, format!("not a GeoJSON Feature: {e}")));
+                continue;
+            }
+        };
+        let point = match feature.geometry {
+            Some(RawGeometry { kind, coordinates })
+                if kind == "Point" && (2..=3).contains(&coordinates.len()) =>
+            {
+                match (coordinates[0].as_f64(), coordinates[1].as_f64()) {
+                    (Some(lng), Some(lat)) => AssetLocation { lat, lng },
+                    _ => {
+                        problems.push(problem(at, "the geometry must be a Point [lng, lat]"));
+                        continue;
+                    }
                 }
             }
             _ => {

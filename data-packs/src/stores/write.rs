@@ -14,37 +14,34 @@ pub struct StoresStats {
     pub zones: usize,
 }
 
-/// Replaces the `stores` and `zones` tables (and their R-trees) of `conn` with `assets`, in one
-/// transaction: on any error nothing changes. The records must have been checked
-/// ([`super::check_all`]).
+/// The timezone finder, built once per process (building and dropping it costs seconds).
+static FINDER: std::sync::OnceLock<tzf_rs::DefaultFinder> = std::sync::OnceLock::new();
+
+/// The tz database name at (`lat`, `lng`), `UTC` where there is none.
+fn timezone_at(lat: f64, lng: f64) -> String {
+    let tz = FINDER
+        .get_or_init(tzf_rs::DefaultFinder::new)
+        .get_tz_name(lng, lat);
+    if tz.is_empty() {
+        "UTC".into()
+    } else {
+        tz.to_owned()
+    }
+}
+
+/// Replaces the `stores` and `zones` tables of `conn` with `assets`, in one transaction: on
+/// any error nothing changes. The records must have been checked ([`super::check_all`]). The
+/// pack holds no spatial index of stores or zones: the engine builds its own (R-trees in
+/// memory) when it loads the layer.
 pub fn write_layer(
     conn: &mut Connection,
     assets: &[StoreAsset],
 ) -> Result<StoresStats, BuildError> {
-    // Hours without a timezone take the zone of the store's position, so the engine always
-    // knows the local time of a store.
-    let mut finder = None;
-    let assets: Vec<StoreAsset> = assets
-        .iter()
-        .map(|a| {
-            let mut a = a.clone();
-            if let Some(hours) = &mut a.opening_hours
-                && hours.timezone.is_none()
-            {
-                let finder = finder.get_or_insert_with(tzf_rs::DefaultFinder::new);
-                let tz = finder.get_tz_name(a.location.lng, a.location.lat);
-                hours.timezone = Some(if tz.is_empty() {
-                    "UTC".into()
-                } else {
-                    tz.to_owned()
-                });
-            }
-            a
-        })
-        .collect();
     let tx = conn.transaction()?;
+    // Older packs carried SQLite R-trees of stores and zones; nothing reads them.
     tx.execute_batch(
-        "DELETE FROM stores; DELETE FROM stores_rtree; DELETE FROM zones; DELETE FROM zones_rtree;",
+        "DELETE FROM stores; DELETE FROM zones; \
+         DROP TABLE IF EXISTS stores_rtree; DROP TABLE IF EXISTS zones_rtree;",
     )?;
     let mut stats = StoresStats::default();
     {
@@ -53,14 +50,22 @@ pub fn write_layer(
              types, tags, localized_names, user_properties, contact, opening_hours) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         )?;
-        let mut store_box = tx.prepare("INSERT INTO stores_rtree VALUES (?1, ?2, ?2, ?3, ?3)")?;
         let mut zone = tx.prepare(
             "INSERT INTO zones (id, zone_id, store_id, description, polygon_wkt, types, status) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
-        let mut zone_box = tx.prepare("INSERT INTO zones_rtree VALUES (?1, ?2, ?3, ?4, ?5)")?;
         for (i, a) in assets.iter().enumerate() {
             let id = i as i64 + 1;
+            // Hours without a timezone take the zone of the store's position, so the engine
+            // always knows the local time of a store.
+            let hours = a.opening_hours.as_ref().map(|h| match &h.timezone {
+                Some(_) => json(h),
+                None => {
+                    let mut h = h.clone();
+                    h.timezone = Some(timezone_at(a.location.lat, a.location.lng));
+                    json(&h)
+                }
+            });
             store.execute(params![
                 id,
                 a.store_id,
@@ -79,16 +84,11 @@ pub fn write_layer(
                 json(&a.localized_names),
                 json(&a.user_properties),
                 json(&a.contact),
-                a.opening_hours.as_ref().map(json),
+                hours,
             ])?;
-            store_box.execute(params![id, a.location.lat, a.location.lng])?;
             stats.stores += 1;
             for z in &a.zones {
                 let zid = stats.zones as i64 + 1;
-                let [min_lng, min_lat, max_lng, max_lat] = super::polygon_bbox(&z.polygon)
-                    .ok_or_else(|| {
-                        BuildError::Invalid(format!("zone `{}`: unreadable polygon", z.zone_id))
-                    })?;
                 zone.execute(params![
                     zid,
                     z.zone_id,
@@ -98,7 +98,6 @@ pub fn write_layer(
                     json(&z.types),
                     z.status,
                 ])?;
-                zone_box.execute(params![zid, min_lat, max_lat, min_lng, max_lng])?;
                 stats.zones += 1;
             }
         }
