@@ -512,32 +512,6 @@ pub fn build_countries(path: &Path, conn: &mut Connection) -> Result<usize, Buil
     let text = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
     let list: Vec<Value> = serde_json::from_str(&text)
         .map_err(|e| BuildError::Invalid(format!("{}: {e}", path.display())))?;
-    // world-countries keys translations by ISO 639-3.
-    const LANGS: &[(&str, &str)] = &[
-        ("ara", "ar"),
-        ("ces", "cs"),
-        ("deu", "de"),
-        ("est", "et"),
-        ("fin", "fi"),
-        ("fra", "fr"),
-        ("hrv", "hr"),
-        ("hun", "hu"),
-        ("ita", "it"),
-        ("jpn", "ja"),
-        ("kor", "ko"),
-        ("nld", "nl"),
-        ("per", "fa"),
-        ("pol", "pl"),
-        ("por", "pt"),
-        ("rus", "ru"),
-        ("slk", "sk"),
-        ("spa", "es"),
-        ("srp", "sr"),
-        ("swe", "sv"),
-        ("tur", "tr"),
-        ("urd", "ur"),
-        ("zho", "zh"),
-    ];
     let tx = conn.transaction()?;
     let mut n = 0;
     {
@@ -566,8 +540,9 @@ pub fn build_countries(path: &Path, conn: &mut Connection) -> Result<usize, Buil
                 c["latlng"][1].as_f64()
             ])?;
             name.execute(rusqlite::params![code2, "en", common])?;
-            for (l3, l1) in LANGS {
-                if let Some(t) = c["translations"][*l3]["common"].as_str() {
+            // world-countries keys translations by ISO 639-3.
+            for (l3, t) in c["translations"].as_object().into_iter().flatten() {
+                if let (Some(l1), Some(t)) = (crate::search::lang_639_1(l3), t["common"].as_str()) {
                     name.execute(rusqlite::params![code2, l1, t])?;
                 }
             }

@@ -305,15 +305,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 }
                 (None, None) => return Err("give --geojson or --csv".into()),
             };
-            let source = waymark_core::packs::PackSource {
-                id: "customer-stores".into(),
-                licence,
-                attribution,
-                version: None,
-                sha256: None,
-                notes: Some("stores imported with waymark-packs import-stores".into()),
-                layers: vec!["stores".into(), "zones".into()],
-            };
+            let source = waymark_packs::stores::pack::customer_source(&licence, &attribution);
             let report = waymark_packs::stores::pack::import_into_pack(
                 &pack, records, problems, source, strict,
             )

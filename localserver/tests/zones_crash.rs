@@ -145,15 +145,8 @@ fn prepare(tmp: &Path, publisher: &Publisher) -> (Vec<StoreAsset>, PathBuf, Path
         layers: vec!["places".into()],
         base: false,
     };
-    let source = waymark_core::packs::PackSource {
-        id: "customer-stores".into(),
-        licence: "proprietary".into(),
-        attribution: "generated test stores".into(),
-        version: None,
-        sha256: None,
-        notes: None,
-        layers: vec!["stores".into(), "zones".into()],
-    };
+    let source =
+        waymark_packs::stores::pack::customer_source("proprietary", "generated test stores");
     let (dir, _) = waymark_packs::stores::pack::build_with_stores(
         &plan,
         "1",

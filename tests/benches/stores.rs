@@ -50,7 +50,7 @@ fn bench(c: &mut Criterion) {
             &dir,
             records,
             problems,
-            waymark_tests::customer_source(),
+            waymark_packs::stores::pack::customer_source("proprietary", "generated test stores"),
             true,
         )
         .unwrap();

@@ -237,25 +237,12 @@ pub fn stores_pack(
         version,
         &sources(),
         stores,
-        customer_source(),
+        waymark_packs::stores::pack::customer_source("proprietary", "generated test stores"),
         out,
     )
     .unwrap();
     build::sign_pack(&dir, publisher).unwrap();
     dir
-}
-
-/// The manifest source of generated customer stores.
-pub fn customer_source() -> waymark_core::packs::PackSource {
-    waymark_core::packs::PackSource {
-        id: "customer-stores".into(),
-        licence: "proprietary".into(),
-        attribution: "generated test stores".into(),
-        version: None,
-        sha256: None,
-        notes: None,
-        layers: vec!["stores".into(), "zones".into()],
-    }
 }
 
 /// Opens an engine (rate limits off) trusting `publisher`, with its state in `state` and its

@@ -96,16 +96,16 @@ fn edits(state: &Path) -> Vec<EditRow> {
     .collect()
 }
 
-fn value(r: &waymark_tests::HttpAnswer) -> serde_json::Value {
-    serde_json::from_str(&r.body).unwrap()
+/// The generated stores pack, built, signed and installed into a new engine.
+struct Retail {
+    _tmp: tempfile::TempDir,
+    publisher: Publisher,
+    stores: Vec<StoreAsset>,
+    state: std::path::PathBuf,
+    engine: Arc<Engine>,
 }
 
-fn circle(p: LatLng, radius_m: f64) -> String {
-    circle_wkt(p.lat, p.lng, radius_m, 16)
-}
-
-#[test]
-fn an_update_is_used_by_the_next_search_and_keeps_what_it_does_not_give() {
+fn retail() -> Retail {
     let tmp = tempfile::tempdir().unwrap();
     let publisher = Publisher::generate().unwrap();
     let stores = stores();
@@ -119,6 +119,32 @@ fn an_update_is_used_by_the_next_search_and_keeps_what_it_does_not_give() {
     let state = tmp.path().join("state");
     let engine = waymark_tests::open_engine(&state, &tmp.path().join("packs"), &publisher);
     waymark_tests::install(&engine, &dir);
+    Retail {
+        _tmp: tmp,
+        publisher,
+        stores,
+        state,
+        engine,
+    }
+}
+
+fn value(r: &waymark_tests::HttpAnswer) -> serde_json::Value {
+    serde_json::from_str(&r.body).unwrap()
+}
+
+fn circle(p: LatLng, radius_m: f64) -> String {
+    circle_wkt(p.lat, p.lng, radius_m, 16)
+}
+
+#[test]
+fn an_update_is_used_by_the_next_search_and_keeps_what_it_does_not_give() {
+    let Retail {
+        _tmp,
+        publisher,
+        stores,
+        state,
+        engine,
+    } = retail();
 
     assert!(delivering(&engine, &publisher, at(&stores[0])).contains(&"G0".to_string()));
     assert!(delivering(&engine, &publisher, FAR).is_empty());
@@ -182,19 +208,13 @@ fn an_update_is_used_by_the_next_search_and_keeps_what_it_does_not_give() {
 
 #[test]
 fn a_batch_with_any_bad_zone_writes_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
-    let publisher = Publisher::generate().unwrap();
-    let stores = stores();
-    let dir = waymark_tests::stores_pack(
-        "retail",
-        "1",
-        &stores,
-        &tmp.path().join("built"),
-        &publisher,
-    );
-    let state = tmp.path().join("state");
-    let engine = waymark_tests::open_engine(&state, &tmp.path().join("packs"), &publisher);
-    waymark_tests::install(&engine, &dir);
+    let Retail {
+        _tmp,
+        publisher,
+        stores,
+        state,
+        engine,
+    } = retail();
 
     let err = put(
         &engine,
@@ -312,22 +332,12 @@ fn edits_survive_restart_and_hot_swap_and_yield_to_a_newer_zone() {
 
 #[test]
 fn over_http_an_update_answers_200_and_refusals_say_what_to_fix() {
-    let tmp = tempfile::tempdir().unwrap();
-    let publisher = Publisher::generate().unwrap();
-    let stores = stores();
-    let dir = waymark_tests::stores_pack(
-        "retail",
-        "1",
-        &stores,
-        &tmp.path().join("built"),
-        &publisher,
-    );
-    let engine = waymark_tests::open_engine(
-        &tmp.path().join("state"),
-        &tmp.path().join("packs"),
-        &publisher,
-    );
-    waymark_tests::install(&engine, &dir);
+    let Retail {
+        _tmp,
+        publisher,
+        engine,
+        ..
+    } = retail();
     let server = waymark_tests::LocalServer::start(engine);
     let write = waymark_tests::write_caller(&publisher).private_key.unwrap();
     let read = waymark_tests::private_caller(&publisher)

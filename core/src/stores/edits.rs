@@ -13,9 +13,8 @@
 //!   the edit stays in the state, unused, until the zone is updated again;
 //! * a pack without the zone (or without the edit's store) leaves the edit unused.
 //!
-//! The in-memory [`EditSet`] is replaced as a whole after each committed batch, with a new
-//! generation number; searches build the [`ZoneOverlay`] of their index and edit set once
-//! per generation.
+//! The in-memory [`EditSet`] is replaced as a whole after each committed batch; searches
+//! build the [`ZoneOverlay`] of their index and edit set once per pair (compared by pointer).
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
@@ -65,11 +64,9 @@ pub struct ZoneEdit {
     pub shape: ::geo::Geometry<f64>,
 }
 
-/// Every edit, at one generation.
+/// Every edit, as of one committed batch.
 #[derive(Debug, Default)]
 pub struct EditSet {
-    /// Bumped by each committed batch.
-    pub generation: u64,
     /// Edits by zone id.
     pub zones: HashMap<String, Arc<ZoneEdit>>,
 }
@@ -148,10 +145,7 @@ impl ZoneEdits {
         }
         Ok(ZoneEdits {
             conn: Mutex::new(conn),
-            current: RwLock::new(Arc::new(EditSet {
-                generation: 0,
-                zones,
-            })),
+            current: RwLock::new(Arc::new(EditSet { zones })),
         })
     }
 
@@ -206,10 +200,7 @@ impl ZoneEdits {
         for e in batch {
             zones.insert(e.zone_id.clone(), Arc::new(e));
         }
-        *self.current.write() = Arc::new(EditSet {
-            generation: before.generation + 1,
-            zones,
-        });
+        *self.current.write() = Arc::new(EditSet { zones });
         Ok(count)
     }
 }

@@ -312,7 +312,8 @@ pub(super) fn load_countries(
     Ok(out)
 }
 
-fn lang_639_1(l3: &str) -> Option<&'static str> {
+/// The ISO 639-1 code of the ISO 639-3 codes world-countries keys its translations by.
+pub(crate) fn lang_639_1(l3: &str) -> Option<&'static str> {
     const LANGS: &[(&str, &str)] = &[
         ("ara", "ar"),
         ("ces", "cs"),

@@ -36,6 +36,7 @@ use waymark_core::packs::search as s;
 mod collect;
 mod documents;
 mod gazetteer;
+pub(crate) use gazetteer::lang_639_1;
 
 use documents::Writer;
 use gazetteer::Gazetteer;

@@ -13,6 +13,19 @@ use super::{RecordProblem, StoreAsset, StoresStats, check_all, write_layer};
 use crate::build::{list_files, read_manifest, write_manifest};
 use crate::error::{BuildError, io};
 
+/// The manifest source of a customer's stores, with its licence and attribution.
+pub fn customer_source(licence: &str, attribution: &str) -> PackSource {
+    PackSource {
+        id: "customer-stores".into(),
+        licence: licence.into(),
+        attribution: attribution.into(),
+        version: None,
+        sha256: None,
+        notes: Some("stores imported with waymark-packs import-stores".into()),
+        layers: vec![layers::STORES.into(), layers::ZONES.into()],
+    }
+}
+
 /// What an import did.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ImportReport {
