@@ -498,3 +498,120 @@ fn over_http_every_bad_parameter_is_a_422_naming_it() {
         }
     }
 }
+
+/// A store as a search answers it, read by the query language as the engine reads its
+/// records.
+struct Answered<'a>(&'a waymark_core::api::StoreProperties);
+
+impl waymark_storequery::StoreFields for Answered<'_> {
+    fn types(&self) -> &[String] {
+        &self.0.types
+    }
+    fn tags(&self) -> &[String] {
+        &self.0.tags
+    }
+    fn city(&self) -> &str {
+        &self.0.address.city
+    }
+    fn country_code(&self) -> Option<&str> {
+        self.0.address.country_code.as_deref()
+    }
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+    fn store_id(&self) -> &str {
+        &self.0.store_id
+    }
+    fn localized_names(&self) -> impl Iterator<Item = &str> {
+        self.0
+            .localized_names
+            .iter()
+            .flat_map(|m| m.0.values())
+            .filter_map(|v| v.as_str())
+    }
+    fn user_property(&self, name: &str) -> Option<&serde_json::Value> {
+        self.0.user_properties.as_ref()?.0.get(name)
+    }
+}
+
+/// The column-wise evaluation of a query answers exactly the stores that match it one by
+/// one: every field, operator and connective, on every store of the pack, with and without a
+/// spatial filter.
+#[test]
+fn column_evaluation_answers_as_store_by_store_matching() {
+    // Every page of a search, 300 stores at a time.
+    let every_page = |req: StoresSearchRequest| {
+        let mut out = Vec::new();
+        for page in 1.. {
+            let r = search(StoresSearchRequest {
+                stores_by_page: 300,
+                page,
+                ..req.clone()
+            })
+            .unwrap();
+            out.extend(r.features.into_iter().map(|f| f.properties));
+            if page >= r.pagination.page_count {
+                return out;
+            }
+        }
+        out
+    };
+    let everything = every_page(StoresSearchRequest {
+        center: Some(CENTRE),
+        ..Default::default()
+    });
+    let stores: Vec<_> = everything.iter().collect();
+    let brand = stores
+        .iter()
+        .find_map(|s| s.user_properties.as_ref()?.0.get("brand")?.as_str())
+        .expect("some store has a brand");
+    let brand_word = brand.split_whitespace().next().unwrap().to_lowercase();
+    let city = stores
+        .iter()
+        .map(|s| s.address.city.as_str())
+        .find(|c| !c.is_empty());
+    let city = city.expect("some store has a city");
+    let queries = [
+        "type:pharmacy".to_owned(),
+        "type:=PHARMACY OR tag:wheelchair".into(),
+        "NOT type:pharmacy".into(),
+        "country:AD AND NOT country:FR".into(),
+        "country:ad".into(),
+        format!("user.brand:{brand_word}"),
+        format!("user.brand:=\"{brand}\""),
+        "user.wheelchair:true".into(),
+        "user.wheelchair:false OR user.wheelchair:=yes".into(),
+        "user.osm_id:>1000000000 AND NOT user.osm_id:>=5000000000".into(),
+        "user.osm_id:<0 OR user.osm_id:<=100".into(),
+        "user.nothing:1 OR user.nothing:>1".into(),
+        format!("city:\"{city}\" OR (type:supermarket AND NOT user.wheelchair:true)"),
+        "name:farmacia OR localized:pharmacy".into(),
+        "idstore:a OR (type:fuel AND (tag:x OR NOT user.brand:repsol))".into(),
+        "NOT (type:pharmacy OR type:supermarket OR type:fuel)".into(),
+    ];
+    let mut telling = 0;
+    for q in &queries {
+        let parsed = waymark_storequery::parse(q).unwrap();
+        for radius in [None, Some(2_000.0)] {
+            let expected: Vec<&str> = stores
+                .iter()
+                .filter(|s| radius.is_none_or(|r| s.distance.unwrap() <= r))
+                .filter(|s| parsed.matches(&Answered(s)))
+                .map(|s| s.store_id.as_str())
+                .collect();
+            let answered = every_page(StoresSearchRequest {
+                query: Some(q.clone()),
+                center: Some(CENTRE),
+                radius,
+                ..Default::default()
+            });
+            let got: Vec<&str> = answered.iter().map(|s| s.store_id.as_str()).collect();
+            assert_eq!(got, expected, "{q} within {radius:?}");
+            if !expected.is_empty() && expected.len() < stores.len() {
+                telling += 1;
+            }
+        }
+    }
+    // Most cases keep some stores and leave out others, so a wrong evaluation shows.
+    assert!(telling >= 20, "only {telling} cases select a proper subset");
+}

@@ -127,10 +127,47 @@ pub struct StoreIndex {
     store_ids: HashMap<String, u32>,
     /// The stores of each type (lower case), in index order.
     by_type: HashMap<String, Vec<u32>>,
+    /// The stores of each tag (lower case), in index order.
+    by_tag: HashMap<String, Vec<u32>>,
+    /// The stores of each country code (lower case), in index order.
+    by_country: HashMap<String, Vec<u32>>,
+    /// The `user_properties` attributes some store has.
+    user_attributes: std::collections::HashSet<String>,
+    /// The columns of the attributes queries have read (see [`UserCell`]).
+    user_columns: parking_lot::RwLock<HashMap<String, Arc<[UserCell]>>>,
     zones: Vec<PackZone>,
     /// The first zone with each id.
     zone_ids: HashMap<String, u32>,
     zone_boxes: RTree<GeomWithData<Rectangle<[f64; 2]>, u32>>,
+}
+
+/// One store's value of a `user_properties` attribute, as a column keeps it: numbers inline,
+/// so numeric clauses never touch the store's record.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum UserCell {
+    /// The store does not have the attribute.
+    Absent,
+    /// A number.
+    Number(f64),
+    /// Text or a boolean: the clause reads the record.
+    Other,
+}
+
+/// The stores having each member of `members(store)` (lower-cased), in index order.
+fn members_index<'a>(
+    stores: &'a [StoreRecord],
+    members: impl Fn(&'a StoreRecord) -> Box<dyn Iterator<Item = &'a str> + 'a>,
+) -> HashMap<String, Vec<u32>> {
+    let mut index: HashMap<String, Vec<u32>> = HashMap::new();
+    for (i, s) in stores.iter().enumerate() {
+        for m in members(s) {
+            let list = index.entry(lower(m)).or_default();
+            if list.last() != Some(&(i as u32)) {
+                list.push(i as u32);
+            }
+        }
+    }
+    index
 }
 
 /// The bounding box of `shape`, tagged `i`, for an R-tree of zones (`x` = longitude).
@@ -306,21 +343,25 @@ impl StoreIndex {
                 .filter_map(|(i, z)| zone_box(&z.zone.shape, i as u32))
                 .collect(),
         );
-        let mut by_type: HashMap<String, Vec<u32>> = HashMap::new();
-        for (i, s) in stores.iter().enumerate() {
-            for t in &s.types {
-                let list = by_type.entry(lower(t)).or_default();
-                if list.last() != Some(&(i as u32)) {
-                    list.push(i as u32);
-                }
-            }
-        }
+        let by_type = members_index(&stores, |s| Box::new(s.types.iter().map(String::as_str)));
+        let by_tag = members_index(&stores, |s| Box::new(s.tags.iter().map(String::as_str)));
+        let by_country =
+            members_index(&stores, |s| Box::new(s.country_code.as_deref().into_iter()));
+        let user_attributes = stores
+            .iter()
+            .flat_map(|s| s.user_properties.keys())
+            .cloned()
+            .collect();
         Ok(StoreIndex {
             stores,
             positions,
             points,
             store_ids,
             by_type,
+            by_tag,
+            by_country,
+            user_attributes,
+            user_columns: Default::default(),
             zones,
             zone_ids,
             zone_boxes,
@@ -354,9 +395,43 @@ impl StoreIndex {
         self.stores.is_empty()
     }
 
-    /// The stores of type `t` (ignoring case), in index order.
+    /// The stores of type `t` (lower case: types are compared ignoring case), in index order.
     pub fn with_type(&self, t: &str) -> &[u32] {
-        self.by_type.get(&lower(t)).map_or(&[], Vec::as_slice)
+        self.by_type.get(t).map_or(&[], Vec::as_slice)
+    }
+
+    /// The stores with tag `t` (lower case), in index order.
+    pub fn with_tag(&self, t: &str) -> &[u32] {
+        self.by_tag.get(t).map_or(&[], Vec::as_slice)
+    }
+
+    /// The stores in country `c` (lower case), in index order.
+    pub fn in_country(&self, c: &str) -> &[u32] {
+        self.by_country.get(c).map_or(&[], Vec::as_slice)
+    }
+
+    /// The column of `user_properties` attribute `name`, one cell per store in index order;
+    /// `None` when no store has the attribute. Built on first use and kept.
+    pub fn user_column(&self, name: &str) -> Option<Arc<[UserCell]>> {
+        if !self.user_attributes.contains(name) {
+            return None;
+        }
+        if let Some(c) = self.user_columns.read().get(name) {
+            return Some(c.clone());
+        }
+        let column: Arc<[UserCell]> = self
+            .stores
+            .iter()
+            .map(|s| match s.user_properties.get(name) {
+                None => UserCell::Absent,
+                Some(Value::Number(n)) => n.as_f64().map_or(UserCell::Other, UserCell::Number),
+                Some(_) => UserCell::Other,
+            })
+            .collect();
+        self.user_columns
+            .write()
+            .insert(name.to_owned(), column.clone());
+        Some(column)
     }
 
     /// The stores within `radius_m` of `c` (great-circle distance).

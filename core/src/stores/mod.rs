@@ -18,6 +18,7 @@
 pub mod edits;
 pub mod hours;
 mod index;
+mod select;
 pub mod zone;
 
 use std::path::Path;
@@ -39,7 +40,7 @@ use crate::packs::PackSet;
 use crate::packs::registry::PackSetCache;
 
 use edits::{EditSet, EditsError, ZoneEdit, ZoneEdits, ZoneOverlay};
-pub use index::{PackZone, StoreIndex, StoreRecord, ZoneShape};
+pub use index::{PackZone, StoreIndex, StoreRecord, UserCell, ZoneShape};
 use zone::zone_polygon;
 
 /// The stores service of an engine.
@@ -312,10 +313,11 @@ fn validation_error(name: &str, message: impl Into<String>) -> ApiError {
 /// The matching stores with their squared chord distance to the centre, in no particular
 /// order.
 ///
-/// Candidates come from the most selective index at hand: the zones containing the centre
-/// (`zone=true`), the stores within `radius` of the centre, or the stores of a type every
-/// match must have (`type:` among the query's top-level `AND`s), whichever is smallest; a
-/// corridor search first keeps the stores inside the corridor's bounding box.
+/// Candidates come from the spatial index at hand (the zones containing the centre with
+/// `zone=true`, the stores within `radius` of the centre) or else from the stores of a type
+/// every match must have (`type:` among the query's top-level `AND`s); the query is evaluated
+/// on them over the index's columns ([`StoreIndex::select`]); a corridor search then keeps the
+/// stores inside the corridor's bounding box and within `radius` of the line.
 fn matching(
     index: &StoreIndex,
     overlay: &ZoneOverlay,
@@ -351,7 +353,11 @@ fn matching(
     let center_xyz = center.map(index::xyz);
     let spatial: Option<Vec<u32>> = match (center, f.zone, f.radius, &line) {
         (Some(c), true, _, _) => Some(index.stores_with_zone_at(c, overlay)),
-        (Some(c), false, Some(r), None) => Some(index.within(c, r)),
+        (Some(c), false, Some(r), None) => {
+            let mut within = index.within(c, r);
+            within.sort_unstable();
+            Some(within)
+        }
         _ => None,
     };
     let by_type: Option<&[u32]> = query.as_ref().and_then(|q| {
@@ -359,18 +365,14 @@ fn matching(
             .map(|t| index.with_type(t))
             .min_by_key(|list| list.len())
     });
-    let candidates: Vec<u32> = match (spatial, by_type) {
-        // Both constrain: walk the shorter, keep what the other also holds.
-        (Some(mut s), Some(t)) if t.len() < s.len() => {
-            s.sort_unstable();
-            t.iter()
-                .copied()
-                .filter(|i| s.binary_search(i).is_ok())
-                .collect()
-        }
-        (Some(s), _) => s,
-        (None, Some(t)) => t.to_vec(),
-        (None, None) => index.all(),
+    // Ascending places in the index, as the query evaluation takes them; the query's
+    // `type:` clauses intersect with the spatial candidates there.
+    let candidates: Vec<u32> = match (spatial, by_type, &query) {
+        (Some(s), _, Some(q)) => index.select(q, &s),
+        (Some(s), _, None) => s,
+        (None, Some(t), Some(q)) => index.select(q, t),
+        (None, _, Some(q)) => index.select(q, &index.all()),
+        (None, _, None) => index.all(),
     };
     let corridor = match (&line, f.radius) {
         (Some(line), Some(r)) => Some((line.as_slice(), r, corridor_box(line, r))),
@@ -387,7 +389,7 @@ fn matching(
             }) && match (center, f.zone, f.radius) {
                 (Some(c), true, Some(r)) => crate::geo::haversine_m(c, s.pt()) <= r,
                 _ => true,
-            } && query.as_ref().is_none_or(|q| q.matches(s))
+            }
         })
         .map(|i| (i, center_xyz.map(|c| index.chord2(i, c))))
         .collect())

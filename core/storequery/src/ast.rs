@@ -227,6 +227,12 @@ impl Clause {
     pub fn value(&self) -> &str {
         &self.value
     }
+
+    /// The value in lower case, as `type`, `tag` and `country` memberships compare it (each
+    /// member lower-cased character by character must equal it).
+    pub fn lower(&self) -> &str {
+        &self.lower
+    }
 }
 
 /// Equal when field, operator and value are (the rest is derived from them).
@@ -380,12 +386,12 @@ impl Query {
         })
     }
 
-    /// The values of the `type:` and `type:=` clauses among the [conjuncts](Self::conjuncts):
-    /// every matching store has each of these types (compared ignoring case), so a planner
-    /// can start from a by-type index.
+    /// The values, in lower case ([`Clause::lower`]), of the `type:` and `type:=` clauses
+    /// among the [conjuncts](Self::conjuncts): every matching store has each of these types
+    /// (compared ignoring case), so a planner can start from a by-type index.
     pub fn required_types(&self) -> impl Iterator<Item = &str> {
         self.conjuncts().filter_map(|e| match e {
-            Expr::Clause(c) if c.field == Field::Type => Some(c.value.as_str()),
+            Expr::Clause(c) if c.field == Field::Type => Some(c.lower.as_str()),
             _ => None,
         })
     }

@@ -45,6 +45,22 @@ impl Clause {
         }
     }
 
+    /// Whether a `user.<attribute>` whose value is the number `a` satisfies this clause (what
+    /// [`matches`](Self::matches) does for a numeric attribute, for evaluators that keep the
+    /// numbers in columns).
+    pub fn number_matches(&self, a: f64) -> bool {
+        let Some(v) = self.number else {
+            return false;
+        };
+        match self.op() {
+            Op::Match | Op::Eq => a == v,
+            Op::Gt => a > v,
+            Op::Lt => a < v,
+            Op::Ge => a >= v,
+            Op::Le => a <= v,
+        }
+    }
+
     /// `:` word match or `=` equality ignoring case.
     fn text_matches(&self, field: &str) -> bool {
         match self.op() {
@@ -56,16 +72,7 @@ impl Clause {
     /// A `user.<attribute>` clause on the attribute's value, by the value's JSON type.
     fn user_matches(&self, attr: &Value) -> bool {
         match attr {
-            Value::Number(n) => match (n.as_f64(), self.number) {
-                (Some(a), Some(v)) => match self.op() {
-                    Op::Match | Op::Eq => a == v,
-                    Op::Gt => a > v,
-                    Op::Lt => a < v,
-                    Op::Ge => a >= v,
-                    Op::Le => a <= v,
-                },
-                _ => false,
-            },
+            Value::Number(n) => n.as_f64().is_some_and(|a| self.number_matches(a)),
             _ if self.op().is_comparison() => false,
             Value::Bool(b) => text::boolean(self.value()) == Some(*b),
             Value::String(s) => self.text_matches(s),

@@ -28,7 +28,7 @@
 //! let q = parse(r#"type:Pharmacy AND (name:"farmacia cent" OR user.rating:>=4.5)"#).unwrap();
 //! assert!(q.matches(&store));
 //! assert_eq!(q.to_string(), r#"type:Pharmacy AND (name:"farmacia cent" OR user.rating:>=4.5)"#);
-//! assert_eq!(q.required_types().collect::<Vec<_>>(), ["Pharmacy"]);
+//! assert_eq!(q.required_types().collect::<Vec<_>>(), ["pharmacy"]);
 //!
 //! let e = parse("tag:24h AND type:").unwrap_err();
 //! assert_eq!(e.to_string(), "query: at column 18: expected a value after `type:`, found end of input");

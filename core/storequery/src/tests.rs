@@ -320,7 +320,7 @@ fn walking_the_clauses() {
     assert_eq!(q.conjuncts().count(), 4);
     assert_eq!(
         q.required_types().collect::<Vec<_>>(),
-        ["pharmacy", "Health"]
+        ["pharmacy", "health"]
     );
     let c = q.clauses().nth(3).unwrap();
     assert_eq!(

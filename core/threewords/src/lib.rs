@@ -1,0 +1,108 @@
+//! The three-word address scheme, version 1 (`docs/adr/0003-three-word-addresses.md`).
+//!
+//! Every ≈ 3 m square of the Earth ([`grid`]) belongs to a region ([`regions`]: populated,
+//! land, sea); its number within the region is scrambled by a keyed permutation
+//! ([`permute`]) and offset so the populated region takes the smallest numbers; numbers map to
+//! triples of word ranks in shells of increasing largest rank ([`shell`]), so populated places
+//! get the most common words. [`Scheme`] ties them together: square ↔ word-rank triple, both
+//! ways, in microseconds and without any index of the squares.
+//!
+//! Words themselves are data of the pack; this crate deals in ranks.
+pub mod grid;
+pub mod permute;
+pub mod regions;
+pub mod shell;
+
+use grid::Square;
+use permute::{Permutation, region_key};
+use regions::{REGIONS, Regions};
+
+/// The scheme version this crate implements.
+pub const SCHEME_VERSION: u32 = 1;
+/// Words per language.
+pub const WORDS: u64 = 40_000;
+
+/// Square ↔ triple of word ranks.
+#[derive(Debug, Clone)]
+pub struct Scheme {
+    regions: Regions,
+    permutations: [Permutation; REGIONS],
+    /// First number of each region, and the total last.
+    offsets: [u64; REGIONS + 1],
+}
+
+/// The scheme cannot be built on these regions.
+#[derive(Debug, thiserror::Error)]
+#[error("the regions hold {squares} squares, more than the {WORDS}³ word triples")]
+pub struct TooManySquares {
+    squares: u64,
+}
+
+impl Scheme {
+    /// The scheme over `regions`.
+    pub fn new(regions: Regions) -> Result<Scheme, TooManySquares> {
+        let mut offsets = [0u64; REGIONS + 1];
+        for k in 0..REGIONS {
+            offsets[k + 1] = offsets[k] + regions.squares(k);
+        }
+        if offsets[REGIONS] > WORDS * WORDS * WORDS {
+            return Err(TooManySquares {
+                squares: offsets[REGIONS],
+            });
+        }
+        let permutations =
+            std::array::from_fn(|k| Permutation::new(regions.squares(k).max(1), region_key(k)));
+        Ok(Scheme {
+            regions,
+            permutations,
+            offsets,
+        })
+    }
+
+    /// The regions.
+    pub fn regions(&self) -> &Regions {
+        &self.regions
+    }
+
+    /// Squares in all (numbers at or above are not addresses).
+    pub fn squares(&self) -> u64 {
+        self.offsets[REGIONS]
+    }
+
+    /// The first number of region `k` (`k = REGIONS` gives the total).
+    pub fn offset(&self, k: usize) -> u64 {
+        self.offsets[k]
+    }
+
+    /// The number of square `s`.
+    pub fn number(&self, s: Square) -> u64 {
+        let (k, n) = self.regions.locate(s);
+        self.offsets[k as usize] + self.permutations[k as usize].apply(n)
+    }
+
+    /// The square numbered `t`, `None` when `t` is not an address.
+    pub fn square_of_number(&self, t: u64) -> Option<Square> {
+        if t >= self.squares() {
+            return None;
+        }
+        let k = (0..REGIONS).rev().find(|&k| self.offsets[k] <= t)?;
+        let n = self.permutations[k].invert(t - self.offsets[k]);
+        self.regions.square(k as u8, n)
+    }
+
+    /// The word ranks of square `s`.
+    pub fn triple(&self, s: Square) -> [u64; 3] {
+        shell::triple(self.number(s))
+    }
+
+    /// The square of word ranks `ranks`, `None` when they name no square.
+    pub fn square(&self, ranks: [u64; 3]) -> Option<Square> {
+        if ranks.iter().any(|&r| r >= WORDS) {
+            return None;
+        }
+        self.square_of_number(shell::number(ranks))
+    }
+}
+
+#[cfg(test)]
+mod tests;
