@@ -78,6 +78,8 @@ pub struct Engine {
     packs: Arc<PackManager>,
     /// Stores indexes of the current pack set.
     stores: crate::stores::Stores,
+    /// Three-word layer of the current pack set.
+    threewords: crate::threewords::ThreeWords,
     /// Timezone and IP indexes of the current pack set (the distance service reads local
     /// time from it).
     geolocation: Arc<Geolocation>,
@@ -120,6 +122,7 @@ impl Engine {
             config,
             auth,
             stores,
+            threewords: crate::threewords::ThreeWords::default(),
             packs,
             geolocation,
             localities: Default::default(),
@@ -175,6 +178,14 @@ impl Engine {
     pub fn prepare_stores(&self) {
         // No stores layer is not an error here: the first request will say so.
         let _ = self.stores.index(self.packs.registry().snapshot());
+    }
+
+    /// Loads the three-word layer of the current pack set now (otherwise loaded by the first
+    /// three-word request, which then waits for it: the region table, 40,000 words, 147,519
+    /// places and 240 country outlines).
+    pub fn prepare_threewords(&self) {
+        // No three-word layer is not an error here: the first request will say so.
+        let _ = self.threewords.index(self.packs.registry().snapshot());
     }
 
     fn locale(&self) -> Option<&str> {
@@ -375,18 +386,19 @@ impl Engine {
     pub fn threewords_autosuggest(
         &self,
         call: &mut Call<'_>,
-        _req: AutosuggestRequest,
+        req: AutosuggestRequest,
     ) -> Result<AutosuggestResponse, ApiError> {
-        self.not_available(call)
+        self.threewords
+            .autosuggest(self.packs().snapshot(), call, &req)
     }
 
     /// `GET /threewords/convert-to-3wa`
     pub fn threewords_convert(
         &self,
         call: &mut Call<'_>,
-        _req: ConvertTo3waRequest,
+        req: ConvertTo3waRequest,
     ) -> Result<ConvertTo3waResponse, ApiError> {
-        self.not_available(call)
+        self.threewords.convert(self.packs().snapshot(), call, &req)
     }
 
     // ----- distance -----

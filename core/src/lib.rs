@@ -31,6 +31,7 @@ pub mod operation;
 pub mod packs;
 pub mod routing;
 pub mod stores;
+pub mod threewords;
 
 pub use engine::{Engine, EngineConfig};
 pub use error::{ApiError, ErrorCode};

@@ -78,6 +78,7 @@ pub fn sample_plans() -> Vec<PackPlan> {
                 layers::IP.into(),
                 layers::TIMEZONES.into(),
                 layers::SEARCH.into(),
+                layers::THREEWORDS.into(),
             ],
             base: true,
         },
@@ -377,6 +378,22 @@ pub fn build_pack(
         mark_done(
             &conn,
             layers::SEARCH,
+            &serde_json::to_value(&stats).unwrap_or(Value::Null),
+        )?;
+    }
+
+    // Three-word addresses: word lists, the region table, places and country outlines.
+    if wants(plan, layers::THREEWORDS, &conn)? {
+        progress("threewords", 0, 0);
+        for id in crate::threewords::SOURCES {
+            used_sources.push(sources.get(id)?.pack_source());
+        }
+        let started = Instant::now();
+        let stats = crate::threewords::build(sources, &mut conn)?;
+        tracing::info!(pack = %plan.id, ms = started.elapsed().as_millis() as u64, runs = stats.runs, "three-word layer built");
+        mark_done(
+            &conn,
+            layers::THREEWORDS,
             &serde_json::to_value(&stats).unwrap_or(Value::Null),
         )?;
     }

@@ -32,6 +32,18 @@ pub enum BuildError {
         #[source]
         source: std::io::Error,
     },
+    /// A three-word list has fewer words left after its rules than the scheme needs.
+    #[error(
+        "three-word list `{language}`: only {found} words remain after the rules, {needed} are needed"
+    )]
+    TooFewWords {
+        /// Language code.
+        language: String,
+        /// Words left.
+        found: usize,
+        /// Words needed.
+        needed: usize,
+    },
     /// The plan or the pack is not usable.
     #[error("{0}")]
     Invalid(String),

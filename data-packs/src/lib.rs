@@ -10,5 +10,7 @@ pub mod routing;
 pub mod search;
 pub mod sources;
 pub mod stores;
+pub mod threewords;
 pub mod timezones;
 pub mod tolls;
+pub mod topojson;

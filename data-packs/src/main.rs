@@ -7,6 +7,7 @@
 //! waymark-packs verify --trust KEY DIR
 //! waymark-packs inspect DIR
 //! waymark-packs serve --dir DIR [--port 8788]
+//! waymark-packs words --lang en [--out FILE]
 //! ```
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -142,6 +143,16 @@ enum Command {
         /// Trusted publisher public key (base64), repeatable.
         #[arg(long = "trust", required = true)]
         trust: Vec<String>,
+    },
+    /// Build the word list of three-word addresses from the pinned sources and write it one
+    /// word per line in rank order (to stdout without --out); print what each rule did.
+    Words {
+        /// Language; `en` is the only one shipped (docs/data-sources.md).
+        #[arg(long)]
+        lang: String,
+        /// Output file.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Serve a directory of packs over HTTP (with Range) for testing installs.
     Serve {
@@ -411,6 +422,46 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Inspect { dir } => {
             print!("{}", build::inspect_pack(&dir).map_err(|e| e.to_string())?);
+            Ok(())
+        }
+        Command::Words { lang, out } => {
+            use waymark_packs::threewords::words;
+            let list = words::for_language(&sources, &lang).map_err(|e| e.to_string())?;
+            let mut text = list.joined();
+            text.push('\n');
+            let s = &list.stats;
+            let mut report = format!(
+                "{}: {} words, sha256 {} (of the words joined by \\n, without the final newline of the output)\n\
+                 candidates {}, plurals dropped {}, blocked {}, homophones dropped {}, \
+                 eligible {}, kept {}\nper level:",
+                list.language,
+                list.words.len(),
+                list.sha256(),
+                s.candidates,
+                s.plurals_dropped,
+                s.blocked,
+                s.homophones_dropped,
+                s.eligible,
+                s.kept
+            );
+            for (level, n) in &s.per_level {
+                report.push_str(&format!(" {level}: {n}"));
+            }
+            match out {
+                Some(path) => {
+                    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+                    println!("{}: written", path.display());
+                    println!("{report}");
+                }
+                None => {
+                    use std::io::Write;
+                    std::io::stdout()
+                        .lock()
+                        .write_all(text.as_bytes())
+                        .map_err(|e| format!("stdout: {e}"))?;
+                    eprintln!("{report}");
+                }
+            }
             Ok(())
         }
         Command::Serve { dir, port } => {

@@ -458,6 +458,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     std::thread::spawn(move || {
         warm.prepare_geolocation();
         warm.prepare_stores();
+        warm.prepare_threewords();
     });
     let mut server_config = ServerConfig {
         extra_allowed_hosts: args.allow_hosts.clone(),

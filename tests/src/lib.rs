@@ -56,7 +56,21 @@ pub fn engine_with_pack_in(
 /// The pack of the parity suite (engine, local server, Kotlin library): Andorra with every
 /// layer the implemented operations read.
 pub fn parity_plan() -> PackPlan {
-    build::sample_plan("andorra").unwrap()
+    let mut plan = build::sample_plan("andorra").unwrap();
+    plan.layers
+        .push(waymark_core::packs::schema::layers::THREEWORDS.to_string());
+    plan
+}
+
+/// A pack with only the three-word layer (the base pack's, without its other world-wide
+/// layers).
+pub fn threewords_plan() -> PackPlan {
+    PackPlan {
+        id: "words".into(),
+        osm: vec![],
+        layers: vec![waymark_core::packs::schema::layers::THREEWORDS.to_string()],
+        base: true,
+    }
 }
 
 /// The Android package id the SDK fixture's Android-restricted key allows.

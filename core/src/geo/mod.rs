@@ -45,5 +45,5 @@ pub use polyline::{
     PolylineError, decode_polyline, decode_polyline6, encode_polyline, encode_polyline6,
 };
 pub use sphere::{
-    EARTH_RADIUS_M, bearing_deg, haversine_m, line_length_m, road_length_m, turn_angle,
+    EARTH_RADIUS_M, bearing_deg, haversine_m, line_length_m, road_length_m, turn_angle, xyz,
 };

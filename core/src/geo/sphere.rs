@@ -24,6 +24,18 @@ pub fn haversine_m(a: Pt, b: Pt) -> f64 {
     2.0 * EARTH_RADIUS_M * h.sqrt().min(1.0).asin()
 }
 
+/// A position on the sphere of the Earth's radius, in metres: the straight (chord) distance
+/// between two positions orders pairs exactly as their great-circle distance, so R-trees of
+/// these positions answer nearest-first and radius queries exactly anywhere on Earth.
+pub fn xyz(p: Pt) -> [f64; 3] {
+    let (lat, lng) = (p.lat.to_radians(), p.lng.to_radians());
+    [
+        EARTH_RADIUS_M * lat.cos() * lng.cos(),
+        EARTH_RADIUS_M * lat.cos() * lng.sin(),
+        EARTH_RADIUS_M * lat.sin(),
+    ]
+}
+
 /// Length of a line in metres (sum of [`haversine_m`] over its segments).
 pub fn line_length_m(pts: &[Pt]) -> f64 {
     pts.windows(2).map(|w| haversine_m(w[0], w[1])).sum()

@@ -40,10 +40,15 @@ pub mod layers {
     pub const SEARCH: &str = "search";
     /// Prepared routing graphs (`routing/<profile>-<metric>.fp`), derived from the roads layer.
     pub const ROUTING: &str = "routing";
+    /// Three-word addresses (ADR 0003): word lists, the region table of the grid, the world's
+    /// populated places and country shapes (base pack).
+    pub const THREEWORDS: &str = "threewords";
     /// Every layer name built from open data.
     pub const ALL: &[&str] = &[
-        ROADS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES, ROUTING, SEARCH,
+        ROADS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES, ROUTING, SEARCH, THREEWORDS,
     ];
+    /// Layers only the world-wide base pack carries (region packs leave them out).
+    pub const BASE_ONLY: &[&str] = &[THREEWORDS];
     /// Stores (assets) imported by a project.
     pub const STORES: &str = "stores";
     /// Zones attached to stores.
@@ -300,6 +305,50 @@ CREATE TABLE IF NOT EXISTS timezones (
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS timezones_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);";
 
+/// Three-word addresses (ADR 0003). `threewords_scheme` holds `version` (the scheme version),
+/// `regions_sha256` and `words_sha256:<language>`; `threewords_words` the ranked list of each
+/// language (rank = the word's number in the scheme); `threewords_aliases` words heard or
+/// typed for a listed word (homophones the list dropped), for voice input; `threewords_regions`
+/// the runs of each band of the grid, 5 bytes a run (`u32` first column little-endian, `u8`
+/// region); `threewords_places` the world's populated places (GeoNames) for `nearestPlace`;
+/// `threewords_countries` country outlines (Natural Earth 1:10m) as blobs of little-endian
+/// `f32` (`u32` polygon count, then per polygon a `u32` ring count, per ring a `u32` point
+/// count and `lng, lat` pairs).
+pub const THREEWORDS: &str = "
+CREATE TABLE IF NOT EXISTS threewords_scheme (
+    key   TEXT PRIMARY KEY NOT NULL,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS threewords_words (
+    language TEXT NOT NULL,
+    rank     INTEGER NOT NULL,
+    word     TEXT NOT NULL,
+    PRIMARY KEY (language, rank)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS threewords_aliases (
+    language TEXT NOT NULL,
+    alias    TEXT NOT NULL,
+    rank     INTEGER NOT NULL,
+    PRIMARY KEY (language, alias, rank)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS threewords_regions (
+    band INTEGER PRIMARY KEY,
+    runs BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS threewords_places (
+    id           INTEGER PRIMARY KEY,
+    name         TEXT NOT NULL,
+    country_code TEXT NOT NULL,
+    lat          REAL NOT NULL,
+    lng          REAL NOT NULL,
+    population   INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS threewords_countries (
+    id           INTEGER PRIMARY KEY,
+    country_code TEXT NOT NULL,
+    shape        BLOB NOT NULL
+);";
+
 /// Stores (the spec's assets), zones and datasets: filled by imports, empty in packs built from
 /// open data. Free-form fields are JSON text; zone polygons WKT as received; dataset feature
 /// geometries GeoJSON.
@@ -353,7 +402,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS dataset_features_rtree USING rtree(fid, min_l
 /// Creates every table (all layers; empty layers cost nothing) and records the schema version.
 pub fn create_all(conn: &Connection) -> rusqlite::Result<()> {
     for ddl in [
-        META, ROADS, TOLLS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES, IMPORTED,
+        META, ROADS, TOLLS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES, THREEWORDS, IMPORTED,
     ] {
         conn.execute_batch(ddl)?;
     }

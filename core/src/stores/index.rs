@@ -15,12 +15,9 @@ use super::hours::OpeningHours;
 use super::zone::zone_shape;
 use crate::api::{JsonObject, PointGeometry, StoreAddress, StoreFeature, StoreProperties};
 use crate::error::{ApiError, ErrorCode};
-use crate::geo::Pt;
+use crate::geo::{EARTH_RADIUS_M, Pt, xyz};
 use crate::packs::PackSet;
 use crate::packs::schema::layers;
-
-/// Mean Earth radius, metres (the unit-sphere positions are scaled by it).
-const EARTH_RADIUS_M: f64 = 6_371_008.8;
 
 /// One store, as read from a pack.
 #[derive(Debug, Clone)]
@@ -120,7 +117,7 @@ pub struct PackZone {
 #[derive(Debug)]
 pub struct StoreIndex {
     stores: Vec<StoreRecord>,
-    /// The stores' positions on the sphere ([`xyz`]), in index order.
+    /// The stores' positions on the sphere ([`crate::geo::xyz`]), in index order.
     positions: Vec<[f64; 3]>,
     points: RTree<GeomWithData<[f64; 3], u32>>,
     /// The first store with each id (packs in the set's order).
@@ -193,16 +190,6 @@ fn zone_digest(
 ) -> String {
     let canonical = serde_json::json!([store_id, description, polygon, types, status]).to_string();
     crate::packs::install::hex(&Sha256::digest(canonical.as_bytes()))
-}
-
-/// A position on the sphere of the Earth's radius (chord distances in metres).
-pub fn xyz(p: Pt) -> [f64; 3] {
-    let (lat, lng) = (p.lat.to_radians(), p.lng.to_radians());
-    [
-        EARTH_RADIUS_M * lat.cos() * lng.cos(),
-        EARTH_RADIUS_M * lat.cos() * lng.sin(),
-        EARTH_RADIUS_M * lat.sin(),
-    ]
 }
 
 /// `t` in lower case, as the query language compares types.
@@ -374,7 +361,7 @@ impl StoreIndex {
     }
 
     /// The square of the chord distance (metres²) from store `i` to `c` (a position from
-    /// [`xyz`]): it orders stores exactly as their great-circle distance to `c`.
+    /// [`crate::geo::xyz`]): it orders stores exactly as their great-circle distance to `c`.
     pub fn chord2(&self, i: u32, c: [f64; 3]) -> f64 {
         let p = self.positions[i as usize];
         (p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2) + (p[2] - c[2]).powi(2)

@@ -350,7 +350,7 @@ fn matching(
         }
     };
     let center = f.center.map(|c| Pt::new(c.lat, c.lng));
-    let center_xyz = center.map(index::xyz);
+    let center_xyz = center.map(crate::geo::xyz);
     let spatial: Option<Vec<u32>> = match (center, f.zone, f.radius, &line) {
         (Some(c), true, _, _) => Some(index.stores_with_zone_at(c, overlay)),
         (Some(c), false, Some(r), None) => {

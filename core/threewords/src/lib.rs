@@ -8,6 +8,7 @@
 //! ways, in microseconds and without any index of the squares.
 //!
 //! Words themselves are data of the pack; this crate deals in ranks.
+pub mod codec;
 pub mod grid;
 pub mod permute;
 pub mod regions;
@@ -78,6 +79,26 @@ impl Scheme {
     pub fn number(&self, s: Square) -> u64 {
         let (k, n) = self.regions.locate(s);
         self.offsets[k as usize] + self.permutations[k as usize].apply(n)
+    }
+
+    /// The region of the square numbered `t` (from the number alone: regions own consecutive
+    /// ranges of numbers), `None` when `t` is not an address.
+    pub fn region_of_number(&self, t: u64) -> Option<u8> {
+        if t >= self.squares() {
+            return None;
+        }
+        (0..REGIONS)
+            .rev()
+            .find(|&k| self.offsets[k] <= t)
+            .map(|k| k as u8)
+    }
+
+    /// The region of the square of word ranks `ranks`, `None` when they name no square.
+    pub fn region_of(&self, ranks: [u64; 3]) -> Option<u8> {
+        if ranks.iter().any(|&r| r >= WORDS) {
+            return None;
+        }
+        self.region_of_number(shell::number(ranks))
     }
 
     /// The square numbered `t`, `None` when `t` is not an address.

@@ -7,6 +7,9 @@ use crate::grid::{Grid, ROWS_PER_BAND, Square};
 
 /// Regions: 0 populated, 1 land, 2 sea.
 pub const REGIONS: usize = 3;
+/// SHA-256 of the region table of scheme v1 ([`Regions::digest`]), as built from the pinned
+/// sources (ADR 0003 §2): a pack whose table differs is refused.
+pub const REGIONS_SHA256: &str = "e93ebce8cedf918768d49d0c3a5ac7909559fe29b4f951f555545a36caf0e78b";
 /// The populated region.
 pub const POPULATED: u8 = 0;
 /// Land away from populated places.
@@ -201,7 +204,10 @@ impl Regions {
         let rank = (off % per_row) as u32;
         let from = self.first_run[b] as usize;
         let runs = self.band_runs(b as u32);
-        let end_of = |i: usize| runs.get(i + 1).map_or(self.grid.columns(b as u32), |r| r.start);
+        let end_of = |i: usize| {
+            runs.get(i + 1)
+                .map_or(self.grid.columns(b as u32), |r| r.start)
+        };
         let i = (0..runs.len()).find(|&i| {
             runs[i].region == k
                 && self.before[from + i] <= rank

@@ -67,12 +67,19 @@ fn the_grid_has_57_trillion_squares_of_about_3_m() {
         assert!((2.99..3.01).contains(&h), "{lat}: height {h}");
         // Columns are 3 m wide at each band's centre line: within 0.5 % up to 85°, and the
         // polar bands' squares (where the cosine changes fast) stay between 2 and 4 m.
-        let width = if lat.abs() <= 85.0 { 2.985..3.015 } else { 2.0..4.0 };
+        let width = if lat.abs() <= 85.0 {
+            2.985..3.015
+        } else {
+            2.0..4.0
+        };
         assert!(width.contains(&w), "{lat}: width {w}");
         assert!((south..north).contains(&lat));
     }
     assert_eq!(g.square(90.0, 0.0).unwrap().row, ROWS - 1);
-    assert_eq!(g.square(-90.0, -180.0).unwrap(), g.square(-90.0, 180.0).unwrap());
+    assert_eq!(
+        g.square(-90.0, -180.0).unwrap(),
+        g.square(-90.0, 180.0).unwrap()
+    );
     assert!(g.square(90.5, 0.0).is_none());
     assert!(g.square(f64::NAN, 0.0).is_none());
 }
@@ -96,9 +103,18 @@ fn bad_region_tables_are_refused() {
     assert!(Regions::new(g.clone(), bands.clone()).is_err());
     bands[5] = vec![sea(0), sea(10)];
     assert!(Regions::new(g.clone(), bands.clone()).is_err());
-    bands[5] = vec![sea(0), Run { start: u32::MAX, region: LAND }];
+    bands[5] = vec![
+        sea(0),
+        Run {
+            start: u32::MAX,
+            region: LAND,
+        },
+    ];
     assert!(Regions::new(g.clone(), bands.clone()).is_err());
-    bands[5] = vec![Run { start: 0, region: 7 }];
+    bands[5] = vec![Run {
+        start: 0,
+        region: 7,
+    }];
     assert!(Regions::new(g, bands).is_err());
 }
 

@@ -177,6 +177,25 @@ class OperationsTest {
     }
 
     @Test
+    fun threeWordAddressesRoundTripThroughAutosuggest() = runBlocking {
+        val at = LatLng(42.5063, 1.5218)
+        val json = waymark.convertTo3wa(ConvertTo3waRequest(coordinates = at, format = ThreeWordsFormat.JSON, language = "en"))
+        val a = (json as ConvertTo3waResponse.Json).v1
+        assertEquals("AD", a.country)
+        assertEquals(3, a.words.split(".").size)
+        assertTrue(a.map.startsWith("geo:42.50"), a.map)
+        val partial = a.words.substring(0, a.words.lastIndexOf('.') + 3)
+        val s = waymark.autosuggest(AutosuggestRequest(input = partial, focus = at, inputType = InputType.TEXT, preferLand = true))
+        assertEquals(a.words, s.suggestions.first().words)
+        assertEquals(0u, s.suggestions.first().distanceToFocusKm)
+        assertEquals(listOf(1u, 2u, 3u).take(s.suggestions.size), s.suggestions.map { it.rank })
+        val e = assertThrows<WaymarkException.Validation> {
+            runBlocking { waymark.autosuggest(AutosuggestRequest(input = "a.b.c.d", inputType = InputType.TEXT, preferLand = true)) }
+        }
+        assertTrue(e.detail.contains("input"), e.detail)
+    }
+
+    @Test
     fun operationsWithoutImplementationSayWhy() {
         val e = assertThrows<WaymarkException.NotAvailable> {
             runBlocking { waymark.venue(VenueGetRequest(venueId = "any")) }

@@ -40,6 +40,8 @@ class ParityTest {
             "GET /distance/isochrone/json" -> distanceIsochroneResponseToJson(waymark.isochrone(distanceIsochroneRequestFromJson(request)))
             "GET /stores/search" -> storesSearchResponseToJson(waymark.storesSearch(storesSearchRequestFromJson(request)))
             "GET /stores/search/bounds" -> storesBoundsResponseToJson(waymark.storesBounds(storesBoundsRequestFromJson(request)))
+            "GET /threewords/convert-to-3wa" -> threewordsConvertResponseToJson(waymark.convertTo3wa(threewordsConvertRequestFromJson(request)))
+            "GET /threewords/autosuggest" -> threewordsAutosuggestResponseToJson(waymark.autosuggest(threewordsAutosuggestRequestFromJson(request)))
             else -> error("no parity runner for $endpoint")
         }
     }

@@ -1,0 +1,382 @@
+//! The three-word layer of a pack set, loaded once per set: the scheme over the pack's region
+//! table (checked against the pinned SHA-256 of scheme v1), the word lists, the populated
+//! places (nearest first, on the unit sphere) and the country outlines (point-in-country
+//! through an index of edges by latitude strip, so a lookup reads a few dozen edges rather
+//! than a whole 1:10m coastline).
+use std::collections::HashMap;
+
+use rstar::RTree;
+use rstar::primitives::{GeomWithData, Rectangle};
+use rusqlite::Connection;
+use waymark_threewords::codec::{decode_polygons, decode_runs};
+use waymark_threewords::grid::{BANDS, Grid};
+use waymark_threewords::regions::{REGIONS_SHA256, Regions};
+use waymark_threewords::{SCHEME_VERSION, Scheme, WORDS};
+
+use crate::error::{ApiError, ErrorCode};
+use crate::geo::{Pt, xyz};
+use crate::packs::PackSet;
+use crate::packs::schema::layers;
+
+/// SHA-256 of each shipped word list (words joined by `\n`), pinned with the scheme: a pack
+/// whose list differs would re-map addresses and is refused.
+pub const WORDS_SHA256: &[(&str, &str)] = &[(
+    "en",
+    "b0abd5617b0a2bfe57a12ec9a77c978a4c62f73e06b71114454d23a4c7b19d6f",
+)];
+
+/// One language's words.
+#[derive(Debug)]
+pub struct Words {
+    /// Language code.
+    pub language: String,
+    /// Words by rank.
+    pub list: Vec<Box<str>>,
+    /// Rank of each word.
+    pub rank: HashMap<Box<str>, u32>,
+    /// Ranks of the listed words each alias sounds like.
+    pub aliases: HashMap<Box<str>, Vec<u32>>,
+    /// `(word, rank)` sorted by word, for prefix ranges.
+    pub sorted: Vec<(Box<str>, u32)>,
+}
+
+impl Words {
+    /// The word of `rank`.
+    pub fn word(&self, rank: u64) -> &str {
+        self.list.get(rank as usize).map_or("", |w| w)
+    }
+
+    /// The address of a rank triple, `a.b.c`.
+    pub fn address(&self, ranks: [u64; 3]) -> String {
+        format!(
+            "{}.{}.{}",
+            self.word(ranks[0]),
+            self.word(ranks[1]),
+            self.word(ranks[2])
+        )
+    }
+
+    /// The `(word, rank)` entries starting with `prefix`, in alphabetical order.
+    pub fn with_prefix(&self, prefix: &str) -> &[(Box<str>, u32)] {
+        let from = self.sorted.partition_point(|(w, _)| &**w < prefix);
+        let len = self.sorted[from..].partition_point(|(w, _)| w.starts_with(prefix));
+        &self.sorted[from..from + len]
+    }
+}
+
+/// A populated place.
+#[derive(Debug)]
+pub struct Place {
+    /// Name.
+    pub name: String,
+    /// ISO 3166-1 alpha-2 code.
+    pub country: String,
+}
+
+/// Strip height of the country edge index, degrees.
+const STRIP_DEG: f64 = 0.25;
+
+/// A country outline with its edges indexed by latitude strip.
+#[derive(Debug)]
+pub struct CountryShape {
+    /// ISO 3166-1 alpha-2 code.
+    pub code: String,
+    /// `[west, south, east, north]`.
+    pub bbox: [f64; 4],
+    first_strip: i64,
+    /// Per strip, the edges `(lng0, lat0, lng1, lat1)` meeting it.
+    strips: Vec<Vec<[f32; 4]>>,
+}
+
+impl CountryShape {
+    fn new(code: String, polygons: &[Vec<Vec<(f64, f64)>>]) -> Option<CountryShape> {
+        let mut bbox = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
+        let mut edges = Vec::new();
+        for ring in polygons.iter().flatten() {
+            for w in ring.windows(2) {
+                let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+                bbox = [
+                    bbox[0].min(x0),
+                    bbox[1].min(y0),
+                    bbox[2].max(x0),
+                    bbox[3].max(y0),
+                ];
+                if y0 != y1 {
+                    edges.push([x0 as f32, y0 as f32, x1 as f32, y1 as f32]);
+                }
+            }
+        }
+        if edges.is_empty() {
+            return None;
+        }
+        let strip = |lat: f64| (lat / STRIP_DEG).floor() as i64;
+        let first_strip = strip(bbox[1]);
+        let mut strips = vec![Vec::new(); (strip(bbox[3]) - first_strip + 1) as usize];
+        for e in edges {
+            let (lo, hi) = (f64::from(e[1].min(e[3])), f64::from(e[1].max(e[3])));
+            for s in strip(lo)..=strip(hi) {
+                strips[(s - first_strip) as usize].push(e);
+            }
+        }
+        Some(CountryShape {
+            code,
+            bbox,
+            first_strip,
+            strips,
+        })
+    }
+
+    /// Whether the outline holds `p` (even-odd over every ring, so holes are holes).
+    pub fn contains(&self, p: Pt) -> bool {
+        let [w, s, e, n] = self.bbox;
+        if !(p.lng >= w && p.lng <= e && p.lat >= s && p.lat <= n) {
+            return false;
+        }
+        let i = (p.lat / STRIP_DEG).floor() as i64 - self.first_strip;
+        let Some(edges) = usize::try_from(i).ok().and_then(|i| self.strips.get(i)) else {
+            return false;
+        };
+        let (x, y) = (p.lng as f32, p.lat as f32);
+        let mut inside = false;
+        for &[x0, y0, x1, y1] in edges {
+            if (y0 > y) != (y1 > y) {
+                let cross = x0 + (y - y0) / (y1 - y0) * (x1 - x0);
+                if x < cross {
+                    inside = !inside;
+                }
+            }
+        }
+        inside
+    }
+}
+
+/// The three-word layer of a pack set.
+#[derive(Debug)]
+pub struct ThreeWordsIndex {
+    /// Square ↔ rank triples.
+    pub scheme: Scheme,
+    /// Word lists by language.
+    pub languages: HashMap<String, Words>,
+    places: Vec<Place>,
+    place_tree: RTree<GeomWithData<[f64; 3], u32>>,
+    /// Country outlines.
+    pub countries: Vec<CountryShape>,
+    country_tree: RTree<GeomWithData<Rectangle<[f64; 2]>, u32>>,
+}
+
+fn unreadable(pack: &str, e: &dyn std::error::Error) -> ApiError {
+    tracing::error!(pack, "the threewords layer cannot be read");
+    ApiError::internal(e)
+}
+
+impl ThreeWordsIndex {
+    /// Reads the three-word layer of `set`; 503 when no pack has one.
+    pub fn load(set: &PackSet) -> Result<ThreeWordsIndex, ApiError> {
+        let Some(pack) = set.with_layer(layers::THREEWORDS).into_iter().next() else {
+            return Err(ApiError::new(
+                ErrorCode::DataUnavailable,
+                "no installed pack has the threewords layer; install the base pack",
+            ));
+        };
+        let conn = pack.sqlite().map_err(|e| unreadable(pack.id(), &e))?;
+        Self::read(&conn).map_err(|e| match e {
+            LoadError::Sqlite(e) => unreadable(pack.id(), &e),
+            other => {
+                tracing::error!(pack = pack.id(), error = %other, "the threewords layer is refused");
+                ApiError::new(
+                    ErrorCode::DataUnavailable,
+                    format!(
+                        "the threewords layer of pack `{}` cannot be used: {other}",
+                        pack.id()
+                    ),
+                )
+            }
+        })
+    }
+
+    /// Reads the layer from a pack's database.
+    pub fn read(conn: &Connection) -> Result<ThreeWordsIndex, LoadError> {
+        let version: String = conn.query_row(
+            "SELECT value FROM threewords_scheme WHERE key = 'version'",
+            [],
+            |r| r.get(0),
+        )?;
+        if version != SCHEME_VERSION.to_string() {
+            return Err(LoadError::Version(version));
+        }
+        let grid = Grid::v1().map_err(|e| LoadError::Scheme(e.to_string()))?;
+        let mut bands = vec![Vec::new(); BANDS as usize];
+        {
+            let mut stmt = conn.prepare("SELECT band, runs FROM threewords_regions")?;
+            let mut rows = stmt.query([])?;
+            while let Some(row) = rows.next()? {
+                let band: i64 = row.get(0)?;
+                let blob: Vec<u8> = row.get(1)?;
+                let slot = usize::try_from(band)
+                    .ok()
+                    .and_then(|b| bands.get_mut(b))
+                    .ok_or_else(|| LoadError::Scheme(format!("band {band} out of range")))?;
+                *slot = decode_runs(&blob).map_err(|e| LoadError::Scheme(e.to_string()))?;
+            }
+        }
+        let regions = Regions::new(grid, bands).map_err(|e| LoadError::Scheme(e.to_string()))?;
+        let digest = regions.digest();
+        if digest != REGIONS_SHA256 {
+            return Err(LoadError::Scheme(format!(
+                "region table SHA-256 {digest}, scheme v1 has {REGIONS_SHA256}"
+            )));
+        }
+        let scheme = Scheme::new(regions).map_err(|e| LoadError::Scheme(e.to_string()))?;
+
+        let mut languages = HashMap::new();
+        for &(language, sha) in WORDS_SHA256 {
+            let mut stmt = conn
+                .prepare("SELECT word FROM threewords_words WHERE language = ?1 ORDER BY rank")?;
+            let list: Vec<Box<str>> = stmt
+                .query_map([language], |r| r.get::<_, String>(0))?
+                .map(|w| w.map(String::into_boxed_str))
+                .collect::<rusqlite::Result<_>>()?;
+            if list.is_empty() {
+                continue;
+            }
+            let joined = list.join("\n");
+            let found = crate::packs::install::sha256_hex(joined.as_bytes());
+            if list.len() as u64 != WORDS || found != sha {
+                return Err(LoadError::Scheme(format!(
+                    "the `{language}` word list has {} words, SHA-256 {found}; scheme v1 has {WORDS} words, {sha}",
+                    list.len()
+                )));
+            }
+            let rank: HashMap<Box<str>, u32> = list
+                .iter()
+                .enumerate()
+                .map(|(i, w)| (w.clone(), i as u32))
+                .collect();
+            let mut sorted: Vec<(Box<str>, u32)> =
+                rank.iter().map(|(w, r)| (w.clone(), *r)).collect();
+            sorted.sort();
+            let mut aliases: HashMap<Box<str>, Vec<u32>> = HashMap::new();
+            let mut stmt =
+                conn.prepare("SELECT alias, rank FROM threewords_aliases WHERE language = ?1")?;
+            let rows = stmt.query_map([language], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, u32>(1)?))
+            })?;
+            for row in rows {
+                let (alias, r) = row?;
+                if (r as u64) < WORDS {
+                    aliases.entry(alias.into_boxed_str()).or_default().push(r);
+                }
+            }
+            languages.insert(
+                language.to_string(),
+                Words {
+                    language: language.to_string(),
+                    list,
+                    rank,
+                    aliases,
+                    sorted,
+                },
+            );
+        }
+        if languages.is_empty() {
+            return Err(LoadError::Scheme("no word list of scheme v1".into()));
+        }
+
+        let mut places = Vec::new();
+        let mut points = Vec::new();
+        {
+            let mut stmt = conn.prepare(
+                "SELECT name, country_code, lat, lng FROM threewords_places ORDER BY id",
+            )?;
+            let mut rows = stmt.query([])?;
+            while let Some(row) = rows.next()? {
+                let p = Pt::new(row.get(2)?, row.get(3)?);
+                points.push(GeomWithData::new(xyz(p), places.len() as u32));
+                places.push(Place {
+                    name: row.get(0)?,
+                    country: row.get(1)?,
+                });
+            }
+        }
+
+        let mut countries = Vec::new();
+        {
+            let mut stmt =
+                conn.prepare("SELECT country_code, shape FROM threewords_countries ORDER BY id")?;
+            let mut rows = stmt.query([])?;
+            while let Some(row) = rows.next()? {
+                let blob: Vec<u8> = row.get(1)?;
+                let polygons =
+                    decode_polygons(&blob).map_err(|e| LoadError::Scheme(e.to_string()))?;
+                if let Some(shape) = CountryShape::new(row.get(0)?, &polygons) {
+                    countries.push(shape);
+                }
+            }
+        }
+        let boxes = countries
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let [w, s, e, n] = c.bbox;
+                GeomWithData::new(Rectangle::from_corners([w, s], [e, n]), i as u32)
+            })
+            .collect();
+        Ok(ThreeWordsIndex {
+            scheme,
+            languages,
+            place_tree: RTree::bulk_load(points),
+            places,
+            countries,
+            country_tree: RTree::bulk_load(boxes),
+        })
+    }
+
+    /// The grid.
+    pub fn grid(&self) -> &Grid {
+        self.scheme.regions().grid()
+    }
+
+    /// The ISO 3166-1 alpha-2 code of the country holding `p`, `ZZ` at sea or where no
+    /// country is known.
+    pub fn country_at(&self, p: Pt) -> &str {
+        self.country_tree
+            .locate_all_at_point(&[p.lng, p.lat])
+            .map(|g| &self.countries[g.data as usize])
+            .find(|c| c.contains(p))
+            .map_or("ZZ", |c| c.code.as_str())
+    }
+
+    /// Whether `p` lies in one of the countries `codes` (upper-case alpha-2).
+    pub fn in_countries(&self, p: Pt, codes: &[String]) -> bool {
+        self.country_tree
+            .locate_all_at_point(&[p.lng, p.lat])
+            .map(|g| &self.countries[g.data as usize])
+            .any(|c| codes.contains(&c.code) && c.contains(p))
+    }
+
+    /// Whether any outline carries `code`.
+    pub fn knows_country(&self, code: &str) -> bool {
+        self.countries.iter().any(|c| c.code == code)
+    }
+
+    /// The nearest populated place to `p`: its name and country.
+    pub fn nearest_place(&self, p: Pt) -> Option<&Place> {
+        self.place_tree
+            .nearest_neighbor(&xyz(p))
+            .map(|g| &self.places[g.data as usize])
+    }
+}
+
+/// Why a three-word layer cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// SQLite failure.
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// Another scheme version.
+    #[error("scheme version {0}, this build answers scheme v{SCHEME_VERSION}")]
+    Version(String),
+    /// The pack's scheme data differs from scheme v1.
+    #[error("{0}")]
+    Scheme(String),
+}

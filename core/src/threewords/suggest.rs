@@ -1,0 +1,483 @@
+//! Suggestions for a partly typed or spoken three-word address.
+//!
+//! **Input.** Words are separated by dots (also the ideographic `。` and `｡`), spaces, commas,
+//! hyphens, underscores or slashes; a leading `///` is dropped; letters are lower-cased and
+//! accents folded (`Índex` is `index`). Voice input (`input-type` other than `text`) arrives
+//! without dots and sometimes with the separators spoken: `index dot home dot raft` is read as
+//! `index.home.raft`. Any other character is a 422 naming `input`, as is an input of more than
+//! three words or longer than [`MAX_INPUT_CHARS`]; an input that is not yet two complete words
+//! and at least one letter of the third is not an error but has no suggestion yet (an app calls
+//! autosuggest on every keystroke).
+//!
+//! **Candidates.** Each of the two full words brings itself (cost 0), the listed words it is
+//! heard as (homophones the list dropped, `there` → `their`: cost 0.4 by voice, 0.8 typed), its
+//! singular (`homes` → `home`, 0.6) and the listed words one edit away (insertion, deletion,
+//! substitution or swap of neighbours: 1.0; two edits, 2.0, only when nothing closer exists).
+//! The third word brings the listed words it begins (the word itself 0, a completion 0.05), its homophones and its one-edit neighbours; when it begins no word,
+//! the words beginning with a one-edit neighbour of it (1.05).
+//!
+//! **Scoring.** Combinations are tried cheapest first, up to [`MAX_CONVERSIONS`]; those that
+//! are no address or fall outside a clip are dropped. (Without a focus or a clip only the
+//! region of each combination is needed, which its number gives without inverting the
+//! permutation, so only the answered squares are located.) The score is the cost of the words, plus
+//! `0.5 · log10(1 + km)` of the distance to `focus` when one is given, plus 0.04 for a sea
+//! square when `prefer-land` holds (less than a completion costs: an address typed in full
+//! stays first); ties go to the populated region, then to more common
+//! words. The best [`MAX_SUGGESTIONS`] are answered, ranked 1, 2, 3.
+use std::collections::HashMap;
+
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+use waymark_threewords::regions::{POPULATED, SEA};
+
+use super::index::{ThreeWordsIndex, Words};
+use super::locate;
+use crate::api::vocab::InputType;
+use crate::api::{AutosuggestRequest, FieldError, Loc, ThreeWordsSuggestion, kinds};
+use crate::error::ApiError;
+use crate::geo::{Pt, haversine_m, ring_contains};
+
+/// Longest input read, in characters (three words of ten letters and their separators, with
+/// room for typing mistakes).
+pub const MAX_INPUT_CHARS: usize = 100;
+/// Suggestions answered at most.
+pub const MAX_SUGGESTIONS: usize = 3;
+/// Squares converted at most for one request.
+pub const MAX_CONVERSIONS: usize = 6_000;
+/// Score added to a sea square under `prefer-land`: less than a completion costs, so the
+/// address typed in full still comes first, but land wins among equal candidates.
+const SEA_PENALTY: f64 = 0.04;
+/// Cost of a completion of the third word.
+const COMPLETION_COST: f32 = 0.05;
+/// Candidates kept per full word.
+const MAX_WORD_CANDIDATES: usize = 12;
+/// Candidates kept for the third word.
+const MAX_LAST_CANDIDATES: usize = 6_000;
+
+/// An input read as two full words and the start of the third.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// The two full words.
+    pub words: [String; 2],
+    /// The third word, possibly unfinished.
+    pub last: String,
+    /// Whether it came from a speech recogniser.
+    pub voice: bool,
+}
+
+fn input_error(msg: String) -> ApiError {
+    ApiError::validation(vec![FieldError::invalid(
+        Loc::Query,
+        "input",
+        kinds::VALUE,
+        msg,
+    )])
+}
+
+fn is_separator(c: char) -> bool {
+    matches!(c, '.' | '。' | '｡' | '．' | ',' | '-' | '_' | '/' | '\\') || c.is_whitespace()
+}
+
+/// Lower-case ASCII with accents folded; `None` when a letter has no a–z form.
+fn fold_word(word: &str) -> Option<String> {
+    let folded: String = word
+        .nfd()
+        .filter(|c| !is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+        .map(|c| match c {
+            'ß' => 's',
+            'æ' => 'a',
+            'ø' => 'o',
+            'œ' => 'o',
+            other => other,
+        })
+        .collect();
+    folded
+        .bytes()
+        .all(|b| b.is_ascii_lowercase())
+        .then_some(folded)
+}
+
+/// Reads `input` (see the module notes): `Ok(None)` when it is not yet complete enough.
+pub fn parse_input(input: &str, input_type: InputType) -> Result<Option<Input>, ApiError> {
+    let voice = input_type != InputType::Text;
+    if input.chars().count() > MAX_INPUT_CHARS {
+        return Err(input_error(format!(
+            "input is longer than {MAX_INPUT_CHARS} characters: give three words joined by `.`"
+        )));
+    }
+    let trimmed = input.trim_start().trim_start_matches('/');
+    let mut words = Vec::new();
+    for raw in trimmed.split(is_separator).filter(|w| !w.is_empty()) {
+        let word = fold_word(raw).ok_or_else(|| {
+            input_error(format!(
+                "`{raw}` is not a word of a three-word address: use letters and join the three words with `.`"
+            ))
+        })?;
+        words.push(word);
+    }
+    if voice && words.len() == 5 && words[1] == "dot" && words[3] == "dot" {
+        words = vec![words[0].clone(), words[2].clone(), words[4].clone()];
+    }
+    if words.len() > 3 {
+        return Err(input_error(format!(
+            "{} words given: a three-word address has three, joined by `.`",
+            words.len()
+        )));
+    }
+    if words.len() < 3 {
+        return Ok(None);
+    }
+    let mut it = words.into_iter();
+    match (it.next(), it.next(), it.next()) {
+        (Some(a), Some(b), Some(c)) => Ok(Some(Input {
+            words: [a, b],
+            last: c,
+            voice,
+        })),
+        _ => Ok(None),
+    }
+}
+
+/// The strings one edit away from `w` (a–z only): deletions, swaps of neighbours,
+/// substitutions and insertions.
+fn one_edit(w: &str) -> Vec<String> {
+    let b = w.as_bytes();
+    let mut out = Vec::with_capacity(54 * b.len() + 26);
+    for i in 0..b.len() {
+        let mut v = b.to_vec();
+        v.remove(i);
+        out.push(v);
+    }
+    for i in 0..b.len().saturating_sub(1) {
+        let mut v = b.to_vec();
+        v.swap(i, i + 1);
+        out.push(v);
+    }
+    for i in 0..b.len() {
+        for c in b'a'..=b'z' {
+            if c != b[i] {
+                let mut v = b.to_vec();
+                v[i] = c;
+                out.push(v);
+            }
+        }
+    }
+    for i in 0..=b.len() {
+        for c in b'a'..=b'z' {
+            let mut v = b.to_vec();
+            v.insert(i, c);
+            out.push(v);
+        }
+    }
+    out.into_iter()
+        .filter_map(|v| String::from_utf8(v).ok())
+        .filter(|v| v != w)
+        .collect()
+}
+
+/// Keeps the cheapest cost per rank.
+fn add(found: &mut HashMap<u32, f32>, rank: u32, cost: f32) {
+    let e = found.entry(rank).or_insert(cost);
+    if cost < *e {
+        *e = cost;
+    }
+}
+
+/// `(rank, cost)` sorted cheapest first, then by rank.
+fn sorted(found: HashMap<u32, f32>, keep: usize) -> Vec<(u32, f32)> {
+    let mut v: Vec<(u32, f32)> = found.into_iter().collect();
+    v.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    v.truncate(keep);
+    v
+}
+
+fn homophone_cost(voice: bool) -> f32 {
+    if voice { 0.4 } else { 0.8 }
+}
+
+/// The listed words a full word may stand for, with their costs.
+pub fn word_candidates(words: &Words, token: &str, voice: bool) -> Vec<(u32, f32)> {
+    let mut found = HashMap::new();
+    if let Some(&r) = words.rank.get(token) {
+        add(&mut found, r, 0.0);
+    }
+    for &r in words.aliases.get(token).into_iter().flatten() {
+        add(&mut found, r, homophone_cost(voice));
+    }
+    for stem in singulars(token) {
+        if let Some(&r) = words.rank.get(stem.as_str()) {
+            add(&mut found, r, 0.6);
+        }
+    }
+    let near = one_edit(token);
+    for v in &near {
+        if let Some(&r) = words.rank.get(v.as_str()) {
+            add(&mut found, r, 1.0);
+        }
+    }
+    if found.is_empty() {
+        for v in &near {
+            for w in one_edit(v) {
+                if let Some(&r) = words.rank.get(w.as_str()) {
+                    add(&mut found, r, 2.0);
+                }
+            }
+        }
+    }
+    sorted(found, MAX_WORD_CANDIDATES)
+}
+
+/// The singular forms a plural-looking word may have.
+fn singulars(token: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(stem) = token.strip_suffix("ies") {
+        out.push(format!("{stem}y"));
+    }
+    if let Some(stem) = token.strip_suffix("es") {
+        out.push(stem.to_string());
+    }
+    if let Some(stem) = token.strip_suffix('s') {
+        out.push(stem.to_string());
+    }
+    out
+}
+
+/// The listed words the third, possibly unfinished word may stand for.
+pub fn last_candidates(words: &Words, token: &str, voice: bool) -> Vec<(u32, f32)> {
+    let mut found = HashMap::new();
+    let completions = words.with_prefix(token);
+    for (w, r) in completions {
+        let missing = (w.len() - token.len()) as f32;
+        add(
+            &mut found,
+            *r,
+            if missing == 0.0 { 0.0 } else { COMPLETION_COST },
+        );
+    }
+    for &r in words.aliases.get(token).into_iter().flatten() {
+        add(&mut found, r, homophone_cost(voice));
+    }
+    for stem in singulars(token) {
+        if let Some(&r) = words.rank.get(stem.as_str()) {
+            add(&mut found, r, 0.6);
+        }
+    }
+    let near = one_edit(token);
+    for v in &near {
+        if let Some(&r) = words.rank.get(v.as_str()) {
+            add(&mut found, r, 1.0);
+        }
+    }
+    if completions.is_empty() && token.len() >= 2 {
+        for v in &near {
+            for (_, r) in words.with_prefix(v) {
+                add(&mut found, *r, 1.0 + COMPLETION_COST);
+            }
+        }
+    }
+    sorted(found, MAX_LAST_CANDIDATES)
+}
+
+/// The clips of a request, tested on a square's centre.
+struct Clip<'a> {
+    req: &'a AutosuggestRequest,
+    countries: Vec<String>,
+    polygon: Vec<Pt>,
+}
+
+impl<'a> Clip<'a> {
+    fn new(req: &'a AutosuggestRequest) -> Self {
+        Clip {
+            req,
+            countries: req
+                .clip_to_country
+                .iter()
+                .map(|c| c.to_ascii_uppercase())
+                .collect(),
+            polygon: req
+                .clip_to_polygon
+                .iter()
+                .flatten()
+                .map(|p| Pt::new(p.lat, p.lng))
+                .collect(),
+        }
+    }
+
+    /// Whether any clip is given.
+    fn any(&self) -> bool {
+        self.req.clip_to_bounding_box.is_some()
+            || self.req.clip_to_circle.is_some()
+            || !self.polygon.is_empty()
+            || !self.countries.is_empty()
+    }
+
+    fn keeps(&self, index: &ThreeWordsIndex, p: Pt) -> bool {
+        if let Some(b) = &self.req.clip_to_bounding_box
+            && !(p.lat >= b.southwest.lat
+                && p.lat <= b.northeast.lat
+                && p.lng >= b.southwest.lng
+                && p.lng <= b.northeast.lng)
+        {
+            return false;
+        }
+        if let Some(c) = &self.req.clip_to_circle
+            && haversine_m(Pt::new(c.center.lat, c.center.lng), p) > c.radius_km * 1000.0
+        {
+            return false;
+        }
+        if !self.polygon.is_empty() && !ring_contains(&self.polygon, p) {
+            return false;
+        }
+        self.countries.is_empty() || index.in_countries(p, &self.countries)
+    }
+}
+
+/// A scored square.
+struct Scored {
+    score: f64,
+    region: u8,
+    ranks: [u32; 3],
+    square: Option<waymark_threewords::grid::Square>,
+    distance_km: Option<f64>,
+}
+
+/// The best suggestions for `input`.
+pub fn suggest(
+    index: &ThreeWordsIndex,
+    words: &Words,
+    input: &Input,
+    req: &AutosuggestRequest,
+) -> Vec<ThreeWordsSuggestion> {
+    let first = word_candidates(words, &input.words[0], input.voice);
+    let second = word_candidates(words, &input.words[1], input.voice);
+    let last = last_candidates(words, &input.last, input.voice);
+    let mut pairs: Vec<(u32, u32, f32)> = first
+        .iter()
+        .flat_map(|&(a, ca)| second.iter().map(move |&(b, cb)| (a, b, ca + cb)))
+        .collect();
+    pairs.sort_by(|x, y| x.2.total_cmp(&y.2).then((x.0, x.1).cmp(&(y.0, y.1))));
+    let clip = Clip::new(req);
+    let focus = req.focus.map(|f| Pt::new(f.lat, f.lng));
+    // Without a focus or a clip, a candidate's score needs only its region, which its number
+    // gives without the inverse permutation: only the answered squares are found.
+    let placed = focus.is_some() || clip.any();
+    let grid = index.grid();
+    let mut scored: Vec<Scored> = Vec::new();
+    let mut tried = 0usize;
+    'pairs: for &(a, b, pair_cost) in &pairs {
+        for &(c, last_cost) in &last {
+            if tried >= MAX_CONVERSIONS {
+                break 'pairs;
+            }
+            tried += 1;
+            let ranks = [u64::from(a), u64::from(b), u64::from(c)];
+            let Some(region) = index.scheme.region_of(ranks) else {
+                continue;
+            };
+            let mut score = f64::from(pair_cost + last_cost);
+            if req.prefer_land && region == SEA {
+                score += SEA_PENALTY;
+            }
+            let (mut square, mut distance_km) = (None, None);
+            if placed {
+                let Some(s) = index.scheme.square(ranks) else {
+                    continue;
+                };
+                let (lat, lng) = grid.centre(s);
+                let centre = Pt::new(lat, lng);
+                if !clip.keeps(index, centre) {
+                    continue;
+                }
+                distance_km = focus.map(|f| haversine_m(f, centre) / 1000.0);
+                if let Some(d) = distance_km {
+                    score += 0.5 * (1.0 + d).log10();
+                }
+                square = Some(s);
+            }
+            scored.push(Scored {
+                score,
+                region,
+                ranks: [a, b, c],
+                square,
+                distance_km,
+            });
+        }
+    }
+    scored.sort_by(|x, y| {
+        x.score
+            .total_cmp(&y.score)
+            .then((x.region != POPULATED).cmp(&(y.region != POPULATED)))
+            .then(x.region.cmp(&y.region))
+            .then(
+                x.ranks
+                    .iter()
+                    .map(|r| u64::from(*r))
+                    .sum::<u64>()
+                    .cmp(&y.ranks.iter().map(|r| u64::from(*r)).sum::<u64>()),
+            )
+            .then(x.ranks.cmp(&y.ranks))
+    });
+    scored
+        .into_iter()
+        .filter_map(|s| {
+            let ranks = s.ranks.map(u64::from);
+            let square = s.square.or_else(|| index.scheme.square(ranks))?;
+            Some((s, square))
+        })
+        .take(MAX_SUGGESTIONS)
+        .enumerate()
+        .map(|(i, (s, square))| {
+            let at = locate(index, words, square);
+            ThreeWordsSuggestion {
+                country: at.country,
+                nearest_place: at.nearest_place,
+                words: at.words,
+                distance_to_focus_km: s.distance_km.map(|d| d.round() as u32),
+                rank: i as u32 + 1,
+                language: words.language.clone(),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Option<Input> {
+        parse_input(s, InputType::Text).unwrap()
+    }
+
+    #[test]
+    fn input_is_split_folded_and_checked() {
+        let i = parse("///Índex.HOME.ra").unwrap();
+        assert_eq!(i.words, ["index", "home"]);
+        assert_eq!(i.last, "ra");
+        assert_eq!(parse("index home r").unwrap().last, "r");
+        assert_eq!(parse("index。home。raft").unwrap().last, "raft");
+        assert!(parse("index.home").is_none());
+        assert!(parse("index.home.").is_none());
+        assert!(parse("").is_none());
+        assert!(parse_input("index.h0me.raft", InputType::Text).is_err());
+        assert!(parse_input("a.b.c.d", InputType::Text).is_err());
+        assert!(parse_input(&"a".repeat(101), InputType::Text).is_err());
+        let v = parse_input("index dot home dot raft", InputType::GenericVoice)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (v.words.clone(), v.last.as_str(), v.voice),
+            (["index".to_string(), "home".to_string()], "raft", true)
+        );
+    }
+
+    #[test]
+    fn one_edit_neighbours() {
+        let n = one_edit("cat");
+        for w in ["at", "act", "cut", "cart", "cats", "ca"] {
+            assert!(n.iter().any(|v| v == w), "{w}");
+        }
+        assert!(!n.iter().any(|v| v == "cat"));
+    }
+}

