@@ -39,10 +39,25 @@ fn points(n: usize) -> Vec<(f64, f64)> {
 
 fn bench(c: &mut Criterion) {
     let tmp = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
     let (engine, publisher) =
         waymark_tests::engine_with_pack(&waymark_tests::threewords_plan(), tmp.path());
+    eprintln!(
+        "three-word layer build (word list, region table, places, outlines) + sign + install: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     let db = tmp.path().join("built/words-1/data.sqlite");
     let index = ThreeWordsIndex::read(&rusqlite::Connection::open(db).unwrap()).unwrap();
+    let started = std::time::Instant::now();
+    let loaded = ThreeWordsIndex::read(
+        &rusqlite::Connection::open(tmp.path().join("built/words-1/data.sqlite")).unwrap(),
+    )
+    .unwrap();
+    eprintln!(
+        "three-word layer load (first request): {:.0} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    drop(loaded);
     let caller = waymark_tests::private_caller(&publisher);
     let creds = Credentials::Http(&caller);
     let pts = points(10_000);

@@ -504,3 +504,56 @@ fn golden_addresses_of_scheme_v1_never_change() {
         );
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config { cases: 48, ..Default::default() })]
+
+    /// Whatever the clip and the input, no suggestion lies outside the clip, and an address
+    /// inside it, typed to two letters of its third word, is among the suggestions.
+    #[test]
+    fn clips_are_never_crossed(
+        lat in -60.0f64..70.0,
+        lng in -180.0f64..180.0,
+        size in 0.05f64..20.0,
+        kind in 0usize..3,
+        seed in 0u64..1_000,
+    ) {
+        let a = convert(lat, lng);
+        let (head, last) = a.words.rsplit_once('.').unwrap();
+        let typed = format!("{head}.{}", &last[..2]);
+        let centre = LatLng::new(lat, lng);
+        let mut req = AutosuggestRequest { focus: Some(LatLng::new(lat + 1.0, lng)), ..input(&typed) };
+        let (south, north) = ((lat - size).max(-90.0), (lat + size).min(90.0));
+        let (west, east) = ((lng - size).max(-180.0), (lng + size).min(180.0));
+        let keep: Box<dyn Fn(Pt) -> bool> = match kind {
+            0 => {
+                req.clip_to_bounding_box = Some(Viewport {
+                    southwest: LatLng::new(south, west),
+                    northeast: LatLng::new(north, east),
+                });
+                Box::new(move |p: Pt| (south..=north).contains(&p.lat) && (west..=east).contains(&p.lng))
+            }
+            1 => {
+                let km = size * 50.0 + (seed % 7) as f64;
+                req.clip_to_circle = Some(Circle { center: centre, radius_km: km });
+                Box::new(move |p: Pt| haversine_m(Pt::new(lat, lng), p) <= km * 1000.0)
+            }
+            _ => {
+                let ring = vec![
+                    LatLng::new(south, west),
+                    LatLng::new(south, east),
+                    LatLng::new(north, east),
+                    LatLng::new(north, west),
+                    LatLng::new(south, west),
+                ];
+                req.clip_to_polygon = Some(ring);
+                Box::new(move |p: Pt| (south..=north).contains(&p.lat) && (west..=east).contains(&p.lng))
+            }
+        };
+        let r = suggest(req).unwrap();
+        for s in &r.suggestions {
+            proptest::prop_assert!(keep(centre_of(&s.words)), "{} outside the clip", s.words);
+        }
+        proptest::prop_assert!(r.suggestions.iter().any(|s| s.words == a.words), "{} not suggested: {r:?}", a.words);
+    }
+}

@@ -16,10 +16,13 @@
 //! The third word brings the listed words it begins (the word itself 0, a completion 0.05), its homophones and its one-edit neighbours; when it begins no word,
 //! the words beginning with a one-edit neighbour of it (1.05).
 //!
-//! **Scoring.** Combinations are tried cheapest first, up to [`MAX_CONVERSIONS`]; those that
-//! are no address or fall outside a clip are dropped. (Without a focus or a clip only the
-//! region of each combination is needed, which its number gives without inverting the
-//! permutation, so only the answered squares are located.) The score is the cost of the words, plus
+//! **Scoring.** Combinations are tried cheapest first; those that are no address or fall
+//! outside a clip are dropped. Without a focus or a clip only the region of each combination
+//! is needed, which its number gives without inverting the permutation: up to
+//! [`MAX_CONVERSIONS`] are tried and only the answered squares are located. With a focus or a
+//! clip every combination's square is located, up to [`MAX_LOCATED`]: more than the words
+//! beginning with any two letters (at most 1,426, `re…`), so from the second letter typed on
+//! every completion is weighed; with one letter, the 2,000 most common completions. The score is the cost of the words, plus
 //! `0.5 · log10(1 + km)` of the distance to `focus` when one is given, plus 0.04 for a sea
 //! square when `prefer-land` holds (less than a completion costs: an address typed in full
 //! stays first); ties go to the populated region, then to more common
@@ -44,6 +47,8 @@ pub const MAX_INPUT_CHARS: usize = 100;
 pub const MAX_SUGGESTIONS: usize = 3;
 /// Squares converted at most for one request.
 pub const MAX_CONVERSIONS: usize = 6_000;
+/// Combinations located at most for one request with a focus or a clip.
+pub const MAX_LOCATED: usize = 2_000;
 /// Score added to a sea square under `prefer-land`: less than a completion costs, so the
 /// address typed in full still comes first, but land wins among equal candidates.
 const SEA_PENALTY: f64 = 0.04;
@@ -367,7 +372,7 @@ pub fn suggest(
     let mut tried = 0usize;
     'pairs: for &(a, b, pair_cost) in &pairs {
         for &(c, last_cost) in &last {
-            if tried >= MAX_CONVERSIONS {
+            if tried >= if placed { MAX_LOCATED } else { MAX_CONVERSIONS } {
                 break 'pairs;
             }
             tried += 1;
