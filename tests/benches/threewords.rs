@@ -19,22 +19,8 @@ type MakeRequest<'a> = Box<dyn Fn(usize, usize) -> AutosuggestRequest + 'a>;
 
 /// Deterministic points, uniform on the sphere.
 fn points(n: usize) -> Vec<(f64, f64)> {
-    let mut s = 42u64;
-    let mut unit = || {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    };
-    (0..n)
-        .map(|_| {
-            (
-                (2.0 * unit() - 1.0).asin().to_degrees(),
-                unit() * 360.0 - 180.0,
-            )
-        })
-        .collect()
+    let mut rng = waymark_tests::Rng::new(42);
+    (0..n).map(|_| rng.sphere_point()).collect()
 }
 
 fn bench(c: &mut Criterion) {

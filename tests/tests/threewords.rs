@@ -91,30 +91,6 @@ fn centre_of(words: &str) -> Pt {
     Pt::new(lat, lng)
 }
 
-/// Deterministic pseudo-random numbers (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// A point uniform on the sphere.
-    fn point(&mut self) -> (f64, f64) {
-        let lat = (2.0 * self.unit() - 1.0).asin().to_degrees();
-        let lng = self.unit() * 360.0 - 180.0;
-        (lat, lng)
-    }
-}
-
 #[test]
 fn convert_names_the_square_holding_the_point() {
     let a = convert(51.520847, -0.195521);
@@ -199,9 +175,9 @@ fn populated_places_get_common_words() {
 
 #[test]
 fn every_converted_address_comes_back_first_from_autosuggest() {
-    let mut rng = Rng(7);
+    let mut rng = waymark_tests::Rng::new(7);
     for _ in 0..150 {
-        let (lat, lng) = rng.point();
+        let (lat, lng) = rng.sphere_point();
         let a = convert(lat, lng);
         let r = suggest(input(&a.words)).unwrap();
         assert_eq!(r.suggestions[0].words, a.words, "{lat},{lng}");
@@ -228,7 +204,7 @@ fn every_converted_address_comes_back_first_from_autosuggest() {
 
 #[test]
 fn typing_mistakes_are_corrected_near_the_focus() {
-    let mut rng = Rng(11);
+    let mut rng = waymark_tests::Rng::new(11);
     let mut fixed = 0;
     let total = 60;
     for _ in 0..total {
@@ -456,48 +432,48 @@ fn over_http() {
     assert_eq!(r.status, 422, "{}", r.body);
 }
 
-/// Scheme v1 is pinned: `tests/golden/threewords-v1.tsv` holds coordinate → address pairs
-/// (`WAYMARK_UPDATE_GOLDEN=1` writes it, once, when the scheme is defined; a change of code or
-/// data that re-maps any address fails here).
+/// Scheme v1 is pinned: `tests/golden/threewords-v1.tsv` holds 2,000 coordinate → address
+/// pairs (a few landmarks, the poles and the antimeridian, then points uniform on the sphere),
+/// written once when the scheme was defined (`WAYMARK_UPDATE_GOLDEN=1` writes the file only
+/// when it is missing). A change of code or data that re-maps any address fails here.
 #[test]
 fn golden_addresses_of_scheme_v1_never_change() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden/threewords-v1.tsv");
-    let mut rng = Rng(2026);
-    let mut points: Vec<(f64, f64)> = vec![
-        (51.520847, -0.195521),
-        (60.1699, 24.9384),
-        (42.5063, 1.5218),
-        (48.1374, 11.5755),
-        (0.0, 0.0),
-        (89.99999, 0.0),
-        (-89.99999, 179.99999),
-        (0.0, -180.0),
-    ];
-    points.extend((0..1992).map(|_| rng.point()));
-    let lines: Vec<String> = points
-        .iter()
-        .map(|&(lat, lng)| {
-            format!(
-                "{lat:.6}\t{lng:.6}\t{}",
-                convert((lat * 1e6).round() / 1e6, (lng * 1e6).round() / 1e6).words
-            )
-        })
-        .collect();
     if std::env::var_os("WAYMARK_UPDATE_GOLDEN").is_some() && !path.exists() {
+        let mut rng = waymark_tests::Rng::new(2026);
+        let mut points: Vec<(f64, f64)> = vec![
+            (51.520847, -0.195521),
+            (60.1699, 24.9384),
+            (42.5063, 1.5218),
+            (48.1374, 11.5755),
+            (0.0, 0.0),
+            (89.99999, 0.0),
+            (-89.99999, 179.99999),
+            (0.0, -180.0),
+        ];
+        points.extend((0..1992).map(|_| rng.sphere_point()));
+        let lines: Vec<String> = points
+            .iter()
+            .map(|&(lat, lng)| {
+                let (lat, lng) = ((lat * 1e6).round() / 1e6, (lng * 1e6).round() / 1e6);
+                format!("{lat:.6}\t{lng:.6}\t{}", convert(lat, lng).words)
+            })
+            .collect();
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     }
     let pinned = std::fs::read_to_string(&path).unwrap();
-    let pinned: Vec<&str> = pinned.lines().collect();
-    assert_eq!(pinned.len(), 2000);
-    for (line, now) in pinned.iter().zip(&lines) {
-        assert_eq!(line, now, "scheme v1 re-mapped an address");
-        // And back: the address names a square holding the point.
-        let mut cols = line.split('\t');
-        let (lat, lng): (f64, f64) = (
-            cols.next().unwrap().parse().unwrap(),
-            cols.next().unwrap().parse().unwrap(),
+    let lines: Vec<&str> = pinned.lines().collect();
+    assert_eq!(lines.len(), 2000);
+    for line in lines {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (lat, lng): (f64, f64) = (cols[0].parse().unwrap(), cols[1].parse().unwrap());
+        assert_eq!(
+            convert(lat, lng).words,
+            cols[2],
+            "scheme v1 re-mapped {lat},{lng}"
         );
-        let c = centre_of(cols.next().unwrap());
+        // And back: the address names the square holding the point.
+        let c = centre_of(cols[2]);
         assert!(
             haversine_m(c, Pt::new(lat, lng)) < 4.0 || lat.abs() > 89.9,
             "{line}"

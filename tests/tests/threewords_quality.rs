@@ -14,7 +14,7 @@
 use std::collections::HashSet;
 
 use waymark_core::geo::{Pt, haversine_m};
-use waymark_core::threewords::ThreeWordsIndex;
+use waymark_core::threewords::{ThreeWordsIndex, suggest};
 use waymark_threewords::regions::POPULATED;
 
 fn index() -> (ThreeWordsIndex, tempfile::TempDir) {
@@ -31,54 +31,6 @@ fn index() -> (ThreeWordsIndex, tempfile::TempDir) {
     .unwrap();
     let conn = rusqlite::Connection::open(built.join("data.sqlite")).unwrap();
     (ThreeWordsIndex::read(&conn).unwrap(), dir)
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-/// Strings one edit away (a–z).
-fn one_edit(w: &str) -> Vec<String> {
-    let b = w.as_bytes();
-    let mut out = Vec::new();
-    for i in 0..b.len() {
-        let mut v = b.to_vec();
-        v.remove(i);
-        out.push(v);
-        if i + 1 < b.len() {
-            let mut v = b.to_vec();
-            v.swap(i, i + 1);
-            out.push(v);
-        }
-        for c in b'a'..=b'z' {
-            let mut v = b.to_vec();
-            v[i] = c;
-            out.push(v);
-        }
-    }
-    for i in 0..=b.len() {
-        for c in b'a'..=b'z' {
-            let mut v = b.to_vec();
-            v.insert(i, c);
-            out.push(v);
-        }
-    }
-    out.into_iter()
-        .filter_map(|v| String::from_utf8(v).ok())
-        .filter(|v| v != w)
-        .collect()
 }
 
 /// Plural and singular forms.
@@ -104,14 +56,13 @@ fn likely_mistakes_land_far_away() {
     let (index, _dir) = index();
     let words = &index.languages["en"];
     let grid = index.grid();
-    let mut rng = Rng(99);
+    let mut rng = waymark_tests::Rng::new(99);
     let (mut populated, mut other) = (0, 0);
     let (mut variants, mut near, mut not_address) = (0u64, 0u64, 0u64);
     let mut nearest_km = f64::MAX;
     let mut by_kind = [(0u64, 0u64); 4];
     while populated < 5_000 || other < 1_000 {
-        let lat = (2.0 * rng.unit() - 1.0).asin().to_degrees();
-        let lng = rng.unit() * 360.0 - 180.0;
+        let (lat, lng) = rng.sphere_point();
         let square = grid.square(lat, lng).unwrap();
         let is_populated = index.scheme.regions().region(square) == POPULATED;
         match is_populated {
@@ -127,7 +78,7 @@ fn likely_mistakes_land_far_away() {
         let mut candidates: Vec<([u64; 3], usize)> = Vec::new();
         for pos in 0..3 {
             let w = words.word(ranks[pos]);
-            for (kind, forms) in [(0, number_forms(w)), (1, one_edit(w))] {
+            for (kind, forms) in [(0, number_forms(w)), (1, suggest::one_edit(w))] {
                 for f in forms {
                     if let Some(&r) = words.rank.get(f.as_str()) {
                         let mut t = ranks;
@@ -184,7 +135,7 @@ fn likely_mistakes_land_far_away() {
 fn ten_million_random_squares_round_trip() {
     let (index, _dir) = index();
     let grid = index.grid();
-    let mut rng = Rng(5);
+    let mut rng = waymark_tests::Rng::new(5);
     let n: u64 = std::env::var("WAYMARK_ROUND_TRIPS")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -146,7 +146,7 @@ pub fn parse_input(input: &str, input_type: InputType) -> Result<Option<Input>, 
 
 /// The strings one edit away from `w` (a–z only): deletions, swaps of neighbours,
 /// substitutions and insertions.
-fn one_edit(w: &str) -> Vec<String> {
+pub fn one_edit(w: &str) -> Vec<String> {
     let b = w.as_bytes();
     let mut out = Vec::with_capacity(54 * b.len() + 26);
     for i in 0..b.len() {
@@ -201,26 +201,38 @@ fn homophone_cost(voice: bool) -> f32 {
     if voice { 0.4 } else { 0.8 }
 }
 
+/// Adds the corrections of `token` to `found`: the listed words it is heard as, its
+/// singulars and its one-edit neighbours; returns those neighbours.
+fn add_corrections(
+    found: &mut HashMap<u32, f32>,
+    words: &Words,
+    token: &str,
+    voice: bool,
+) -> Vec<String> {
+    for &r in words.aliases.get(token).into_iter().flatten() {
+        add(found, r, homophone_cost(voice));
+    }
+    for stem in singulars(token) {
+        if let Some(&r) = words.rank.get(stem.as_str()) {
+            add(found, r, 0.6);
+        }
+    }
+    let near = one_edit(token);
+    for v in &near {
+        if let Some(&r) = words.rank.get(v.as_str()) {
+            add(found, r, 1.0);
+        }
+    }
+    near
+}
+
 /// The listed words a full word may stand for, with their costs.
 pub fn word_candidates(words: &Words, token: &str, voice: bool) -> Vec<(u32, f32)> {
     let mut found = HashMap::new();
     if let Some(&r) = words.rank.get(token) {
         add(&mut found, r, 0.0);
     }
-    for &r in words.aliases.get(token).into_iter().flatten() {
-        add(&mut found, r, homophone_cost(voice));
-    }
-    for stem in singulars(token) {
-        if let Some(&r) = words.rank.get(stem.as_str()) {
-            add(&mut found, r, 0.6);
-        }
-    }
-    let near = one_edit(token);
-    for v in &near {
-        if let Some(&r) = words.rank.get(v.as_str()) {
-            add(&mut found, r, 1.0);
-        }
-    }
+    let near = add_corrections(&mut found, words, token, voice);
     if found.is_empty() {
         for v in &near {
             for w in one_edit(v) {
@@ -260,20 +272,7 @@ pub fn last_candidates(words: &Words, token: &str, voice: bool) -> Vec<(u32, f32
             if missing == 0.0 { 0.0 } else { COMPLETION_COST },
         );
     }
-    for &r in words.aliases.get(token).into_iter().flatten() {
-        add(&mut found, r, homophone_cost(voice));
-    }
-    for stem in singulars(token) {
-        if let Some(&r) = words.rank.get(stem.as_str()) {
-            add(&mut found, r, 0.6);
-        }
-    }
-    let near = one_edit(token);
-    for v in &near {
-        if let Some(&r) = words.rank.get(v.as_str()) {
-            add(&mut found, r, 1.0);
-        }
-    }
+    let near = add_corrections(&mut found, words, token, voice);
     if completions.is_empty() && token.len() >= 2 {
         for v in &near {
             for (_, r) in words.with_prefix(v) {
