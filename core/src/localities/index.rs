@@ -87,6 +87,9 @@ pub struct PoiGrid {
 
 const CELL: f64 = 100.0;
 
+/// The root of the point-of-interest types, which every POI's type chain ends with.
+const ROOT_POI_TYPE: &str = "point_of_interest";
+
 fn cell(lat: f64, lng: f64) -> (i32, i32) {
     ((lat * CELL).floor() as i32, (lng * CELL).floor() as i32)
 }
@@ -113,6 +116,11 @@ impl PoiGrid {
         for (osm_type, osm_id, types, name, lat, lng) in rows.flatten() {
             let i = grid.points.len() as u32;
             grid.cells.entry(cell(lat, lng)).or_default().push(i);
+            // Packs built before the chain reached its root do not list it.
+            let types = match types.ends_with(ROOT_POI_TYPE) {
+                true => types,
+                false => format!("{types}|{ROOT_POI_TYPE}"),
+            };
             grid.points.push(PoiPoint {
                 lat,
                 lng,

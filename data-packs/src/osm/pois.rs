@@ -4,8 +4,7 @@
 //! POI type of the spec: first the special cases below, then the first matching row of
 //! [`POI_RULES`] (table order, so `amenity` wins over `shop`, `shop` over `tourism`, …).
 //! `types` is the mapped type followed by its ancestors in the spec's dotted hierarchy
-//! (`business.food_and_drinks.cafe|business.food_and_drinks|business`; `point_of_interest`
-//! is implied and not listed).
+//! up to the root (`business.food_and_drinks.cafe|business.food_and_drinks|business|point_of_interest`).
 //!
 //! Special cases (in [`classify`]):
 //!
@@ -387,16 +386,20 @@ mod tests {
         let t = |kv: &[(&str, &str)]| classify(&tags(kv)).map(|c| c.types);
         assert_eq!(
             t(&[("amenity", "cafe")]).as_deref(),
-            Some("business.food_and_drinks.cafe|business.food_and_drinks|business")
+            Some(
+                "business.food_and_drinks.cafe|business.food_and_drinks|business|point_of_interest"
+            )
         );
         assert_eq!(t(&[("amenity", "atm")]), None);
         assert_eq!(
             t(&[("railway", "station")]).as_deref(),
-            Some("transit.station.rail.train|transit.station.rail|transit.station")
+            Some(
+                "transit.station.rail.train|transit.station.rail|transit.station|point_of_interest"
+            )
         );
         assert_eq!(
             t(&[("railway", "station"), ("station", "subway")]).as_deref(),
-            Some("transit.station.rail|transit.station")
+            Some("transit.station.rail|transit.station|point_of_interest")
         );
         assert_eq!(t(&[("aeroway", "aerodrome")]), None);
         assert_eq!(
@@ -405,15 +408,15 @@ mod tests {
                 ("guest_house", "bed_and_breakfast")
             ])
             .as_deref(),
-            Some("hospitality.bed_and_breakfast|hospitality")
+            Some("hospitality.bed_and_breakfast|hospitality|point_of_interest")
         );
         assert_eq!(
             t(&[("shop", "books")]).as_deref(),
-            Some("business.shop.library|business.shop|business")
+            Some("business.shop.library|business.shop|business|point_of_interest")
         );
         assert_eq!(
             t(&[("shop", "florist")]).as_deref(),
-            Some("business.shop|business")
+            Some("business.shop|business|point_of_interest")
         );
     }
 }

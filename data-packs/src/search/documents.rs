@@ -415,10 +415,7 @@ pub(super) fn write_pois(
         for (lang, n) in poi_names.remove(&id).unwrap_or_default() {
             names_map.entry(lang).or_insert(n);
         }
-        let mut types: Vec<String> = types.split('|').map(str::to_string).collect();
-        if !types.iter().any(|t| t == "point_of_interest") {
-            types.push("point_of_interest".into());
-        }
+        let types: Vec<String> = types.split('|').map(str::to_string).collect();
         let data = DocData {
             names: names_map.clone(),
             housenumber: hn,

@@ -551,6 +551,41 @@ fn geocode_interpolates_missing_numbers_and_reverse_goes_from_address_to_country
 }
 
 #[test]
+fn point_of_interest_is_the_root_of_every_poi_type() {
+    let f = fixture();
+    let caller = private_caller(&f.publisher);
+    let req = |types: &str| NearbyRequest {
+        types: vec![types.into()],
+        location: LatLng::new(43.7384, 7.4246),
+        radius: 200,
+        page: 1,
+        limit: 100,
+        excluded_types: vec![],
+    };
+    let call = |types| {
+        f.engine
+            .call(&Credentials::Http(&caller), req(types))
+            .unwrap()
+    };
+    let all = call("point_of_interest");
+    let business = call("business");
+    assert!(business.results.len() > 5, "{}", business.results.len());
+    // Fewer than a page of 100: every POI in the circle is listed.
+    assert!(all.results.len() < 100, "{}", all.results.len());
+    assert!(all.results.len() >= business.results.len());
+    for p in &all.results {
+        assert_eq!(
+            p.types.last().map(String::as_str),
+            Some("point_of_interest"),
+            "{:?}",
+            p.types
+        );
+    }
+    let ids: Vec<_> = all.results.iter().map(|p| &p.public_id).collect();
+    assert!(business.results.iter().all(|p| ids.contains(&&p.public_id)));
+}
+
+#[test]
 fn nearby_sorts_by_distance_pages_and_filters_types() {
     let f = fixture();
     let caller = private_caller(&f.publisher);

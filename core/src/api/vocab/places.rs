@@ -219,20 +219,32 @@ vocabulary! {
 }
 
 impl PoiType {
-    /// The parent type in the dotted hierarchy (`business.shop.bakery` -> `business.shop`), or
-    /// `None` for a top-level type or when the parent is not itself a listed type.
+    /// The parent type in the dotted hierarchy (`business.shop.bakery` -> `business.shop`; the
+    /// nearest listed ancestor where a level is not a type); `point_of_interest` is the root
+    /// of every top-level type (`business`, `transit.station` -> `point_of_interest`), and the
+    /// root has none.
     pub fn parent(&self) -> Option<PoiType> {
-        let s = self.as_str();
-        let (parent, _) = s.rsplit_once('.')?;
-        parent.parse().ok()
+        if *self == PoiType::PointOfInterest {
+            return None;
+        }
+        let mut s = self.as_str();
+        while let Some((parent, _)) = s.rsplit_once('.') {
+            if let Ok(p) = parent.parse() {
+                return Some(p);
+            }
+            s = parent;
+        }
+        Some(PoiType::PointOfInterest)
     }
 
     /// Whether `self` is `other` or a descendant of it (`business.shop.bakery` is within
-    /// `business`).
+    /// `business`, and every type is within `point_of_interest`).
     pub fn is_within(&self, other: PoiType) -> bool {
         let s = self.as_str();
         let o = other.as_str();
-        s == o || (s.starts_with(o) && s.as_bytes().get(o.len()) == Some(&b'.'))
+        other == PoiType::PointOfInterest
+            || s == o
+            || (s.starts_with(o) && s.as_bytes().get(o.len()) == Some(&b'.'))
     }
 }
 
@@ -473,7 +485,13 @@ mod tests {
             PoiType::BusinessShopBakery.parent(),
             Some(PoiType::BusinessShop)
         );
-        assert_eq!(PoiType::Business.parent(), None);
+        assert_eq!(PoiType::Business.parent(), Some(PoiType::PointOfInterest));
+        assert_eq!(PoiType::PointOfInterest.parent(), None);
+        assert_eq!(
+            PoiType::TransitStation.parent(),
+            Some(PoiType::PointOfInterest)
+        );
+        assert!(PoiType::BusinessShopBakery.is_within(PoiType::PointOfInterest));
         assert!(PoiType::BusinessShopBakery.is_within(PoiType::Business));
         assert!(!PoiType::BusinessShop.is_within(PoiType::BusinessShopBakery));
         assert!(!PoiType::Park.is_within(PoiType::ParkNational));
