@@ -443,11 +443,14 @@ fn check_poi_vocabulary(conn: &Connection) {
                 t == "transit.station.rail.train" || t.parse::<PoiType>().is_ok(),
                 "{t} in {types}"
             );
-            assert_ne!(t, "point_of_interest");
         }
-        // most specific first: each next type is the parent of the previous one
+        // most specific first: each next type is the parent of the previous one, up to the
+        // root `point_of_interest`, which ends every chain and stands only there
         let list: Vec<&str> = types.split('|').collect();
-        for w in list.windows(2) {
+        assert_eq!(list.last(), Some(&"point_of_interest"), "{types}");
+        let (_, below_root) = list.split_last().unwrap();
+        assert!(!below_root.contains(&"point_of_interest"), "{types}");
+        for w in below_root.windows(2) {
             assert!(w[0].starts_with(&format!("{}.", w[1])), "{types}");
         }
     }
@@ -485,23 +488,27 @@ fn pois_monaco_and_porto() {
             (
                 280489587,
                 "Pharmacie des Moulins",
-                "medical.pharmacy|medical",
+                "medical.pharmacy|medical|point_of_interest",
             ),
             (
                 1681932253,
                 "Musée d'Anthropologie Préhistorique",
-                "tourism.museum|tourism",
+                "tourism.museum|tourism|point_of_interest",
             ),
             (
                 4316767531,
                 "Café de Paris",
-                "business.food_and_drinks.cafe|business.food_and_drinks|business",
+                "business.food_and_drinks.cafe|business.food_and_drinks|business|point_of_interest",
             ),
-            (267885777, "Metropole", "hospitality.hotel|hospitality"),
+            (
+                267885777,
+                "Metropole",
+                "hospitality.hotel|hospitality|point_of_interest",
+            ),
             (
                 642295507,
                 "Monaco - Monte Carlo",
-                "transit.station.rail.train|transit.station.rail|transit.station",
+                "transit.station.rail.train|transit.station.rail|transit.station|point_of_interest",
             ),
         ];
         for (id, name, types) in cases {
@@ -517,7 +524,7 @@ fn pois_monaco_and_porto() {
             poi_types(&conn, "node", 2478836067),
             (
                 Some("Palácio da Bolsa".to_owned()),
-                "tourism.museum|tourism".to_owned()
+                "tourism.museum|tourism|point_of_interest".to_owned()
             )
         );
         // a metro station is a rail station but not a train station
@@ -525,7 +532,7 @@ fn pois_monaco_and_porto() {
             poi_types(&conn, "node", 3996603757),
             (
                 Some("Trindade".to_owned()),
-                "transit.station.rail|transit.station".to_owned()
+                "transit.station.rail|transit.station|point_of_interest".to_owned()
             )
         );
         assert!(count(&conn, "SELECT count(*) FROM poi_names") > 0);
