@@ -416,6 +416,9 @@ fn the_demo_page_works_in_headless_chromium() {
         assert!(metres > 800.0 && metres < 4000.0, "{metres}");
         assert!(summary.contains("km") || summary.contains(" m"), "{summary}");
         assert!(steps.as_u64().unwrap() >= 2 && drawn.as_u64().unwrap() >= 2);
+        // A closer look at the route for the screenshot.
+        js(&c, "window.waymarkDemo.map.fit([24.9385, 60.1662, 24.9498, 60.1758], 36);").await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
         save("demo-route.png", &c.screenshot().await.unwrap());
 
         // ----- an isochrone polygon is drawn -----
@@ -440,6 +443,35 @@ fn the_demo_page_works_in_headless_chromium() {
         eprintln!("screenshot: {}", shot.display());
 
         // ----- refused answers are shown in words -----
+        // 422: an input longer than the contract's 150 characters.
+        js(&c, "const i = document.getElementById('search'); i.value = 'x'.repeat(160); i.dispatchEvent(new Event('input'));").await;
+        let alert = wait_for(
+            &c,
+            "!document.getElementById('alert').hidden && document.getElementById('alert-text').textContent",
+            "an alert",
+        )
+        .await;
+        eprintln!("with a 160-character search the page says: {alert}");
+        assert!(alert.as_str().unwrap().contains("(422)") && alert.as_str().unwrap().contains("input"), "{alert}");
+        js(&c, "document.getElementById('alert-close').click();").await;
+        // 429: more isochrones in a second than the key may ask for, through the page's client.
+        let burst = c
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; \
+                 const w = window.waymarkDemo.client; \
+                 Promise.allSettled(Array.from({length: 14}, () => w.get('/distance/isochrone/json', \
+                   {origin: '60.1699,24.9415', mode: 'walking', method: 'time', value: 1}))) \
+                 .then(rs => done(rs.filter(r => r.status === 'rejected').map(r => [r.reason.status, r.reason.message])));",
+                vec![],
+            )
+            .await
+            .unwrap();
+        eprintln!("14 isochrones at once: refused {burst}");
+        let refused = burst.as_array().unwrap();
+        assert!(!refused.is_empty(), "the limit is 10 per 1 s");
+        assert!(refused.iter().all(|r| r[0] == 429
+            && r[1].as_str().unwrap().contains("Too many requests (429)")
+            && r[1].as_str().unwrap().to_lowercase().contains("retry in")), "{burst}");
         c.goto(&format!("{base}/?key={}", s.keys.public)).await.unwrap();
         let alert = wait_for(
             &c,

@@ -64,7 +64,7 @@ export function describe(status, body, retryAfter) {
   const detail = bodyText(body);
   if (detail) text += `: ${detail}`;
   if (!/[.!?]$/.test(text)) text += '.';
-  if (status === 429 && retryAfter) text += ` Try again in ${retryAfter} s.`;
+  if (status === 429 && retryAfter && !/retry/i.test(detail)) text += ` Try again in ${retryAfter} s.`;
   if (status === 401 || status === 403) {
     text += status === 401
       ? ' Give the page a valid public key (?key=... in its address).'

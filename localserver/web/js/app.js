@@ -167,6 +167,7 @@ function setMode(mode) {
   map.setOverlay('isochrone', mode === 'reach' ? state.reachRing : null);
   map.setOverlay('stores', mode === 'explore' ? state.stores ?? [] : []);
   setMarkers();
+  refreshMode();
 }
 for (const b of document.querySelectorAll('.tabs button')) {
   b.addEventListener('click', () => setMode(b.dataset.mode));
@@ -174,15 +175,26 @@ for (const b of document.querySelectorAll('.tabs button')) {
 for (const r of document.querySelectorAll('input[name="mode"]')) {
   r.addEventListener('change', () => {
     state.travel = r.value;
-    if (state.routeFrom && state.routeTo) drawRoute();
-    if (state.reachFrom) drawReach(state.reachFrom);
+    refreshMode();
   });
 }
 $('minutes').addEventListener('input', () => {
   state.minutes = Number($('minutes').value);
   $('minutes-out').textContent = `${state.minutes} min`;
 });
-$('minutes').addEventListener('change', () => state.reachFrom && drawReach(state.reachFrom));
+$('minutes').addEventListener('change', () => refreshMode());
+
+/** Recomputes the current mode's answer when it was made for another travel mode or time. */
+function refreshMode() {
+  if (state.mode === 'route' && state.routeFrom && state.routeTo
+    && state.routeFor !== state.travel) {
+    drawRoute();
+  }
+  if (state.mode === 'reach' && state.reachFrom
+    && state.reachFor !== `${state.travel}/${state.minutes}`) {
+    drawReach(state.reachFrom);
+  }
+}
 
 function pick(p) {
   if (state.mode === 'route') {
@@ -190,6 +202,7 @@ function pick(p) {
       state.routeFrom = p;
       state.routeTo = null;
       state.routeLine = null;
+      routeSeq += 1;
       map.setOverlay('route', null);
       setMarkers();
       $('route').hidden = false;
@@ -359,7 +372,8 @@ async function drawRoute() {
     const leg = route?.legs?.[0];
     if (!route || !leg) throw new Error('The answer has no route');
     state.routeLine = decodePolyline(route.overview_polyline.points);
-    map.setOverlay('route', state.routeLine);
+    state.routeFor = state.travel;
+    if (state.mode === 'route') map.setOverlay('route', state.routeLine);
     $('route-summary').textContent = `${leg.distance.text} · ${leg.duration.text}`;
     $('route').dataset.metres = String(leg.distance.value);
     $('route-ends').textContent = [leg.start_address, leg.end_address].filter(Boolean).join(' → ');
@@ -401,7 +415,8 @@ async function drawReach(p) {
     if (seq !== reachSeq) return;
     const ring = decodePolyline(r.isoline.geometry);
     state.reachRing = ring;
-    map.setOverlay('isochrone', ring);
+    state.reachFor = `${state.travel}/${state.minutes}`;
+    if (state.mode === 'reach') map.setOverlay('isochrone', ring);
     $('reach').dataset.points = String(ring.length);
     const travel = { driving: 'driving', walking: 'walking', cycling: 'cycling' }[state.travel];
     $('reach-summary').textContent = `Within ${r.isoline.time?.text ?? `${state.minutes} min`} ${travel}`;

@@ -36,7 +36,7 @@ const ROAD_STYLE = {
 const DASHED = new Set(['footway', 'path', 'steps', 'track', 'bridleway', 'ferry', 'cycleway']);
 /** Zoom from which a class is drawn (others: always). */
 const MIN_ZOOM_OF = {
-  footway: 15.5, path: 15.5, steps: 15.5, track: 15, bridleway: 15.5, cycleway: 15, service: 14.5,
+  footway: 15, path: 15, steps: 15.5, track: 15, bridleway: 15.5, cycleway: 15, service: 14.5,
 };
 
 /** Web Mercator: [x, y] in 0..1 of the world. */
@@ -219,11 +219,14 @@ export class CanvasMap {
       const st = ROAD_STYLE[r.cls] ?? ROAD_STYLE.road;
       path(r.xy);
       ctx.setLineDash(DASHED.has(r.cls) ? [3, 3] : []);
+      // Paths fade in with the zoom, so that they do not crowd the streets.
+      ctx.globalAlpha = DASHED.has(r.cls) && this.zoom < 16 ? 0.3 + (this.zoom - 15) * 0.7 : 1;
       ctx.strokeStyle = st[1];
       ctx.lineWidth = widthOf(st);
       ctx.stroke();
     }
     ctx.setLineDash([]);
+    ctx.globalAlpha = 1;
     this.drawIsochrone(ox, oy, s);
     this.drawRoadNames(shown, ox, oy, s);
     this.drawRoute(ox, oy, s);
@@ -236,7 +239,7 @@ export class CanvasMap {
 
   /** Street names along their longest straight piece, where they fit and do not collide. */
   drawRoadNames(roads, ox, oy, s) {
-    if (this.zoom < 15.8) return;
+    if (this.zoom < 15) return;
     const { ctx } = this;
     ctx.font = '500 11px system-ui, sans-serif';
     ctx.textAlign = 'center';
