@@ -239,13 +239,13 @@ export class CanvasMap {
 
   /** Street names along their longest straight piece, where they fit and do not collide. */
   drawRoadNames(roads, ox, oy, s) {
+    this.nameBoxes = [];
     if (this.zoom < 15) return;
     const { ctx } = this;
     ctx.font = '500 11px system-ui, sans-serif';
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     const seen = new Set();
-    this.nameBoxes = [];
     // Major roads were sorted last: name them first.
     for (let i = roads.length - 1; i >= 0; i--) {
       const r = roads[i];
@@ -264,14 +264,18 @@ export class CanvasMap {
       const cx = (best.x0 + best.x1) / 2;
       const cy = (best.y0 + best.y1) / 2;
       if (best.len < w + 16 || cx < 0 || cy < 0 || cx > this.width || cy > this.height) continue;
-      const box = [cx - w / 2 - 4, cy - w / 2 - 4, cx + w / 2 + 4, cy + w / 2 + 4];
-      if (this.nameBoxes.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3]
-        && Math.hypot((b[0] + b[2]) / 2 - cx, (b[1] + b[3]) / 2 - cy) < w / 2 + 30)) continue;
-      this.nameBoxes.push(box);
-      seen.add(r.name);
       let angle = Math.atan2(best.y1 - best.y0, best.x1 - best.x0);
       if (angle > Math.PI / 2) angle -= Math.PI;
       if (angle < -Math.PI / 2) angle += Math.PI;
+      // The screen box of the rotated label.
+      const hw = (Math.abs(w * Math.cos(angle)) + Math.abs(14 * Math.sin(angle))) / 2 + 3;
+      const hh = (Math.abs(w * Math.sin(angle)) + Math.abs(14 * Math.cos(angle))) / 2 + 3;
+      const box = [cx - hw, cy - hh, cx + hw, cy + hh];
+      if (this.nameBoxes.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3])) {
+        continue;
+      }
+      this.nameBoxes.push(box);
+      seen.add(r.name);
       ctx.save();
       ctx.translate(cx, cy);
       ctx.rotate(angle);
@@ -322,7 +326,8 @@ export class CanvasMap {
 
   drawPoints(ox, oy, s) {
     const { ctx } = this;
-    const placed = [];
+    // Street names were placed first: labels of points keep clear of them.
+    const placed = (this.nameBoxes ?? []).map((b) => [b[0], b[1], b[2] - b[0], b[3] - b[1]]);
     const free = (x, y, w, h) => {
       for (const b of placed) {
         if (x < b[0] + b[2] && b[0] < x + w && y < b[1] + b[3] && b[1] < y + h) return false;
