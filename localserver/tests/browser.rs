@@ -70,12 +70,16 @@ impl Driver {
             )
         });
         let port = free_port();
-        let child = Command::new(exe)
+        let mut command = Command::new(exe);
+        command
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver starts");
+            .stderr(Stdio::null());
+        // A process group of its own, so that the browsers it starts are stopped with it even
+        // when a failed assertion leaves a session open.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let child = command.spawn().expect("chromedriver starts");
         let deadline = Instant::now() + Duration::from_secs(20);
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(Instant::now() < deadline, "chromedriver did not listen");
@@ -90,6 +94,10 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        #[cfg(unix)]
+        let _ = Command::new("kill")
+            .args(["-TERM", "--", &format!("-{}", self.child.id())])
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -105,7 +113,8 @@ async fn browser(driver: &Driver, phone: bool) -> Client {
         "args": [
             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
             "--window-size=1280,800", "--hide-scrollbars", "--lang=en-US",
-            "--disable-extensions", "--no-first-run",
+            "--disable-extensions", "--no-first-run", "--disable-breakpad",
+            "--disable-crash-reporter",
             format!("--host-resolver-rules=MAP {REBIND_HOST} 127.0.0.1"),
         ],
     });
