@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check and test of the workspace: formatting, clippy, all Rust tests (unit, doc,
-# and the end-to-end suite over real HTTP on 127.0.0.1), the drift check of the generated
+# the end-to-end suite over real HTTP on 127.0.0.1, and the demo page in headless Chromium:
+# localserver/tests/browser.rs, which needs chromium and chromedriver), the drift check of the generated
 # bindings, the OpenAPI document's check, and the Kotlin library's JUnit suite (Maven, JNA) against the host-built
 # libwaymark_ffi.so and the Andorra sample pack.
 set -euo pipefail

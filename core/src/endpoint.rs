@@ -281,6 +281,12 @@ macro_rules! endpoint_table {
             ConvertTo3wa: Get "/threewords/convert-to-3wa", Threewords, K2, 20 per 1 s,
                 ConvertTo3waRequest => ConvertTo3waResponse,
                 Inline, Json, All, Threewords, threewords_convert, convertTo3wa;
+            /// `GET /map/features` (Waymark, not in the spec): roads, places and points of
+            /// interest of the installed packs as GeoJSON, to draw an offline base map (the
+            /// local server's demo page)
+            MapFeatures: Get "/map/features", Localities, K1, 50 per 1 s,
+                MapFeaturesRequest => MapFeaturesResponse,
+                Blocking, Json, Http, Detail, map_features, mapFeatures;
             /// `GET /packs` (Waymark pack management, not in the spec)
             PacksList: Get "/packs", Packs, K3, 10 per 1 s,
                 PacksListRequest => PacksListResponse,
@@ -458,10 +464,14 @@ macro_rules! define_endpoints {
 endpoint_table!(define_endpoints);
 
 impl Endpoint {
-    /// Whether the endpoint is one of the spec's 27 (the others manage packs or are the 303
-    /// target of the matrix result).
+    /// Whether the endpoint is one of the spec's 27 (the others manage packs, are the 303
+    /// target of the matrix result, or serve the map layer of the demo page).
     pub fn in_spec(self) -> bool {
-        self.group() != ApiGroup::Packs && self.operation() != Endpoint::MatrixResultData
+        self.group() != ApiGroup::Packs
+            && !matches!(
+                self.operation(),
+                Endpoint::MatrixResultData | Endpoint::MapFeatures
+            )
     }
 
     /// The operations (every endpoint but the rate buckets of their own).
@@ -579,8 +589,8 @@ mod tests {
     #[test]
     fn twenty_seven_endpoints_plus_the_traffic_bucket() {
         assert_eq!(Endpoint::ALL.iter().filter(|e| e.in_spec()).count(), 28);
-        assert_eq!(Endpoint::ALL.len(), 33);
-        assert_eq!(Endpoint::operations().count(), 32);
+        assert_eq!(Endpoint::ALL.len(), 34);
+        assert_eq!(Endpoint::operations().count(), 33);
         let mut paths: Vec<_> = Endpoint::ALL
             .iter()
             .map(|e| (e.method(), e.path()))
@@ -589,8 +599,8 @@ mod tests {
         paths.dedup();
         assert_eq!(
             paths.len(),
-            32,
-            "27 of the spec, the matrix result's 303 target and 4 of pack management"
+            33,
+            "27 of the spec, the matrix result's 303 target, the map layer and 4 of pack management"
         );
     }
 
@@ -679,5 +689,7 @@ mod tests {
         );
         assert_eq!(Endpoint::Route.run(), Run::Blocking);
         assert_eq!(Endpoint::MatrixResultData.faces(), Faces::Http);
+        assert_eq!(Endpoint::MapFeatures.faces(), Faces::Http);
+        assert!(!Endpoint::MapFeatures.in_spec());
     }
 }

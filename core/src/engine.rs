@@ -482,6 +482,18 @@ impl Engine {
         self.distance.matrix_result(&req.matrix_id)
     }
 
+    // ----- map layer (not in the spec) -----
+
+    /// `GET /map/features`: roads, places and points of interest of the installed packs in a
+    /// box, simplified for drawing, with the packs' attribution.
+    pub fn map_features(
+        &self,
+        call: &mut Call<'_>,
+        req: MapFeaturesRequest,
+    ) -> Result<MapFeaturesResponse, ApiError> {
+        crate::map::features(&self.packs().snapshot(), call, &req, self.packs.list())
+    }
+
     // ----- pack management (not in the spec) -----
 
     /// `GET /packs`: the loaded packs with their licences and attribution.

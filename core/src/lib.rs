@@ -27,6 +27,7 @@ pub mod error;
 pub mod geo;
 pub mod geolocation;
 pub mod localities;
+pub mod map;
 pub mod operation;
 pub mod packs;
 pub mod routing;

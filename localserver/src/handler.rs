@@ -1,6 +1,7 @@
 //! The one request handler: Host check, CORS, routing, reading the body, then [`Dispatch`]
 //! (parse, admit, answer) on the I/O worker or the blocking pool as the endpoint's row says,
-//! and the JSON response. Keys never reach the logs (only the path is logged, not the query).
+//! and the JSON response; the demo page's files ([`crate::web`]) for the paths it serves. Keys
+//! never reach the logs (only the path is logged, not the query).
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Instant;
@@ -30,16 +31,19 @@ pub struct Context {
     engine: Arc<Engine>,
     config: ServerConfig,
     openapi: bytes::Bytes,
+    site: crate::web::Site,
 }
 
 impl Context {
     /// A context serving `engine`.
     pub fn new(engine: Arc<Engine>, config: ServerConfig) -> Self {
         let openapi = serde_json::to_vec(&crate::openapi::document()).unwrap_or_default();
+        let site = crate::web::Site::new(config.page_key.as_deref());
         Context {
             engine,
             config,
             openapi: openapi.into(),
+            site,
         }
     }
 }
@@ -130,6 +134,11 @@ where
     if let Err(e) = check_host(&ctx.config, &req.headers) {
         return (None, error_response(e.to_http_unrouted()));
     }
+    if req.method == HttpMethod::HEAD
+        && let Some(resp) = ctx.site.respond(&req.path, &req.headers, true)
+    {
+        return (None, resp);
+    }
     let method = match req.method {
         HttpMethod::GET => Method::Get,
         HttpMethod::POST => Method::Post,
@@ -149,6 +158,11 @@ where
     let path = req.path.strip_suffix('/').unwrap_or(&req.path);
     if method == Method::Get && path == "/openapi.json" {
         return (None, json_response(StatusCode::OK, ctx.openapi.clone()));
+    }
+    if method == Method::Get
+        && let Some(resp) = ctx.site.respond(&req.path, &req.headers, false)
+    {
+        return (None, resp);
     }
     let (endpoint, raw_params) = match Endpoint::match_path(method, &req.path) {
         RouteMatch::Found(ep, params) => (ep, params),

@@ -7,7 +7,8 @@
 //! and [`dispatch`] parses the request into its `core::api` type and hands it to
 //! [`Engine::answer`](waymark_core::Engine::answer), which admits and answers it; [`reply`]
 //! writes the response the endpoint's row asks for. Errors become HTTP through the one mapping
-//! in `waymark_core::error`. Every response is JSON.
+//! in `waymark_core::error`. Every API response is JSON; [`web`] serves the embedded demo page
+//! at `/` (a hybrid app's view of the API, drawing its map from `GET /map/features`).
 //!
 //! ```no_run
 //! # async fn run(engine: std::sync::Arc<waymark_core::Engine>) -> std::io::Result<()> {
@@ -21,6 +22,7 @@ pub mod dispatch;
 pub mod handler;
 pub mod openapi;
 pub mod reply;
+pub mod web;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -36,6 +38,9 @@ pub struct ServerConfig {
     pub extra_allowed_hosts: Vec<String>,
     /// Largest request body accepted, in bytes.
     pub max_body_bytes: usize,
+    /// Public key written into the demo page at `/` (development mode gives its own); without
+    /// one the page asks for `?key=` in its address.
+    pub page_key: Option<String>,
 }
 
 impl Default for ServerConfig {
@@ -43,6 +48,7 @@ impl Default for ServerConfig {
         ServerConfig {
             extra_allowed_hosts: Vec::new(),
             max_body_bytes: 16 * 1024 * 1024,
+            page_key: None,
         }
     }
 }

@@ -462,6 +462,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     });
     let mut server_config = ServerConfig {
         extra_allowed_hosts: args.allow_hosts.clone(),
+        page_key: dev.as_ref().map(|d| d.public_key.clone()),
         ..ServerConfig::default()
     };
     if !args.bind.is_loopback() {
@@ -497,6 +498,11 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             println!("  try: curl -H 'X-Api-Key: {}' 'http://{local}/geolocation/timezone?location=60.17,24.94'", dev.private_key);
         }
         println!("API description: http://{local}/openapi.json");
+        if dev.is_some() {
+            println!("demo page: http://{local}/");
+        } else {
+            println!("demo page: http://{local}/?key=<a public key allowing this address>");
+        }
         let engine_for_flush = engine.clone();
         waymark_localserver::serve(engine, server_config, listener, shutdown).await;
         if let Err(e) = engine_for_flush.flush() {

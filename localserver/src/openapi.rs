@@ -292,8 +292,8 @@ mod tests {
         let paths = doc["paths"].as_object().unwrap();
         let ops: usize = paths.values().map(|m| m.as_object().unwrap().len()).sum();
         assert_eq!(
-            ops, 32,
-            "27 of the spec, the matrix result's 303 target and 4 of pack management"
+            ops, 33,
+            "27 of the spec, the matrix result's 303 target, the map layer and 4 of pack management"
         );
         assert_eq!(
             doc["paths"]["/datasets/{dataset_id}"]

@@ -98,6 +98,9 @@
 //! | 25 | `GET /distance/matrix/async/{matrix_id}` | [`MatrixResultRequest`] | [`MatrixResultResponse`] (= [`MatrixResult`], behind a 303) |
 //! | 26 | `GET /threewords/autosuggest` | [`AutosuggestRequest`] | [`AutosuggestResponse`] |
 //! | 27 | `GET /threewords/convert-to-3wa` | [`ConvertTo3waRequest`] | [`ConvertTo3waResponse`] (JSON or GeoJSON variant) |
+//!
+//! Waymark's own operations, not in the spec: pack management ([`packs`]) and the map layer
+//! the local server's demo page draws ([`map`], `GET /map/features`, HTTP only).
 
 pub mod common;
 pub mod datasets;
@@ -105,6 +108,7 @@ pub mod distance;
 pub mod geolocation;
 pub mod indoor;
 pub mod localities;
+pub mod map;
 pub mod packs;
 pub mod query;
 pub mod redirects;
@@ -122,6 +126,7 @@ pub use distance::*;
 pub use geolocation::*;
 pub use indoor::*;
 pub use localities::*;
+pub use map::*;
 pub use packs::*;
 pub use query::*;
 pub use redirects::*;

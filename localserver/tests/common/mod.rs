@@ -179,9 +179,18 @@ impl Server {
     }
 
     pub fn start_with(mode: RateLimitMode) -> Server {
+        Self::start_with_config(mode, |_, _| ServerConfig::default())
+    }
+
+    /// A server whose HTTP configuration `config` makes from the publisher and keys.
+    pub fn start_with_config(
+        mode: RateLimitMode,
+        config: impl FnOnce(&Publisher, &Keys) -> ServerConfig,
+    ) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let publisher = Publisher::generate().unwrap();
         let keys = Keys::issue(&publisher);
+        let server_config = config(&publisher, &keys);
         let mut config = EngineConfig::new(dir.path(), vec![publisher.verifying()]);
         config.rate_limits = mode;
         config.packs_dir = Some(dir.path().join("packs"));
@@ -198,7 +207,7 @@ impl Server {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         runtime.spawn(waymark_localserver::serve(
             engine.clone(),
-            ServerConfig::default(),
+            server_config,
             listener,
             async move {
                 let _ = stopped.await;
@@ -217,6 +226,11 @@ impl Server {
 
     /// Sends over a real TCP connection to 127.0.0.1 (HTTP/1.1, `Connection: close`).
     pub fn http(&self, req: &Req) -> Resp {
+        parse_response(&self.http_raw(req))
+    }
+
+    /// As [`Server::http`], returning the raw response bytes (for bodies that are not JSON).
+    pub fn http_raw(&self, req: &Req) -> Vec<u8> {
         let mut stream = TcpStream::connect(self.addr).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(20)))
@@ -240,7 +254,7 @@ impl Server {
         stream.write_all(&req.body).unwrap();
         let mut raw = Vec::new();
         stream.read_to_end(&mut raw).unwrap();
-        parse_response(&raw)
+        raw
     }
 
     /// Sends through `warp::test` (no socket), with the connection address 127.0.0.1.
