@@ -26,27 +26,11 @@ use serde::{Deserialize, Serialize};
 use super::common::{LatLng, Viewport};
 use super::packs::PackInfo;
 use super::query::FromQuery;
-use super::validation::{Checks, FieldError, Loc, Validate, kinds, parse_list, shown};
+use super::validation::{Checks, FieldError, Loc, Validate, kinds, parse_numbers};
 
 /// Parses `bbox`: `west,south,east,north` in decimal degrees (the GeoJSON order).
 pub fn parse_map_bbox(loc: Loc, name: &str, s: &str) -> Result<Viewport, FieldError> {
-    let numbers = parse_list(loc, name, s, ',')?
-        .iter()
-        .map(|n| {
-            n.trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| {
-                    FieldError::invalid(
-                        loc,
-                        name,
-                        kinds::FLOAT,
-                        format!("value is not a valid number: got {}", shown(n)),
-                    )
-                })
-        })
-        .collect::<Result<Vec<f64>, FieldError>>()?;
+    let numbers = parse_numbers(loc, name, s)?;
     match numbers.as_slice() {
         [west, south, east, north] => Ok(Viewport {
             northeast: LatLng::new(*north, *east),

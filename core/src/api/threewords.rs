@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use super::common::{JsonObject, LatLng, Viewport};
 use super::query::FromQuery;
 use super::validation::{
-    Checks, FieldError, Loc, Validate, is_alpha_code, kinds, parse_list, shown,
+    Checks, FieldError, Loc, Validate, is_alpha_code, kinds, parse_list, parse_numbers, shown,
 };
 use super::vocab::{InputType, ThreeWordsFormat};
 
@@ -39,26 +39,6 @@ fn default_true() -> bool {
 
 fn default_language() -> String {
     "en".to_owned()
-}
-
-/// Parses comma-separated finite numbers.
-fn parse_numbers(loc: Loc, name: &str, s: &str) -> Result<Vec<f64>, FieldError> {
-    parse_list(loc, name, s, ',')?
-        .iter()
-        .map(|n| {
-            n.parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| {
-                    FieldError::invalid(
-                        loc,
-                        name,
-                        kinds::FLOAT,
-                        format!("value is not a valid number: got {}", shown(n)),
-                    )
-                })
-        })
-        .collect()
 }
 
 /// A circle: `lat,lng,kilometres`.

@@ -342,6 +342,26 @@ pub fn parse_list(loc: Loc, name: &str, s: &str, sep: char) -> Result<Vec<String
     Ok(out)
 }
 
+/// Parses a `,`-separated list of finite numbers (see [`parse_list`]).
+pub fn parse_numbers(loc: Loc, name: &str, s: &str) -> Result<Vec<f64>, FieldError> {
+    parse_list(loc, name, s, ',')?
+        .iter()
+        .map(|n| {
+            n.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| {
+                    FieldError::invalid(
+                        loc,
+                        name,
+                        kinds::FLOAT,
+                        format!("value is not a valid number: got {}", shown(n)),
+                    )
+                })
+        })
+        .collect()
+}
+
 /// Splits a `|`-separated list (see [`parse_list`]).
 pub fn parse_pipe_list(loc: Loc, name: &str, s: &str) -> Result<Vec<String>, FieldError> {
     parse_list(loc, name, s, '|')
