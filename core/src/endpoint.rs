@@ -39,7 +39,7 @@ pub enum Method {
     Post,
     /// `PUT`
     Put,
-    /// `DELETE` (pack management only)
+    /// `DELETE` (Waymark extensions: packs and datasets)
     Delete,
 }
 
@@ -206,6 +206,15 @@ macro_rules! endpoint_table {
             DatasetList: Get "/datasets", Datasets, K3, 1 per 1 s,
                 DatasetListRequest => DatasetListResponse,
                 Inline, Json, All, Datasets, datasets_list, datasets;
+            /// `POST /datasets` (Waymark extension, not in the spec): creates a dataset and
+            /// starts its import
+            DatasetCreate: Post "/datasets", Datasets, K3, 1 per 1 s,
+                DatasetCreateRequest => DatasetCreateResponse,
+                Blocking, Accepted, All, Datasets, datasets_create, createDataset;
+            /// `DELETE /datasets/{dataset_id}` (Waymark extension, not in the spec)
+            DatasetDelete: Delete "/datasets/{dataset_id}", Datasets, K3, 1 per 1 s,
+                DatasetDeleteRequest => DatasetDeleteResponse,
+                Blocking, Json, All, Datasets, datasets_delete, deleteDataset;
             /// `GET /datasets/{dataset_id}`
             DatasetGet: Get "/datasets/{dataset_id}", Datasets, K3, 1 per 1 s,
                 DatasetGetRequest => DatasetGetResponse,

@@ -82,6 +82,7 @@ mod commit;
 mod download;
 mod error;
 mod source;
+pub(crate) use source::{new_agent, parse_content_range, percent_decode};
 mod verify;
 pub(crate) use verify::hex;
 
