@@ -613,6 +613,18 @@ fn errors_name_the_column_and_what_was_expected() {
             "expected the end of the value (to quote a value, put the whole value in double quotes), found `\"`",
         ),
         (
+            "a:IN(x y,z)",
+            K::ExpectedListSeparator,
+            8,
+            "expected `,` or `)` in the list `a:IN(` at column 3 (values with spaces go in double quotes), found `y`",
+        ),
+        (
+            "a:IN(x OR)",
+            K::ExpectedListSeparator,
+            8,
+            "expected `,` or `)` in the list `a:IN(` at column 3, found the keyword `OR`",
+        ),
+        (
             "a:IN(x(y))",
             K::ExpectedListSeparator,
             7,

@@ -466,15 +466,16 @@ impl<'a> Parser<'a> {
                 }
                 _ => {
                     let word = self.list_word_at(self.pos);
-                    let hint = if word.is_empty() {
-                        ""
-                    } else {
-                        " (values with spaces go in double quotes)"
-                    };
-                    return Err(self.error(
+                    let expected = format!("`,` or `)` in {list}");
+                    if word.is_empty() || is_keyword(word) {
+                        return Err(self.error(K::ExpectedListSeparator, self.pos, expected));
+                    }
+                    return Err(QueryError::new(
                         K::ExpectedListSeparator,
+                        self.input,
                         self.pos,
-                        format!("`,` or `)` in {list}{hint}"),
+                        format!("{expected} (values with spaces go in double quotes)"),
+                        excerpt(word),
                     ));
                 }
             }
