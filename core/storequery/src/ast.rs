@@ -346,6 +346,15 @@ fn write_value(f: &mut fmt::Formatter<'_>, value: &str, quote: bool) -> fmt::Res
     f.write_str("\"")
 }
 
+/// The length of `value` as [`write_value`] writes it.
+fn written_len(value: &str, quote: bool) -> usize {
+    if quote {
+        value.len() + 2 + value.matches(['"', '\\']).count()
+    } else {
+        value.len()
+    }
+}
+
 /// Canonical text: `field:opvalue`, the value quoted only when it must be; `field:null` for
 /// the null check.
 impl fmt::Display for Clause {
@@ -373,10 +382,10 @@ pub enum Expr {
 }
 
 impl Expr {
-    /// The clauses of an attribute dialect list, when `self` is one: an `OR` of two or more
-    /// `=` clauses on the same attribute path, left-associative (`((a OR b) OR c) OR d`), as
-    /// `path:IN(…)` reads. The canonical text writes it as the list.
-    fn list(&self) -> Option<Vec<&Clause>> {
+    /// The clauses of an attribute dialect list, when `self` has its shape: an `OR` of two or
+    /// more `=` clauses on the same attribute path, left-associative (`((a OR b) OR c) OR d`),
+    /// as `path:IN(…)` reads.
+    fn list_items(&self) -> Option<Vec<&Clause>> {
         let mut items: Vec<&Clause> = Vec::new();
         let mut e = self;
         loop {
@@ -403,6 +412,35 @@ impl Expr {
         }
         items.reverse();
         (items.len() > 1).then_some(items)
+    }
+
+    /// The clauses of a list that the canonical text writes as `path:IN(…)`: the shorter
+    /// text of its clauses `c1 … ck` (the list quotes values with a `,`, and a quoted `\` is
+    /// doubled, so values with many backslashes can make a list longer) between the list
+    /// and the shortest text of `c1 … ck-1` followed by `OR ck` (the tree is the same). So
+    /// the canonical text is never longer than any text of the same query.
+    fn list(&self) -> Option<Vec<&Clause>> {
+        let items = self.list_items()?;
+        let path = items[0].field.to_string().len();
+        let as_clause = |v: &str| path + 2 + written_len(v, needs_quotes(v, true));
+        let as_item = |v: &str| written_len(v, needs_quotes(v, true) || v.contains(','));
+        let (mut shortest, mut list) = (as_clause(&items[0].value), path + 5);
+        list += as_item(&items[0].value);
+        let mut is_list = false;
+        for c in &items[1..] {
+            list += 1 + as_item(&c.value);
+            let or = shortest + 4 + as_clause(&c.value);
+            is_list = list <= or;
+            shortest = list.min(or);
+        }
+        is_list.then_some(items)
+    }
+
+    /// Whether `self` has the shape of a list but prints as an `OR` of `=` clauses (in
+    /// parentheses where precedence needs them): the parser counts such a list as a level of
+    /// nesting, so that its canonical text parses back.
+    pub(crate) fn is_list_printed_as_or(&self) -> bool {
+        self.list_items().is_some() && self.list().is_none()
     }
 
     /// Binding strength: `OR` 1, `AND` 2, `NOT` 3, a clause or a list 4.

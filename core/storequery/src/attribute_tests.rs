@@ -278,6 +278,29 @@ fn in_lists_are_ors_of_equalities() {
 }
 
 #[test]
+fn a_list_longer_than_its_or_prints_as_the_or() {
+    // A `,` needs quotes in a list, where each `\` doubles: the OR is shorter here.
+    let w = format!("{},", "\\".repeat(20));
+    let or = format!("a:=x OR a:={w}");
+    let q = parse_attributes(&or).unwrap();
+    assert_eq!(q.to_string(), or);
+    let list = format!("a:IN(x,\"{}\")", w.replace('\\', "\\\\"));
+    assert_eq!(parse_attributes(&list).unwrap(), q);
+    assert_eq!(parse_attributes(&list).unwrap().to_string(), or);
+    // Such a list counts as a level of nesting, since it prints in parentheses under `NOT`.
+    let max = crate::MAX_DEPTH;
+    let deep = format!("{}{list}", "NOT ".repeat(max - 1));
+    let q = parse_attributes(&deep).unwrap();
+    assert_eq!(q.to_string(), format!("{}({or})", "NOT ".repeat(max - 1)));
+    assert_eq!(parse_attributes(&q.to_string()).unwrap(), q);
+    let e = parse_attributes(&format!("NOT {deep}")).unwrap_err();
+    assert_eq!((e.kind(), e.column()), (K::TooDeep, 4 * max + 3));
+    // A short list of them stays a list.
+    let q = parse_attributes(r#"a:IN(x,"\\,")"#).unwrap();
+    assert_eq!(q.to_string(), r#"a:IN(x,"\\,")"#);
+}
+
+#[test]
 fn null_checks_and_the_text_null() {
     let c = clause("email:null");
     assert_eq!((c.op(), c.value()), (Op::Null, ""));
@@ -590,6 +613,18 @@ fn errors_name_the_column_and_what_was_expected() {
             "expected the end of the value (to quote a value, put the whole value in double quotes), found `\"`",
         ),
         (
+            "a:IN(x y,z)",
+            K::ExpectedListSeparator,
+            8,
+            "expected `,` or `)` in the list `a:IN(` at column 3 (values with spaces go in double quotes), found `y`",
+        ),
+        (
+            "a:IN(x OR)",
+            K::ExpectedListSeparator,
+            8,
+            "expected `,` or `)` in the list `a:IN(` at column 3, found the keyword `OR`",
+        ),
+        (
             "a:IN(x(y))",
             K::ExpectedListSeparator,
             7,
@@ -687,6 +722,21 @@ fn the_where_description_is_true() {
     assert!(errors.contains(&parse_attributes(&over).unwrap_err().to_string()));
     let deep = format!("{}a:1{}", "(".repeat(33), ")".repeat(33));
     assert!(errors.contains(&parse_attributes(&deep).unwrap_err().to_string()));
+    for (input, canonical) in [
+        (
+            "(zone:=a OR zone:=b) AND NOT email:null",
+            "zone:IN(a,b) AND NOT email:null",
+        ),
+        ("zone:=a OR zone:=b OR zone:c", "zone:IN(a,b) OR zone:c"),
+        (r#"a:IN(x,"\\\\\\,")"#, r"a:=x OR a:=\\\,"),
+    ] {
+        assert!(
+            doc.contains(&format!("`{input}` prints as `{canonical}`"))
+                || doc.contains(&format!("and so does `{input}`")),
+            "{input}"
+        );
+        assert_eq!(parse_attributes(input).unwrap().to_string(), canonical);
+    }
     let q = parse_attributes("kind:=a OR kind:=b AND NOT email:null").unwrap();
     assert_eq!(q.to_string(), "kind:=a OR kind:=b AND NOT email:null");
     let q = parse_attributes("zone:IN( a ,b) OR zone:=c AND NOT email:null").unwrap();

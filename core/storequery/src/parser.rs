@@ -412,7 +412,8 @@ impl<'a> Parser<'a> {
 
     /// `list = "IN(" value { "," value } ")"`, whitespace allowed around the values, at `at`
     /// (the `I`, the `(` next): the `OR` of the `field:=value` clauses, left to right. It is
-    /// read in a loop and printed as a list, so it is no level of nesting.
+    /// read in a loop and printed as a list, so it is no level of nesting (but for the lists
+    /// printed as an `OR`, see [`Expr::is_list_printed_as_or`]).
     fn list(&mut self, field: Field, at: usize) -> Result<Expr> {
         self.pos += 1;
         let list = format!(
@@ -457,19 +458,24 @@ impl<'a> Parser<'a> {
                 }
                 Some(')') => {
                     self.pos += 1;
+                    if expr.is_list_printed_as_or() {
+                        self.enter(at)?;
+                        self.depth -= 1;
+                    }
                     return Ok(expr);
                 }
                 _ => {
                     let word = self.list_word_at(self.pos);
-                    let hint = if word.is_empty() {
-                        ""
-                    } else {
-                        " (values with spaces go in double quotes)"
-                    };
-                    return Err(self.error(
+                    let expected = format!("`,` or `)` in {list}");
+                    if word.is_empty() || is_keyword(word) {
+                        return Err(self.error(K::ExpectedListSeparator, self.pos, expected));
+                    }
+                    return Err(QueryError::new(
                         K::ExpectedListSeparator,
+                        self.input,
                         self.pos,
-                        format!("`,` or `)` in {list}{hint}"),
+                        format!("{expected} (values with spaces go in double quotes)"),
+                        excerpt(word),
                     ));
                 }
             }
