@@ -35,6 +35,9 @@ fn pbf_err(path: &Path) -> impl Fn(osmpbf::Error) -> OsmError + '_ {
     }
 }
 
+/// A building way: id, node ids, tags.
+type BuildingWay = (i64, Vec<i64>, Vec<(String, String)>);
+
 /// Area of a ring of (lng, lat) degrees, m², on a local equirectangular projection.
 fn ring_area_m2(ring: &[[f64; 2]]) -> f64 {
     let Some(first) = ring.first() else {
@@ -73,14 +76,17 @@ pub fn write_buildings(pbf: &Path, out: &Path) -> Result<BuildingsSummary, OsmEr
         source,
     };
     // Pass 1: building ways.
-    let mut ways: Vec<(i64, Vec<i64>, Vec<(String, String)>)> = Vec::new();
+    let mut ways: Vec<BuildingWay> = Vec::new();
     ElementReader::from_path(pbf)
         .map_err(pbf_err(pbf))?
         .for_each(|el| {
             if let Element::Way(w) = el
                 && w.tags().any(|(k, _)| k == "building")
             {
-                let tags = w.tags().map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
+                let tags = w
+                    .tags()
+                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                    .collect();
                 ways.push((w.id(), w.refs().collect(), tags));
             }
         })
@@ -160,7 +166,13 @@ mod tests {
         assert_eq!(leading_number("12.5 m"), Some(12.5));
         assert_eq!(leading_number("x"), None);
         // A 0.001° square at the equator: ~111.2 m on a side.
-        let a = ring_area_m2(&[[0.0, 0.0], [0.001, 0.0], [0.001, 0.001], [0.0, 0.001], [0.0, 0.0]]);
+        let a = ring_area_m2(&[
+            [0.0, 0.0],
+            [0.001, 0.0],
+            [0.001, 0.001],
+            [0.0, 0.001],
+            [0.0, 0.0],
+        ]);
         assert!((a - 12_364.0).abs() < 20.0, "{a}");
     }
 
@@ -178,7 +190,15 @@ mod tests {
         let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
         let features = v["features"].as_array().unwrap();
         assert_eq!(features.len() as u64, s.features);
-        assert!(features.iter().all(|f| f["properties"]["area_m2"].as_f64().unwrap() > 0.0));
-        assert!(features.iter().any(|f| f["properties"]["levels"].is_number()));
+        assert!(
+            features
+                .iter()
+                .all(|f| f["properties"]["area_m2"].as_f64().unwrap() > 0.0)
+        );
+        assert!(
+            features
+                .iter()
+                .any(|f| f["properties"]["levels"].is_number())
+        );
     }
 }

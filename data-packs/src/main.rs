@@ -302,7 +302,8 @@ fn run(cli: Cli) -> Result<(), String> {
             let pbf = sources
                 .fetch(&format!("osm-{extract}"))
                 .map_err(|e| e.to_string())?;
-            let s = waymark_packs::datasets::write_buildings(&pbf, &out).map_err(|e| e.to_string())?;
+            let s =
+                waymark_packs::datasets::write_buildings(&pbf, &out).map_err(|e| e.to_string())?;
             println!(
                 "{}: {} buildings written ({} left out)",
                 out.display(),

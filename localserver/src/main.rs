@@ -305,10 +305,7 @@ fn datasets_command(args: DatasetsArgs) -> Result<(), String> {
     let call = |method: &str, path: &str, body: Option<serde_json::Value>| {
         let url = format!("{base}{path}");
         let resp = match (method, body) {
-            ("POST", Some(b)) => agent
-                .post(&url)
-                .header("X-Api-Key", &key)
-                .send_json(b),
+            ("POST", Some(b)) => agent.post(&url).header("X-Api-Key", &key).send_json(b),
             ("DELETE", _) => agent.delete(&url).header("X-Api-Key", &key).call(),
             _ => agent.get(&url).header("X-Api-Key", &key).call(),
         };

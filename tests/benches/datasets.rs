@@ -24,7 +24,8 @@ const SOUTH: f64 = 60.10;
 fn write_parcels(path: &std::path::Path) {
     let mut rng = waymark_tests::Rng::new(3);
     let mut w = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
-    w.write_all(b"{\"type\":\"FeatureCollection\",\"features\":[\n").unwrap();
+    w.write_all(b"{\"type\":\"FeatureCollection\",\"features\":[\n")
+        .unwrap();
     // Shared jittered grid corners, so that neighbouring parcels meet without gaps.
     let corner = |i: usize, j: usize, rng: &mut waymark_tests::Rng| {
         let _ = rng;
@@ -98,7 +99,12 @@ fn main() {
         .unwrap();
     let run = loop {
         let run = engine
-            .call(&c, DatasetStatusRequest { dataset_id: d.id.clone() })
+            .call(
+                &c,
+                DatasetStatusRequest {
+                    dataset_id: d.id.clone(),
+                },
+            )
             .unwrap();
         if run.status != ImportStatus::InProgress {
             break run;
@@ -170,7 +176,13 @@ fn main() {
     });
     eprintln!("  (features found: {found})");
     let filters: Vec<String> = (0..2000)
-        .map(|k| format!("value_keur:>{} AND zoning:={}", 1000 + k % 900, ["park", "industrial", "mixed"][k % 3]))
+        .map(|k| {
+            format!(
+                "value_keur:>{} AND zoning:={}",
+                1000 + k % 900,
+                ["park", "industrial", "mixed"][k % 3]
+            )
+        })
         .collect();
     waymark_tests::time_percentiles("search, two-clause where", filters.len(), |i| {
         engine
@@ -178,7 +190,9 @@ fn main() {
                 &c,
                 FeatureSearchRequest {
                     dataset_id: d.id.clone(),
-                    body: FeatureSearchBody { filter: filters[i].clone() },
+                    body: FeatureSearchBody {
+                        filter: filters[i].clone(),
+                    },
                     ..Default::default()
                 },
             )
@@ -193,7 +207,9 @@ fn main() {
                         dataset_id: d.id.clone(),
                         page: p + 1,
                         per_page: 100,
-                        body: FeatureSearchBody { filter: "parcel:>=0".into() },
+                        body: FeatureSearchBody {
+                            filter: "parcel:>=0".into(),
+                        },
                         ..Default::default()
                     },
                 )

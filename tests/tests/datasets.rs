@@ -46,11 +46,11 @@ fn file_url(p: &Path) -> String {
 }
 
 /// Waits for the latest run of `id` to end.
-fn wait(engine: &Engine, id: &str) -> ImportRun {
+fn wait(engine: &Arc<Engine>, id: &str) -> ImportRun {
     for _ in 0..1200 {
         let run = engine
             .call(
-                &Credentials::Http(&waymark_tests::write_caller(&fixture_publisher(engine))),
+                &Credentials::Http(&waymark_tests::write_caller(&fixture_publisher_raw())),
                 DatasetStatusRequest {
                     dataset_id: id.into(),
                 },
@@ -64,11 +64,6 @@ fn wait(engine: &Engine, id: &str) -> ImportRun {
     panic!("the import of {id} did not end");
 }
 
-/// The publisher of the fixture (or of another engine's own fixture).
-fn fixture_publisher(_engine: &Engine) -> Publisher {
-    PUBLISHER.get_or_init(|| Publisher::generate().unwrap()).clone()
-}
-
 static PUBLISHER: OnceLock<Publisher> = OnceLock::new();
 
 fn open_engine(dir: &Path) -> Arc<Engine> {
@@ -77,10 +72,12 @@ fn open_engine(dir: &Path) -> Arc<Engine> {
 }
 
 fn fixture_publisher_raw() -> Publisher {
-    PUBLISHER.get_or_init(|| Publisher::generate().unwrap()).clone()
+    PUBLISHER
+        .get_or_init(|| Publisher::generate().unwrap())
+        .clone()
 }
 
-fn create(engine: &Engine, name: &str, url: &str) -> Dataset {
+fn create(engine: &Arc<Engine>, name: &str, url: &str) -> Dataset {
     engine
         .call(
             &Credentials::Http(&waymark_tests::write_caller(&fixture_publisher_raw())),
@@ -146,11 +143,8 @@ fn search_all(id: &str, filter: &str) -> Vec<FeatureSummary> {
     }
 }
 
+/// The source's polygon geometry.
 fn geometry(v: &Value) -> Geometry<f64> {
-    waymark_geoformats_parse(v)
-}
-
-fn waymark_geoformats_parse(v: &Value) -> Geometry<f64> {
     let coords = v["coordinates"][0].as_array().unwrap();
     let ring: Vec<(f64, f64)> = coords
         .iter()
@@ -169,7 +163,11 @@ fn the_import_run_logs_both_steps() {
     assert_eq!(run.status, ImportStatus::Success);
     let names: Vec<_> = run.steps.iter().map(|s| s.name).collect();
     assert_eq!(names, [ImportStepName::Fetch, ImportStepName::Import]);
-    assert!(run.steps.iter().all(|s| s.status == ImportStatus::Success && s.end.is_some()));
+    assert!(
+        run.steps
+            .iter()
+            .all(|s| s.status == ImportStatus::Success && s.end.is_some())
+    );
     let last = &run.steps[1].entries.last().unwrap().detail;
     assert!(
         last.starts_with(&format!("imported {} features", thousands(f.source.len()))),
@@ -189,7 +187,7 @@ fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -203,7 +201,8 @@ fn where_searches_match_a_reference_evaluation() {
     let reference = |pred: &dyn Fn(&Value) -> bool| -> usize {
         f.source.iter().filter(|x| pred(&x["properties"])).count()
     };
-    let cases: Vec<(&str, Box<dyn Fn(&Value) -> bool>)> = vec![
+    type Case = (&'static str, Box<dyn Fn(&Value) -> bool>);
+    let cases: Vec<Case> = vec![
         (
             "levels:>=5 AND area_m2:<2000",
             Box::new(|p| {
@@ -214,17 +213,17 @@ fn where_searches_match_a_reference_evaluation() {
         (
             "building:=residential OR building:=apartments",
             Box::new(|p| {
-                p["building"]
-                    .as_str()
-                    .is_some_and(|b| b.eq_ignore_ascii_case("residential") || b.eq_ignore_ascii_case("apartments"))
+                p["building"].as_str().is_some_and(|b| {
+                    b.eq_ignore_ascii_case("residential") || b.eq_ignore_ascii_case("apartments")
+                })
             }),
         ),
         (
             "building:IN(residential,apartments)",
             Box::new(|p| {
-                p["building"]
-                    .as_str()
-                    .is_some_and(|b| b.eq_ignore_ascii_case("residential") || b.eq_ignore_ascii_case("apartments"))
+                p["building"].as_str().is_some_and(|b| {
+                    b.eq_ignore_ascii_case("residential") || b.eq_ignore_ascii_case("apartments")
+                })
             }),
         ),
         ("NOT name:null", Box::new(|p| !p["name"].is_null())),
@@ -294,7 +293,11 @@ fn features_read_back_as_geojson_wkb_and_masked() {
         .decode(wkb.geometry.0.as_str().unwrap())
         .unwrap();
     assert_eq!(bytes[0], 1, "little-endian WKB");
-    assert_eq!(u32::from_le_bytes(bytes[1..5].try_into().unwrap()), 3, "a polygon");
+    assert_eq!(
+        u32::from_le_bytes(bytes[1..5].try_into().unwrap()),
+        3,
+        "a polygon"
+    );
     let masked = get(
         DatasetFormat::Geojson,
         Some(vec!["id".into(), "attributes.levels".into()]),
@@ -312,7 +315,10 @@ fn features_read_back_as_geojson_wkb_and_masked() {
     })
     .unwrap_err();
     assert_eq!(err.code, ErrorCode::Validation);
-    assert_eq!(err.fields[0].loc, vec![json!("header"), json!("x-field-mask")]);
+    assert_eq!(
+        err.fields[0].loc,
+        vec![json!("header"), json!("x-field-mask")]
+    );
     let err = call(FeatureGetRequest {
         dataset_id: f.buildings.id.clone(),
         feature_id: "nope".into(),
@@ -322,7 +328,12 @@ fn features_read_back_as_geojson_wkb_and_masked() {
     assert_eq!(err.code, ErrorCode::NotFound);
 }
 
-fn contains(id: &str, geometry: InputGeometry, buffer: Option<f64>, filter: Option<&str>) -> Result<Vec<FeatureSummary>, ApiError> {
+fn contains(
+    id: &str,
+    geometry: InputGeometry,
+    buffer: Option<f64>,
+    filter: Option<&str>,
+) -> Result<Vec<FeatureSummary>, ApiError> {
     let mut out = Vec::new();
     let mut page = 1;
     loop {
@@ -359,14 +370,19 @@ fn contains_a_point_agrees_with_brute_force() {
         } else {
             Point::new(7.41 + rng.unit() * 0.03, 43.725 + rng.unit() * 0.03)
         };
-        let expected: Vec<usize> = (0..shapes.len()).filter(|&i| shapes[i].contains(&p)).collect();
+        let expected: Vec<usize> = (0..shapes.len())
+            .filter(|&i| shapes[i].contains(&p))
+            .collect();
         let text = format!("{},{}", p.y(), p.x());
         let got = contains(&f.buildings.id, InputGeometry::Text(text), None, None).unwrap();
         let got_attrs: Vec<Value> = got
             .iter()
             .map(|x| Value::Object(x.attributes.clone().unwrap().0))
             .collect();
-        let want_attrs: Vec<Value> = expected.iter().map(|&i| f.source[i]["properties"].clone()).collect();
+        let want_attrs: Vec<Value> = expected
+            .iter()
+            .map(|&i| f.source[i]["properties"].clone())
+            .collect();
         assert_eq!(got_attrs, want_attrs, "at {p:?}");
         hits += usize::from(!got.is_empty());
     }
@@ -387,7 +403,9 @@ fn buffers_shrink_what_contains_a_point() {
         })
         .unwrap();
     let p = shape.interior_point().unwrap();
-    let Geometry::Polygon(poly) = shape else { panic!() };
+    let Geometry::Polygon(poly) = shape else {
+        panic!()
+    };
     let to_edge = poly
         .exterior()
         .lines()
@@ -396,7 +414,10 @@ fn buffers_shrink_what_contains_a_point() {
             (0..=100)
                 .map(|t| {
                     let t = t as f64 / 100.0;
-                    let q = Point::new(l.start.x + (l.end.x - l.start.x) * t, l.start.y + (l.end.y - l.start.y) * t);
+                    let q = Point::new(
+                        l.start.x + (l.end.x - l.start.x) * t,
+                        l.start.y + (l.end.y - l.start.y) * t,
+                    );
                     Haversine.distance(p, q)
                 })
                 .fold(f64::INFINITY, f64::min)
@@ -439,14 +460,32 @@ fn points_within_a_buffered_polyline_with_a_filter() {
     let hydrants = create(&f.engine, "hydrants", &file_url(&csv));
     assert_eq!(wait(&f.engine, &hydrants.id).status, ImportStatus::Success);
     // A street-like line across Monaco, as an encoded polyline.
-    let line = [(43.7275, 7.4160), (43.7330, 7.4190), (43.7385, 7.4250), (43.7410, 7.4300)];
-    let encoded = polyline::encode_coordinates(line.iter().map(|&(lat, lng)| geo::coord! {x: lng, y: lat}), 5).unwrap();
-    let got = contains(&hydrants.id, InputGeometry::Text(encoded), Some(50.0), Some("pressure:>3")).unwrap();
+    let line = [
+        (43.7275, 7.4160),
+        (43.7330, 7.4190),
+        (43.7385, 7.4250),
+        (43.7410, 7.4300),
+    ];
+    let encoded = polyline::encode_coordinates(
+        line.iter().map(|&(lat, lng)| geo::coord! {x: lng, y: lat}),
+        5,
+    )
+    .unwrap();
+    let got = contains(
+        &hydrants.id,
+        InputGeometry::Text(encoded),
+        Some(50.0),
+        Some("pressure:>3"),
+    )
+    .unwrap();
     let near = |p: Point<f64>| {
         line.windows(2).any(|w| {
             (0..=400).any(|t| {
                 let t = t as f64 / 400.0;
-                let q = Point::new(w[0].1 + (w[1].1 - w[0].1) * t, w[0].0 + (w[1].0 - w[0].0) * t);
+                let q = Point::new(
+                    w[0].1 + (w[1].1 - w[0].1) * t,
+                    w[0].0 + (w[1].0 - w[0].0) * t,
+                );
                 Haversine.distance(p, q) <= 50.0
             })
         })
@@ -455,7 +494,10 @@ fn points_within_a_buffered_polyline_with_a_filter() {
         line.windows(2).all(|w| {
             (0..=400).all(|t| {
                 let t = t as f64 / 400.0;
-                let q = Point::new(w[0].1 + (w[1].1 - w[0].1) * t, w[0].0 + (w[1].0 - w[0].0) * t);
+                let q = Point::new(
+                    w[0].1 + (w[1].1 - w[0].1) * t,
+                    w[0].0 + (w[1].0 - w[0].0) * t,
+                );
                 Haversine.distance(p, q) > 50.5
             })
         })
@@ -468,8 +510,14 @@ fn points_within_a_buffered_polyline_with_a_filter() {
         let p = Point::new(c[0].as_f64().unwrap(), c[1].as_f64().unwrap());
         assert!(!far(p), "{p:?} is more than 50 m from the line");
     }
-    let expected = points.iter().filter(|(p, pr)| *pr > 3.0 && near(*p) && !far(*p)).count();
-    let borderline = points.iter().filter(|(p, pr)| *pr > 3.0 && !near(*p) && !far(*p)).count();
+    let expected = points
+        .iter()
+        .filter(|(p, pr)| *pr > 3.0 && near(*p) && !far(*p))
+        .count();
+    let borderline = points
+        .iter()
+        .filter(|(p, pr)| *pr > 3.0 && !near(*p) && !far(*p))
+        .count();
     assert!(
         got.len() >= expected && got.len() <= expected + borderline,
         "{} found, {expected} expected (+{borderline} within half a metre of 50 m)",
@@ -490,10 +538,20 @@ fn bad_input_is_a_422_that_points_at_it() {
     .unwrap_err();
     assert_eq!(err.code, ErrorCode::Validation);
     assert_eq!(err.fields[0].loc, vec![json!("body"), json!("where")]);
-    assert!(err.fields[0].msg.contains("column"), "{}", err.fields[0].msg);
+    assert!(
+        err.fields[0].msg.contains("column"),
+        "{}",
+        err.fields[0].msg
+    );
     for (geometry, words) in [
-        (json!({"type": "Polygon", "coordinates": [[[7.41, 43.73], [7.42, 43.73], [7.42, 43.74]]]}), "ring"),
-        (json!({"type": "Polygon", "coordinates": [[[7.41, 43.73], [7.42, 43.74], [7.42, 43.73], [7.41, 43.74], [7.41, 43.73]]]}), "intersect"),
+        (
+            json!({"type": "Polygon", "coordinates": [[[7.41, 43.73], [7.42, 43.73], [7.42, 43.74]]]}),
+            "ring",
+        ),
+        (
+            json!({"type": "Polygon", "coordinates": [[[7.41, 43.73], [7.42, 43.74], [7.42, 43.73], [7.41, 43.74], [7.41, 43.73]]]}),
+            "intersect",
+        ),
     ] {
         let err = contains(
             &f.buildings.id,
@@ -506,7 +564,13 @@ fn bad_input_is_a_422_that_points_at_it() {
         assert_eq!(err.fields[0].loc, vec![json!("body"), json!("geometry")]);
         assert!(err.fields[0].msg.contains(words), "{}", err.fields[0].msg);
     }
-    let err = contains(&f.buildings.id, InputGeometry::Text("95,7".into()), None, None).unwrap_err();
+    let err = contains(
+        &f.buildings.id,
+        InputGeometry::Text("95,7".into()),
+        None,
+        None,
+    )
+    .unwrap_err();
     assert_eq!(err.code, ErrorCode::Validation, "{err:?}");
     let err = call(DatasetGetRequest {
         dataset_id: "00000000-0000-0000-0000-000000000000".into(),
@@ -557,16 +621,25 @@ fn http_answers_equal_the_engine_and_errors_have_the_datasets_bodies() {
     );
     assert_eq!(http.status, 422, "{}", http.body);
     // A read-only key may not list datasets (K3).
-    let ro = waymark_tests::private_caller(&f.publisher).api_key_header.unwrap();
+    let ro = waymark_tests::private_caller(&f.publisher)
+        .api_key_header
+        .unwrap();
     let http = f.server.call("GET", "/datasets", &ro, "");
     assert_eq!(http.status, 403, "{}", http.body);
 }
 
 /// A one-file HTTP server on 127.0.0.1 that answers `Range` requests; `cut` closes the first
 /// `cut.1` answers after `cut.0` bytes.
-fn serve_file(bytes: Vec<u8>, cut_after: usize, cuts: usize) -> (String, std::thread::JoinHandle<Vec<String>>) {
+fn serve_file(
+    bytes: Vec<u8>,
+    cut_after: usize,
+    cuts: usize,
+) -> (String, std::thread::JoinHandle<Vec<String>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/data/buildings.geojson", listener.local_addr().unwrap());
+    let url = format!(
+        "http://{}/data/buildings.geojson",
+        listener.local_addr().unwrap()
+    );
     let handle = std::thread::spawn(move || {
         let mut seen = Vec::new();
         let mut cuts_left = cuts;
@@ -587,7 +660,11 @@ fn serve_file(bytes: Vec<u8>, cut_after: usize, cuts: usize) -> (String, std::th
             }
             let start = head
                 .lines()
-                .find_map(|l| l.strip_prefix("Range: bytes="))
+                .find_map(|l| {
+                    let (name, value) = l.split_once(':')?;
+                    name.eq_ignore_ascii_case("range")
+                        .then(|| value.trim().strip_prefix("bytes="))?
+                })
                 .and_then(|r| r.trim_end_matches('-').parse::<usize>().ok())
                 .unwrap_or(0);
             seen.push(head.lines().next().unwrap_or("").to_owned() + &format!(" from {start}"));
@@ -641,8 +718,13 @@ fn downloads_cut_midway_resume_and_failed_runs_change_nothing() {
     assert_eq!(run.status, ImportStatus::Success, "{run:?}");
     assert_eq!(seen.len(), 3, "{seen:?}");
     assert!(seen[1].ends_with("from 100000"), "{seen:?}");
-    assert!(run.steps[0].entries.iter().any(|e| e.detail.contains("downloaded")));
-    let before = search_in(&engine, &d.id, "levels:>=5");
+    assert!(
+        run.steps[0]
+            .entries
+            .iter()
+            .any(|e| e.detail.contains("downloaded"))
+    );
+    let before = search_in(&engine, &d.id, "levels:>=5", 1);
 
     // A reimport from a url that always breaks fails, and the data answers as before.
     let (url, server) = serve_file(bytes.clone(), 50_000, usize::MAX);
@@ -655,7 +737,7 @@ fn downloads_cut_midway_resume_and_failed_runs_change_nothing() {
     let e = run.steps[0].entries.last().unwrap();
     assert_eq!(e.level, LogLevel::Error);
     assert!(e.detail.contains("fetch failed"), "{}", e.detail);
-    assert_eq!(search_in(&engine, &d.id, "levels:>=5"), before);
+    assert_eq!(search_in(&engine, &d.id, "levels:>=5", 1), before);
 
     // A malformed file fails in the import step, and the data still answers.
     let bad = dir.path().join("bad.geojson");
@@ -665,12 +747,14 @@ fn downloads_cut_midway_resume_and_failed_runs_change_nothing() {
     assert_eq!(run.status, ImportStatus::Failed, "{run:?}");
     assert_eq!(run.steps[1].name, ImportStepName::Import);
     assert_eq!(run.steps[1].status, ImportStatus::Failed);
-    assert_eq!(search_in(&engine, &d.id, "levels:>=5"), before);
+    assert_eq!(search_in(&engine, &d.id, "levels:>=5", 1), before);
 
     // Bad features are skipped with a warning naming them; the rest is imported.
     let mut v: Value = serde_json::from_slice(&bytes).unwrap();
     let features = v["features"].as_array_mut().unwrap();
-    let ring = features[3]["geometry"]["coordinates"][0].as_array_mut().unwrap();
+    let ring = features[3]["geometry"]["coordinates"][0]
+        .as_array_mut()
+        .unwrap();
     ring.pop();
     let n = features.len();
     let partial = dir.path().join("partial.geojson");
@@ -684,23 +768,33 @@ fn downloads_cut_midway_resume_and_failed_runs_change_nothing() {
         .filter(|e| e.level == LogLevel::Warning)
         .collect();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].detail.starts_with("feature 4: "), "{}", warnings[0].detail);
-    assert!(warnings[0].detail.ends_with(", skipped"), "{}", warnings[0].detail);
+    assert!(
+        warnings[0].detail.starts_with("feature 4: "),
+        "{}",
+        warnings[0].detail
+    );
+    assert!(
+        warnings[0].detail.ends_with(", skipped"),
+        "{}",
+        warnings[0].detail
+    );
     assert_eq!(search_in_all(&engine, &d.id, "area_m2:>0"), n - 1);
 
     // Deleted: gone from every operation and from the disk.
-    let c = || Credentials::Http(&waymark_tests::write_caller(&fixture_publisher_raw()));
-    let _ = c;
     engine
         .call(
             &Credentials::Http(&waymark_tests::write_caller(&fixture_publisher_raw())),
-            DatasetDeleteRequest { dataset_id: d.id.clone() },
+            DatasetDeleteRequest {
+                dataset_id: d.id.clone(),
+            },
         )
         .unwrap();
     let err = engine
         .call(
             &Credentials::Http(&waymark_tests::write_caller(&fixture_publisher_raw())),
-            DatasetStatusRequest { dataset_id: d.id.clone() },
+            DatasetStatusRequest {
+                dataset_id: d.id.clone(),
+            },
         )
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::NotFound);
@@ -708,7 +802,7 @@ fn downloads_cut_midway_resume_and_failed_runs_change_nothing() {
     assert!(!dir.path().join("state/datasets").join(&d.id).exists());
 }
 
-fn update_url(engine: &Engine, id: &str, url: &str) {
+fn update_url(engine: &Arc<Engine>, id: &str, url: &str) {
     engine
         .call(
             &Credentials::Http(&waymark_tests::write_caller(&fixture_publisher_raw())),
@@ -723,24 +817,35 @@ fn update_url(engine: &Engine, id: &str, url: &str) {
         .unwrap();
 }
 
-fn search_in(engine: &Engine, id: &str, filter: &str) -> FeatureSearchResponse {
+fn search_in(engine: &Arc<Engine>, id: &str, filter: &str, page: u32) -> FeatureSearchResponse {
     engine
         .call(
             &Credentials::Http(&waymark_tests::write_caller(&fixture_publisher_raw())),
             FeatureSearchRequest {
                 dataset_id: id.into(),
                 per_page: 1000,
-                body: FeatureSearchBody { filter: filter.into() },
+                page,
+                body: FeatureSearchBody {
+                    filter: filter.into(),
+                },
                 ..Default::default()
             },
         )
         .unwrap()
 }
 
-fn search_in_all(engine: &Engine, id: &str, filter: &str) -> usize {
-    let r = search_in(engine, id, filter);
-    assert_eq!(r.pagination.next, None);
-    r.features.len()
+/// How many features match `filter`, walking the pages.
+fn search_in_all(engine: &Arc<Engine>, id: &str, filter: &str) -> usize {
+    let mut n = 0;
+    let mut page = 1;
+    loop {
+        let r = search_in(engine, id, filter, page);
+        n += r.features.len();
+        match r.pagination.next {
+            Some(p) => page = p,
+            None => return n,
+        }
+    }
 }
 
 #[test]
@@ -757,7 +862,9 @@ fn datasets_are_removed_after_their_deletion_time_and_survive_a_restart() {
                 body: DatasetCreateBody {
                     name: "soon gone".into(),
                     url: file_url(&csv),
-                    scheduled_for_deletion_after: Some(chrono::Utc::now() + chrono::Duration::milliseconds(1500)),
+                    scheduled_for_deletion_after: Some(
+                        chrono::Utc::now() + chrono::Duration::milliseconds(1500),
+                    ),
                 },
             },
         )
@@ -773,7 +880,9 @@ fn datasets_are_removed_after_their_deletion_time_and_survive_a_restart() {
     let err = engine
         .call(
             &Credentials::Http(&waymark_tests::write_caller(&fixture_publisher_raw())),
-            DatasetGetRequest { dataset_id: soon.id.clone() },
+            DatasetGetRequest {
+                dataset_id: soon.id.clone(),
+            },
         )
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::NotFound);

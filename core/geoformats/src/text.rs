@@ -19,7 +19,8 @@ const WKT_KEYWORDS: [&str; 7] = [
 ///   forms, `GEOMETRYCOLLECTION`; any case; an EWKT `SRID=4326;` prefix is accepted) is WKT;
 /// - two decimal numbers separated by a comma, optional spaces around them (`48.8,2.3`), is
 ///   `lat,lng` (note: latitude first) and gives a Point;
-/// - text starting with `{` is a GeoJSON geometry object;
+/// - text starting with `{` that is valid JSON is a GeoJSON geometry object (else it is
+///   tried as a polyline, which may start with `{` too);
 /// - anything else is tried as a Google encoded polyline (precision 5): one position gives
 ///   a Point, more a LineString.
 ///
@@ -37,9 +38,10 @@ pub fn parse_text_geometry(s: &str) -> Result<Geometry<f64>, String> {
     if let Some(p) = lat_lng(t) {
         return p;
     }
-    if t.starts_with('{') {
-        let v: serde_json::Value = serde_json::from_str(t)
-            .map_err(|e| format!("GeoJSON geometry: not valid JSON: {e}"))?;
+    // `{` also starts many encoded polylines: JSON first, then the polyline.
+    if t.starts_with('{')
+        && let Ok(v) = serde_json::from_str::<serde_json::Value>(t)
+    {
         return match v {
             serde_json::Value::Object(o) => {
                 crate::parse_geojson_geometry(&o).map_err(|e| format!("GeoJSON geometry: {e}"))

@@ -107,7 +107,9 @@ pub struct Catalog {
 fn time(s: &str) -> rusqlite::Result<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s)
         .map(|t| t.with_timezone(&Utc))
-        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))
+        .map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+        })
 }
 
 fn text(t: &DateTime<Utc>) -> String {
@@ -155,7 +157,11 @@ impl Catalog {
     }
 
     /// Inserts or replaces a dataset row and a run in one transaction.
-    pub fn put_dataset_and_run(&mut self, d: &DatasetRow, run: &RunRow) -> Result<(), CatalogError> {
+    pub fn put_dataset_and_run(
+        &mut self,
+        d: &DatasetRow,
+        run: &RunRow,
+    ) -> Result<(), CatalogError> {
         let tx = self.conn.transaction()?;
         {
             let c = Catalog::borrow(&tx);
@@ -191,7 +197,13 @@ impl Catalog {
             .query_row(
                 "SELECT seq, url, run FROM runs WHERE dataset_id = ?1 ORDER BY seq DESC LIMIT 1",
                 [dataset_id],
-                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)),
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                    ))
+                },
             )
             .optional()?;
         row.map(|(seq, url, run)| {

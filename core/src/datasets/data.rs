@@ -49,6 +49,7 @@ pub enum DataError {
 }
 
 /// Writes a new data file, one feature at a time, in one transaction.
+#[derive(Debug)]
 pub struct DataWriter {
     conn: Connection,
     count: u64,
@@ -163,12 +164,11 @@ impl DatasetIndex {
             let id: String = r.get(0)?;
             let wkb: Vec<u8> = r.get(1)?;
             let attrs: String = r.get(2)?;
-            let geometry = waymark_geoformats::from_wkb(&wkb).map_err(|message| {
-                DataError::Corrupt {
+            let geometry =
+                waymark_geoformats::from_wkb(&wkb).map_err(|message| DataError::Corrupt {
                     id: id.clone(),
                     message,
-                }
-            })?;
+                })?;
             let attributes = match serde_json::from_str(&attrs) {
                 Ok(Value::Object(m)) => m,
                 _ => {
@@ -179,10 +179,8 @@ impl DatasetIndex {
                 }
             };
             let corner = |x: f64, y: f64| [x, y];
-            let rect = Rectangle::from_corners(
-                corner(r.get(3)?, r.get(4)?),
-                corner(r.get(5)?, r.get(6)?),
-            );
+            let rect =
+                Rectangle::from_corners(corner(r.get(3)?, r.get(4)?), corner(r.get(5)?, r.get(6)?));
             boxes.push(GeomWithData::new(rect, features.len() as u32));
             features.push(Feature {
                 id,
@@ -223,7 +221,7 @@ impl DatasetIndex {
         found
     }
 
-    /// The column of attribute `path` (see [`attribute`]).
+    /// The column of attribute `path` (see [`waymark_storequery::lookup_attribute`]).
     pub fn column(&self, path: &str) -> Arc<Vec<Option<Value>>> {
         if let Some(c) = self.columns.read().get(path) {
             return c.clone();
@@ -231,29 +229,12 @@ impl DatasetIndex {
         let column: Arc<Vec<Option<Value>>> = Arc::new(
             self.features
                 .iter()
-                .map(|f| attribute(&f.attributes, path).cloned())
+                .map(|f| waymark_storequery::lookup_attribute(&f.attributes, path).cloned())
                 .collect(),
         );
-        self.columns
-            .write()
-            .insert(path.to_owned(), column.clone());
+        self.columns.write().insert(path.to_owned(), column.clone());
         column
     }
-}
-
-/// The attribute at `path` of `attributes`: the key `path` itself when there is one, else the
-/// nested objects along its dot-separated segments (`owner.name` reads
-/// `{"owner": {"name": …}}`).
-pub fn attribute<'a>(attributes: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
-    if let Some(v) = attributes.get(path) {
-        return Some(v);
-    }
-    let mut parts = path.split('.');
-    let mut v = attributes.get(parts.next()?)?;
-    for part in parts {
-        v = v.as_object()?.get(part)?;
-    }
-    Some(v)
 }
 
 #[cfg(test)]
@@ -263,16 +244,6 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn attributes_by_literal_key_then_path() {
-        let a = json!({"owner": {"name": "Ana"}, "a.b": 1, "a": {"b": 2}});
-        let m = a.as_object().unwrap();
-        assert_eq!(attribute(m, "owner.name"), Some(&json!("Ana")));
-        assert_eq!(attribute(m, "a.b"), Some(&json!(1)));
-        assert_eq!(attribute(m, "owner.age"), None);
-        assert_eq!(attribute(m, "owner.name.x"), None);
-    }
-
-    #[test]
     fn written_files_read_back() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.sqlite");
@@ -280,8 +251,12 @@ mod tests {
         let p = Geometry::Point(geo::Point::new(2.0, 48.0));
         let attrs = json!({"k": 1}).as_object().unwrap().clone();
         w.add("a", &p, &attrs).unwrap();
-        w.add("b", &Geometry::Point(geo::Point::new(3.0, 49.0)), &Map::new())
-            .unwrap();
+        w.add(
+            "b",
+            &Geometry::Point(geo::Point::new(3.0, 49.0)),
+            &Map::new(),
+        )
+        .unwrap();
         assert_eq!(w.finish("run").unwrap(), 2);
         let idx = DatasetIndex::load(&path, "r.sqlite").unwrap();
         assert_eq!(idx.get("a").unwrap().attributes, attrs);

@@ -285,8 +285,14 @@ mod tests {
         assert_eq!(got.name_hint.as_deref(), Some("in%20put.csv"));
         let err = fetch(&agent, &url, &dir.path().join("e.bin"), 5, &cancel).unwrap_err();
         assert!(matches!(err, FetchError::TooLarge { limit: 5 }), "{err}");
-        let err = fetch(&agent, "file:///nope/x.csv", &dir.path().join("f.bin"), 5, &cancel)
-            .unwrap_err();
+        let err = fetch(
+            &agent,
+            "file:///nope/x.csv",
+            &dir.path().join("f.bin"),
+            5,
+            &cancel,
+        )
+        .unwrap_err();
         assert!(matches!(err, FetchError::NotFound(_)), "{err}");
         let err = fetch(&agent, "ftp://x/y", &dir.path().join("g.bin"), 5, &cancel).unwrap_err();
         assert!(matches!(err, FetchError::BadUrl(_)), "{err}");

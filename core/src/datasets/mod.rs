@@ -33,9 +33,8 @@ use chrono::Utc;
 use parking_lot::{Mutex, RwLock};
 
 use crate::api::{
-    Dataset, DatasetCreateRequest, DatasetDeleteRequest, DatasetDeleteResponse,
-    DatasetListRequest, DatasetListResponse, DatasetListItem, DatasetUpdateRequest, ImportRun,
-    PageInfo,
+    Dataset, DatasetCreateRequest, DatasetDeleteRequest, DatasetDeleteResponse, DatasetListItem,
+    DatasetListRequest, DatasetListResponse, DatasetUpdateRequest, ImportRun, PageInfo,
 };
 use crate::error::{ApiError, ErrorCode};
 use crate::operation::Call;
@@ -165,7 +164,11 @@ impl Datasets {
     }
 
     /// `POST /datasets`
-    pub fn create(&self, call: &mut Call<'_>, req: &DatasetCreateRequest) -> Result<Dataset, ApiError> {
+    pub fn create(
+        &self,
+        call: &mut Call<'_>,
+        req: &DatasetCreateRequest,
+    ) -> Result<Dataset, ApiError> {
         self.sweep()?;
         let now = Utc::now();
         if let Some(t) = req.body.scheduled_for_deletion_after
@@ -175,7 +178,10 @@ impl Datasets {
                 crate::api::Loc::Body,
                 vec!["scheduled_for_deletion_after".into()],
                 crate::api::kinds::VALUE,
-                format!("{} is not in the future: give a later time or leave it out", t.to_rfc3339()),
+                format!(
+                    "{} is not in the future: give a later time or leave it out",
+                    t.to_rfc3339()
+                ),
             )]));
         }
         call.charge()?;
@@ -184,7 +190,10 @@ impl Datasets {
 
     /// Creates a dataset from a body that passed validation, without a key (the embedding
     /// application's own set-up, the sample dataset of `waymark serve`).
-    pub fn create_unchecked(&self, body: &crate::api::DatasetCreateBody) -> Result<Dataset, ApiError> {
+    pub fn create_unchecked(
+        &self,
+        body: &crate::api::DatasetCreateBody,
+    ) -> Result<Dataset, ApiError> {
         let req = body;
         let now = Utc::now();
         let row = DatasetRow {
@@ -207,13 +216,21 @@ impl Datasets {
     }
 
     /// `GET /datasets`
-    pub fn list(&self, call: &mut Call<'_>, req: &DatasetListRequest) -> Result<DatasetListResponse, ApiError> {
+    pub fn list(
+        &self,
+        call: &mut Call<'_>,
+        req: &DatasetListRequest,
+    ) -> Result<DatasetListResponse, ApiError> {
         self.sweep()?;
         let per_page = req.per_page.min(MAX_PER_PAGE);
         call.charge()?;
         let rows = self.inner.rows.read();
         let mut all: Vec<&DatasetRow> = rows.values().collect();
-        all.sort_by(|a, b| a.created_at.cmp(&b.created_at).then_with(|| a.id.cmp(&b.id)));
+        all.sort_by(|a, b| {
+            a.created_at
+                .cmp(&b.created_at)
+                .then_with(|| a.id.cmp(&b.id))
+        });
         let page_count = (all.len() as u32).div_ceil(per_page);
         let start = (req.page.saturating_sub(1) as usize).saturating_mul(per_page as usize);
         Ok(DatasetListResponse {
@@ -242,7 +259,11 @@ impl Datasets {
 
     /// `PUT /datasets/{dataset_id}`: a new name applies at once; a new url starts a run (the
     /// same url again also does: a reimport).
-    pub fn update(&self, call: &mut Call<'_>, req: &DatasetUpdateRequest) -> Result<Dataset, ApiError> {
+    pub fn update(
+        &self,
+        call: &mut Call<'_>,
+        req: &DatasetUpdateRequest,
+    ) -> Result<Dataset, ApiError> {
         self.sweep()?;
         let mut catalog = self.inner.catalog.lock();
         let mut row = self
@@ -260,9 +281,7 @@ impl Datasets {
         let run = match &req.body.url {
             Some(url) => {
                 row.url = url.clone();
-                let seq = catalog
-                    .latest_run(&row.id)?
-                    .map_or(1, |r| r.seq + 1);
+                let seq = catalog.latest_run(&row.id)?.map_or(1, |r| r.seq + 1);
                 let run = self.inner.new_run(&row, seq);
                 catalog.put_dataset_and_run(&row, &run)?;
                 Some(run)
@@ -283,10 +302,7 @@ impl Datasets {
     /// `GET /datasets/{dataset_id}/status`: the latest run.
     pub fn status(&self, call: &mut Call<'_>, id: &str) -> Result<ImportRun, ApiError> {
         self.row(id)?;
-        let run = match self.inner.live.read().get(id) {
-            Some(r) => Some(r.run.clone()),
-            None => None,
-        };
+        let run = self.inner.live.read().get(id).map(|r| r.run.clone());
         let run = match run {
             Some(r) => r,
             None => self
@@ -302,7 +318,11 @@ impl Datasets {
     }
 
     /// `DELETE /datasets/{dataset_id}`
-    pub fn delete(&self, call: &mut Call<'_>, req: &DatasetDeleteRequest) -> Result<DatasetDeleteResponse, ApiError> {
+    pub fn delete(
+        &self,
+        call: &mut Call<'_>,
+        req: &DatasetDeleteRequest,
+    ) -> Result<DatasetDeleteResponse, ApiError> {
         self.row(&req.dataset_id)?;
         call.charge()?;
         self.inner.delete(&req.dataset_id)?;

@@ -22,9 +22,9 @@ use waymark_storequery::{Field, Query};
 use super::Datasets;
 use super::data::{DatasetIndex, Feature};
 use crate::api::{
-    DatasetFeature, DatasetFormat, FeatureContainsRequest, FeatureGetRequest,
-    FeatureSearchRequest, FeatureSearchResponse, FeatureSummary, FieldError, InputGeometry,
-    JsonObject, JsonValue, Loc, PageInfo, kinds,
+    DatasetFeature, DatasetFormat, FeatureContainsRequest, FeatureGetRequest, FeatureSearchRequest,
+    FeatureSearchResponse, FeatureSummary, FieldError, InputGeometry, JsonObject, JsonValue, Loc,
+    PageInfo, kinds,
 };
 use crate::error::ApiError;
 use crate::operation::Call;
@@ -47,12 +47,19 @@ fn parse_filter(text: &str) -> Result<Query, ApiError> {
     waymark_storequery::parse_attributes(text).map_err(|e| {
         let msg = e.to_string();
         let msg = msg.strip_prefix("query: ").unwrap_or(&msg).to_owned();
-        body_error("where", format!("invalid filter: {msg} (docs/datasets-where.md)"))
+        body_error(
+            "where",
+            format!("invalid filter: {msg} (docs/datasets-where.md)"),
+        )
     })
 }
 
 /// The features of `index` at `positions` (in order) that satisfy `filter`.
-fn filtered(index: &DatasetIndex, positions: impl Iterator<Item = u32>, filter: Option<&Query>) -> Vec<u32> {
+fn filtered(
+    index: &DatasetIndex,
+    positions: impl Iterator<Item = u32>,
+    filter: Option<&Query>,
+) -> Vec<u32> {
     let Some(q) = filter else {
         return positions.collect();
     };
@@ -87,7 +94,13 @@ fn geometry_out(g: &Geometry<f64>, format: DatasetFormat) -> JsonValue {
 }
 
 /// One page of `found` as the answer.
-fn page(index: &DatasetIndex, found: &[u32], page: u32, per_page: u32, format: DatasetFormat) -> FeatureSearchResponse {
+fn page(
+    index: &DatasetIndex,
+    found: &[u32],
+    page: u32,
+    per_page: u32,
+    format: DatasetFormat,
+) -> FeatureSearchResponse {
     let per_page = per_page.min(super::MAX_PER_PAGE);
     let page_count = (found.len() as u32).div_ceil(per_page);
     let start = (page.saturating_sub(1) as usize).saturating_mul(per_page as usize);
@@ -119,25 +132,34 @@ fn masked_attributes(attrs: &Map<String, Value>, mask: &[String]) -> Map<String,
             out.insert(path.to_owned(), v.clone());
             continue;
         }
-        let Some(v) = super::data::attribute(attrs, path) else {
+        let Some(v) = waymark_storequery::lookup_attribute(attrs, path) else {
             continue;
         };
-        let mut parts: Vec<&str> = path.split('.').collect();
-        let Some(last) = parts.pop() else { continue };
-        let mut obj = &mut out;
-        for part in parts {
+        let parts: Vec<&str> = path.split('.').collect();
+        insert_path(&mut out, &parts, v.clone());
+    }
+    out
+}
+
+/// Sets `parts` (a nested path) of `obj` to `value`, creating the objects along it.
+fn insert_path(obj: &mut Map<String, Value>, parts: &[&str], value: Value) {
+    match parts {
+        [] => {}
+        [last] => {
+            obj.insert((*last).to_owned(), value);
+        }
+        [first, rest @ ..] => {
             let entry = obj
-                .entry(part.to_owned())
+                .entry((*first).to_owned())
                 .or_insert_with(|| Value::Object(Map::new()));
             if !entry.is_object() {
                 *entry = Value::Object(Map::new());
             }
-            let Value::Object(next) = entry else { break };
-            obj = next;
+            if let Value::Object(next) = entry {
+                insert_path(next, rest, value);
+            }
         }
-        obj.insert(last.to_owned(), v.clone());
     }
-    out
 }
 
 /// Checks a field mask: `id`, `geometry`, `attributes` or `attributes.<path>`.
@@ -206,7 +228,13 @@ fn rings(g: &Geometry<f64>) -> Option<MultiLineString<f64>> {
 }
 
 /// Whether `feature` contains `input` grown by `buffer` metres (see the module docs).
-fn contains(feature: &Feature, input: &Geometry<f64>, projected: &Geometry<f64>, local: &Local, buffer: f64) -> bool {
+fn contains(
+    feature: &Feature,
+    input: &Geometry<f64>,
+    projected: &Geometry<f64>,
+    local: &Local,
+    buffer: f64,
+) -> bool {
     match rings(&feature.geometry) {
         Some(rings) => {
             if !feature.geometry.contains(input) {
@@ -229,14 +257,21 @@ fn input_geometry(g: &InputGeometry) -> Result<Geometry<f64>, ApiError> {
     };
     let geometry = parsed.map_err(|e| body_error("geometry", format!("invalid geometry: {e}")))?;
     if let Some(problem) = waymark_geoformats::problem(&geometry) {
-        return Err(body_error("geometry", format!("invalid geometry: {problem}")));
+        return Err(body_error(
+            "geometry",
+            format!("invalid geometry: {problem}"),
+        ));
     }
     Ok(geometry)
 }
 
 impl Datasets {
     /// `GET /datasets/{dataset_id}/features/{feature_id}`
-    pub fn feature(&self, call: &mut Call<'_>, req: &FeatureGetRequest) -> Result<DatasetFeature, ApiError> {
+    pub fn feature(
+        &self,
+        call: &mut Call<'_>,
+        req: &FeatureGetRequest,
+    ) -> Result<DatasetFeature, ApiError> {
         if let Some(mask) = &req.x_field_mask {
             check_mask(mask)?;
         }
@@ -249,9 +284,10 @@ impl Datasets {
         })?;
         call.charge()?;
         let keep = |name: &str| {
-            req.x_field_mask
-                .as_ref()
-                .is_none_or(|m| m.iter().any(|f| f == name || (name == "attributes" && f.starts_with("attributes."))))
+            req.x_field_mask.as_ref().is_none_or(|m| {
+                m.iter()
+                    .any(|f| f == name || (name == "attributes" && f.starts_with("attributes.")))
+            })
         };
         Ok(DatasetFeature {
             id: feature.id.clone(),
@@ -269,7 +305,11 @@ impl Datasets {
     }
 
     /// `POST /datasets/{dataset_id}/features/search`
-    pub fn search(&self, call: &mut Call<'_>, req: &FeatureSearchRequest) -> Result<FeatureSearchResponse, ApiError> {
+    pub fn search(
+        &self,
+        call: &mut Call<'_>,
+        req: &FeatureSearchRequest,
+    ) -> Result<FeatureSearchResponse, ApiError> {
         let filter = parse_filter(&req.body.filter)?;
         let index = self.index(&req.dataset_id)?;
         let found = filtered(&index, 0..index.features.len() as u32, Some(&filter));
@@ -278,13 +318,20 @@ impl Datasets {
     }
 
     /// `POST /datasets/{dataset_id}/features/contains`
-    pub fn contains(&self, call: &mut Call<'_>, req: &FeatureContainsRequest) -> Result<FeatureSearchResponse, ApiError> {
+    pub fn contains(
+        &self,
+        call: &mut Call<'_>,
+        req: &FeatureContainsRequest,
+    ) -> Result<FeatureSearchResponse, ApiError> {
         let filter = req.body.filter.as_deref().map(parse_filter).transpose()?;
         let input = input_geometry(&req.body.geometry)?;
         let buffer = req.body.buffer.unwrap_or(0.0);
         let index = self.index(&req.dataset_id)?;
         let (Some(rect), Some(centre)) = (input.bounding_rect(), input.centroid()) else {
-            return Err(body_error("geometry", "invalid geometry: it is empty".into()));
+            return Err(body_error(
+                "geometry",
+                "invalid geometry: it is empty".into(),
+            ));
         };
         let local = Local::at(centre.0);
         let (dx, dy) = local.degrees(buffer);

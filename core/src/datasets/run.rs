@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::Utc;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use waymark_geoformats::{Format, Record};
 
 use super::Inner;
@@ -176,7 +176,10 @@ impl Runner {
             .any(|s| s.name == ImportStepName::Fetch && s.status == ImportStatus::Success)
             && self.file("download").is_file();
         if resumed {
-            self.run.run.steps.retain(|s| s.status == ImportStatus::Success);
+            self.run
+                .run
+                .steps
+                .retain(|s| s.status == ImportStatus::Success);
             if !fetched {
                 self.run
                     .run
@@ -272,7 +275,8 @@ impl Runner {
             Ok(w) => w,
             Err(e) => return self.fail_step(format!("cannot write the data file: {e}")),
         };
-        let namespace = uuid::Uuid::parse_str(&self.run.dataset_id).unwrap_or(uuid::Uuid::NAMESPACE_URL);
+        let namespace =
+            uuid::Uuid::parse_str(&self.run.dataset_id).unwrap_or(uuid::Uuid::NAMESPACE_URL);
         let mut seen: HashSet<String> = HashSet::new();
         let mut counts = Counts::default();
         let max_features = self.inner.limits.max_features;
@@ -404,7 +408,7 @@ impl Runner {
             let mut rows = self.inner.rows.write();
             let previous = rows.get_mut(&self.run.dataset_id).and_then(|row| {
                 row.updated_at = now;
-                std::mem::replace(&mut row.data_file, Some(file.clone()))
+                row.data_file.replace(file.clone())
             });
             self.inner
                 .indexes
@@ -439,7 +443,7 @@ fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
