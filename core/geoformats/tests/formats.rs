@@ -638,3 +638,119 @@ fn text_geometries() {
     );
     assert!(problem(&parse_text_geometry("95,2").unwrap()).is_some());
 }
+
+/// Writes `parcels.shp/.shx/.dbf` with the shapefile crate and zips them (deflated) with a
+/// `.prj`, inside a folder as exported archives often are.
+fn make_shapefile_zip(dir: &Path, prj: Option<&str>) -> PathBuf {
+    use shapefile::dbase::{self, FieldValue, TableWriterBuilder};
+    use shapefile::{Point as SPoint, Polygon as SPolygon, PolygonRing};
+    let shp = dir.join("parcels.shp");
+    let table = TableWriterBuilder::new()
+        .add_character_field(dbase::FieldName::try_from("NAME").unwrap(), 20)
+        .add_numeric_field(dbase::FieldName::try_from("LOTS").unwrap(), 10, 0)
+        .add_numeric_field(dbase::FieldName::try_from("ID").unwrap(), 10, 0);
+    {
+        let mut w = shapefile::Writer::from_path(&shp, table).unwrap();
+        let square = |x: f64, y: f64| {
+            SPolygon::new(PolygonRing::Outer(vec![
+                SPoint::new(x, y),
+                SPoint::new(x, y + 1.0),
+                SPoint::new(x + 1.0, y + 1.0),
+                SPoint::new(x + 1.0, y),
+                SPoint::new(x, y),
+            ]))
+        };
+        for (i, (name, shape)) in [
+            ("good", square(2.0, 48.0)),
+            ("far north", square(2.0, 95.0)),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut rec = dbase::Record::default();
+            rec.insert(
+                "NAME".to_owned(),
+                FieldValue::Character(Some(name.to_owned())),
+            );
+            rec.insert("LOTS".to_owned(), FieldValue::Numeric(Some(3.0)));
+            rec.insert("ID".to_owned(), FieldValue::Numeric(Some(100.0 + i as f64)));
+            w.write_shape_and_record(&shape, &rec).unwrap();
+        }
+    }
+    let zip_path = dir.join("parcels.zip");
+    let mut z = zip::ZipWriter::new(std::fs::File::create(&zip_path).unwrap());
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    z.start_file("__MACOSX/export/._parcels.shp", opts).unwrap();
+    z.write_all(b"resource fork").unwrap();
+    for ext in ["shp", "shx", "dbf"] {
+        z.start_file(format!("export/parcels.{ext}"), opts).unwrap();
+        z.write_all(&std::fs::read(dir.join(format!("parcels.{ext}"))).unwrap())
+            .unwrap();
+    }
+    if let Some(prj) = prj {
+        z.start_file("export/parcels.prj", opts).unwrap();
+        z.write_all(prj.as_bytes()).unwrap();
+    }
+    z.finish().unwrap();
+    zip_path
+}
+
+const WGS84_PRJ: &str = r#"GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]"#;
+
+#[test]
+fn zipped_shapefile() {
+    let dir = tempfile::tempdir().unwrap();
+    let z = make_shapefile_zip(dir.path(), Some(WGS84_PRJ));
+    assert_eq!(sniff(&z, None, None).unwrap(), Format::Shapefile);
+    let (records, summary) = read_all(&z, Format::Shapefile).unwrap();
+    assert_eq!(
+        summary,
+        ReadSummary {
+            features: 1,
+            skipped: 1
+        }
+    );
+    let f = features(&records);
+    assert_eq!(f[0].index, 1);
+    assert_eq!(f[0].source_id.as_deref(), Some("100"));
+    assert_eq!(f[0].attributes.get("NAME"), Some(&json!("good")));
+    assert_eq!(f[0].attributes.get("LOTS"), Some(&json!(3)));
+    let Geometry::Polygon(p) = &f[0].geometry else {
+        panic!("{:?}", f[0].geometry)
+    };
+    assert_eq!(p.exterior().0.len(), 5);
+    let s = skipped(&records);
+    assert_eq!(s[0].0, 2);
+    assert!(s[0].1.contains("latitude"), "{}", s[0].1);
+    // The bare .shp (with its .dbf beside it) reads too.
+    let (_, summary) = read_all(&dir.path().join("parcels.shp"), Format::Shapefile).unwrap();
+    assert_eq!(
+        summary,
+        ReadSummary {
+            features: 1,
+            skipped: 1
+        }
+    );
+}
+
+#[test]
+fn shapefile_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let z = make_shapefile_zip(
+        dir.path(),
+        Some(r#"PROJCS["WGS_1984_Web_Mercator_Auxiliary_Sphere",GEOGCS["GCS_WGS_1984"]]"#),
+    );
+    let e = read_all(&z, Format::Shapefile).unwrap_err();
+    assert!(matches!(e, FormatError::Unsupported(_)), "{e:?}");
+    assert!(e.to_string().contains("EPSG:4326"), "{e}");
+
+    let only_txt = dir.path().join("readme.zip");
+    let mut w = zip::ZipWriter::new(std::fs::File::create(&only_txt).unwrap());
+    w.start_file("readme.txt", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    w.write_all(b"hello").unwrap();
+    w.finish().unwrap();
+    let e = read_all(&only_txt, Format::Shapefile).unwrap_err();
+    assert!(e.to_string().contains("no .shp"), "{e}");
+}
