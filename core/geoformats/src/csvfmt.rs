@@ -14,7 +14,9 @@ const LNG: [&str; 5] = ["lng", "lon", "long", "longitude", "x"];
 const WKT: [&str; 4] = ["wkt", "geometry", "geom", "the_geom"];
 
 /// Picks the delimiter among `,` `;` `\t` `|`: the one occurring most often (outside double
-/// quotes) in the header line; `,` on a tie or when none occurs.
+/// quotes) in the header line, `,` on a tie. When none occurs the file has a single column
+/// (say `wkt`), whose unquoted values may hold commas: the ASCII unit separator (0x1F) is
+/// used then, so that rows are not split.
 pub(crate) fn sniff_delimiter(header: &[u8]) -> u8 {
     let mut counts = [0usize; 4];
     let cands = [b',', b';', b'\t', b'|'];
@@ -25,6 +27,9 @@ pub(crate) fn sniff_delimiter(header: &[u8]) -> u8 {
         } else if !quoted && let Some(i) = cands.iter().position(|d| *d == c) {
             counts[i] += 1;
         }
+    }
+    if counts.iter().all(|c| *c == 0) {
+        return 0x1F;
     }
     let mut best = 0;
     for i in 1..4 {

@@ -175,6 +175,25 @@ fn geojson_feature_collection_good_and_bad() {
 }
 
 #[test]
+fn geojson_in_another_crs_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "old.geojson",
+        br#"{"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::2154"}},"features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[652000,6862000]},"properties":{}}]}"#,
+    );
+    let e = read_all(&p, Format::GeoJson).unwrap_err();
+    assert!(matches!(e, FormatError::Unsupported(_)), "{e:?}");
+    assert!(e.to_string().contains("EPSG:4326"), "{e}");
+    let p = write(
+        dir.path(),
+        "crs84.geojson",
+        br#"{"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:OGC:1.3:CRS84"}},"features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[2,48]},"properties":{}}]}"#,
+    );
+    assert_eq!(read_all(&p, Format::GeoJson).unwrap().1.features, 1);
+}
+
+#[test]
 fn geojson_single_feature_and_bare_geometry() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(
@@ -424,6 +443,12 @@ fn csv_wkt_semicolon_and_bom() {
         s[0].1
     );
 
+    // A single WKT column, values unquoted with commas inside.
+    let p = write(dir.path(), "wkt.csv", b"WKT\nLINESTRING (0 0, 1 1, 2 0)\n");
+    assert_eq!(sniff(&p, None, None).unwrap(), Format::Csv);
+    let (records, summary) = read_all(&p, Format::Csv).unwrap();
+    assert_eq!(summary.features, 1, "{records:?}");
+
     // Tab-separated, x/y names.
     let p = write(dir.path(), "pts.tsv", b"x\ty\tv\n2.5\t45.5\tok\n");
     let (records, _) = read_all(&p, Format::Csv).unwrap();
@@ -538,6 +563,11 @@ fn geopackage_reads_the_first_feature_table() {
     assert!(s[0].1.contains("no geometry"), "{}", s[0].1);
     assert!(s[1].1.contains("empty"), "{}", s[1].1);
     assert!(s[2].1.contains("GP"), "{}", s[2].1);
+
+    // URI-special characters in the path.
+    let odd = dir.path().join("odd #1 ?50% name.gpkg");
+    std::fs::copy(&p, &odd).unwrap();
+    assert_eq!(read_all(&odd, Format::GeoPackage).unwrap().1, summary);
 }
 
 #[test]
