@@ -105,9 +105,14 @@ pub(crate) fn typed(cell: &str) -> Value {
         && digits
             .chars()
             .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'));
+    let integer = digits.bytes().all(|c| c.is_ascii_digit());
     if numeric && !leading_zero {
         if let Ok(i) = t.parse::<i64>() {
             return Value::from(i);
+        }
+        if integer {
+            // Too long for an i64 (a 20-digit parcel number): a float would mangle it.
+            return Value::String(cell.to_owned());
         }
         if let Ok(f) = t.parse::<f64>()
             && let Some(n) = serde_json::Number::from_f64(f)
@@ -118,13 +123,20 @@ pub(crate) fn typed(cell: &str) -> Value {
     Value::String(cell.to_owned())
 }
 
-fn number(cell: &str, column: &str) -> Result<f64, String> {
+/// A coordinate cell. With a delimiter other than `,`, a decimal comma (`48,85`, as
+/// spreadsheets write in many locales) is accepted too.
+fn number(cell: &str, column: &str, delim: u8) -> Result<f64, String> {
     let t = cell.trim();
     if t.is_empty() {
         return Err(format!("column {column:?} is empty"));
     }
-    match t.parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(v),
+    let parsed = t.parse::<f64>().ok().or_else(|| {
+        (delim != b',' && t.matches(',').count() == 1 && !t.contains('.'))
+            .then(|| t.replace(',', ".").parse::<f64>().ok())
+            .flatten()
+    });
+    match parsed {
+        Some(v) if v.is_finite() => Ok(v),
         _ => Err(format!("column {column:?}: {t:?} is not a number")),
     }
 }
@@ -225,8 +237,8 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
         }
         let cell = |i: usize| cells.get(i).copied().unwrap_or("");
         let geometry = match geom {
-            GeomCols::LatLng(la, lo) => number(cell(la), &names[la])
-                .and_then(|lat| number(cell(lo), &names[lo]).map(|lng| point(lng, lat))),
+            GeomCols::LatLng(la, lo) => number(cell(la), &names[la], delim)
+                .and_then(|lat| number(cell(lo), &names[lo], delim).map(|lng| point(lng, lat))),
             GeomCols::Wkt(w) => {
                 let v = cell(w);
                 if v.trim().is_empty() {

@@ -69,9 +69,11 @@ fn extract(
         .iter()
         .find(|n| !ignored(n) && n.to_ascii_lowercase().ends_with(".shp"))
         .ok_or_else(|| {
-            FormatError::Invalid(
-                "the zip archive holds no .shp file: a zipped Shapefile needs at least the .shp and .dbf files".to_owned(),
-            )
+            let held: Vec<&str> = names.iter().filter(|n| !ignored(n)).take(10).map(String::as_str).collect();
+            FormatError::Invalid(format!(
+                "the zip archive holds no .shp file (it holds: {}); a zipped Shapefile needs at least the .shp and .dbf files",
+                if held.is_empty() { "nothing".to_owned() } else { held.join(", ") }
+            ))
         })?
         .clone();
     let stem = &shp[..shp.len() - 4];

@@ -449,6 +449,20 @@ fn csv_wkt_semicolon_and_bom() {
     let (records, summary) = read_all(&p, Format::Csv).unwrap();
     assert_eq!(summary.features, 1, "{records:?}");
 
+    // Decimal commas with a `;` delimiter; a 20-digit id stays a string.
+    let p = write(
+        dir.path(),
+        "fr.csv",
+        b"ref;lat;lon\n12345678901234567890;48,85;2,35\n",
+    );
+    let (records, _) = read_all(&p, Format::Csv).unwrap();
+    let f = features(&records);
+    assert_eq!(f[0].geometry, Geometry::Point(point!(x: 2.35, y: 48.85)));
+    assert_eq!(
+        f[0].attributes.get("ref"),
+        Some(&json!("12345678901234567890"))
+    );
+
     // Tab-separated, x/y names.
     let p = write(dir.path(), "pts.tsv", b"x\ty\tv\n2.5\t45.5\tok\n");
     let (records, _) = read_all(&p, Format::Csv).unwrap();
@@ -783,4 +797,5 @@ fn shapefile_problems() {
     w.finish().unwrap();
     let e = read_all(&only_txt, Format::Shapefile).unwrap_err();
     assert!(e.to_string().contains("no .shp"), "{e}");
+    assert!(e.to_string().contains("readme.txt"), "{e}");
 }
