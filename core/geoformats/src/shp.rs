@@ -29,11 +29,12 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
     let n = File::open(path)?.read(&mut magic)?;
     if n == 4 && magic == *b"PK\x03\x04" {
         let dir = tempfile::tempdir()?;
-        let (shp, dbf, prj) = extract(path, dir.path())?;
+        let [shp, dbf, prj, cpg] = extract(path, dir.path())?;
+        let shp = shp.ok_or_else(|| FormatError::Invalid("no .shp file".to_owned()))?;
         if let Some(prj) = prj {
             check_prj(&std::fs::read_to_string(prj).unwrap_or_default())?;
         }
-        return read_parts(&shp, dbf.as_deref(), out);
+        return read_parts(&shp, dbf.as_deref(), cpg.as_deref(), out);
     }
     if n == 4 && magic == [0x00, 0x00, 0x27, 0x0A] {
         let dbf = path.with_extension("dbf");
@@ -41,7 +42,13 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
         if let Ok(text) = std::fs::read_to_string(prj) {
             check_prj(&text)?;
         }
-        return read_parts(path, dbf.is_file().then_some(dbf.as_path()), out);
+        let cpg = path.with_extension("cpg");
+        return read_parts(
+            path,
+            dbf.is_file().then_some(dbf.as_path()),
+            cpg.is_file().then_some(cpg.as_path()),
+            out,
+        );
     }
     Err(FormatError::Invalid(
         "not a Shapefile: expected a .zip archive holding the .shp and .dbf files (or a .shp file)"
@@ -49,11 +56,9 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
     ))
 }
 
-/// Extracts the first `.shp` of the archive and its `.dbf` / `.prj` siblings into `dir`.
-fn extract(
-    zip_path: &Path,
-    dir: &Path,
-) -> Result<(PathBuf, Option<PathBuf>, Option<PathBuf>), FormatError> {
+/// Extracts the first `.shp` of the archive and its `.dbf` / `.prj` / `.cpg` siblings into
+/// `dir`: `[shp, dbf, prj, cpg]`, the `.shp` always there.
+fn extract(zip_path: &Path, dir: &Path) -> Result<[Option<PathBuf>; 4], FormatError> {
     let zerr = |e: zip::result::ZipError| {
         FormatError::Invalid(format!("the zip archive cannot be read: {e}"))
     };
@@ -87,11 +92,17 @@ fn extract(
             })
             .cloned()
     };
-    let dbf = sibling(".dbf");
-    let prj = sibling(".prj");
-    let mut take = |name: &str, as_name: &str| -> Result<PathBuf, FormatError> {
-        let mut entry = zip.by_name(name).map_err(zerr)?;
-        let target = dir.join(as_name);
+    let mut out = [None, None, None, None];
+    for (slot, ext) in out.iter_mut().zip([".shp", ".dbf", ".prj", ".cpg"]) {
+        let Some(name) = (if ext == ".shp" {
+            Some(shp.clone())
+        } else {
+            sibling(ext)
+        }) else {
+            continue;
+        };
+        let mut entry = zip.by_name(&name).map_err(zerr)?;
+        let target = dir.join(format!("layer{ext}"));
         let mut file = File::create(&target)?;
         let copied =
             std::io::copy(&mut (&mut entry).take(MAX_ENTRY + 1), &mut file).map_err(|e| {
@@ -102,12 +113,29 @@ fn extract(
                 "{name:?} in the zip archive is larger than the 2 GiB a Shapefile part can be"
             )));
         }
-        Ok(target)
-    };
-    let shp_path = take(&shp, "layer.shp")?;
-    let dbf_path = dbf.map(|d| take(&d, "layer.dbf")).transpose()?;
-    let prj_path = prj.map(|p| take(&p, "layer.prj")).transpose()?;
-    Ok((shp_path, dbf_path, prj_path))
+        *slot = Some(target);
+    }
+    Ok(out)
+}
+
+/// Opens the `.dbf` with the encoding its `.cpg` names, else the one its header's code page
+/// mark says; one it cannot decode is read as UTF-8 with replacement characters rather than
+/// refused.
+fn open_dbf(dbf: &Path, cpg: Option<&Path>) -> Result<dbase::Reader<BufReader<File>>, FormatError> {
+    let named = cpg
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|n| dbase::encoding::DynEncoding::from_name(&n));
+    let mut builder = dbase::ReaderBuilder::new();
+    if let Some(enc) = named {
+        builder = builder.with_encoding(enc);
+    }
+    match builder.build(BufReader::new(File::open(dbf)?)) {
+        Ok(r) => Ok(r),
+        Err(_) => dbase::ReaderBuilder::new()
+            .with_encoding(dbase::UnicodeLossy)
+            .build(BufReader::new(File::open(dbf)?))
+            .map_err(|e| FormatError::Invalid(format!("the Shapefile's .dbf cannot be read: {e}"))),
+    }
 }
 
 /// Refuses a `.prj` that is clearly not geographic WGS 84.
@@ -137,14 +165,17 @@ fn check_prj(wkt: &str) -> Result<(), FormatError> {
     Ok(())
 }
 
-fn read_parts(shp: &Path, dbf: Option<&Path>, out: &mut Output<'_>) -> Result<(), FormatError> {
+fn read_parts(
+    shp: &Path,
+    dbf: Option<&Path>,
+    cpg: Option<&Path>,
+    out: &mut Output<'_>,
+) -> Result<(), FormatError> {
     let serr = |e: shapefile::Error| FormatError::Invalid(format!("not a readable Shapefile: {e}"));
     let shapes = ShapeReader::new(BufReader::new(File::open(shp)?)).map_err(serr)?;
     match dbf {
         Some(dbf) => {
-            let table = dbase::Reader::new(BufReader::new(File::open(dbf)?)).map_err(|e| {
-                FormatError::Invalid(format!("the Shapefile's .dbf cannot be read: {e}"))
-            })?;
+            let table = open_dbf(dbf, cpg)?;
             let mut reader = shapefile::Reader::new(shapes, table);
             let mut index = 0u64;
             for item in reader.iter_shapes_and_records() {

@@ -689,7 +689,9 @@ fn make_shapefile_zip(dir: &Path, prj: Option<&str>) -> PathBuf {
     use shapefile::dbase::{self, FieldValue, TableWriterBuilder};
     use shapefile::{Point as SPoint, Polygon as SPolygon, PolygonRing};
     let shp = dir.join("parcels.shp");
-    let table = TableWriterBuilder::new()
+    // A Windows-1252 table (code page mark 0x57), as ArcGIS and QGIS often write them.
+    let cp1252 = dbase::encoding::EncodingRs::from(dbase::encoding_rs::WINDOWS_1252);
+    let table = TableWriterBuilder::with_encoding(cp1252)
         .add_character_field(dbase::FieldName::try_from("NAME").unwrap(), 20)
         .add_numeric_field(dbase::FieldName::try_from("LOTS").unwrap(), 10, 0)
         .add_numeric_field(dbase::FieldName::try_from("ID").unwrap(), 10, 0);
@@ -705,7 +707,7 @@ fn make_shapefile_zip(dir: &Path, prj: Option<&str>) -> PathBuf {
             ]))
         };
         for (i, (name, shape)) in [
-            ("good", square(2.0, 48.0)),
+            ("Café", square(2.0, 48.0)),
             ("far north", square(2.0, 95.0)),
         ]
         .into_iter()
@@ -747,6 +749,11 @@ fn zipped_shapefile() {
     let dir = tempfile::tempdir().unwrap();
     let z = make_shapefile_zip(dir.path(), Some(WGS84_PRJ));
     assert_eq!(sniff(&z, None, None).unwrap(), Format::Shapefile);
+    let dbf = std::fs::read(dir.path().join("parcels.dbf")).unwrap();
+    assert!(
+        dbf.windows(4).any(|w| w == b"Caf\xe9"),
+        "the test table is Windows-1252"
+    );
     let (records, summary) = read_all(&z, Format::Shapefile).unwrap();
     assert_eq!(
         summary,
@@ -758,7 +765,7 @@ fn zipped_shapefile() {
     let f = features(&records);
     assert_eq!(f[0].index, 1);
     assert_eq!(f[0].source_id.as_deref(), Some("100"));
-    assert_eq!(f[0].attributes.get("NAME"), Some(&json!("good")));
+    assert_eq!(f[0].attributes.get("NAME"), Some(&json!("Café")));
     assert_eq!(f[0].attributes.get("LOTS"), Some(&json!(3)));
     let Geometry::Polygon(p) = &f[0].geometry else {
         panic!("{:?}", f[0].geometry)
