@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use geo_types::{
@@ -477,8 +477,12 @@ impl<'de> Visitor<'de> for FeaturesSeed<'_, '_, '_> {
 /// a bare geometry. A legacy `crs` member naming another system than WGS 84 is refused
 /// (when it comes after `features`, the features before it have been handed over already).
 pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError> {
-    let file = File::open(path)?;
-    let mut de = serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 16, file));
+    let mut reader = BufReader::with_capacity(1 << 16, File::open(path)?);
+    // A UTF-8 byte order mark (written by some Windows tools) is not JSON: skip it.
+    if reader.fill_buf()?.starts_with(b"\xEF\xBB\xBF") {
+        reader.consume(3);
+    }
+    let mut de = serde_json::Deserializer::from_reader(reader);
     let mut state = State {
         out,
         stopped: None,

@@ -806,3 +806,47 @@ fn shapefile_problems() {
     assert!(e.to_string().contains("no .shp"), "{e}");
     assert!(e.to_string().contains("readme.txt"), "{e}");
 }
+
+#[test]
+fn every_reader_stops_when_the_sink_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let gpkg = dir.path().join("p.gpkg");
+    make_gpkg(&gpkg, 4326);
+    let cases = vec![
+        (
+            write(dir.path(), "a.geojson", fc_with_good_and_bad().as_bytes()),
+            Format::GeoJson,
+        ),
+        (
+            write(
+                dir.path(),
+                "b.ndjson",
+                b"x\n{\"type\":\"Point\",\"coordinates\":[1,2]}\n{\"type\":\"Point\",\"coordinates\":[1,2]}\n",
+            ),
+            Format::GeoJsonSeq,
+        ),
+        (
+            write(dir.path(), "c.csv", b"lat,lng\n1,2\n3,4\n"),
+            Format::Csv,
+        ),
+        (gpkg, Format::GeoPackage),
+        (
+            make_shapefile_zip(dir.path(), Some(WGS84_PRJ)),
+            Format::Shapefile,
+        ),
+    ];
+    for (path, format) in cases {
+        let mut calls = 0;
+        let e = read(&path, format, &mut |_| {
+            calls += 1;
+            Err("size limit reached".to_owned())
+        })
+        .unwrap_err();
+        assert!(
+            matches!(&e, FormatError::Stopped(m) if m == "size limit reached"),
+            "{format:?}: {e:?}"
+        );
+        assert_eq!(calls, 1, "{format:?}");
+        assert_eq!(e.to_string(), "read stopped: size limit reached");
+    }
+}
