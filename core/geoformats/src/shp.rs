@@ -14,21 +14,30 @@ use crate::{FormatError, Output};
 /// corrupt or hostile archive.
 const MAX_ENTRY: u64 = 2 << 30;
 
-/// Reads a zipped Shapefile (or a bare `.shp`, whose attributes come from a `.dbf` beside it
-/// if there is one).
+/// Reads a zipped Shapefile (or a bare `.shp`, whose attributes come from a `.dbf` beside it if
+/// there is one).
 ///
-/// The zip's first `.shp` in archive order (`__MACOSX/` and dot-files ignored) is read with
-/// the `.dbf` and `.prj` of the same name; the members are extracted to a temporary
-/// directory, never into memory. A `.prj` that is not geographic WGS 84 (a projected system,
-/// or another datum) is refused with a message to reproject; without a `.prj`, WGS 84
-/// longitude/latitude is assumed. `index` is the record number; `source_id` comes from an
-/// attribute named `id` or `fid` (any case), which stays among the attributes.
-/// Polygon holes are attached to the outer ring that precedes them (the shapefile order).
+/// The zip's first `.shp` in archive order (`__MACOSX/` and dot-files ignored) is read with the
+/// `.dbf`, `.prj` and `.cpg` of the same name; the members are extracted to a temporary
+/// directory beside the zip (removed afterwards), never into memory. A `.prj` that is not
+/// geographic WGS 84 (a projected system, or another datum) is refused with a message to
+/// reproject; without a `.prj`, WGS 84 longitude/latitude is assumed. `index` is the record
+/// number; `source_id` comes from an attribute named `id` or `fid` (any case), which stays
+/// among the attributes. Polygon holes are attached to the outer ring that precedes them (the
+/// shapefile order).
 pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError> {
     let mut magic = [0u8; 4];
     let n = File::open(path)?.read(&mut magic)?;
     if n == 4 && magic == *b"PK\x03\x04" {
-        let dir = tempfile::tempdir()?;
+        // Beside the download rather than in the system temp directory, which apps cannot
+        // write to on Android (`/data/local/tmp`); removed when `dir` drops.
+        let parent = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let dir = tempfile::Builder::new()
+            .prefix(".waymark-shp-")
+            .tempdir_in(parent)?;
         let [shp, dbf, prj, cpg] = extract(path, dir.path())?;
         let shp = shp.ok_or_else(|| FormatError::Invalid("no .shp file".to_owned()))?;
         if let Some(prj) = prj {

@@ -774,6 +774,12 @@ fn zipped_shapefile() {
     let s = skipped(&records);
     assert_eq!(s[0].0, 2);
     assert!(s[0].1.contains("latitude"), "{}", s[0].1);
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".waymark-shp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "the extraction directory is removed");
     // The bare .shp (with its .dbf beside it) reads too.
     let (_, summary) = read_all(&dir.path().join("parcels.shp"), Format::Shapefile).unwrap();
     assert_eq!(
