@@ -141,7 +141,8 @@ fn number(cell: &str, column: &str, delim: u8) -> Result<f64, String> {
     }
 }
 
-/// Reads the CSV row by row. `index` is the data row number (1 = first row after the
+/// Reads the CSV row by row. The geometry column holds WKT (or a GeoJSON geometry object,
+/// as some exports write it). `index` is the data row number (1 = first row after the
 /// header; a quoted cell spanning lines still counts as one row). The id comes from a column
 /// named `id` (any case), which also stays among the attributes.
 pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError> {
@@ -241,12 +242,25 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
                 .and_then(|lat| number(cell(lo), &names[lo], delim).map(|lng| point(lng, lat))),
             GeomCols::Wkt(w) => {
                 let v = cell(w);
+                let shown = || v.chars().take(60).collect::<String>();
                 if v.trim().is_empty() {
                     Err(format!("column {:?} is empty", names[w]))
+                } else if v.trim_start().starts_with('{') {
+                    // Some exports put a GeoJSON geometry object in the geometry column.
+                    match serde_json::from_str::<Value>(v) {
+                        Ok(Value::Object(o)) => crate::parse_geojson_geometry(&o),
+                        _ => Err("not a JSON object".to_owned()),
+                    }
+                    .map_err(|e| {
+                        format!(
+                            "column {:?}: {:?} is not a valid GeoJSON geometry: {e}",
+                            names[w],
+                            shown()
+                        )
+                    })
                 } else {
                     parse_wkt(v).map_err(|e| {
-                        let shown: String = v.chars().take(60).collect();
-                        format!("column {:?}: {shown:?} is not valid WKT: {e}", names[w])
+                        format!("column {:?}: {:?} is not valid WKT: {e}", names[w], shown())
                     })
                 }
             }

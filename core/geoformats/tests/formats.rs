@@ -463,6 +463,29 @@ fn csv_wkt_semicolon_and_bom() {
         Some(&json!("12345678901234567890"))
     );
 
+    // GeoJSON geometry objects in a `geometry` column.
+    let p = write(
+        dir.path(),
+        "gj.csv",
+        b"name,geometry\na,\"{\"\"type\"\":\"\"Point\"\",\"\"coordinates\"\":[2,48]}\"\nb,\"{\"\"type\"\":\"\"Polygon\"\",\"\"coordinates\"\":[[[0,0],[1,0],[1,1]]]}\"\n",
+    );
+    let (records, summary) = read_all(&p, Format::Csv).unwrap();
+    assert_eq!(
+        summary,
+        ReadSummary {
+            features: 1,
+            skipped: 1
+        }
+    );
+    assert_eq!(
+        features(&records)[0].geometry,
+        Geometry::Point(point!(x: 2.0, y: 48.0))
+    );
+    assert!(
+        skipped(&records)[0].1.contains("ring not closed"),
+        "{records:?}"
+    );
+
     // Tab-separated, x/y names.
     let p = write(dir.path(), "pts.tsv", b"x\ty\tv\n2.5\t45.5\tok\n");
     let (records, _) = read_all(&p, Format::Csv).unwrap();
