@@ -349,6 +349,27 @@ fn ndjson_with_a_bad_line() {
 }
 
 #[test]
+fn rfc8142_records_may_span_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "\x1e{\n  \"type\": \"Feature\",\n  \"geometry\": {\"type\": \"Point\", \"coordinates\": [1, 2]},\n  \"properties\": {}\n}\n\x1e{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[3,\n\x1e{\"type\":\"Feature\",\"geometry\":null,\"properties\":{}}\n";
+    let p = write(dir.path(), "seq.geojsons", text.as_bytes());
+    assert_eq!(sniff(&p, None, None).unwrap(), Format::GeoJsonSeq);
+    let (records, summary) = read_all(&p, Format::GeoJsonSeq).unwrap();
+    assert_eq!(
+        summary,
+        ReadSummary {
+            features: 1,
+            skipped: 2
+        }
+    );
+    assert_eq!(features(&records)[0].index, 1);
+    let s = skipped(&records);
+    assert_eq!((s[0].0, s[1].0), (6, 7));
+    assert!(s[0].1.contains("not valid JSON"), "{}", s[0].1);
+    assert!(s[1].1.contains("no geometry"), "{}", s[1].1);
+}
+
+#[test]
 fn ndjson_that_is_not_ndjson_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(
