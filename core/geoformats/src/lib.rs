@@ -50,11 +50,11 @@ pub use wkb::{from_wkb, to_wkb};
 /// One feature read from a file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Feature {
-    /// 1-based position of the feature in the file: the line number for NDJSON (physical
-    /// line, blank lines included), the data row number for CSV (1 = the first row after the
-    /// header), the index in the `features` array of a GeoJSON FeatureCollection (1 for a
-    /// single Feature or geometry), the row order in a GeoPackage table or the record
-    /// number in a Shapefile.
+    /// 1-based position of the feature in the file: for NDJSON the physical line on which the
+    /// record starts (blank lines counted), the data row number for CSV (1 = the first row
+    /// after the header; blank rows not counted), the index in the `features` array of a
+    /// GeoJSON FeatureCollection (1 for a single Feature or geometry), the row order in a
+    /// GeoPackage table or the record number in a Shapefile.
     pub index: u64,
     /// The feature's own id when the file has one (GeoJSON `id`, a CSV `id` column, the
     /// GeoPackage primary key), as a string.
