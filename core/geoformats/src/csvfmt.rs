@@ -14,7 +14,9 @@ const LNG: [&str; 5] = ["lng", "lon", "long", "longitude", "x"];
 const WKT: [&str; 4] = ["wkt", "geometry", "geom", "the_geom"];
 
 /// Picks the delimiter among `,` `;` `\t` `|`: the one occurring most often (outside double
-/// quotes) in the header line; `,` on a tie or when none occurs.
+/// quotes) in the header line, `,` on a tie. When none occurs the file has a single column
+/// (say `wkt`), whose unquoted values may hold commas: the ASCII unit separator (0x1F) is
+/// used then, so that rows are not split.
 pub(crate) fn sniff_delimiter(header: &[u8]) -> u8 {
     let mut counts = [0usize; 4];
     let cands = [b',', b';', b'\t', b'|'];
@@ -25,6 +27,9 @@ pub(crate) fn sniff_delimiter(header: &[u8]) -> u8 {
         } else if !quoted && let Some(i) = cands.iter().position(|d| *d == c) {
             counts[i] += 1;
         }
+    }
+    if counts.iter().all(|c| *c == 0) {
+        return 0x1F;
     }
     let mut best = 0;
     for i in 1..4 {
@@ -100,9 +105,14 @@ pub(crate) fn typed(cell: &str) -> Value {
         && digits
             .chars()
             .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'));
+    let integer = digits.bytes().all(|c| c.is_ascii_digit());
     if numeric && !leading_zero {
         if let Ok(i) = t.parse::<i64>() {
             return Value::from(i);
+        }
+        if integer {
+            // Too long for an i64 (a 20-digit parcel number): a float would mangle it.
+            return Value::String(cell.to_owned());
         }
         if let Ok(f) = t.parse::<f64>()
             && let Some(n) = serde_json::Number::from_f64(f)
@@ -113,18 +123,26 @@ pub(crate) fn typed(cell: &str) -> Value {
     Value::String(cell.to_owned())
 }
 
-fn number(cell: &str, column: &str) -> Result<f64, String> {
+/// A coordinate cell. With a delimiter other than `,`, a decimal comma (`48,85`, as
+/// spreadsheets write in many locales) is accepted too.
+fn number(cell: &str, column: &str, delim: u8) -> Result<f64, String> {
     let t = cell.trim();
     if t.is_empty() {
         return Err(format!("column {column:?} is empty"));
     }
-    match t.parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(v),
+    let parsed = t.parse::<f64>().ok().or_else(|| {
+        (delim != b',' && t.matches(',').count() == 1 && !t.contains('.'))
+            .then(|| t.replace(',', ".").parse::<f64>().ok())
+            .flatten()
+    });
+    match parsed {
+        Some(v) if v.is_finite() => Ok(v),
         _ => Err(format!("column {column:?}: {t:?} is not a number")),
     }
 }
 
-/// Reads the CSV row by row. `index` is the data row number (1 = first row after the
+/// Reads the CSV row by row. The geometry column holds WKT (or a GeoJSON geometry object,
+/// as some exports write it). `index` is the data row number (1 = first row after the
 /// header; a quoted cell spanning lines still counts as one row). The id comes from a column
 /// named `id` (any case), which also stays among the attributes.
 pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError> {
@@ -220,16 +238,29 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
         }
         let cell = |i: usize| cells.get(i).copied().unwrap_or("");
         let geometry = match geom {
-            GeomCols::LatLng(la, lo) => number(cell(la), &names[la])
-                .and_then(|lat| number(cell(lo), &names[lo]).map(|lng| point(lng, lat))),
+            GeomCols::LatLng(la, lo) => number(cell(la), &names[la], delim)
+                .and_then(|lat| number(cell(lo), &names[lo], delim).map(|lng| point(lng, lat))),
             GeomCols::Wkt(w) => {
                 let v = cell(w);
+                let shown = || v.chars().take(60).collect::<String>();
                 if v.trim().is_empty() {
                     Err(format!("column {:?} is empty", names[w]))
+                } else if v.trim_start().starts_with('{') {
+                    // Some exports put a GeoJSON geometry object in the geometry column.
+                    match serde_json::from_str::<Value>(v) {
+                        Ok(Value::Object(o)) => crate::parse_geojson_geometry(&o),
+                        _ => Err("not a JSON object".to_owned()),
+                    }
+                    .map_err(|e| {
+                        format!(
+                            "column {:?}: {:?} is not a valid GeoJSON geometry: {e}",
+                            names[w],
+                            shown()
+                        )
+                    })
                 } else {
                     parse_wkt(v).map_err(|e| {
-                        let shown: String = v.chars().take(60).collect();
-                        format!("column {:?}: {shown:?} is not valid WKT: {e}", names[w])
+                        format!("column {:?}: {:?} is not valid WKT: {e}", names[w], shown())
                     })
                 }
             }

@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use geo_types::{
@@ -369,8 +369,33 @@ const STOP: &str = "\u{0}waymark-geoformats: sink stopped\u{0}";
 
 struct State<'o, 'a> {
     out: &'o mut Output<'a>,
-    stopped: Option<String>,
+    /// Why the read was aborted from inside the visitor (sink stop, unsupported crs).
+    stopped: Option<FormatError>,
     saw_features: bool,
+}
+
+/// Refuses a (pre-RFC 7946) `crs` member naming anything but WGS 84 longitude/latitude.
+fn check_crs(crs: &Value) -> Result<(), FormatError> {
+    let Some(name) = crs
+        .get("properties")
+        .and_then(|p| p.get("name"))
+        .and_then(Value::as_str)
+    else {
+        return Ok(());
+    };
+    let n = name.to_ascii_uppercase();
+    let wgs84 = n.ends_with("CRS84")
+        || n.ends_with("CRS:84")
+        || n == "EPSG:4326"
+        || n.ends_with("EPSG::4326")
+        || n.ends_with("EPSG:4326")
+        || n.ends_with("/EPSG/0/4326");
+    if wgs84 {
+        return Ok(());
+    }
+    Err(FormatError::Unsupported(format!(
+        "the GeoJSON declares the coordinate system {name:?}; only WGS 84 longitude/latitude (RFC 7946) is read: reproject the file to EPSG:4326 (e.g. ogr2ogr -t_srs EPSG:4326 out.geojson in.geojson)"
+    )))
 }
 
 /// The top-level object: streams `features`, collects the other members.
@@ -398,6 +423,12 @@ impl<'de> Visitor<'de> for TopSeed<'_, '_, '_> {
                 map.next_value_seed(FeaturesSeed(self.0))?;
             } else {
                 let v: Value = map.next_value()?;
+                if key == "crs"
+                    && let Err(e) = check_crs(&v)
+                {
+                    self.0.stopped = Some(e);
+                    return Err(de::Error::custom(STOP));
+                }
                 rest.insert(key, v);
             }
         }
@@ -434,7 +465,7 @@ impl<'de> Visitor<'de> for FeaturesSeed<'_, '_, '_> {
             };
             drop(v);
             if let Err(e) = emit_parsed(self.0.out, index, parsed) {
-                self.0.stopped = Some(e);
+                self.0.stopped = Some(FormatError::Stopped(e));
                 return Err(de::Error::custom(STOP));
             }
         }
@@ -443,10 +474,15 @@ impl<'de> Visitor<'de> for FeaturesSeed<'_, '_, '_> {
 }
 
 /// Streams a GeoJSON file: a FeatureCollection (feature by feature), a single Feature or
-/// a bare geometry.
+/// a bare geometry. A legacy `crs` member naming another system than WGS 84 is refused
+/// (when it comes after `features`, the features before it have been handed over already).
 pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError> {
-    let file = File::open(path)?;
-    let mut de = serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 16, file));
+    let mut reader = BufReader::with_capacity(1 << 16, File::open(path)?);
+    // A UTF-8 byte order mark (written by some Windows tools) is not JSON: skip it.
+    if reader.fill_buf()?.starts_with(b"\xEF\xBB\xBF") {
+        reader.consume(3);
+    }
+    let mut de = serde_json::Deserializer::from_reader(reader);
     let mut state = State {
         out,
         stopped: None,
@@ -458,8 +494,8 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
     let rest = match result {
         Ok(rest) => rest,
         Err(e) => {
-            if let Some(msg) = state.stopped.take() {
-                return Err(FormatError::Stopped(msg));
+            if let Some(e) = state.stopped.take() {
+                return Err(e);
             }
             return Err(json_error(&e));
         }

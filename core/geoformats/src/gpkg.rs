@@ -47,6 +47,28 @@ pub(crate) fn parse_gpkg_blob(b: &[u8]) -> Result<Option<geo_types::Geometry<f64
     from_wkb(wkb).map(Some)
 }
 
+/// Opens the file read-only and `immutable` (a downloaded file does not change: SQLite then
+/// takes no locks and creates no `-wal`/`-shm` files beside it, even for a WAL-mode file).
+fn open(path: &Path) -> rusqlite::Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    match path.to_str() {
+        Some(p) => {
+            let mut uri = String::from("file:");
+            for c in p.chars() {
+                match c {
+                    '%' => uri.push_str("%25"),
+                    '?' => uri.push_str("%3f"),
+                    '#' => uri.push_str("%23"),
+                    c => uri.push(c),
+                }
+            }
+            uri.push_str("?mode=ro&immutable=1");
+            Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+        }
+        None => Connection::open_with_flags(path, flags),
+    }
+}
+
 fn quote(ident: &str) -> String {
     format!("\"{}\"", ident.replace('"', "\"\""))
 }
@@ -64,11 +86,7 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
     // Make sure the file exists and is readable as a file (rusqlite would say "unable to
     // open database file").
     std::fs::File::open(path)?;
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(db_err)?;
+    let conn = open(path).map_err(db_err)?;
     let has_contents: bool = conn
         .query_row(
             "SELECT count(*) FROM sqlite_master WHERE type IN ('table','view') AND name = 'gpkg_contents'",

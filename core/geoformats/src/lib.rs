@@ -10,6 +10,21 @@
 //! never holds the whole file in memory (one feature at a time for GeoJSON, one line for
 //! NDJSON, one row for CSV and GeoPackage). A feature that cannot be used is handed over as
 //! [`Record::Skipped`] with a reason; problems with the file as a whole are a [`FormatError`].
+//!
+//! # Formats and limits
+//!
+//! | format | read | notes |
+//! | --- | --- | --- |
+//! | GeoJSON (RFC 7946) | FeatureCollection streamed feature by feature; a single Feature or bare geometry as one feature | a legacy `crs` other than WGS 84 is refused; `id` (string or number) is the source id |
+//! | GeoJSON text sequence / NDJSON (RFC 8142) | one Feature (or geometry) per line, RS (0x1E) prefixes and blank lines allowed; a file starting with RS is split on RS, so records may span lines | a malformed record is skipped, but 5 malformed leading records mean "not this format" |
+//! | CSV / TSV | header row required; delimiter `,` `;` tab `|` sniffed; UTF-8 with optional BOM | lat/lng columns (lat/latitude/y + lng/lon/long/longitude/x) or a WKT column (wkt/geometry/geom/the_geom; a GeoJSON geometry object there is read too); a decimal comma is accepted in coordinates when the delimiter is not `,` |
+//! | GeoPackage | the first `features` table of `gpkg_contents` only (other layers ignored) | EPSG:4326 only (srs 0 / -1 "undefined" taken as WGS 84); blob attributes dropped; the integer primary key is the source id |
+//! | Shapefile | a `.zip` with `.shp` + `.dbf` (+ `.prj`), or a bare `.shp` | the first `.shp` of the archive; a `.prj` that is projected or not WGS 84 is refused, none means WGS 84; dBASE text decoded as the `.cpg` or the `.dbf` code page says (UTF-8 with replacement characters when unknown) |
+//!
+//! Not read: KML/GPX, zipped GeoJSON or CSV, Z/M values (dropped), GeoJSON with
+//! coordinates other than WGS 84 lon/lat.
+
+#![warn(missing_docs)]
 
 mod csvfmt;
 mod error;
@@ -35,11 +50,11 @@ pub use wkb::{from_wkb, to_wkb};
 /// One feature read from a file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Feature {
-    /// 1-based position of the feature in the file: the line number for NDJSON (physical
-    /// line, blank lines included), the data row number for CSV (1 = the first row after the
-    /// header), the index in the `features` array of a GeoJSON FeatureCollection (1 for a
-    /// single Feature or geometry), the row order in a GeoPackage table or the record
-    /// number in a Shapefile.
+    /// 1-based position of the feature in the file: for NDJSON the physical line on which the
+    /// record starts (blank lines counted), the data row number for CSV (1 = the first row
+    /// after the header; blank rows not counted), the index in the `features` array of a
+    /// GeoJSON FeatureCollection (1 for a single Feature or geometry), the row order in a
+    /// GeoPackage table or the record number in a Shapefile.
     pub index: u64,
     /// The feature's own id when the file has one (GeoJSON `id`, a CSV `id` column, the
     /// GeoPackage primary key), as a string.
@@ -73,7 +88,7 @@ pub enum Record {
 pub enum Format {
     /// RFC 7946 GeoJSON: a FeatureCollection, a single Feature or a bare geometry object.
     GeoJson,
-    /// RFC 8142 GeoJSON text sequence or newline-delimited GeoJSON: one Feature per line.
+    /// RFC 8142 GeoJSON text sequence or newline-delimited GeoJSON: one Feature per record.
     GeoJsonSeq,
     /// CSV (or TSV, `;`- or `|`-separated) with a header and lat/lng or WKT columns.
     Csv,

@@ -13,24 +13,40 @@ use crate::{FormatError, Output, Record};
 /// How many leading malformed lines make the file "not this format".
 const PROBE_LINES: usize = 5;
 
-/// Reads the sequence line by line. A malformed line (not JSON, not a Feature) is a
-/// `Skipped` record, unless the first 5 non-blank lines are all malformed (or all the file
-/// has, if it is shorter): then the file is not a GeoJSON sequence and this is an error.
-/// `index` is the physical 1-based line number.
+/// Reads the sequence record by record: line by line, or, when the file starts with an RS
+/// (0x1E, RFC 7464 / 8142), split on RS so that a record may span lines. A malformed record
+/// (not JSON, not a Feature) is a `Skipped` record, unless the first 5 non-blank records are
+/// all malformed (or all the file has, if it is shorter): then the file is not a GeoJSON
+/// sequence and this is an error. `index` is the physical 1-based line number on which the
+/// record starts.
 pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError> {
     let mut reader = BufReader::with_capacity(1 << 16, File::open(path)?);
+    let rs_mode = {
+        let head = reader.fill_buf()?;
+        let head = head
+            .strip_prefix(b"\xEF\xBB\xBF".as_slice())
+            .unwrap_or(head);
+        head.iter().find(|c| !c.is_ascii_whitespace()) == Some(&0x1E)
+    };
+    let sep = if rs_mode { 0x1E } else { b'\n' };
     let mut buf = Vec::new();
-    let mut line_no = 0u64;
-    // Leading malformed lines, held back until we know the file is a sequence at all.
+    // The line on which the next chunk starts.
+    let mut line = 1u64;
+    // Leading malformed records, held back until we know the file is a sequence at all.
     let mut pending: Vec<(u64, String)> = Vec::new();
     let mut probing = true;
     loop {
         buf.clear();
-        let n = reader.read_until(b'\n', &mut buf)?;
+        let n = reader.read_until(sep, &mut buf)?;
         if n == 0 {
             break;
         }
-        line_no += 1;
+        let content_at = buf
+            .iter()
+            .position(|c| !(c.is_ascii_whitespace() || *c == 0x1E))
+            .unwrap_or(buf.len());
+        let line_no = line + newlines(&buf[..content_at]);
+        line += newlines(&buf);
         let text = trim(&buf);
         if text.is_empty() {
             continue;
@@ -40,10 +56,14 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
                 Parsed::NotFeature(r) => Err(format!("not a GeoJSON Feature: {r}")),
                 p => Ok(p),
             },
-            Ok(_) => Err("not a GeoJSON Feature: the line is not a JSON object".to_owned()),
+            Ok(_) => Err("not a GeoJSON Feature: the record is not a JSON object".to_owned()),
             Err(e) => Err(format!(
-                "the line is not valid JSON (column {}): {}",
-                e.column(),
+                "the record is not valid JSON ({}): {}",
+                if e.line() == 1 {
+                    format!("column {}", e.column())
+                } else {
+                    format!("line {} column {} of the record", e.line(), e.column())
+                },
                 strip_position(&e.to_string())
             )),
         };
@@ -73,10 +93,14 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
     Ok(())
 }
 
+fn newlines(b: &[u8]) -> u64 {
+    b.iter().filter(|c| **c == b'\n').count() as u64
+}
+
 fn not_a_sequence(pending: &[(u64, String)]) -> FormatError {
     let (line, reason) = &pending[0];
     FormatError::Invalid(format!(
-        "not a GeoJSON text sequence / NDJSON file (one Feature object per line): the first {} non-blank line(s) are not Features; line {line}: {reason}",
+        "not a GeoJSON text sequence / NDJSON file (one Feature object per line): the first {} non-blank record(s) are not Features; line {line}: {reason}",
         pending.len()
     ))
 }

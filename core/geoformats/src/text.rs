@@ -19,8 +19,7 @@ const WKT_KEYWORDS: [&str; 7] = [
 ///   forms, `GEOMETRYCOLLECTION`; any case; an EWKT `SRID=4326;` prefix is accepted) is WKT;
 /// - two decimal numbers separated by a comma, optional spaces around them (`48.8,2.3`), is
 ///   `lat,lng` (note: latitude first) and gives a Point;
-/// - text starting with `{` that is valid JSON is a GeoJSON geometry object (else it is
-///   tried as a polyline, which may start with `{` too);
+/// - text starting with `{` is a GeoJSON geometry object;
 /// - anything else is tried as a Google encoded polyline (precision 5): one position gives
 ///   a Point, more a LineString.
 ///
@@ -32,21 +31,26 @@ pub fn parse_text_geometry(s: &str) -> Result<Geometry<f64>, String> {
     if t.is_empty() {
         return Err("empty geometry text: give WKT, `lat,lng` or an encoded polyline".to_owned());
     }
+    // WKT always has a `(` or an ` EMPTY`, neither of which can occur in a polyline (whose
+    // characters are `?`..=`~`), and neither can the `"` of a JSON object: text that could
+    // be both is tried as a polyline too.
+    let could_be_polyline = t.chars().all(|c| ('?'..='~').contains(&c));
     if starts_with_wkt_keyword(t) {
-        return parse_wkt(t);
+        let wkt = parse_wkt(t);
+        if wkt.is_ok() || !could_be_polyline {
+            return wkt;
+        }
     }
     if let Some(p) = lat_lng(t) {
         return p;
     }
-    // `{` also starts many encoded polylines: JSON first, then the polyline.
-    if t.starts_with('{')
-        && let Ok(v) = serde_json::from_str::<serde_json::Value>(t)
-    {
-        return match v {
-            serde_json::Value::Object(o) => {
+    if t.starts_with('{') && !could_be_polyline {
+        return match serde_json::from_str::<serde_json::Value>(t) {
+            Ok(serde_json::Value::Object(o)) => {
                 crate::parse_geojson_geometry(&o).map_err(|e| format!("GeoJSON geometry: {e}"))
             }
-            _ => Err("GeoJSON geometry: expected an object".to_owned()),
+            Ok(_) => Err("GeoJSON geometry: expected an object".to_owned()),
+            Err(e) => Err(format!("GeoJSON geometry: not valid JSON: {e}")),
         };
     }
     let why = match decode_polyline(t) {
@@ -230,6 +234,38 @@ mod tests {
         assert!((ls.0[0].y - 38.5).abs() < 1e-9 && (ls.0[0].x + 120.2).abs() < 1e-9);
         let round = encode(&ls);
         assert_eq!(round, "_p~iF~ps|U_ulLnnqC_mqNvxq`@");
+    }
+
+    #[test]
+    fn empty_wkt_is_not_usable() {
+        for s in [
+            "POINT EMPTY",
+            "LINESTRING EMPTY",
+            "POLYGON EMPTY",
+            "MULTIPOLYGON EMPTY",
+        ] {
+            if let Ok(g) = parse_text_geometry(s) {
+                assert!(crate::problem(&g).is_some(), "{s}: {g:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn polylines_that_look_like_json_or_wkt() {
+        let mut found = 0;
+        for k in 0..20_000 {
+            let ls = geo_types::LineString::from(vec![
+                (2.0 + f64::from(k) * 1e-4, 48.0 + f64::from(k) * 1e-4),
+                (2.5, 48.5),
+            ]);
+            let enc = encode(&ls);
+            if enc.starts_with('{') || enc.starts_with('P') {
+                found += 1;
+                let g = parse_text_geometry(&enc).unwrap();
+                assert!(matches!(g, Geometry::LineString(_)), "{enc}");
+            }
+        }
+        assert!(found > 0);
     }
 
     #[test]

@@ -107,6 +107,7 @@ fn write_geometry(out: &mut Vec<u8>, g: &Geometry<f64>) {
 
 /// Parses WKB (ISO or EWKB, either byte order; Z and M values are dropped) into a geometry.
 ///
+/// Polygon rings must be closed (checked before geo-types would close them silently).
 /// Errors name the byte offset of the problem. Trailing bytes after the geometry are an
 /// error. `POINT EMPTY` (NaN coordinates) is refused since geo-types has no empty point.
 pub fn from_wkb(bytes: &[u8]) -> Result<Geometry<f64>, String> {
@@ -204,8 +205,22 @@ impl Reader<'_> {
     fn polygon_body(&mut self, l: Layout) -> Result<Polygon<f64>, String> {
         let n = self.count(l.little, 4)?;
         let mut rings = Vec::with_capacity(n);
-        for _ in 0..n {
-            rings.push(LineString(self.coords(l)?));
+        for i in 0..n {
+            let at = self.pos;
+            let ring = self.coords(l)?;
+            if let (Some(first), Some(last)) = (ring.first(), ring.last())
+                && first != last
+            {
+                return Err(format!(
+                    "WKB: polygon ring {} at byte {at} is not closed: first ({} {}) last ({} {})",
+                    i + 1,
+                    first.x,
+                    first.y,
+                    last.x,
+                    last.y
+                ));
+            }
+            rings.push(LineString(ring));
         }
         let mut rings = rings.into_iter();
         let exterior = rings.next().unwrap_or_else(|| LineString(Vec::new()));
@@ -392,5 +407,14 @@ mod tests {
         let mut b = to_wkb(&Geometry::Point(point!(x: 1.0, y: 2.0)));
         b.push(0);
         assert!(from_wkb(&b).unwrap_err().contains("after the geometry"));
+        // An unclosed ring.
+        let mut b = vec![1u8];
+        b.extend_from_slice(&3u32.to_le_bytes());
+        b.extend_from_slice(&1u32.to_le_bytes());
+        b.extend_from_slice(&3u32.to_le_bytes());
+        for v in [0.0f64, 0.0, 1.0, 0.0, 1.0, 1.0] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        assert!(from_wkb(&b).unwrap_err().contains("not closed"));
     }
 }

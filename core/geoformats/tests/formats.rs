@@ -175,6 +175,25 @@ fn geojson_feature_collection_good_and_bad() {
 }
 
 #[test]
+fn geojson_in_another_crs_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "old.geojson",
+        br#"{"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::2154"}},"features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[652000,6862000]},"properties":{}}]}"#,
+    );
+    let e = read_all(&p, Format::GeoJson).unwrap_err();
+    assert!(matches!(e, FormatError::Unsupported(_)), "{e:?}");
+    assert!(e.to_string().contains("EPSG:4326"), "{e}");
+    let p = write(
+        dir.path(),
+        "crs84.geojson",
+        br#"{"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:OGC:1.3:CRS84"}},"features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[2,48]},"properties":{}}]}"#,
+    );
+    assert_eq!(read_all(&p, Format::GeoJson).unwrap().1.features, 1);
+}
+
+#[test]
 fn geojson_single_feature_and_bare_geometry() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(
@@ -330,6 +349,27 @@ fn ndjson_with_a_bad_line() {
 }
 
 #[test]
+fn rfc8142_records_may_span_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "\x1e{\n  \"type\": \"Feature\",\n  \"geometry\": {\"type\": \"Point\", \"coordinates\": [1, 2]},\n  \"properties\": {}\n}\n\x1e{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[3,\n\x1e{\"type\":\"Feature\",\"geometry\":null,\"properties\":{}}\n";
+    let p = write(dir.path(), "seq.geojsons", text.as_bytes());
+    assert_eq!(sniff(&p, None, None).unwrap(), Format::GeoJsonSeq);
+    let (records, summary) = read_all(&p, Format::GeoJsonSeq).unwrap();
+    assert_eq!(
+        summary,
+        ReadSummary {
+            features: 1,
+            skipped: 2
+        }
+    );
+    assert_eq!(features(&records)[0].index, 1);
+    let s = skipped(&records);
+    assert_eq!((s[0].0, s[1].0), (6, 7));
+    assert!(s[0].1.contains("not valid JSON"), "{}", s[0].1);
+    assert!(s[1].1.contains("no geometry"), "{}", s[1].1);
+}
+
+#[test]
 fn ndjson_that_is_not_ndjson_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(
@@ -422,6 +462,49 @@ fn csv_wkt_semicolon_and_bom() {
         s[0].1.contains("\"WKT\"") && s[0].1.contains("not closed"),
         "{}",
         s[0].1
+    );
+
+    // A single WKT column, values unquoted with commas inside.
+    let p = write(dir.path(), "wkt.csv", b"WKT\nLINESTRING (0 0, 1 1, 2 0)\n");
+    assert_eq!(sniff(&p, None, None).unwrap(), Format::Csv);
+    let (records, summary) = read_all(&p, Format::Csv).unwrap();
+    assert_eq!(summary.features, 1, "{records:?}");
+
+    // Decimal commas with a `;` delimiter; a 20-digit id stays a string.
+    let p = write(
+        dir.path(),
+        "fr.csv",
+        b"ref;lat;lon\n12345678901234567890;48,85;2,35\n",
+    );
+    let (records, _) = read_all(&p, Format::Csv).unwrap();
+    let f = features(&records);
+    assert_eq!(f[0].geometry, Geometry::Point(point!(x: 2.35, y: 48.85)));
+    assert_eq!(
+        f[0].attributes.get("ref"),
+        Some(&json!("12345678901234567890"))
+    );
+
+    // GeoJSON geometry objects in a `geometry` column.
+    let p = write(
+        dir.path(),
+        "gj.csv",
+        b"name,geometry\na,\"{\"\"type\"\":\"\"Point\"\",\"\"coordinates\"\":[2,48]}\"\nb,\"{\"\"type\"\":\"\"Polygon\"\",\"\"coordinates\"\":[[[0,0],[1,0],[1,1]]]}\"\n",
+    );
+    let (records, summary) = read_all(&p, Format::Csv).unwrap();
+    assert_eq!(
+        summary,
+        ReadSummary {
+            features: 1,
+            skipped: 1
+        }
+    );
+    assert_eq!(
+        features(&records)[0].geometry,
+        Geometry::Point(point!(x: 2.0, y: 48.0))
+    );
+    assert!(
+        skipped(&records)[0].1.contains("ring not closed"),
+        "{records:?}"
     );
 
     // Tab-separated, x/y names.
@@ -538,6 +621,11 @@ fn geopackage_reads_the_first_feature_table() {
     assert!(s[0].1.contains("no geometry"), "{}", s[0].1);
     assert!(s[1].1.contains("empty"), "{}", s[1].1);
     assert!(s[2].1.contains("GP"), "{}", s[2].1);
+
+    // URI-special characters in the path.
+    let odd = dir.path().join("odd #1 ?50% name.gpkg");
+    std::fs::copy(&p, &odd).unwrap();
+    assert_eq!(read_all(&odd, Format::GeoPackage).unwrap().1, summary);
 }
 
 #[test]
@@ -637,4 +725,178 @@ fn text_geometries() {
         "{e}"
     );
     assert!(problem(&parse_text_geometry("95,2").unwrap()).is_some());
+}
+
+/// Writes `parcels.shp/.shx/.dbf` with the shapefile crate and zips them (deflated) with a
+/// `.prj`, inside a folder as exported archives often are.
+fn make_shapefile_zip(dir: &Path, prj: Option<&str>) -> PathBuf {
+    use shapefile::dbase::{self, FieldValue, TableWriterBuilder};
+    use shapefile::{Point as SPoint, Polygon as SPolygon, PolygonRing};
+    let shp = dir.join("parcels.shp");
+    // A Windows-1252 table (code page mark 0x57), as ArcGIS and QGIS often write them.
+    let cp1252 = dbase::encoding::EncodingRs::from(dbase::encoding_rs::WINDOWS_1252);
+    let table = TableWriterBuilder::with_encoding(cp1252)
+        .add_character_field(dbase::FieldName::try_from("NAME").unwrap(), 20)
+        .add_numeric_field(dbase::FieldName::try_from("LOTS").unwrap(), 10, 0)
+        .add_numeric_field(dbase::FieldName::try_from("ID").unwrap(), 10, 0);
+    {
+        let mut w = shapefile::Writer::from_path(&shp, table).unwrap();
+        let square = |x: f64, y: f64| {
+            SPolygon::new(PolygonRing::Outer(vec![
+                SPoint::new(x, y),
+                SPoint::new(x, y + 1.0),
+                SPoint::new(x + 1.0, y + 1.0),
+                SPoint::new(x + 1.0, y),
+                SPoint::new(x, y),
+            ]))
+        };
+        for (i, (name, shape)) in [
+            ("Café", square(2.0, 48.0)),
+            ("far north", square(2.0, 95.0)),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut rec = dbase::Record::default();
+            rec.insert(
+                "NAME".to_owned(),
+                FieldValue::Character(Some(name.to_owned())),
+            );
+            rec.insert("LOTS".to_owned(), FieldValue::Numeric(Some(3.0)));
+            rec.insert("ID".to_owned(), FieldValue::Numeric(Some(100.0 + i as f64)));
+            w.write_shape_and_record(&shape, &rec).unwrap();
+        }
+    }
+    let zip_path = dir.join("parcels.zip");
+    let mut z = zip::ZipWriter::new(std::fs::File::create(&zip_path).unwrap());
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    z.start_file("__MACOSX/export/._parcels.shp", opts).unwrap();
+    z.write_all(b"resource fork").unwrap();
+    for ext in ["shp", "shx", "dbf"] {
+        z.start_file(format!("export/parcels.{ext}"), opts).unwrap();
+        z.write_all(&std::fs::read(dir.join(format!("parcels.{ext}"))).unwrap())
+            .unwrap();
+    }
+    if let Some(prj) = prj {
+        z.start_file("export/parcels.prj", opts).unwrap();
+        z.write_all(prj.as_bytes()).unwrap();
+    }
+    z.finish().unwrap();
+    zip_path
+}
+
+const WGS84_PRJ: &str = r#"GEOGCS["GCS_WGS_1984",DATUM["D_WGS_1984",SPHEROID["WGS_1984",6378137.0,298.257223563]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]]"#;
+
+#[test]
+fn zipped_shapefile() {
+    let dir = tempfile::tempdir().unwrap();
+    let z = make_shapefile_zip(dir.path(), Some(WGS84_PRJ));
+    assert_eq!(sniff(&z, None, None).unwrap(), Format::Shapefile);
+    let dbf = std::fs::read(dir.path().join("parcels.dbf")).unwrap();
+    assert!(
+        dbf.windows(4).any(|w| w == b"Caf\xe9"),
+        "the test table is Windows-1252"
+    );
+    let (records, summary) = read_all(&z, Format::Shapefile).unwrap();
+    assert_eq!(
+        summary,
+        ReadSummary {
+            features: 1,
+            skipped: 1
+        }
+    );
+    let f = features(&records);
+    assert_eq!(f[0].index, 1);
+    assert_eq!(f[0].source_id.as_deref(), Some("100"));
+    assert_eq!(f[0].attributes.get("NAME"), Some(&json!("Café")));
+    assert_eq!(f[0].attributes.get("LOTS"), Some(&json!(3)));
+    let Geometry::Polygon(p) = &f[0].geometry else {
+        panic!("{:?}", f[0].geometry)
+    };
+    assert_eq!(p.exterior().0.len(), 5);
+    let s = skipped(&records);
+    assert_eq!(s[0].0, 2);
+    assert!(s[0].1.contains("latitude"), "{}", s[0].1);
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".waymark-shp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "the extraction directory is removed");
+    // The bare .shp (with its .dbf beside it) reads too.
+    let (_, summary) = read_all(&dir.path().join("parcels.shp"), Format::Shapefile).unwrap();
+    assert_eq!(
+        summary,
+        ReadSummary {
+            features: 1,
+            skipped: 1
+        }
+    );
+}
+
+#[test]
+fn shapefile_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let z = make_shapefile_zip(
+        dir.path(),
+        Some(r#"PROJCS["WGS_1984_Web_Mercator_Auxiliary_Sphere",GEOGCS["GCS_WGS_1984"]]"#),
+    );
+    let e = read_all(&z, Format::Shapefile).unwrap_err();
+    assert!(matches!(e, FormatError::Unsupported(_)), "{e:?}");
+    assert!(e.to_string().contains("EPSG:4326"), "{e}");
+
+    let only_txt = dir.path().join("readme.zip");
+    let mut w = zip::ZipWriter::new(std::fs::File::create(&only_txt).unwrap());
+    w.start_file("readme.txt", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    w.write_all(b"hello").unwrap();
+    w.finish().unwrap();
+    let e = read_all(&only_txt, Format::Shapefile).unwrap_err();
+    assert!(e.to_string().contains("no .shp"), "{e}");
+    assert!(e.to_string().contains("readme.txt"), "{e}");
+}
+
+#[test]
+fn every_reader_stops_when_the_sink_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let gpkg = dir.path().join("p.gpkg");
+    make_gpkg(&gpkg, 4326);
+    let cases = vec![
+        (
+            write(dir.path(), "a.geojson", fc_with_good_and_bad().as_bytes()),
+            Format::GeoJson,
+        ),
+        (
+            write(
+                dir.path(),
+                "b.ndjson",
+                b"x\n{\"type\":\"Point\",\"coordinates\":[1,2]}\n{\"type\":\"Point\",\"coordinates\":[1,2]}\n",
+            ),
+            Format::GeoJsonSeq,
+        ),
+        (
+            write(dir.path(), "c.csv", b"lat,lng\n1,2\n3,4\n"),
+            Format::Csv,
+        ),
+        (gpkg, Format::GeoPackage),
+        (
+            make_shapefile_zip(dir.path(), Some(WGS84_PRJ)),
+            Format::Shapefile,
+        ),
+    ];
+    for (path, format) in cases {
+        let mut calls = 0;
+        let e = read(&path, format, &mut |_| {
+            calls += 1;
+            Err("size limit reached".to_owned())
+        })
+        .unwrap_err();
+        assert!(
+            matches!(&e, FormatError::Stopped(m) if m == "size limit reached"),
+            "{format:?}: {e:?}"
+        );
+        assert_eq!(calls, 1, "{format:?}");
+        assert_eq!(e.to_string(), "read stopped: size limit reached");
+    }
 }

@@ -107,6 +107,20 @@ proptest! {
         with_sqlite.extend_from_slice(text.as_bytes());
         read_bytes(&with_sqlite);
     }
+
+    /// A valid Shapefile header (polygon type, plausible lengths) followed by random bytes:
+    /// corrupt record counts must not crash the reader.
+    #[test]
+    fn shapefile_reader_never_panics(body in prop::collection::vec(any::<u8>(), 0..400), poly in any::<bool>()) {
+        let mut b = vec![0u8; 100];
+        b[0..4].copy_from_slice(&9994u32.to_be_bytes());
+        let words = u32::try_from((100 + body.len()) / 2).unwrap();
+        b[24..28].copy_from_slice(&words.to_be_bytes());
+        b[28..32].copy_from_slice(&1000u32.to_le_bytes());
+        b[32..36].copy_from_slice(&(if poly { 5u32 } else { 1 }).to_le_bytes());
+        b.extend_from_slice(&body);
+        read_bytes(&b);
+    }
 }
 
 proptest! {
@@ -144,4 +158,29 @@ proptest! {
         let _ = parse_text_geometry(&s);
         let _ = parse_text_geometry(&t);
     }
+}
+
+/// A polygon record claiming 2^31-1 parts and points in a tiny file: an error, no abort.
+#[test]
+fn shapefile_with_huge_counts_is_an_error() {
+    let mut rec = Vec::new();
+    rec.extend_from_slice(&5u32.to_le_bytes()); // polygon
+    rec.extend_from_slice(&[0u8; 32]); // bbox
+    rec.extend_from_slice(&i32::MAX.to_le_bytes()); // parts
+    rec.extend_from_slice(&i32::MAX.to_le_bytes()); // points
+    rec.extend_from_slice(&[0u8; 16]);
+    let mut b = vec![0u8; 100];
+    b[0..4].copy_from_slice(&9994u32.to_be_bytes());
+    let words = u32::try_from((100 + 8 + rec.len()) / 2).unwrap();
+    b[24..28].copy_from_slice(&words.to_be_bytes());
+    b[28..32].copy_from_slice(&1000u32.to_le_bytes());
+    b[32..36].copy_from_slice(&5u32.to_le_bytes());
+    b.extend_from_slice(&1u32.to_be_bytes());
+    b.extend_from_slice(&u32::try_from(rec.len() / 2).unwrap().to_be_bytes());
+    b.extend_from_slice(&rec);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("huge.shp");
+    std::fs::write(&p, &b).unwrap();
+    let r = read(&p, Format::Shapefile, &mut |_| Ok(()));
+    assert!(r.is_err(), "{r:?}");
 }
