@@ -39,7 +39,7 @@ pub enum Method {
     Post,
     /// `PUT`
     Put,
-    /// `DELETE` (pack management only)
+    /// `DELETE` (Waymark extensions: packs and datasets)
     Delete,
 }
 
@@ -206,6 +206,15 @@ macro_rules! endpoint_table {
             DatasetList: Get "/datasets", Datasets, K3, 1 per 1 s,
                 DatasetListRequest => DatasetListResponse,
                 Inline, Json, All, Datasets, datasets_list, datasets;
+            /// `POST /datasets` (Waymark extension, not in the spec): creates a dataset and
+            /// starts its import
+            DatasetCreate: Post "/datasets", Datasets, K3, 1 per 1 s,
+                DatasetCreateRequest => DatasetCreateResponse,
+                Blocking, Accepted, All, Datasets, datasets_create, createDataset;
+            /// `DELETE /datasets/{dataset_id}` (Waymark extension, not in the spec)
+            DatasetDelete: Delete "/datasets/{dataset_id}", Datasets, K3, 1 per 1 s,
+                DatasetDeleteRequest => DatasetDeleteResponse,
+                Blocking, Json, All, Datasets, datasets_delete, deleteDataset;
             /// `GET /datasets/{dataset_id}`
             DatasetGet: Get "/datasets/{dataset_id}", Datasets, K3, 1 per 1 s,
                 DatasetGetRequest => DatasetGetResponse,
@@ -464,13 +473,17 @@ macro_rules! define_endpoints {
 endpoint_table!(define_endpoints);
 
 impl Endpoint {
-    /// Whether the endpoint is one of the spec's 27 (the others manage packs, are the 303
-    /// target of the matrix result, or serve the map layer of the demo page).
+    /// Whether the endpoint is one of the spec's 27 (the others manage packs, create and delete
+    /// datasets, are the 303 target of the matrix result, or serve the map layer of the demo
+    /// page).
     pub fn in_spec(self) -> bool {
         self.group() != ApiGroup::Packs
             && !matches!(
                 self.operation(),
-                Endpoint::MatrixResultData | Endpoint::MapFeatures
+                Endpoint::MatrixResultData
+                    | Endpoint::MapFeatures
+                    | Endpoint::DatasetCreate
+                    | Endpoint::DatasetDelete
             )
     }
 
@@ -589,8 +602,8 @@ mod tests {
     #[test]
     fn twenty_seven_endpoints_plus_the_traffic_bucket() {
         assert_eq!(Endpoint::ALL.iter().filter(|e| e.in_spec()).count(), 28);
-        assert_eq!(Endpoint::ALL.len(), 34);
-        assert_eq!(Endpoint::operations().count(), 33);
+        assert_eq!(Endpoint::ALL.len(), 36);
+        assert_eq!(Endpoint::operations().count(), 35);
         let mut paths: Vec<_> = Endpoint::ALL
             .iter()
             .map(|e| (e.method(), e.path()))
@@ -599,8 +612,9 @@ mod tests {
         paths.dedup();
         assert_eq!(
             paths.len(),
-            33,
-            "27 of the spec, the matrix result's 303 target, the map layer and 4 of pack management"
+            35,
+            "27 of the spec, the matrix result's 303 target, the map layer, 4 of pack management \
+             and 2 of datasets (POST /datasets, DELETE /datasets/{{id}})"
         );
     }
 

@@ -53,6 +53,8 @@ pub struct EngineConfig {
     /// The device's locale language (ISO 639-1), used by the localities operations when a
     /// request has neither `language` nor `Accept-Language` (`None`: English).
     pub default_language: Option<String>,
+    /// Size limits of dataset imports.
+    pub dataset_limits: crate::datasets::DatasetLimits,
 }
 
 impl EngineConfig {
@@ -65,6 +67,7 @@ impl EngineConfig {
             rate_limits: RateLimitMode::Spec,
             packs_dir: None,
             default_language: None,
+            dataset_limits: Default::default(),
         }
     }
 }
@@ -87,6 +90,8 @@ pub struct Engine {
     localities: crate::localities::Localities,
     /// Routers of the current pack set and the matrix jobs.
     distance: crate::distance::Distance,
+    /// Datasets imported from URLs (the engine's writable state, not packs).
+    datasets: crate::datasets::Datasets,
 }
 
 impl Engine {
@@ -118,9 +123,12 @@ impl Engine {
             crate::distance::Distance::new(packs.clone(), geolocation.clone(), &config.state_dir);
         let stores = crate::stores::Stores::open(&config.state_dir)
             .map_err(|e| crate::error::Error::Config(e.to_string()))?;
+        let datasets = crate::datasets::Datasets::open(&config.state_dir, config.dataset_limits)
+            .map_err(|e| crate::error::Error::Config(e.to_string()))?;
         Ok(Engine {
             config,
             auth,
+            datasets,
             stores,
             threewords: crate::threewords::ThreeWords::default(),
             packs,
@@ -150,6 +158,14 @@ impl Engine {
     /// [`Engine::install_pack`]).
     pub fn remove_pack(&self, id: &str) -> Result<(), ApiError> {
         self.packs.remove(id)
+    }
+
+    /// Creates a dataset and starts its import, without a key (see [`Engine::install_pack`]);
+    /// the body is checked as `POST /datasets` checks it.
+    pub fn create_dataset(&self, body: DatasetCreateBody) -> Result<Dataset, ApiError> {
+        let req = DatasetCreateRequest { body };
+        req.validate().map_err(ApiError::validation)?;
+        self.datasets.create_unchecked(&req.body)
     }
 
     /// The configuration the engine was opened with.
@@ -292,67 +308,90 @@ impl Engine {
             .update_zones(self.packs().snapshot(), call, &req)
     }
 
+    /// `POST /datasets` (Waymark extension)
+    pub fn datasets_create(
+        &self,
+        call: &mut Call<'_>,
+        req: DatasetCreateRequest,
+    ) -> Result<DatasetCreateResponse, ApiError> {
+        self.datasets.create(call, &req)
+    }
+
+    /// `DELETE /datasets/{dataset_id}` (Waymark extension)
+    pub fn datasets_delete(
+        &self,
+        call: &mut Call<'_>,
+        req: DatasetDeleteRequest,
+    ) -> Result<DatasetDeleteResponse, ApiError> {
+        self.datasets.delete(call, &req)
+    }
+
     /// `GET /datasets`
     pub fn datasets_list(
         &self,
         call: &mut Call<'_>,
-        _req: DatasetListRequest,
+        req: DatasetListRequest,
     ) -> Result<DatasetListResponse, ApiError> {
-        self.not_available(call)
+        self.datasets.list(call, &req)
     }
 
     /// `GET /datasets/{dataset_id}`
     pub fn datasets_get(
         &self,
         call: &mut Call<'_>,
-        _req: DatasetGetRequest,
+        req: DatasetGetRequest,
     ) -> Result<DatasetGetResponse, ApiError> {
-        self.not_available(call)
+        self.datasets.get(call, &req.dataset_id)
     }
 
     /// `PUT /datasets/{dataset_id}`
     pub fn datasets_update(
         &self,
         call: &mut Call<'_>,
-        _req: DatasetUpdateRequest,
+        req: DatasetUpdateRequest,
     ) -> Result<DatasetUpdateResponse, ApiError> {
-        self.not_available(call)
+        self.datasets.update(call, &req)
     }
 
     /// `GET /datasets/{dataset_id}/status`
     pub fn datasets_status(
         &self,
         call: &mut Call<'_>,
-        _req: DatasetStatusRequest,
+        req: DatasetStatusRequest,
     ) -> Result<DatasetStatusResponse, ApiError> {
-        self.not_available(call)
+        self.datasets.status(call, &req.dataset_id)
     }
 
     /// `GET /datasets/{dataset_id}/features/{feature_id}`
     pub fn datasets_feature_get(
         &self,
         call: &mut Call<'_>,
-        _req: FeatureGetRequest,
+        req: FeatureGetRequest,
     ) -> Result<FeatureGetResponse, ApiError> {
-        self.not_available(call)
+        self.datasets.feature(call, &req)
     }
 
     /// `POST /datasets/{dataset_id}/features/search`
     pub fn datasets_feature_search(
         &self,
         call: &mut Call<'_>,
-        _req: FeatureSearchRequest,
+        req: FeatureSearchRequest,
     ) -> Result<FeatureSearchResponse, ApiError> {
-        self.not_available(call)
+        self.datasets.search(call, &req)
     }
 
     /// `POST /datasets/{dataset_id}/features/contains`
     pub fn datasets_feature_contains(
         &self,
         call: &mut Call<'_>,
-        _req: FeatureContainsRequest,
+        req: FeatureContainsRequest,
     ) -> Result<FeatureContainsResponse, ApiError> {
-        self.not_available(call)
+        self.datasets.contains(call, &req)
+    }
+
+    /// The datasets service (waits on imports in tests and the CLI).
+    pub fn datasets(&self) -> &crate::datasets::Datasets {
+        &self.datasets
     }
 
     /// `GET /indoor/venues/{venue_id}`

@@ -20,6 +20,7 @@ extern crate self as waymark_core;
 uniffi::setup_scaffolding!("waymark_core");
 pub mod api;
 pub mod auth;
+pub mod datasets;
 pub mod distance;
 pub mod endpoint;
 pub mod engine;

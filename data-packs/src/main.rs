@@ -75,6 +75,16 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Write the building footprints of a sample extract (`helsinki`, `monaco`, ...) as a
+    /// GeoJSON FeatureCollection: the sample dataset of the datasets endpoints.
+    SampleDataset {
+        /// Extract name (the `osm-<name>` source of sources.toml).
+        #[arg(long, default_value = "helsinki")]
+        extract: String,
+        /// Output GeoJSON file.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Import a customer's stores (and their zones) into a built pack, replacing its stores
     /// layer; sign the pack afterwards. Bad records are reported and skipped (or, with
     /// --strict, fail the import). Formats: docs/stores-layer.md.
@@ -286,6 +296,20 @@ fn run(cli: Cli) -> Result<(), String> {
                     if publisher.is_some() { ", signed" } else { "" }
                 ));
             }
+            Ok(())
+        }
+        Command::SampleDataset { extract, out } => {
+            let pbf = sources
+                .fetch(&format!("osm-{extract}"))
+                .map_err(|e| e.to_string())?;
+            let s =
+                waymark_packs::datasets::write_buildings(&pbf, &out).map_err(|e| e.to_string())?;
+            println!(
+                "{}: {} buildings written ({} left out)",
+                out.display(),
+                s.features,
+                s.skipped
+            );
             Ok(())
         }
         Command::GenerateStores { count, seed, out } => {

@@ -5,6 +5,8 @@
 //! waymark keys new-publisher --out publisher.json
 //! waymark keys issue --publisher publisher.json --kind public --domain example.com
 //! waymark keys inspect <KEY> [--trust PUBLISHER_KEY]
+//! waymark datasets create --name NAME --url URL [--wait]
+//! waymark datasets list | status ID | delete ID
 //! ```
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -42,6 +44,55 @@ enum Command {
     Keys(KeysCommand),
     /// Print the OpenAPI 3.1 document the server serves at `/openapi.json`.
     Openapi,
+    /// Create, list, follow and delete datasets on a running local server.
+    Datasets(DatasetsArgs),
+}
+
+#[derive(Debug, Args)]
+struct DatasetsArgs {
+    /// The local server.
+    #[arg(long, default_value = "http://127.0.0.1:8787")]
+    server: String,
+    /// A private key with write permission (default: the development key of --state-dir).
+    #[arg(long, env = "WAYMARK_PRIVATE_KEY")]
+    key: Option<String>,
+    /// The server's state directory (for its development key).
+    #[arg(long)]
+    state_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: DatasetsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum DatasetsCommand {
+    /// Create a dataset and start importing it from a URL.
+    Create {
+        /// Name of the dataset.
+        #[arg(long)]
+        name: String,
+        /// `file:///`, `http://` or `https://` URL of a GeoJSON, newline-delimited GeoJSON,
+        /// CSV or GeoPackage file.
+        #[arg(long)]
+        url: String,
+        /// Remove the dataset automatically after this time (RFC 3339).
+        #[arg(long)]
+        delete_after: Option<String>,
+        /// Wait for the import to finish and print its status.
+        #[arg(long)]
+        wait: bool,
+    },
+    /// List the datasets.
+    List,
+    /// Print the import status of a dataset.
+    Status {
+        /// Dataset id.
+        id: String,
+    },
+    /// Delete a dataset.
+    Delete {
+        /// Dataset id.
+        id: String,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -166,6 +217,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Serve(args) => serve(args),
         Command::Keys(cmd) => keys_command(cmd),
+        Command::Datasets(args) => datasets_command(args),
         Command::Openapi => serde_json::to_string_pretty(&waymark_localserver::openapi::document())
             .map(|doc| println!("{doc}"))
             .map_err(|e| format!("cannot write the OpenAPI document: {e}")),
@@ -223,6 +275,100 @@ fn keys_command(cmd: KeysCommand) -> Result<(), String> {
                 }
                 Err(e) => Err(format!("signature: refused: {e}")),
             }
+        }
+    }
+}
+
+/// `waymark datasets ...`: calls the running local server with a write key.
+fn datasets_command(args: DatasetsArgs) -> Result<(), String> {
+    let key = match args.key {
+        Some(k) => k,
+        None => {
+            let dir = args.state_dir.clone().unwrap_or_else(default_state_dir);
+            let path = dir.join("dev-keys.json");
+            let bytes = std::fs::read(&path).map_err(|e| {
+                format!(
+                    "no --key given and no development key in {}: {e}",
+                    path.display()
+                )
+            })?;
+            serde_json::from_slice::<DevKeys>(&bytes)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+                .private_key
+        }
+    };
+    let base = args.server.trim_end_matches('/').to_owned();
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .new_agent();
+    let call = |method: &str, path: &str, body: Option<serde_json::Value>| {
+        let url = format!("{base}{path}");
+        let resp = match (method, body) {
+            ("POST", Some(b)) => agent.post(&url).header("X-Api-Key", &key).send_json(b),
+            ("DELETE", _) => agent.delete(&url).header("X-Api-Key", &key).call(),
+            _ => agent.get(&url).header("X-Api-Key", &key).call(),
+        };
+        let mut resp = resp.map_err(|e| format!("{url}: {e} (is `waymark serve` running?)"))?;
+        let status = resp.status().as_u16();
+        let text = resp
+            .body_mut()
+            .read_to_string()
+            .map_err(|e| format!("{url}: {e}"))?;
+        let json: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text));
+        if status >= 400 {
+            return Err(format!("{method} {path}: HTTP {status}: {json}"));
+        }
+        Ok(json)
+    };
+    let print = |v: &serde_json::Value| {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+        )
+    };
+    match args.command {
+        DatasetsCommand::Create {
+            name,
+            url,
+            delete_after,
+            wait,
+        } => {
+            let mut body = serde_json::json!({"name": name, "url": url});
+            if let Some(t) = delete_after {
+                body["scheduled_for_deletion_after"] = t.into();
+            }
+            let created = call("POST", "/datasets", Some(body))?;
+            print(&created);
+            let id = created["id"].as_str().unwrap_or_default().to_owned();
+            if wait {
+                loop {
+                    // The status endpoint admits one request per 5 s.
+                    std::thread::sleep(std::time::Duration::from_secs(5));
+                    let status = call("GET", &format!("/datasets/{id}/status"), None)?;
+                    if status["status"] != "in_progress" {
+                        print(&status);
+                        if status["status"] == "failed" {
+                            return Err("the import failed".into());
+                        }
+                        break;
+                    }
+                }
+            }
+            Ok(())
+        }
+        DatasetsCommand::List => {
+            print(&call("GET", "/datasets?per_page=1000", None)?);
+            Ok(())
+        }
+        DatasetsCommand::Status { id } => {
+            print(&call("GET", &format!("/datasets/{id}/status"), None)?);
+            Ok(())
+        }
+        DatasetsCommand::Delete { id } => {
+            print(&call("DELETE", &format!("/datasets/{id}"), None)?);
+            Ok(())
         }
     }
 }
@@ -453,6 +599,9 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         Limits::Off => RateLimitMode::Off,
     };
     let engine = Arc::new(Engine::open(config).map_err(|e| e.to_string())?);
+    if dev.is_some() && !args.no_sample_packs {
+        ensure_sample_dataset(&engine, &state_dir, &args.sources)?;
+    }
     // Build the geolocation and stores indexes in the background so the first requests do not wait.
     let warm = engine.clone();
     std::thread::spawn(move || {
@@ -511,6 +660,37 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         tracing::info!("stopped");
         Ok::<(), String>(())
     })
+}
+
+/// In development mode, imports the sample dataset (the Helsinki building footprints) once.
+fn ensure_sample_dataset(engine: &Engine, state_dir: &Path, sources: &Path) -> Result<(), String> {
+    let dir = state_dir.join("samples");
+    let marker = dir.join("helsinki-buildings.created");
+    if marker.exists() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let geojson = dir.join("helsinki-buildings.geojson");
+    let sources = waymark_packs::sources::Sources::load(sources).map_err(|e| e.to_string())?;
+    let pbf = sources.fetch("osm-helsinki").map_err(|e| e.to_string())?;
+    let written = waymark_packs::datasets::write_buildings(&pbf, &geojson)
+        .map_err(|e| format!("sample dataset: {e}"))?;
+    let path = geojson
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", geojson.display()))?;
+    let dataset = engine
+        .create_dataset(waymark_core::api::DatasetCreateBody {
+            name: "Sample: Helsinki buildings".into(),
+            url: format!("file://{}", path.display()).replace(' ', "%20"),
+            scheduled_for_deletion_after: None,
+        })
+        .map_err(|e| format!("sample dataset: {e}"))?;
+    std::fs::write(&marker, &dataset.id).map_err(|e| format!("{}: {e}", marker.display()))?;
+    println!(
+        "sample dataset {} ({} buildings) importing: GET /datasets/{}/status",
+        dataset.id, written.features, dataset.id
+    );
+    Ok(())
 }
 
 /// Registers the SIGINT/SIGTERM handlers now (so a signal arriving right after the server

@@ -11,6 +11,7 @@ pub mod schema;
 pub mod search;
 
 pub use install::{InstallError, InstallProgress, InstalledPack, PackStore};
+pub(crate) use install::{new_agent, parse_content_range, percent_decode};
 pub use manager::PackManager;
 pub use manifest::{FORMAT_VERSION, Manifest, ManifestError, PackFile, PackSource};
 pub use registry::{LoadedPack, PackRegistry, PackSet};

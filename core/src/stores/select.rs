@@ -54,11 +54,13 @@ impl StoreIndex {
                     })
                     .collect(),
             },
-            Field::City | Field::Name | Field::IdStore | Field::Localized => candidates
-                .iter()
-                .copied()
-                .filter(|&i| c.matches(self.record(i)))
-                .collect(),
+            Field::City | Field::Name | Field::IdStore | Field::Localized | Field::Attribute(_) => {
+                candidates
+                    .iter()
+                    .copied()
+                    .filter(|&i| c.matches(self.record(i)))
+                    .collect()
+            }
         }
     }
 }

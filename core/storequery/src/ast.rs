@@ -24,6 +24,10 @@ pub enum Field {
     Localized,
     /// `user.<attribute>`: the attribute of `user_properties` (the name without `user.`).
     User(String),
+    /// The attribute path of the attribute dialect ([`parse_attributes`](crate::parse_attributes)):
+    /// names of ASCII letters, digits, `_` and `-` separated by `.` (`owner.name`); see
+    /// [`lookup_attribute`](crate::lookup_attribute) for what it reads.
+    Attribute(String),
 }
 
 /// The accepted fields, as listed in error messages.
@@ -65,16 +69,35 @@ impl Field {
         })
     }
 
-    /// Whether comparisons (`>`, `<`, `>=`, `<=`) apply: only to `user.<attribute>`.
+    /// The attribute path written `path` (attribute dialect), or why not.
+    pub(crate) fn parse_attribute(path: &str) -> Result<Self, (QueryErrorKind, String)> {
+        if is_attribute_path(path) {
+            Ok(Self::Attribute(path.to_owned()))
+        } else {
+            Err((
+                QueryErrorKind::BadAttribute,
+                "an attribute path: names of ASCII letters, digits, `_` and `-`, separated by `.`"
+                    .into(),
+            ))
+        }
+    }
+
+    /// Whether comparisons (`>`, `<`, `>=`, `<=`) apply: only to `user.<attribute>` and
+    /// attribute paths.
     pub fn takes_comparisons(&self) -> bool {
-        matches!(self, Self::User(_))
+        matches!(self, Self::User(_) | Self::Attribute(_))
     }
 
     /// Whether `:` is the word match of text fields (rather than membership or a code).
     fn is_text(&self) -> bool {
         matches!(
             self,
-            Self::City | Self::Name | Self::IdStore | Self::Localized | Self::User(_)
+            Self::City
+                | Self::Name
+                | Self::IdStore
+                | Self::Localized
+                | Self::User(_)
+                | Self::Attribute(_)
         )
     }
 }
@@ -90,6 +113,7 @@ impl fmt::Display for Field {
             Self::IdStore => "idstore",
             Self::Localized => "localized",
             Self::User(attr) => return write!(f, "user.{attr}"),
+            Self::Attribute(path) => path.as_str(),
         })
     }
 }
@@ -110,10 +134,17 @@ pub enum Op {
     Ge,
     /// `field:<=value`
     Le,
+    /// `field:!=value` (attribute dialect): not equal; a missing or null attribute does not
+    /// match.
+    Ne,
+    /// `field:null` (attribute dialect): the attribute is missing or JSON null. The clause
+    /// has no value ([`Clause::value`] is empty).
+    Null,
 }
 
 impl Op {
-    /// What is written after the `:` (`""` for [`Op::Match`]).
+    /// What is written after the `:` (`""` for [`Op::Match`]; `"null"`, the whole clause
+    /// after the `:`, for [`Op::Null`]).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Match => "",
@@ -122,6 +153,8 @@ impl Op {
             Self::Lt => "<",
             Self::Ge => ">=",
             Self::Le => "<=",
+            Self::Ne => "!=",
+            Self::Null => "null",
         }
     }
 
@@ -145,10 +178,26 @@ impl Op {
         }
         (Self::Match, 0)
     }
+
+    /// The operator written `run` (the characters `=`, `<`, `>`, `!` right after the `:`) in
+    /// the attribute dialect, or `None` when it is not one.
+    pub(crate) fn read_attribute(run: &str) -> Option<Self> {
+        Some(match run {
+            "" => Self::Match,
+            "=" => Self::Eq,
+            "!=" => Self::Ne,
+            ">" => Self::Gt,
+            "<" => Self::Lt,
+            ">=" => Self::Ge,
+            "<=" => Self::Le,
+            _ => return None,
+        })
+    }
 }
 
-/// One `field:operator value` clause. Built by [`parse`](crate::parse) only, so its operator
-/// suits its field and its value is valid for both.
+/// One `field:operator value` clause. Built by [`parse`](crate::parse) and
+/// [`parse_attributes`](crate::parse_attributes) only, so its operator suits its field and its
+/// value is valid for both.
 #[derive(Debug, Clone)]
 pub struct Clause {
     field: Field,
@@ -213,6 +262,18 @@ impl Clause {
         })
     }
 
+    /// The null check `field:null` (attribute dialect).
+    pub(crate) fn null(field: Field) -> Self {
+        Self {
+            field,
+            op: Op::Null,
+            value: String::new(),
+            folded: String::new(),
+            lower: String::new(),
+            number: None,
+        }
+    }
+
     /// The field.
     pub fn field(&self) -> &Field {
         &self.field
@@ -223,7 +284,7 @@ impl Clause {
         self.op
     }
 
-    /// The value, unquoted and unescaped.
+    /// The value, unquoted and unescaped (empty for [`Op::Null`]).
     pub fn value(&self) -> &str {
         &self.value
     }
@@ -244,12 +305,25 @@ impl PartialEq for Clause {
 
 impl Eq for Clause {}
 
-/// Whether `value` must be quoted to be read back as itself.
-fn needs_quotes(value: &str) -> bool {
+/// Whether `value` must be quoted to be read back as itself; `attribute` for the attribute
+/// dialect, where a value starting with `!` and the text `null` must be quoted too.
+fn needs_quotes(value: &str, attribute: bool) -> bool {
     value.is_empty()
         || value.starts_with(['=', '<', '>'])
         || value.contains(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '"'))
         || is_keyword(value)
+        || (attribute && (value.starts_with('!') || value == "null"))
+}
+
+/// Whether `path` is an attribute path: one or more names of ASCII letters, digits, `_` and
+/// `-`, separated by `.`.
+pub(crate) fn is_attribute_path(path: &str) -> bool {
+    path.split('.').all(|name| {
+        !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    })
 }
 
 /// Whether `word` is one of the keywords `AND`, `OR`, `NOT` (upper case only).
@@ -257,21 +331,40 @@ pub(crate) fn is_keyword(word: &str) -> bool {
     matches!(word, "AND" | "OR" | "NOT")
 }
 
-/// Canonical text: `field:opvalue`, the value quoted only when it must be.
+/// Writes `value`, in double quotes (with `\"` and `\\`) when `quote`.
+fn write_value(f: &mut fmt::Formatter<'_>, value: &str, quote: bool) -> fmt::Result {
+    if !quote {
+        return f.write_str(value);
+    }
+    f.write_str("\"")?;
+    for c in value.chars() {
+        if matches!(c, '"' | '\\') {
+            f.write_str("\\")?;
+        }
+        write!(f, "{c}")?;
+    }
+    f.write_str("\"")
+}
+
+/// The length of `value` as [`write_value`] writes it.
+fn written_len(value: &str, quote: bool) -> usize {
+    if quote {
+        value.len() + 2 + value.matches(['"', '\\']).count()
+    } else {
+        value.len()
+    }
+}
+
+/// Canonical text: `field:opvalue`, the value quoted only when it must be; `field:null` for
+/// the null check.
 impl fmt::Display for Clause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.field, self.op.as_str())?;
-        if !needs_quotes(&self.value) {
-            return f.write_str(&self.value);
+        if self.op == Op::Null {
+            return Ok(());
         }
-        f.write_str("\"")?;
-        for c in self.value.chars() {
-            if matches!(c, '"' | '\\') {
-                f.write_str("\\")?;
-            }
-            write!(f, "{c}")?;
-        }
-        f.write_str("\"")
+        let attribute = matches!(self.field, Field::Attribute(_));
+        write_value(f, &self.value, needs_quotes(&self.value, attribute))
     }
 }
 
@@ -289,9 +382,71 @@ pub enum Expr {
 }
 
 impl Expr {
-    /// Binding strength: `OR` 1, `AND` 2, `NOT` 3, a clause 4.
+    /// The clauses of an attribute dialect list, when `self` has its shape: an `OR` of two or
+    /// more `=` clauses on the same attribute path, left-associative (`((a OR b) OR c) OR d`),
+    /// as `path:IN(…)` reads.
+    fn list_items(&self) -> Option<Vec<&Clause>> {
+        let mut items: Vec<&Clause> = Vec::new();
+        let mut e = self;
+        loop {
+            let (c, left) = match e {
+                Self::Or(l, r) => match &**r {
+                    Self::Clause(c) => (c, Some(l)),
+                    _ => return None,
+                },
+                Self::Clause(c) => (c, None),
+                _ => return None,
+            };
+            let same = match items.first() {
+                None => matches!(c.field, Field::Attribute(_)),
+                Some(first) => c.field == first.field,
+            };
+            if !same || c.op != Op::Eq {
+                return None;
+            }
+            items.push(c);
+            match left {
+                Some(l) => e = l,
+                None => break,
+            }
+        }
+        items.reverse();
+        (items.len() > 1).then_some(items)
+    }
+
+    /// The clauses of a list that the canonical text writes as `path:IN(…)`: the shorter
+    /// text of its clauses `c1 … ck` (the list quotes values with a `,`, and a quoted `\` is
+    /// doubled, so values with many backslashes can make a list longer) between the list
+    /// and the shortest text of `c1 … ck-1` followed by `OR ck` (the tree is the same). So
+    /// the canonical text is never longer than any text of the same query.
+    fn list(&self) -> Option<Vec<&Clause>> {
+        let items = self.list_items()?;
+        let path = items[0].field.to_string().len();
+        let as_clause = |v: &str| path + 2 + written_len(v, needs_quotes(v, true));
+        let as_item = |v: &str| written_len(v, needs_quotes(v, true) || v.contains(','));
+        let (mut shortest, mut list) = (as_clause(&items[0].value), path + 5);
+        list += as_item(&items[0].value);
+        let mut is_list = false;
+        for c in &items[1..] {
+            list += 1 + as_item(&c.value);
+            let or = shortest + 4 + as_clause(&c.value);
+            is_list = list <= or;
+            shortest = list.min(or);
+        }
+        is_list.then_some(items)
+    }
+
+    /// Whether `self` has the shape of a list but prints as an `OR` of `=` clauses (in
+    /// parentheses where precedence needs them): the parser counts such a list as a level of
+    /// nesting, so that its canonical text parses back.
+    pub(crate) fn is_list_printed_as_or(&self) -> bool {
+        self.list_items().is_some() && self.list().is_none()
+    }
+
+    /// Binding strength: `OR` 1, `AND` 2, `NOT` 3, a clause or a list 4.
     fn precedence(&self) -> u8 {
         match self {
+            Self::Or(..) if self.list().is_some() => 4,
             Self::Or(..) => 1,
             Self::And(..) => 2,
             Self::Not(_) => 3,
@@ -301,6 +456,17 @@ impl Expr {
 
     /// Writes `self`, in parentheses when it binds less than `min`.
     fn write(&self, f: &mut fmt::Formatter<'_>, min: u8) -> fmt::Result {
+        if let Some(items) = self.list() {
+            write!(f, "{}:IN(", items[0].field)?;
+            for (i, c) in items.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(",")?;
+                }
+                let quote = needs_quotes(&c.value, true) || c.value.contains(',');
+                write_value(f, &c.value, quote)?;
+            }
+            return f.write_str(")");
+        }
         let parens = self.precedence() < min;
         if parens {
             f.write_str("(")?;
@@ -330,15 +496,16 @@ impl Expr {
     }
 }
 
-/// Canonical text: single spaces, parentheses only where precedence needs them; it parses
-/// back to the same expression.
+/// Canonical text: single spaces, parentheses only where precedence needs them, an `OR` of `=`
+/// clauses on one attribute path as `path:IN(…)`; it parses back to the same expression.
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.write(f, 0)
     }
 }
 
-/// A parsed query (see [`parse`](crate::parse)).
+/// A parsed query (see [`parse`](crate::parse) and
+/// [`parse_attributes`](crate::parse_attributes)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Query {
     pub(crate) expr: Expr,

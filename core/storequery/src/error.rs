@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// The class of a [`QueryError`]; each is described, with an example, in the language
-/// description (`docs/stores-query-language.md`, "Errors").
+/// descriptions (`docs/stores-query-language.md` and `docs/datasets-where.md`, "Errors").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum QueryErrorKind {
@@ -16,12 +16,17 @@ pub enum QueryErrorKind {
     /// A field name that is not one of the accepted fields.
     UnknownField,
     /// `user` without `.<attribute>`, or an attribute name with other characters than
-    /// letters, digits and `_`.
+    /// letters, digits and `_`; in the attribute dialect, a field that is not an attribute
+    /// path.
     BadAttribute,
     /// A field not followed by `:`.
     ExpectedColon,
-    /// A comparison (`>`, `<`, `>=`, `<=`) on a field that is not `user.<attribute>`.
+    /// A comparison (`>`, `<`, `>=`, `<=`) on a field that is not `user.<attribute>`; in the
+    /// attribute dialect, an operator before `IN(…)`.
     OperatorNotAllowed,
+    /// Attribute dialect: characters `=`, `<`, `>`, `!` after the `:` that are not an
+    /// operator (`==`, `<>`, `=>`, `!`).
+    UnknownOperator,
     /// No value after the operator, an empty value, an unquoted keyword, or an unquoted value
     /// starting with `=`, `<` or `>`.
     ExpectedValue,
@@ -43,13 +48,19 @@ pub enum QueryErrorKind {
     ExpectedCloseParen,
     /// A `)` without its `(`.
     UnmatchedCloseParen,
+    /// Attribute dialect: a list with no value, `field:IN()`.
+    EmptyList,
+    /// Attribute dialect: a value of an `IN(…)` list not followed by `,` or `)`.
+    ExpectedListSeparator,
 }
 
 /// Why a query does not parse: the position of the problem, what was expected there and what
 /// was found. Displays as ``query: at column 12: expected a value after `type:`, found end of
-/// input``.
+/// input`` (``where: at column …`` for a `where` filter of the attribute dialect).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub struct QueryError {
+    /// `query` or `where`: what the message calls the text.
+    subject: &'static str,
     kind: QueryErrorKind,
     offset: usize,
     column: usize,
@@ -67,12 +78,18 @@ impl QueryError {
         found: impl Into<String>,
     ) -> Self {
         Self {
+            subject: "query",
             kind,
             offset,
             column: column(input, offset),
             expected: expected.into(),
             found: found.into(),
         }
+    }
+
+    /// The same error, its message calling the text `subject` (`where`).
+    pub(crate) fn with_subject(self, subject: &'static str) -> Self {
+        Self { subject, ..self }
     }
 
     /// The class of the problem.
@@ -113,8 +130,8 @@ impl fmt::Display for QueryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "query: at column {}: expected {}, found {}",
-            self.column, self.expected, self.found
+            "{}: at column {}: expected {}, found {}",
+            self.subject, self.column, self.expected, self.found
         )
     }
 }

@@ -1,6 +1,7 @@
-//! Recursive-descent parser: `OR` of `AND`s of `NOT`s of clauses and groups.
+//! Recursive-descent parser: `OR` of `AND`s of `NOT`s of clauses and groups, in one of two
+//! dialects that differ only in their clauses.
 
-use crate::ast::{Clause, Expr, Field, Op, Query, is_keyword};
+use crate::ast::{Clause, Expr, Field, Op, Query, is_attribute_path, is_keyword};
 use crate::error::{QueryError, QueryErrorKind as K, column};
 use crate::{MAX_DEPTH, MAX_QUERY_BYTES};
 
@@ -14,7 +15,21 @@ fn is_delimiter(c: char) -> bool {
     c.is_whitespace() || matches!(c, '(' | ')' | '"')
 }
 
-pub(crate) fn parse(input: &str) -> Result<Query> {
+/// Whether `c` is one of the characters of an operator of the attribute dialect.
+fn is_operator_char(c: char) -> bool {
+    matches!(c, '=' | '<' | '>' | '!')
+}
+
+/// The two languages: their clauses differ, the rest is shared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// The store search query: fixed fields, `user.<attribute>`.
+    Stores,
+    /// The datasets `where` filter: attribute paths, `!=`, `null`, `IN(…)`.
+    Attributes,
+}
+
+pub(crate) fn parse(input: &str, dialect: Dialect) -> Result<Query> {
     if input.len() > MAX_QUERY_BYTES {
         let mut at = MAX_QUERY_BYTES;
         while !input.is_char_boundary(at) {
@@ -32,10 +47,15 @@ pub(crate) fn parse(input: &str) -> Result<Query> {
         input,
         pos: 0,
         depth: 0,
+        dialect,
     };
     p.skip_ws();
     if p.rest().is_empty() {
-        return Err(p.error(K::ExpectedClause, p.pos, "a clause such as `type:pharmacy`"));
+        let example = match dialect {
+            Dialect::Stores => "a clause such as `type:pharmacy`",
+            Dialect::Attributes => "a clause such as `status:open`",
+        };
+        return Err(p.error(K::ExpectedClause, p.pos, example));
     }
     let expr = p.or()?;
     p.skip_ws();
@@ -55,6 +75,7 @@ struct Parser<'a> {
     pos: usize,
     /// Open parentheses and `NOT`s around the current position.
     depth: usize,
+    dialect: Dialect,
 }
 
 impl<'a> Parser<'a> {
@@ -75,6 +96,13 @@ impl<'a> Parser<'a> {
     fn word_at(&self, at: usize) -> &'a str {
         let rest = self.input.get(at..).unwrap_or_default();
         rest.find(is_delimiter).map_or(rest, |end| &rest[..end])
+    }
+
+    /// The text from `at` up to the next delimiter or `,` (a value in an `IN(…)` list).
+    fn list_word_at(&self, at: usize) -> &'a str {
+        let rest = self.input.get(at..).unwrap_or_default();
+        rest.find(|c| is_delimiter(c) || c == ',')
+            .map_or(rest, |end| &rest[..end])
     }
 
     /// What is at `at`, in words, for an error's "found".
@@ -232,9 +260,16 @@ impl<'a> Parser<'a> {
                 format!("a clause (`field:value`) or `(`{context}"),
             ));
         }
-        let field = match Field::parse(word) {
+        let parsed = match self.dialect {
+            Dialect::Stores => Field::parse(word),
+            Dialect::Attributes => Field::parse_attribute(word),
+        };
+        let field = match parsed {
             Ok(f) => f,
             Err(_) if !has_colon || word.is_empty() => {
+                if let Some(e) = self.operator_without_colon(word, start) {
+                    return Err(e);
+                }
                 return Err(self.error(
                     K::ExpectedClause,
                     start,
@@ -259,6 +294,9 @@ impl<'a> Parser<'a> {
             ));
         }
         self.pos = after + 1;
+        if self.dialect == Dialect::Attributes {
+            return self.attribute_clause(field);
+        }
         let op_at = self.pos;
         let (op, len) = Op::read(self.rest());
         if op.is_comparison() && !field.takes_comparisons() {
@@ -275,17 +313,223 @@ impl<'a> Parser<'a> {
         self.pos += len;
         let value_at = self.pos;
         let value = self.value(&format!("`{field}:{}`", op.as_str()))?;
-        Clause::new(field, op, value)
+        self.make_clause(field, op, value, value_at)
             .map(Expr::Clause)
-            .map_err(|(kind, expected)| {
-                QueryError::new(
-                    kind,
-                    self.input,
+    }
+
+    /// Attribute dialect: `pressure>5` (an attribute path, then an operator with no `:`) gives
+    /// an error pointing at the missing `:`.
+    fn operator_without_colon(&self, word: &str, start: usize) -> Option<QueryError> {
+        if self.dialect != Dialect::Attributes {
+            return None;
+        }
+        let cut = word.find(is_operator_char)?;
+        let path = &word[..cut];
+        if !is_attribute_path(path) {
+            return None;
+        }
+        Some(self.error(
+            K::ExpectedColon,
+            start + cut,
+            format!("`:` right after the field `{path}` (the operator follows the `:`)"),
+        ))
+    }
+
+    /// The clause of `field`, `value` read at `value_at`, or the error of its value.
+    fn make_clause(&self, field: Field, op: Op, value: String, value_at: usize) -> Result<Clause> {
+        Clause::new(field, op, value).map_err(|(kind, expected)| {
+            QueryError::new(
+                kind,
+                self.input,
+                value_at,
+                expected,
+                excerpt(self.input.get(value_at..self.pos).unwrap_or_default()),
+            )
+        })
+    }
+
+    /// Attribute dialect, after `field:`: `[operator] value`, `null` or `IN(value, …)`.
+    fn attribute_clause(&mut self, field: Field) -> Result<Expr> {
+        let op_at = self.pos;
+        let rest = self.rest();
+        let run = &rest[..rest.find(|c| !is_operator_char(c)).unwrap_or(rest.len())];
+        let Some(op) = Op::read_attribute(run) else {
+            let hint = match run {
+                "==" => " (equality is written `=`)",
+                "<>" | "!" | "!==" => " (not equal is written `!=`)",
+                "=>" => " (write `>=`)",
+                "=<" => " (write `<=`)",
+                _ => "",
+            };
+            return Err(QueryError::new(
+                K::UnknownOperator,
+                self.input,
+                op_at,
+                format!(
+                    "an operator `=`, `!=`, `>`, `<`, `>=` or `<=`, or none, after `{field}:`{hint}"
+                ),
+                excerpt(run),
+            ));
+        };
+        self.pos += run.len();
+        let value_at = self.pos;
+        let quoted = self.peek() == Some('"');
+        let context = format!("`{field}:{}`", op.as_str());
+        let value = self.value(&context)?;
+        if !quoted && value == "null" {
+            let check = match op {
+                Op::Match => return Ok(Expr::Clause(Clause::null(field))),
+                Op::Eq => format!("`{field}:null` checks that the attribute is missing or null"),
+                Op::Ne => format!("`NOT {field}:null` checks that the attribute is present"),
+                // A comparison: "expected a number".
+                _ => String::new(),
+            };
+            if !check.is_empty() {
+                return Err(self.error(
+                    K::ExpectedValue,
                     value_at,
-                    expected,
-                    excerpt(self.input.get(value_at..self.pos).unwrap_or_default()),
-                )
-            })
+                    format!(
+                        "a value after {context} ({check}; write `\"null\"` for the text null)"
+                    ),
+                ));
+            }
+        }
+        if !quoted && value == "IN" && self.peek() == Some('(') {
+            if op != Op::Match {
+                return Err(QueryError::new(
+                    K::OperatorNotAllowed,
+                    self.input,
+                    op_at,
+                    format!("`IN(` right after `{field}:` (a list takes no operator)"),
+                    format!("`{}`", op.as_str()),
+                ));
+            }
+            return self.list(field, value_at);
+        }
+        self.make_clause(field, op, value, value_at)
+            .map(Expr::Clause)
+    }
+
+    /// `list = "IN(" value { "," value } ")"`, whitespace allowed around the values, at `at`
+    /// (the `I`, the `(` next): the `OR` of the `field:=value` clauses, left to right. It is
+    /// read in a loop and printed as a list, so it is no level of nesting (but for the lists
+    /// printed as an `OR`, see [`Expr::is_list_printed_as_or`]).
+    fn list(&mut self, field: Field, at: usize) -> Result<Expr> {
+        self.pos += 1;
+        let list = format!(
+            "the list `{field}:IN(` at column {}",
+            column(self.input, at)
+        );
+        let mut items: Option<Expr> = None;
+        loop {
+            self.skip_ws();
+            let item_at = self.pos;
+            match self.peek() {
+                Some(')') if items.is_none() => {
+                    return Err(self.error(
+                        K::EmptyList,
+                        item_at,
+                        format!("at least one value in {list}"),
+                    ));
+                }
+                Some(c @ (',' | ')')) => {
+                    let after = if items.is_none() { "" } else { "after `,` " };
+                    return Err(QueryError::new(
+                        K::ExpectedValue,
+                        self.input,
+                        item_at,
+                        format!("a value {after}in {list}"),
+                        format!("`{c}`"),
+                    ));
+                }
+                _ => {}
+            }
+            let value = self.list_value(&list)?;
+            let clause = Expr::Clause(self.make_clause(field.clone(), Op::Eq, value, item_at)?);
+            let expr = match items.take() {
+                None => clause,
+                Some(left) => Expr::Or(Box::new(left), Box::new(clause)),
+            };
+            self.skip_ws();
+            match self.peek() {
+                Some(',') => {
+                    self.pos += 1;
+                    items = Some(expr);
+                }
+                Some(')') => {
+                    self.pos += 1;
+                    if expr.is_list_printed_as_or() {
+                        self.enter(at)?;
+                        self.depth -= 1;
+                    }
+                    return Ok(expr);
+                }
+                _ => {
+                    let word = self.list_word_at(self.pos);
+                    let expected = format!("`,` or `)` in {list}");
+                    if word.is_empty() || is_keyword(word) {
+                        return Err(self.error(K::ExpectedListSeparator, self.pos, expected));
+                    }
+                    return Err(QueryError::new(
+                        K::ExpectedListSeparator,
+                        self.input,
+                        self.pos,
+                        format!("{expected} (values with spaces go in double quotes)"),
+                        excerpt(word),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// A value of an `IN(…)` list: quoted, or bare up to whitespace, a parenthesis, `"` or
+    /// `,`, with the rules of [`value`](Self::value).
+    fn list_value(&mut self, list: &str) -> Result<String> {
+        let at = self.pos;
+        if self.peek() == Some('"') {
+            let value = self.quoted()?;
+            if value.is_empty() {
+                return Err(self.error(
+                    K::ExpectedValue,
+                    at,
+                    format!("a non-empty value in {list}"),
+                ));
+            }
+            return Ok(value);
+        }
+        let word = self.list_word_at(at);
+        let problem = if word.is_empty() {
+            Some(String::new())
+        } else if word.starts_with(is_operator_char) {
+            Some(" (a value starting with `=`, `<`, `>` or `!` goes in double quotes)".to_owned())
+        } else if is_keyword(word) {
+            Some(format!(" (write `\"{word}\"` for the word {word})"))
+        } else if word == "null" {
+            Some(
+                " (a list holds values, not the null check; write `\"null\"` for the text null)"
+                    .to_owned(),
+            )
+        } else {
+            None
+        };
+        if let Some(hint) = problem {
+            return Err(self.error(K::ExpectedValue, at, format!("a value in {list}{hint}")));
+        }
+        self.pos += word.len();
+        if self.peek() == Some('"') {
+            return Err(self.stray_quote());
+        }
+        Ok(word.to_owned())
+    }
+
+    fn stray_quote(&self) -> QueryError {
+        QueryError::new(
+            K::StrayQuote,
+            self.input,
+            self.pos,
+            "the end of the value (to quote a value, put the whole value in double quotes)",
+            "`\"`",
+        )
     }
 
     /// `value = quoted | unquoted`; `context` is the clause so far.
@@ -309,13 +553,7 @@ impl<'a> Parser<'a> {
                 }
                 self.pos += word.len();
                 if self.peek() == Some('"') {
-                    return Err(QueryError::new(
-                        K::StrayQuote,
-                        self.input,
-                        self.pos,
-                        "the end of the value (to quote a value, put the whole value in double quotes)",
-                        "`\"`",
-                    ));
+                    return Err(self.stray_quote());
                 }
                 Ok(word.to_owned())
             }

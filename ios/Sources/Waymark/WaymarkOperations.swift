@@ -57,6 +57,16 @@ extension Waymark {
         try await detached { [native] in try native.datasetsList(request: request) }
     }
 
+    /// `POST /datasets`
+    public func createDataset(_ request: DatasetCreateRequest) async throws -> Dataset {
+        try await native.datasetsCreate(request: request)
+    }
+
+    /// `DELETE /datasets/{dataset_id}`
+    public func deleteDataset(_ request: DatasetDeleteRequest) async throws -> DatasetDeleteResponse {
+        try await native.datasetsDelete(request: request)
+    }
+
     /// `GET /datasets/{dataset_id}`
     public func dataset(_ request: DatasetGetRequest) async throws -> Dataset {
         try await detached { [native] in try native.datasetsGet(request: request) }

@@ -1950,6 +1950,278 @@ public func FfiConverterTypeDataset_lower(_ value: Dataset) -> RustBuffer {
 
 
 /**
+ * Body of a dataset creation: `{name, url, scheduled_for_deletion_after}`.
+ */
+public struct DatasetCreateBody: Equatable, Hashable {
+    /**
+     * Name of the dataset (not blank).
+     */
+    public var name: String
+    /**
+     * Location of the data: `http://`, `https://` or `file:///` URL of a GeoJSON
+     * FeatureCollection, newline-delimited GeoJSON, CSV (lat/lng or WKT columns) or
+     * GeoPackage file.
+     */
+    public var url: String
+    /**
+     * Time after which the dataset is removed automatically (RFC 3339, in the future).
+     */
+    public var scheduledForDeletionAfter: Timestamp?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Name of the dataset (not blank).
+         */name: String, 
+        /**
+         * Location of the data: `http://`, `https://` or `file:///` URL of a GeoJSON
+         * FeatureCollection, newline-delimited GeoJSON, CSV (lat/lng or WKT columns) or
+         * GeoPackage file.
+         */url: String, 
+        /**
+         * Time after which the dataset is removed automatically (RFC 3339, in the future).
+         */scheduledForDeletionAfter: Timestamp? = nil) {
+        self.name = name
+        self.url = url
+        self.scheduledForDeletionAfter = scheduledForDeletionAfter
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension DatasetCreateBody: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeDatasetCreateBody: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> DatasetCreateBody {
+        return
+            try DatasetCreateBody(
+                name: FfiConverterString.read(from: &buf), 
+                url: FfiConverterString.read(from: &buf), 
+                scheduledForDeletionAfter: FfiConverterOptionTypeTimestamp.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: DatasetCreateBody, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterString.write(value.url, into: &buf)
+        FfiConverterOptionTypeTimestamp.write(value.scheduledForDeletionAfter, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDatasetCreateBody_lift(_ buf: RustBuffer) throws -> DatasetCreateBody {
+    return try FfiConverterTypeDatasetCreateBody.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDatasetCreateBody_lower(_ value: DatasetCreateBody) -> RustBuffer {
+    return FfiConverterTypeDatasetCreateBody.lower(value)
+}
+
+
+/**
+ * `POST /datasets` (Waymark extension, K3; 1 per 1 s): creates a dataset and starts its
+ * first import from `url`.
+ */
+public struct DatasetCreateRequest: Equatable, Hashable {
+    /**
+     * The JSON body.
+     */
+    public var body: DatasetCreateBody
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The JSON body.
+         */body: DatasetCreateBody) {
+        self.body = body
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension DatasetCreateRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeDatasetCreateRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> DatasetCreateRequest {
+        return
+            try DatasetCreateRequest(
+                body: FfiConverterTypeDatasetCreateBody.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: DatasetCreateRequest, into buf: inout [UInt8]) {
+        FfiConverterTypeDatasetCreateBody.write(value.body, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDatasetCreateRequest_lift(_ buf: RustBuffer) throws -> DatasetCreateRequest {
+    return try FfiConverterTypeDatasetCreateRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDatasetCreateRequest_lower(_ value: DatasetCreateRequest) -> RustBuffer {
+    return FfiConverterTypeDatasetCreateRequest.lower(value)
+}
+
+
+/**
+ * `DELETE /datasets/{dataset_id}` (Waymark extension, K3; 1 per 1 s): removes the dataset,
+ * its features and its import history. 404 if unknown.
+ */
+public struct DatasetDeleteRequest: Equatable, Hashable {
+    /**
+     * Path parameter.
+     */
+    public var datasetId: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Path parameter.
+         */datasetId: String) {
+        self.datasetId = datasetId
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension DatasetDeleteRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeDatasetDeleteRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> DatasetDeleteRequest {
+        return
+            try DatasetDeleteRequest(
+                datasetId: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: DatasetDeleteRequest, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.datasetId, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDatasetDeleteRequest_lift(_ buf: RustBuffer) throws -> DatasetDeleteRequest {
+    return try FfiConverterTypeDatasetDeleteRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDatasetDeleteRequest_lower(_ value: DatasetDeleteRequest) -> RustBuffer {
+    return FfiConverterTypeDatasetDeleteRequest.lower(value)
+}
+
+
+/**
+ * Answer of `DELETE /datasets/{dataset_id}`.
+ */
+public struct DatasetDeleteResponse: Equatable, Hashable {
+    /**
+     * The removed dataset.
+     */
+    public var id: String
+    /**
+     * `deleted`.
+     */
+    public var status: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The removed dataset.
+         */id: String, 
+        /**
+         * `deleted`.
+         */status: String) {
+        self.id = id
+        self.status = status
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension DatasetDeleteResponse: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeDatasetDeleteResponse: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> DatasetDeleteResponse {
+        return
+            try DatasetDeleteResponse(
+                id: FfiConverterString.read(from: &buf), 
+                status: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: DatasetDeleteResponse, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.id, into: &buf)
+        FfiConverterString.write(value.status, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDatasetDeleteResponse_lift(_ buf: RustBuffer) throws -> DatasetDeleteResponse {
+    return try FfiConverterTypeDatasetDeleteResponse.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDatasetDeleteResponse_lower(_ value: DatasetDeleteResponse) -> RustBuffer {
+    return FfiConverterTypeDatasetDeleteResponse.lower(value)
+}
+
+
+/**
  * A dataset feature (single-feature view).
  */
 public struct DatasetFeature: Equatable, Hashable {

@@ -762,6 +762,21 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     func appIdentity()  -> AppIdentity
     
     /**
+     * `POST /datasets` (Waymark extension, not in the spec): creates a dataset and
+     * starts its import
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    func datasetsCreate(request: DatasetCreateRequest) async throws  -> Dataset
+    
+    /**
+     * `DELETE /datasets/{dataset_id}` (Waymark extension, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    func datasetsDelete(request: DatasetDeleteRequest) async throws  -> DatasetDeleteResponse
+    
+    /**
      * `POST /datasets/{dataset_id}/features/contains`
      *
      * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
@@ -1032,6 +1047,49 @@ open func appIdentity() -> AppIdentity  {
             self.uniffiCloneHandle(),uniffiCallStatus
     )
 })
+}
+    
+    /**
+     * `POST /datasets` (Waymark extension, not in the spec): creates a dataset and
+     * starts its import
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+open func datasetsCreate(request: DatasetCreateRequest)async throws  -> Dataset  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_waymark_ffi_fn_method_waymark_datasets_create(
+                        self.uniffiCloneHandle(),FfiConverterTypeDatasetCreateRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_waymark_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_waymark_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_waymark_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeDataset_lift,
+            errorHandler: FfiConverterTypeWaymarkError_lift
+        )
+}
+    
+    /**
+     * `DELETE /datasets/{dataset_id}` (Waymark extension, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+open func datasetsDelete(request: DatasetDeleteRequest)async throws  -> DatasetDeleteResponse  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_waymark_ffi_fn_method_waymark_datasets_delete(
+                        self.uniffiCloneHandle(),FfiConverterTypeDatasetDeleteRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_waymark_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_waymark_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_waymark_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeDatasetDeleteResponse_lift,
+            errorHandler: FfiConverterTypeWaymarkError_lift
+        )
 }
     
     /**
@@ -1856,6 +1914,50 @@ fileprivate func uniffiFutureContinuationCallback(handle: UInt64, pollResult: In
 /**
  * Reads the request from its JSON form (422 naming each bad field).
  */
+public func datasetsCreateRequestFromJson(json: String)throws  -> DatasetCreateRequest  {
+    return try  FfiConverterTypeDatasetCreateRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_datasets_create_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func datasetsCreateResponseToJson(value: Dataset)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_datasets_create_response_to_json(
+        FfiConverterTypeDataset_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func datasetsDeleteRequestFromJson(json: String)throws  -> DatasetDeleteRequest  {
+    return try  FfiConverterTypeDatasetDeleteRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_datasets_delete_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func datasetsDeleteResponseToJson(value: DatasetDeleteResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_datasets_delete_response_to_json(
+        FfiConverterTypeDatasetDeleteResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
 public func datasetsFeatureContainsRequestFromJson(json: String)throws  -> FeatureContainsRequest  {
     return try  FfiConverterTypeFeatureContainsRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
         uniffiCallStatus in
@@ -2562,6 +2664,18 @@ private let initializationResult: InitializationResult = {
     if bindings_contract_version != scaffolding_contract_version {
         return InitializationResult.contractVersionMismatch
     }
+    if (uniffi_waymark_ffi_checksum_func_datasets_create_request_from_json() != 8880) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_datasets_create_response_to_json() != 39803) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_datasets_delete_request_from_json() != 58569) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_datasets_delete_response_to_json() != 6291) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_waymark_ffi_checksum_func_datasets_feature_contains_request_from_json() != 58232) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -2755,6 +2869,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_app_identity() != 32049) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_create() != 954) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_delete() != 52578) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_contains() != 36225) {

@@ -214,7 +214,8 @@ pub struct DatasetUpdateBody {
 }
 
 impl Validate for DatasetUpdateRequest {
-    /// `name`, when given, is not blank; `url`, when given, is an absolute `http`/`https` URL.
+    /// `name`, when given, is not blank; `url`, when given, is an absolute `http`, `https` or
+    /// `file` URL.
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         check_ids(&mut c, &[("dataset_id", &self.dataset_id)]);
@@ -229,23 +230,7 @@ impl Validate for DatasetUpdateRequest {
             });
         }
         if let Some(url) = &self.body.url {
-            let ok = ["http://", "https://"].iter().any(|s| {
-                url.len() > s.len()
-                    && url
-                        .get(..s.len())
-                        .is_some_and(|p| p.eq_ignore_ascii_case(s))
-            });
-            c.check(ok, || {
-                FieldError::at(
-                    Loc::Body,
-                    vec![Value::from("url")],
-                    kinds::VALUE,
-                    format!(
-                        "invalid url {}: give an absolute http or https url",
-                        shown(url)
-                    ),
-                )
-            });
+            check_url(&mut c, url);
         }
         c.finish()
     }
@@ -253,6 +238,107 @@ impl Validate for DatasetUpdateRequest {
 
 /// Answer of `PUT /datasets/{dataset_id}`: the updated [`Dataset`].
 pub type DatasetUpdateResponse = Dataset;
+
+/// URL schemes a dataset is fetched from.
+pub const DATASET_URL_SCHEMES: &[&str] = &["http://", "https://", "file:///"];
+
+/// `url` is an absolute `http`, `https` or `file` URL (schemes compared ignoring case).
+fn check_url(c: &mut Checks, url: &str) {
+    let ok = DATASET_URL_SCHEMES.iter().any(|s| {
+        url.len() > s.len()
+            && url
+                .get(..s.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(s))
+    }) && !url.chars().any(char::is_whitespace);
+    c.check(ok, || {
+        FieldError::at(
+            Loc::Body,
+            vec![Value::from("url")],
+            kinds::VALUE,
+            format!(
+                "invalid url {}: give an absolute http, https or file:/// url",
+                shown(url)
+            ),
+        )
+    });
+}
+
+/// `POST /datasets` (Waymark extension, K3; 1 per 1 s): creates a dataset and starts its
+/// first import from `url`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct DatasetCreateRequest {
+    /// The JSON body.
+    #[query(body)]
+    pub body: DatasetCreateBody,
+}
+
+/// Body of a dataset creation: `{name, url, scheduled_for_deletion_after}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+#[serde(deny_unknown_fields)]
+pub struct DatasetCreateBody {
+    /// Name of the dataset (not blank).
+    pub name: String,
+    /// Location of the data: `http://`, `https://` or `file:///` URL of a GeoJSON
+    /// FeatureCollection, newline-delimited GeoJSON, CSV (lat/lng or WKT columns) or
+    /// GeoPackage file.
+    pub url: String,
+    /// Time after which the dataset is removed automatically (RFC 3339, in the future).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub scheduled_for_deletion_after: Option<DateTime<Utc>>,
+}
+
+impl Validate for DatasetCreateRequest {
+    fn validate(&self) -> Result<(), Vec<FieldError>> {
+        let mut c = Checks::new();
+        c.check(!self.body.name.trim().is_empty(), || {
+            FieldError::at(
+                Loc::Body,
+                vec![Value::from("name")],
+                kinds::VALUE,
+                "empty name: give the dataset a name",
+            )
+        });
+        check_url(&mut c, &self.body.url);
+        c.finish()
+    }
+}
+
+/// Answer of `POST /datasets`: the new [`Dataset`] (its import runs in the background: poll
+/// `GET /datasets/{dataset_id}/status`).
+pub type DatasetCreateResponse = Dataset;
+
+/// `DELETE /datasets/{dataset_id}` (Waymark extension, K3; 1 per 1 s): removes the dataset,
+/// its features and its import history. 404 if unknown.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct DatasetDeleteRequest {
+    /// Path parameter.
+    #[query(path)]
+    pub dataset_id: String,
+}
+
+impl Validate for DatasetDeleteRequest {
+    fn validate(&self) -> Result<(), Vec<FieldError>> {
+        validate_ids(&[("dataset_id", &self.dataset_id)])
+    }
+}
+
+/// Answer of `DELETE /datasets/{dataset_id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct DatasetDeleteResponse {
+    /// The removed dataset.
+    pub id: String,
+    /// `deleted`.
+    pub status: String,
+}
 
 /// `GET /datasets/{dataset_id}/status` (K3; 1 per 5 s). 404 if unknown.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, FromQuery)]

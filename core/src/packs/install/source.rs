@@ -11,7 +11,7 @@ use super::{InstallError, MANIFEST_FILE};
 const MAX_MANIFEST_BYTES: u64 = 16 << 20;
 
 /// The HTTP agent of a [`super::PackStore`]: statuses are answers, not errors.
-pub(super) fn new_agent() -> ureq::Agent {
+pub(crate) fn new_agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_connect(Some(Duration::from_secs(30)))
@@ -227,7 +227,7 @@ impl<'a> Source<'a> {
 }
 
 /// `bytes START-END/TOTAL` (TOTAL may be `*`) → (START, TOTAL).
-fn parse_content_range(v: &str) -> Option<(u64, Option<u64>)> {
+pub(crate) fn parse_content_range(v: &str) -> Option<(u64, Option<u64>)> {
     let rest = v.trim().strip_prefix("bytes")?.trim_start();
     let (range, total) = rest.split_once('/')?;
     let (start, _end) = range.split_once('-')?;
@@ -252,7 +252,7 @@ fn percent_encode(segment: &str) -> String {
 }
 
 /// Decodes `%XX` escapes; `None` when one is invalid or the result is not UTF-8.
-fn percent_decode(s: &str) -> Option<String> {
+pub(crate) fn percent_decode(s: &str) -> Option<String> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

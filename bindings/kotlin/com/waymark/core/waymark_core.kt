@@ -2092,6 +2092,190 @@ public object FfiConverterTypeDataset: FfiConverterRustBuffer<Dataset> {
 
 
 /**
+ * Body of a dataset creation: `{name, url, scheduled_for_deletion_after}`.
+ */
+data class DatasetCreateBody (
+    /**
+     * Name of the dataset (not blank).
+     */
+    var `name`: kotlin.String
+    , 
+    /**
+     * Location of the data: `http://`, `https://` or `file:///` URL of a GeoJSON
+     * FeatureCollection, newline-delimited GeoJSON, CSV (lat/lng or WKT columns) or
+     * GeoPackage file.
+     */
+    var `url`: kotlin.String
+    , 
+    /**
+     * Time after which the dataset is removed automatically (RFC 3339, in the future).
+     */
+    var `scheduledForDeletionAfter`: Timestamp? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeDatasetCreateBody: FfiConverterRustBuffer<DatasetCreateBody> {
+    override fun read(buf: ByteBuffer): DatasetCreateBody {
+        return DatasetCreateBody(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalTypeTimestamp.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: DatasetCreateBody) = (
+            FfiConverterString.allocationSize(value.`name`) +
+            FfiConverterString.allocationSize(value.`url`) +
+            FfiConverterOptionalTypeTimestamp.allocationSize(value.`scheduledForDeletionAfter`)
+    )
+
+    override fun write(value: DatasetCreateBody, buf: ByteBuffer) {
+            FfiConverterString.write(value.`name`, buf)
+            FfiConverterString.write(value.`url`, buf)
+            FfiConverterOptionalTypeTimestamp.write(value.`scheduledForDeletionAfter`, buf)
+    }
+}
+
+
+
+/**
+ * `POST /datasets` (Waymark extension, K3; 1 per 1 s): creates a dataset and starts its
+ * first import from `url`.
+ */
+data class DatasetCreateRequest (
+    /**
+     * The JSON body.
+     */
+    var `body`: DatasetCreateBody
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeDatasetCreateRequest: FfiConverterRustBuffer<DatasetCreateRequest> {
+    override fun read(buf: ByteBuffer): DatasetCreateRequest {
+        return DatasetCreateRequest(
+            FfiConverterTypeDatasetCreateBody.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: DatasetCreateRequest) = (
+            FfiConverterTypeDatasetCreateBody.allocationSize(value.`body`)
+    )
+
+    override fun write(value: DatasetCreateRequest, buf: ByteBuffer) {
+            FfiConverterTypeDatasetCreateBody.write(value.`body`, buf)
+    }
+}
+
+
+
+/**
+ * `DELETE /datasets/{dataset_id}` (Waymark extension, K3; 1 per 1 s): removes the dataset,
+ * its features and its import history. 404 if unknown.
+ */
+data class DatasetDeleteRequest (
+    /**
+     * Path parameter.
+     */
+    var `datasetId`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeDatasetDeleteRequest: FfiConverterRustBuffer<DatasetDeleteRequest> {
+    override fun read(buf: ByteBuffer): DatasetDeleteRequest {
+        return DatasetDeleteRequest(
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: DatasetDeleteRequest) = (
+            FfiConverterString.allocationSize(value.`datasetId`)
+    )
+
+    override fun write(value: DatasetDeleteRequest, buf: ByteBuffer) {
+            FfiConverterString.write(value.`datasetId`, buf)
+    }
+}
+
+
+
+/**
+ * Answer of `DELETE /datasets/{dataset_id}`.
+ */
+data class DatasetDeleteResponse (
+    /**
+     * The removed dataset.
+     */
+    var `id`: kotlin.String
+    , 
+    /**
+     * `deleted`.
+     */
+    var `status`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeDatasetDeleteResponse: FfiConverterRustBuffer<DatasetDeleteResponse> {
+    override fun read(buf: ByteBuffer): DatasetDeleteResponse {
+        return DatasetDeleteResponse(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: DatasetDeleteResponse) = (
+            FfiConverterString.allocationSize(value.`id`) +
+            FfiConverterString.allocationSize(value.`status`)
+    )
+
+    override fun write(value: DatasetDeleteResponse, buf: ByteBuffer) {
+            FfiConverterString.write(value.`id`, buf)
+            FfiConverterString.write(value.`status`, buf)
+    }
+}
+
+
+
+/**
  * A dataset feature (single-feature view).
  */
 data class DatasetFeature (

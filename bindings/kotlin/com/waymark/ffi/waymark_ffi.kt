@@ -38,6 +38,9 @@ import com.waymark.core.AutosuggestResponse
 import com.waymark.core.ConvertTo3waRequest
 import com.waymark.core.ConvertTo3waResponse
 import com.waymark.core.Dataset
+import com.waymark.core.DatasetCreateRequest
+import com.waymark.core.DatasetDeleteRequest
+import com.waymark.core.DatasetDeleteResponse
 import com.waymark.core.DatasetFeature
 import com.waymark.core.DatasetGetRequest
 import com.waymark.core.DatasetListRequest
@@ -58,6 +61,9 @@ import com.waymark.core.FfiConverterTypeAutosuggestResponse
 import com.waymark.core.FfiConverterTypeConvertTo3waRequest
 import com.waymark.core.FfiConverterTypeConvertTo3waResponse
 import com.waymark.core.FfiConverterTypeDataset
+import com.waymark.core.FfiConverterTypeDatasetCreateRequest
+import com.waymark.core.FfiConverterTypeDatasetDeleteRequest
+import com.waymark.core.FfiConverterTypeDatasetDeleteResponse
 import com.waymark.core.FfiConverterTypeDatasetFeature
 import com.waymark.core.FfiConverterTypeDatasetGetRequest
 import com.waymark.core.FfiConverterTypeDatasetListRequest
@@ -174,6 +180,9 @@ import com.waymark.core.RustBuffer as RustBufferAutosuggestResponse
 import com.waymark.core.RustBuffer as RustBufferConvertTo3waRequest
 import com.waymark.core.RustBuffer as RustBufferConvertTo3waResponse
 import com.waymark.core.RustBuffer as RustBufferDataset
+import com.waymark.core.RustBuffer as RustBufferDatasetCreateRequest
+import com.waymark.core.RustBuffer as RustBufferDatasetDeleteRequest
+import com.waymark.core.RustBuffer as RustBufferDatasetDeleteResponse
 import com.waymark.core.RustBuffer as RustBufferDatasetFeature
 import com.waymark.core.RustBuffer as RustBufferDatasetGetRequest
 import com.waymark.core.RustBuffer as RustBufferDatasetListRequest
@@ -928,6 +937,14 @@ internal object IntegrityCheckingUniffiLib {
     }
 
     internal fun ensureInitialized() = Unit
+    external fun uniffi_waymark_ffi_checksum_func_datasets_create_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_datasets_create_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_datasets_delete_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_datasets_delete_response_to_json(
+    ): Int
     external fun uniffi_waymark_ffi_checksum_func_datasets_feature_contains_request_from_json(
     ): Int
     external fun uniffi_waymark_ffi_checksum_func_datasets_feature_contains_response_to_json(
@@ -1058,6 +1075,10 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_app_identity(
     ): Int
+    external fun uniffi_waymark_ffi_checksum_method_waymark_datasets_create(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_method_waymark_datasets_delete(
+    ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_contains(
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_get(
@@ -1164,6 +1185,10 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_app_identity(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferAppIdentity.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_datasets_create(`ptr`: Long,`request`: RustBufferDatasetCreateRequest.ByValue,
+    ): Long
+    external fun uniffi_waymark_ffi_fn_method_waymark_datasets_delete(`ptr`: Long,`request`: RustBufferDatasetDeleteRequest.ByValue,
+    ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_datasets_feature_contains(`ptr`: Long,`request`: RustBufferFeatureContainsRequest.ByValue,
     ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_datasets_feature_get(`ptr`: Long,`request`: RustBufferFeatureGetRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1230,6 +1255,14 @@ internal object UniffiLib {
     ): RustBufferConvertTo3waResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_zones_update(`ptr`: Long,`request`: RustBufferZonesUpdateRequest.ByValue,
     ): Long
+    external fun uniffi_waymark_ffi_fn_func_datasets_create_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferDatasetCreateRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_datasets_create_response_to_json(`value`: RustBufferDataset.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_datasets_delete_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferDatasetDeleteRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_datasets_delete_response_to_json(`value`: RustBufferDatasetDeleteResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_waymark_ffi_fn_func_datasets_feature_contains_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferFeatureContainsRequest.ByValue
     external fun uniffi_waymark_ffi_fn_func_datasets_feature_contains_response_to_json(`value`: RustBufferFeatureSearchResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1475,6 +1508,18 @@ private fun uniffiCheckContractApiVersion(lib: IntegrityCheckingUniffiLib) {
 }
 @Suppress("UNUSED_PARAMETER")
 private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_create_request_from_json() and 0xFFFF) != 8880) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_create_response_to_json() and 0xFFFF) != 39803) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_delete_request_from_json() and 0xFFFF) != 58569) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_datasets_delete_response_to_json() and 0xFFFF) != 6291) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_waymark_ffi_checksum_func_datasets_feature_contains_request_from_json() and 0xFFFF) != 58232) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1668,6 +1713,12 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_app_identity() and 0xFFFF) != 32049) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_create() and 0xFFFF) != 954) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_delete() and 0xFFFF) != 52578) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_contains() and 0xFFFF) != 36225) {
@@ -2510,6 +2561,21 @@ public interface WaymarkInterface {
     fun `appIdentity`(): AppIdentity
     
     /**
+     * `POST /datasets` (Waymark extension, not in the spec): creates a dataset and
+     * starts its import
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    suspend fun `datasetsCreate`(`request`: DatasetCreateRequest): Dataset
+    
+    /**
+     * `DELETE /datasets/{dataset_id}` (Waymark extension, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    suspend fun `datasetsDelete`(`request`: DatasetDeleteRequest): DatasetDeleteResponse
+    
+    /**
      * `POST /datasets/{dataset_id}/features/contains`
      *
      * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
@@ -2822,6 +2888,61 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
     )
     }
     
+
+    
+    /**
+     * `POST /datasets` (Waymark extension, not in the spec): creates a dataset and
+     * starts its import
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    @Throws(WaymarkException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `datasetsCreate`(`request`: DatasetCreateRequest) : Dataset {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_waymark_ffi_fn_method_waymark_datasets_create(
+                uniffiHandle,
+                
+        FfiConverterTypeDatasetCreateRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_complete_rust_buffer(future, continuation).let { RustBufferDataset.create(it.capacity.toULong(), it.len.toULong(), it.data) } },
+        { future -> UniffiLib.ffi_waymark_ffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeDataset.lift(it) },
+        // Error FFI converter
+        WaymarkExceptionExternalErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `DELETE /datasets/{dataset_id}` (Waymark extension, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    @Throws(WaymarkException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `datasetsDelete`(`request`: DatasetDeleteRequest) : DatasetDeleteResponse {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_waymark_ffi_fn_method_waymark_datasets_delete(
+                uniffiHandle,
+                
+        FfiConverterTypeDatasetDeleteRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_complete_rust_buffer(future, continuation).let { RustBufferDatasetDeleteResponse.create(it.capacity.toULong(), it.len.toULong(), it.data) } },
+        { future -> UniffiLib.ffi_waymark_ffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeDatasetDeleteResponse.lift(it) },
+        // Error FFI converter
+        WaymarkExceptionExternalErrorHandler,
+    )
+    }
 
     
     /**
@@ -3891,6 +4012,12 @@ public object FfiConverterSequenceString: FfiConverterRustBuffer<List<kotlin.Str
 
 
 
+
+
+
+
+
+
 object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<WaymarkException> {
     override fun lift(error_buf: RustBuffer.ByValue): WaymarkException =
         com.waymark.core.WaymarkException.ErrorHandler.lift(
@@ -3908,6 +4035,66 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
 
 
 
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `datasetsCreateRequestFromJson`(`json`: kotlin.String): DatasetCreateRequest {
+            return FfiConverterTypeDatasetCreateRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_create_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `datasetsCreateResponseToJson`(`value`: Dataset): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_create_response_to_json(
+    
+        
+        FfiConverterTypeDataset.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `datasetsDeleteRequestFromJson`(`json`: kotlin.String): DatasetDeleteRequest {
+            return FfiConverterTypeDatasetDeleteRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_delete_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `datasetsDeleteResponseToJson`(`value`: DatasetDeleteResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_datasets_delete_response_to_json(
+    
+        
+        FfiConverterTypeDatasetDeleteResponse.lower(`value`),_status)
+}
+    )
+    }
+    
 
         /**
          * Reads the request from its JSON form (422 naming each bad field).

@@ -52,6 +52,14 @@ abstract class WaymarkOperations internal constructor(internal val native: Nativ
     suspend fun datasets(request: DatasetListRequest): DatasetListResponse =
         withContext(Dispatchers.IO) { native.datasetsList(request) }
 
+    /** `POST /datasets` */
+    suspend fun createDataset(request: DatasetCreateRequest): Dataset =
+        native.datasetsCreate(request)
+
+    /** `DELETE /datasets/{dataset_id}` */
+    suspend fun deleteDataset(request: DatasetDeleteRequest): DatasetDeleteResponse =
+        native.datasetsDelete(request)
+
     /** `GET /datasets/{dataset_id}` */
     suspend fun dataset(request: DatasetGetRequest): Dataset =
         withContext(Dispatchers.IO) { native.datasetsGet(request) }

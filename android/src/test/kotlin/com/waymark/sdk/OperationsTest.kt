@@ -196,6 +196,55 @@ class OperationsTest {
     }
 
     @Test
+    fun datasetsImportFromAFileThenSearchContainReadAndDelete(@TempDir dir: File) = runBlocking {
+        val csv = File(dir, "hydrants.csv")
+        csv.writeText(
+            "name;lat;lng;pressure;kind\n" +
+                "h1;42.5078;1.5211;4.5;hydrant\n" +
+                "h2;42.5080;1.5215;2.0;hydrant\n" +
+                "h3;42.5346;1.5806;5.0;valve\n",
+        )
+        Fixture.open(Fixture.key("private_write")).use { w ->
+            val d = w.createDataset(
+                DatasetCreateRequest(DatasetCreateBody(name = "hydrants", url = "file://" + csv.absolutePath, scheduledForDeletionAfter = null)),
+            )
+            assertEquals("hydrants", d.name)
+            var run = w.datasetStatus(DatasetStatusRequest(d.id))
+            withTimeout(30_000) {
+                while (run.status == ImportStatus.IN_PROGRESS) {
+                    delay(20)
+                    run = w.datasetStatus(DatasetStatusRequest(d.id))
+                }
+            }
+            assertEquals(ImportStatus.SUCCESS, run.status, run.toString())
+            assertEquals(listOf(ImportStepName.FETCH, ImportStepName.IMPORT), run.steps.map { it.name })
+            val page = { filter: String ->
+                FeatureSearchRequest(datasetId = d.id, format = DatasetFormat.GEOJSON, perPage = 10u, page = 1u, body = FeatureSearchBody(filter))
+            }
+            val strong = w.searchFeatures(page("pressure:>3"))
+            assertEquals(2, strong.features.size)
+            assertTrue(strong.features.all { it.attributes!!.contains("\"pressure\"") })
+            val near = w.featuresContaining(
+                FeatureContainsRequest(
+                    datasetId = d.id, format = DatasetFormat.GEOJSON, perPage = 10u, page = 1u,
+                    body = FeatureContainsBody(geometry = InputGeometry.Text("42.5079,1.5213"), buffer = 100.0, filter = "kind:hydrant"),
+                ),
+            )
+            assertEquals(2, near.features.size)
+            val one = w.datasetFeature(
+                FeatureGetRequest(datasetId = d.id, featureId = near.features[0].id, format = DatasetFormat.WKB, xFieldMask = listOf("id", "geometry")),
+            )
+            assertEquals(near.features[0].id, one.id)
+            assertTrue(one.geometry.startsWith("\""), one.geometry)
+            assertEquals("{}", one.attributes)
+            val bad = assertThrows<WaymarkException.Validation> { runBlocking { w.searchFeatures(page("pressure:>")) } }
+            assertTrue(bad.detail.contains("where"), bad.detail)
+            assertEquals("deleted", w.deleteDataset(DatasetDeleteRequest(d.id)).status)
+            assertThrows<WaymarkException.NotFound> { runBlocking { w.dataset(DatasetGetRequest(d.id)) } }
+        }
+    }
+
+    @Test
     fun operationsWithoutImplementationSayWhy() {
         val e = assertThrows<WaymarkException.NotAvailable> {
             runBlocking { waymark.venue(VenueGetRequest(venueId = "any")) }
