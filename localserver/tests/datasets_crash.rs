@@ -13,7 +13,7 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use process::{Server, send, start};
+use process::{Server, send, start, start_with_file_limit};
 use serde_json::{Value, json};
 use waymark_core::auth::keys::{KeyClaims, KeyScope, PrivateRestriction, Publisher};
 
@@ -224,5 +224,64 @@ fn imports_resume_after_sigkill_and_never_show_half_the_data() {
     let run = wait_done(&server, &key, &id);
     assert_eq!(run["status"], "success", "{run}");
     assert_eq!(versions(&server, &key, &id), Some(vec![(2, PARCELS)]));
+    server.kill();
+}
+
+#[test]
+fn a_full_disk_fails_the_run_and_the_previous_data_keeps_answering() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (state, packs) = (tmp.path().join("state"), tmp.path().join("packs"));
+    let publisher = Publisher::generate().unwrap();
+    let trust = publisher.verifying().encode();
+    let key = publisher
+        .issue(&KeyClaims::new(KeyScope::Private {
+            write: true,
+            restriction: PrivateRestriction::None,
+        }))
+        .unwrap();
+    let small = tmp.path().join("small.geojson");
+    let v1 = parcels(1);
+    // Version 1 fits; version 2 is padded past the limit of 8 MiB per file.
+    std::fs::write(&small, &v1).unwrap();
+    let mut v2: Value = serde_json::from_slice(&parcels(2)).unwrap();
+    for f in v2["features"].as_array_mut().unwrap() {
+        f["properties"]["note"] = Value::from("x".repeat(900));
+    }
+    let big = tmp.path().join("big.geojson");
+    std::fs::write(&big, v2.to_string()).unwrap();
+    assert!(std::fs::metadata(&big).unwrap().len() > 9 << 20);
+    let server = start_with_file_limit(&state, &packs, &trust, 8 * 1024);
+    let (code, created) = send(
+        server.addr,
+        "POST",
+        "/datasets",
+        &key,
+        &json!({"name": "parcels", "url": format!("file://{}", small.display())}).to_string(),
+    )
+    .unwrap();
+    assert_eq!(code, 202, "{created}");
+    let id = created["id"].as_str().unwrap().to_owned();
+    assert_eq!(wait_done(&server, &key, &id)["status"], "success");
+    let (code, _) = send(
+        server.addr,
+        "PUT",
+        &format!("/datasets/{id}"),
+        &key,
+        &json!({"url": format!("file://{}", big.display())}).to_string(),
+    )
+    .unwrap();
+    assert_eq!(code, 200);
+    let run = wait_done(&server, &key, &id);
+    assert_eq!(run["status"], "failed", "{run}");
+    let last = run["steps"].as_array().unwrap().last().unwrap();
+    let detail = last["entries"].as_array().unwrap().last().unwrap()["detail"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        detail.contains("too large") || detail.contains("No space"),
+        "{detail}"
+    );
+    assert_eq!(versions(&server, &key, &id), Some(vec![(1, PARCELS)]));
     server.kill();
 }

@@ -19,7 +19,28 @@ pub struct Server {
 
 /// Starts `waymark serve` (rate limits off, no sample packs) trusting `trust`.
 pub fn start(state: &Path, packs: &Path, trust: &str) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_waymark"))
+    spawn(
+        Command::new(env!("CARGO_BIN_EXE_waymark")),
+        state,
+        packs,
+        trust,
+    )
+}
+
+/// As [`start`], with no file of the server larger than `max_kib` KiB: a write past it fails
+/// as on a full disk (EFBIG; SIGXFSZ is ignored so that the write returns the error).
+pub fn start_with_file_limit(state: &Path, packs: &Path, trust: &str, max_kib: u64) -> Server {
+    let mut sh = Command::new("sh");
+    sh.arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f {max_kib}; exec \"$0\" \"$@\""
+        ))
+        .arg(env!("CARGO_BIN_EXE_waymark"));
+    spawn(sh, state, packs, trust)
+}
+
+fn spawn(mut command: Command, state: &Path, packs: &Path, trust: &str) -> Server {
+    let mut child = command
         .args([
             "serve",
             "--port",

@@ -218,6 +218,9 @@ class OperationsTest {
             }
             assertEquals(ImportStatus.SUCCESS, run.status, run.toString())
             assertEquals(listOf(ImportStepName.FETCH, ImportStepName.IMPORT), run.steps.map { it.name })
+            assertTrue(w.datasets(DatasetListRequest(perPage = 10u, page = 1u)).datasets.any { it.id == d.id })
+            assertEquals("fire hydrants", w.updateDataset(DatasetUpdateRequest(d.id, DatasetUpdateBody(name = "fire hydrants", url = null))).name)
+            assertEquals("fire hydrants", w.dataset(DatasetGetRequest(d.id)).name)
             val page = { filter: String ->
                 FeatureSearchRequest(datasetId = d.id, format = DatasetFormat.GEOJSON, perPage = 10u, page = 1u, body = FeatureSearchBody(filter))
             }
