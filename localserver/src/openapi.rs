@@ -133,9 +133,15 @@ impl OperationVisitor for Describe<'_> {
             "tags": [ep.group().as_str()],
             "summary": format!("{} {}", ep.method().as_str(), ep.path()),
             "description": format!(
-                "Rate limit {} per key. The path also answers with a trailing slash.",
+                "{}Rate limit {} per key. The path also answers with a trailing slash.",
+                if ep.in_spec() {
+                    ""
+                } else {
+                    "Waymark extension, not in the Location Platform specification. "
+                },
                 limit.describe()
             ),
+            "x-waymark-extension": !ep.in_spec(),
             "security": security(ep.key_set()),
             "parameters": parameters,
             "responses": responses,

@@ -131,6 +131,15 @@ pub struct Feature {
     pub attributes: Map<String, Value>,
 }
 
+/// The values of one attribute over every feature, in import order.
+#[derive(Debug)]
+pub struct Column {
+    /// The value (None: the feature lacks the attribute).
+    pub values: Vec<Option<Value>>,
+    /// The value when it is a number, else NaN (comparisons read it without matching on JSON).
+    pub numbers: Vec<f64>,
+}
+
 /// A box in the R-tree, with the feature's position.
 type Boxed = GeomWithData<Rectangle<[f64; 2]>, u32>;
 
@@ -144,7 +153,7 @@ pub struct DatasetIndex {
     by_id: HashMap<String, u32>,
     tree: RTree<Boxed>,
     /// Attribute columns by path (built on first use by a filter).
-    columns: RwLock<HashMap<String, Arc<Vec<Option<Value>>>>>,
+    columns: RwLock<HashMap<String, Arc<Column>>>,
 }
 
 impl DatasetIndex {
@@ -222,16 +231,20 @@ impl DatasetIndex {
     }
 
     /// The column of attribute `path` (see [`waymark_storequery::lookup_attribute`]).
-    pub fn column(&self, path: &str) -> Arc<Vec<Option<Value>>> {
+    pub fn column(&self, path: &str) -> Arc<Column> {
         if let Some(c) = self.columns.read().get(path) {
             return c.clone();
         }
-        let column: Arc<Vec<Option<Value>>> = Arc::new(
-            self.features
-                .iter()
-                .map(|f| waymark_storequery::lookup_attribute(&f.attributes, path).cloned())
-                .collect(),
-        );
+        let values: Vec<Option<Value>> = self
+            .features
+            .iter()
+            .map(|f| waymark_storequery::lookup_attribute(&f.attributes, path).cloned())
+            .collect();
+        let numbers = values
+            .iter()
+            .map(|v| v.as_ref().and_then(Value::as_f64).unwrap_or(f64::NAN))
+            .collect();
+        let column = Arc::new(Column { values, numbers });
         self.columns.write().insert(path.to_owned(), column.clone());
         column
     }
@@ -261,6 +274,8 @@ mod tests {
         let idx = DatasetIndex::load(&path, "r.sqlite").unwrap();
         assert_eq!(idx.get("a").unwrap().attributes, attrs);
         assert_eq!(idx.in_box([1.0, 47.0], [2.5, 48.5]), vec![0]);
-        assert_eq!(idx.column("k").as_slice(), &[Some(json!(1)), None]);
+        assert_eq!(idx.column("k").values, [Some(json!(1)), None]);
+        assert_eq!(idx.column("k").numbers[0], 1.0);
+        assert!(idx.column("k").numbers[1].is_nan());
     }
 }

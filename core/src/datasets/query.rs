@@ -17,10 +17,10 @@ use geo::{
     MultiLineString, Polygon,
 };
 use serde_json::{Map, Value};
-use waymark_storequery::{Field, Query};
+use waymark_storequery::{Clause, Field, Query};
 
 use super::Datasets;
-use super::data::{DatasetIndex, Feature};
+use super::data::{Column, DatasetIndex, Feature};
 use crate::api::{
     DatasetFeature, DatasetFormat, FeatureContainsRequest, FeatureGetRequest, FeatureSearchRequest,
     FeatureSearchResponse, FeatureSummary, FieldError, InputGeometry, JsonObject, JsonValue, Loc,
@@ -63,21 +63,32 @@ fn filtered(
     let Some(q) = filter else {
         return positions.collect();
     };
-    let columns: std::collections::HashMap<String, Arc<Vec<Option<Value>>>> = q
+    // Each clause with its attribute's column, found by the clause's address during the
+    // evaluation (no hashing per feature).
+    let columns: Vec<(&Clause, Arc<Column>)> = q
         .clauses()
         .filter_map(|c| match c.field() {
-            Field::Attribute(path) => Some((path.clone(), index.column(path))),
+            Field::Attribute(path) => Some((c, index.column(path))),
             _ => None,
         })
         .collect();
     positions
         .filter(|&i| {
-            q.matches_with(&mut |c| match c.field() {
-                Field::Attribute(path) => columns
-                    .get(path)
-                    .and_then(|col| col.get(i as usize))
-                    .is_some_and(|v| c.value_matches(v.as_ref())),
-                _ => false,
+            q.matches_with(&mut |c| {
+                let Some((_, col)) = columns.iter().find(|(k, _)| std::ptr::eq(*k, c)) else {
+                    return false;
+                };
+                let i = i as usize;
+                // Comparisons of numbers without matching on JSON values.
+                if c.op().is_comparison()
+                    && let Some(&x) = col.numbers.get(i)
+                    && !x.is_nan()
+                {
+                    return c.number_matches(x);
+                }
+                col.values
+                    .get(i)
+                    .is_some_and(|v| c.value_matches(v.as_ref()))
             })
         })
         .collect()
