@@ -430,3 +430,10 @@ pub fn time_percentiles(label: &str, n: usize, mut f: impl FnMut(usize)) {
         p(0.99)
     );
 }
+
+/// The plan of sample pack `id` restricted to the indoor layer (venues, features, graphs).
+pub fn indoor_plan(id: &str) -> PackPlan {
+    let mut plan = build::sample_plan(id).unwrap();
+    plan.layers = vec![waymark_core::packs::schema::layers::INDOOR.to_string()];
+    plan
+}
