@@ -468,10 +468,10 @@ pub fn import(
         )?;
         for o in &outs {
             let s = |k: &str| o.tags.get(k).and_then(Value::as_str).map(str::to_owned);
-            let category = ["amenity", "room", "indoor:category"]
+            let category = ["amenity", "room"]
                 .iter()
                 .find_map(|k| s(k))
-                .filter(|c| c != "yes" && c != "unspecified");
+                .filter(|c| !matches!(c.as_str(), "yes" | "unspecified" | "room"));
             ins.execute(params![
                 o.id,
                 venue_id,

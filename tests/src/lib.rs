@@ -437,3 +437,30 @@ pub fn indoor_plan(id: &str) -> PackPlan {
     plan.layers = vec![waymark_core::packs::schema::layers::INDOOR.to_string()];
     plan
 }
+
+/// The sample venue file (IMDF-like GeoJSON, `docs/indoor-venue-file.md`): venue
+/// `imdf-venue-1`, "Example Hall", two levels.
+pub fn sample_venue_file() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data-packs/examples/venue-file.geojson")
+}
+
+/// The engine of the parity suite (engine, local server, Kotlin library): the
+/// [`parity_plan`] pack with the [`sample_venue_file`] added to its indoor layer, built
+/// under `work`, signed by a new publisher and installed (rate limits off).
+pub fn parity_engine_in(work: &Path, packs: &Path, state: &Path) -> (Arc<Engine>, Publisher) {
+    let publisher = Publisher::generate().unwrap();
+    let dir = build::build_pack(
+        &parity_plan(),
+        "1",
+        &sources(),
+        work,
+        false,
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    waymark_packs::venue_file::add_to_pack(&dir, &sample_venue_file()).unwrap();
+    build::sign_pack(&dir, &publisher).unwrap();
+    let engine = open_engine(state, packs, &publisher);
+    install(&engine, &dir);
+    (engine, publisher)
+}

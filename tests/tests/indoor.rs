@@ -27,10 +27,8 @@ struct Fixture {
     _dir: tempfile::TempDir,
 }
 
-/// The sample venue file (IMDF-like GeoJSON) added to the München pack.
 fn venue_file() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../data-packs/examples/venue-file.geojson")
+    waymark_tests::sample_venue_file()
 }
 
 fn fixture() -> &'static Fixture {

@@ -981,6 +981,17 @@ fn steps(
         id.and_then(|i| v.by_id.get(&i))
             .and_then(|k| v.features.get(*k))
     };
+    // Walking on the footprint of a stair, escalator, elevator or ramp belongs to the
+    // vertical move it leads to.
+    let connector_area = |i: usize| {
+        feature_of(segs[i].feature).is_some_and(|f| {
+            matches!(
+                f.kind.as_str(),
+                "stairs" | "escalator" | "elevator" | "ramp"
+            )
+        })
+    };
+    let vertical_at = |i: usize| is_vertical(segs[i].kind) || connector_area(i);
     // Step boundaries (none when the path has no length: origin = destination).
     if pts.len() != n + 1 {
         return Vec::new();
@@ -988,12 +999,11 @@ fn steps(
     let mut starts = if n == 0 { Vec::new() } else { vec![0usize] };
     for i in 1..n {
         let (prev, cur) = (segs[i - 1], segs[i]);
-        let vert_prev = is_vertical(prev.kind);
-        let vert_cur = is_vertical(cur.kind);
+        let (vert_prev, vert_cur) = (vertical_at(i - 1), vertical_at(i));
         let new = if vert_prev != vert_cur {
             true
         } else if vert_cur {
-            prev.kind != cur.kind
+            is_vertical(prev.kind) && is_vertical(cur.kind) && prev.kind != cur.kind
         } else {
             let area_change = cur.feature.is_some()
                 && prev.feature.is_some()
@@ -1026,7 +1036,11 @@ fn steps(
         let time: f64 = range.clone().map(seg_time).sum();
         let first_b = range.clone().find_map(bearing);
         let last_b = range.clone().rev().find_map(bearing);
-        let kind = segs[s].kind;
+        let kind = range
+            .clone()
+            .map(|i| segs[i].kind)
+            .find(|k| is_vertical(*k))
+            .unwrap_or(EdgeKind::Walk);
         let (l0, l1) = (pts[s].1, pts[e].1);
         let say = if is_vertical(kind) && l0 != l1 {
             Say::Vertical {
@@ -1041,8 +1055,13 @@ fn steps(
         } else {
             let place = range
                 .clone()
-                .find_map(|i| feature_of(segs[i].feature))
-                .filter(|f| f.kind != "level");
+                .filter_map(|i| feature_of(segs[i].feature))
+                .find(|f| {
+                    !matches!(
+                        f.kind.as_str(),
+                        "level" | "stairs" | "escalator" | "elevator" | "ramp"
+                    )
+                });
             let dir = match (last_bearing, first_b) {
                 (Some(a), Some(b)) => turn_dir(turn_angle(a, b)),
                 _ => "straight",
