@@ -431,10 +431,12 @@ pub fn time_percentiles(label: &str, n: usize, mut f: impl FnMut(usize)) {
     );
 }
 
-/// The plan of sample pack `id` restricted to the indoor layer (venues, features, graphs).
+/// The plan of sample pack `id` restricted to the indoor layer (venues, features, graphs)
+/// and the roads it joins the venues' entrances to.
 pub fn indoor_plan(id: &str) -> PackPlan {
+    use waymark_core::packs::schema::layers;
     let mut plan = build::sample_plan(id).unwrap();
-    plan.layers = vec![waymark_core::packs::schema::layers::INDOOR.to_string()];
+    plan.layers = vec![layers::ROADS.to_string(), layers::INDOOR.to_string()];
     plan
 }
 

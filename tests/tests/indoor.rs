@@ -827,3 +827,48 @@ fn venue_files_give_venues_search_and_routes() {
     assert!(again.features.iter().any(|f| f.id == bakery));
     assert_eq!(again.features.len(), 10);
 }
+
+#[test]
+fn routes_start_on_the_street() {
+    let g = graph(STACHUS);
+    let decathlon = poi(STACHUS, "Decathlon");
+    // points a few decimetres beside the outdoor walking network joined to the venue
+    let mut outdoor: Vec<u32> = g
+        .edges
+        .iter()
+        .filter(|e| e.feature == -2)
+        .flat_map(|e| [e.a, e.b])
+        .collect();
+    outdoor.sort_unstable();
+    outdoor.dedup();
+    assert!(outdoor.len() > 10, "{}", outdoor.len());
+    let mut ok = 0;
+    for n in outdoor.iter().step_by((outdoor.len() / 25).max(1)) {
+        let node = &g.nodes[*n as usize];
+        let r = directions(IndoorDirectionsRequest {
+            venue_id: STACHUS.into(),
+            origin: IndoorPoint::Coords {
+                lat: node.lat + 0.000002,
+                lng: node.lng,
+                level: 0,
+            },
+            destination: IndoorPoint::PoiId(decathlon),
+            ..Default::default()
+        })
+        .unwrap();
+        if r.status != "ok" {
+            continue;
+        }
+        ok += 1;
+        assert_walkable(&g, &r);
+        let leg = &r.routes[0].legs[0];
+        assert_eq!(leg.start_location.level, 0);
+        assert_eq!(leg.end_location.level, -1);
+        let k = step_kinds(&r);
+        assert!(
+            k.iter().any(|s| s.ends_with("_down") || s == "elevator"),
+            "{k:?}"
+        );
+    }
+    assert!(ok >= 5, "{ok} street points reach Decathlon");
+}

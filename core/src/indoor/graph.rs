@@ -77,6 +77,11 @@ const ON_OUTLINE_M: f64 = 0.3;
 const JOIN_M: f64 = 5.0;
 /// A `lat,lng,level` point this close to a node is snapped to it when it lies in no area, m.
 pub const SNAP_M: f64 = 5.0;
+/// A `lat,lng,level` point in no area this close to a walkable line (a footway, the outdoor
+/// network) starts on it, m.
+pub const LINE_SNAP_M: f64 = 15.0;
+/// How far an entrance is joined to the outdoor walking network, m.
+const ENTRANCE_JOIN_M: f64 = 30.0;
 
 /// What an edge is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -680,8 +685,10 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
         }
     }
 
-    // Walkable lines and connector ways.
+    // Walkable lines (the outdoor walking network around the venue among them) and connector
+    // ways.
     let mut line_nodes: Vec<u32> = Vec::new();
+    let mut outdoor_nodes: std::collections::HashSet<u32> = std::collections::HashSet::new();
     for f in features {
         let Some(line) = shape_line(f.shape) else {
             continue;
@@ -691,7 +698,7 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
         }
         let kind = match f.kind {
             "stairs" | "escalator" | "ramp" => kind_edge(f.kind),
-            "corridor" | "area" | "footway" => EdgeKind::Walk,
+            "corridor" | "area" | "footway" | "outdoor" => EdgeKind::Walk,
             _ => continue,
         };
         let wheel = wheelchair_ok(f, kind);
@@ -702,6 +709,9 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
             for &l in &f.levels {
                 let ids: Vec<u32> = line.iter().map(|p| b.node(*p, l)).collect();
                 line_nodes.extend(&ids);
+                if f.kind == "outdoor" {
+                    outdoor_nodes.extend(&ids);
+                }
                 for w in ids.windows(2) {
                     let len = dist(b.xy[w[0] as usize], b.xy[w[1] as usize]);
                     b.edge(w[0], w[1], len, kind, false, wheel, f.id);
@@ -840,6 +850,24 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
             .min_by(|x, y| x.1.total_cmp(&y.1));
         if let Some((m, d)) = best {
             b.edge(n, m, d, EdgeKind::Walk, false, true, -1);
+        }
+    }
+
+    // Entrances: joined to the outdoor walking network within 30 m.
+    for (fi, n) in &point_nodes {
+        if features.get(*fi).is_none_or(|f| f.kind != "entrance") {
+            continue;
+        }
+        let (level, p) = (b.nodes[*n as usize].level, b.xy[*n as usize]);
+        let best = outdoor_nodes
+            .iter()
+            .copied()
+            .filter(|&m| m != *n && b.nodes[m as usize].level == level)
+            .map(|m| (m, dist(p, b.xy[m as usize])))
+            .filter(|(_, d)| *d <= ENTRANCE_JOIN_M)
+            .min_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
+        if let Some((m, d)) = best {
+            b.edge(*n, m, d, EdgeKind::Walk, false, true, -1);
         }
     }
 
@@ -1041,6 +1069,31 @@ impl Graph {
                 let q = proj.project(node.pt());
                 if visible(&rings, xy, q) {
                     links.push((n, dist(xy, q)));
+                }
+            }
+        }
+        if links.is_empty() {
+            // Near a walkable line outside every area (a footway, the street): both ends of
+            // the nearest such edge.
+            let in_some_area = |e: &Edge| self.areas.iter().any(|a| a.feature == e.feature);
+            let best = self
+                .edges
+                .iter()
+                .filter(|e| e.kind == EdgeKind::Walk && !in_some_area(e))
+                .filter_map(|e| {
+                    let (na, nb) = (self.nodes.get(e.a as usize)?, self.nodes.get(e.b as usize)?);
+                    if na.level != level || nb.level != level {
+                        return None;
+                    }
+                    let (pa, pb) = (proj.project(na.pt()), proj.project(nb.pt()));
+                    let d = seg_dist(xy, pa, pb);
+                    (d <= LINE_SNAP_M).then_some((e, d, dist(xy, pa), dist(xy, pb)))
+                })
+                .min_by(|x, y| x.1.total_cmp(&y.1));
+            if let Some((e, _, da, db)) = best {
+                links.push((e.a, da));
+                if !e.oneway {
+                    links.push((e.b, db));
                 }
             }
         }

@@ -200,6 +200,41 @@ fn feature_levels(tags: &Tags, kind: &str) -> Vec<(f64, f64)> {
     v
 }
 
+/// The walkable road edges (built by the roads layer of the same pack, when it is) within
+/// 40 m of `bbox`: `(GeoJSON line, first point)`.
+fn outdoor_lines(
+    tx: &Transaction<'_>,
+    bbox: BBox,
+) -> Result<Vec<(serde_json::Value, Pt)>, OsmError> {
+    let (dlat, dlng) = waymark_core::geo::degrees_for(40.0, (bbox.south + bbox.north) / 2.0);
+    let mut st = tx.prepare(
+        "SELECT e.geometry FROM road_edges e JOIN road_edges_rtree r ON r.id = e.id \
+         WHERE e.foot = 1 AND r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 \
+         AND r.min_lng <= ?4 ORDER BY e.id",
+    )?;
+    let rows = st.query_map(
+        params![
+            bbox.south - dlat,
+            bbox.north + dlat,
+            bbox.west - dlng,
+            bbox.east + dlng
+        ],
+        |r| r.get::<_, String>(0),
+    )?;
+    let mut out = Vec::new();
+    for row in rows {
+        let Ok(pts) = waymark_core::geo::decode_polyline6(&row?) else {
+            continue;
+        };
+        if let Some(first) = pts.first().copied()
+            && pts.len() >= 2
+        {
+            out.push((line_geojson(&pts), first));
+        }
+    }
+    Ok(out)
+}
+
 /// Integer levels of ranges (fractional levels rounded; ranges expanded, at most 200).
 fn int_levels(ranges: &[(f64, f64)]) -> Vec<i64> {
     let mut out: Vec<i64> = Vec::new();
@@ -684,9 +719,10 @@ pub fn build(
             props.push(tags);
             stats.indoor_features += 1;
         }
-        // The walkable graph.
+        // The walkable graph, with the outdoor walking network within 40 m of the venue.
         let empty = serde_json::Map::new();
-        let inputs: Vec<GraphFeature<'_>> = feats
+        let outdoor = outdoor_lines(tx, bbox)?;
+        let mut inputs: Vec<GraphFeature<'_>> = feats
             .iter()
             .zip(&props)
             .map(|(f, p)| GraphFeature {
@@ -704,6 +740,15 @@ pub fn build(
                 ),
             })
             .collect();
+        inputs.extend(outdoor.iter().map(|(shape, start)| GraphFeature {
+            id: -2,
+            kind: "outdoor",
+            levels: vec![0],
+            properties: &empty,
+            shape,
+            point: *start,
+            poi: false,
+        }));
         let g = graph::build(&inputs);
         if !g.edges.is_empty() {
             let bytes = g
