@@ -18,6 +18,8 @@ use waymark_core::operation::Credentials;
 
 /// The largest venue of the München extract: the Stachus underground mall and station.
 const STACHUS: &str = "osm-relation-5299666";
+/// A venue of the London extract: Farringdon station (Elizabeth line part).
+const FARRINGDON: &str = "osm-way-577276951";
 
 struct Fixture {
     engine: Arc<Engine>,
@@ -330,6 +332,16 @@ fn poi_search_filters_and_pages() {
         ..Default::default()
     });
     assert_eq!(names(&by_id), ["Lindt"]);
+    // refs: a POI with a ref of its own (escalators carry refs such as `KA13`)
+    let (the_ref, id) = unique_ref(STACHUS);
+    let by_ref = search(PoiSearchRequest {
+        venue_id: STACHUS.into(),
+        refs: vec![the_ref.clone()],
+        ..Default::default()
+    });
+    assert_eq!(by_ref.features.len(), 1);
+    assert_eq!(by_ref.features[0].id, Some(id));
+    assert_eq!(by_ref.features[0].properties.0["ref"], the_ref.as_str());
     // building: every feature belongs to the venue's building
     let undefined = search(PoiSearchRequest {
         venue_id: STACHUS.into(),
@@ -408,30 +420,20 @@ fn poi_search_distances_follow_the_graph() {
     );
 }
 
-#[test]
-fn wheelchair_routes_never_take_stairs() {
-    let g = graph(STACHUS);
-    // between every pair of POIs on different levels, where the default route climbs stairs
-    // or escalators, the wheelchair route (when one exists) has none
-    let pois: Vec<(i64, i64)> = g
-        .pois
-        .iter()
-        .map(|(id, n)| (*id, g.nodes[*n as usize].level))
-        .collect();
+/// Between every pair of POIs of `venue` on different levels: every route is walkable, and the
+/// wheelchair route (when one exists) takes no stairs and no escalator, and an elevator or a
+/// ramp where the default route climbs. Returns (pairs with a wheelchair route, of which the
+/// default route climbs stairs or escalators).
+fn wheelchair_pairs(venue: &str, points: &[(IndoorPoint, i64)]) -> (usize, usize) {
+    let g = graph(venue);
     let mut compared = 0;
     let mut default_stairs = 0;
-    for (i, (a, la)) in pois.iter().enumerate() {
-        for (b, lb) in pois.iter().skip(i + 1) {
+    for (i, (a, la)) in points.iter().enumerate() {
+        for (b, lb) in points.iter().skip(i + 1) {
             if la == lb {
                 continue;
             }
-            let d = directions(IndoorDirectionsRequest {
-                venue_id: STACHUS.into(),
-                origin: IndoorPoint::PoiId(*a),
-                destination: IndoorPoint::PoiId(*b),
-                ..Default::default()
-            })
-            .unwrap();
+            let d = route(venue, a.clone(), b.clone(), "default");
             if d.status != "ok" {
                 continue;
             }
@@ -440,19 +442,14 @@ fn wheelchair_routes_never_take_stairs() {
             let climbs = k
                 .iter()
                 .any(|s| s.starts_with("stairs") || s.starts_with("escalator"));
-            let w = route(
-                STACHUS,
-                IndoorPoint::PoiId(*a),
-                IndoorPoint::PoiId(*b),
-                "wheelchair",
-            );
+            let w = route(venue, a.clone(), b.clone(), "wheelchair");
             if w.status == "ok" {
                 assert_walkable(&g, &w);
                 let wk = step_kinds(&w);
                 assert!(
                     !wk.iter()
                         .any(|s| s.starts_with("stairs") || s.starts_with("escalator")),
-                    "{a} -> {b}: {wk:?}"
+                    "{a:?} -> {b:?}: {wk:?}"
                 );
                 for leg in &w.routes[0].legs {
                     for s in &leg.steps {
@@ -470,9 +467,48 @@ fn wheelchair_routes_never_take_stairs() {
             }
         }
     }
+    (compared, default_stairs)
+}
+
+#[test]
+fn wheelchair_routes_never_take_stairs() {
+    let g = graph(STACHUS);
+    let pois: Vec<(IndoorPoint, i64)> = g
+        .pois
+        .iter()
+        .map(|(id, n)| (IndoorPoint::PoiId(*id), g.nodes[*n as usize].level))
+        .collect();
+    let (compared, default_stairs) = wheelchair_pairs(STACHUS, &pois);
     assert!(compared >= 10, "{compared}");
     // the same pairs by default do climb stairs, so this test can fail
     assert!(default_stairs >= 3, "{default_stairs}");
+    // London: Farringdon station, between points of its walkable areas (platforms,
+    // concourses) on different levels
+    let v = venue(FARRINGDON);
+    assert_eq!(v.name, "Farringdon");
+    assert!(v.levels.len() >= 3);
+    assert_eq!(v.routing_profiles, ["default", "wheelchair"]);
+    let g = graph(FARRINGDON);
+    let points: Vec<(IndoorPoint, i64)> = g
+        .areas
+        .iter()
+        .filter_map(|a| {
+            let n = &g.nodes[*a.nodes.first()? as usize];
+            Some((
+                IndoorPoint::Coords {
+                    lat: n.lat,
+                    lng: n.lng,
+                    level: n.level,
+                },
+                n.level,
+            ))
+        })
+        .take(24)
+        .collect();
+    // (the default routes between these points take its elevators too: Stachus above is
+    // where the default route climbs)
+    let (compared, _) = wheelchair_pairs(FARRINGDON, &points);
+    assert!(compared >= 5, "{compared}");
 }
 
 #[test]
@@ -871,4 +907,64 @@ fn routes_start_on_the_street() {
         );
     }
     assert!(ok >= 5, "{ok} street points reach Decathlon");
+}
+
+/// A ref that one feature of `venue` has, and that feature's id.
+fn unique_ref(venue: &str) -> (String, i64) {
+    let all = search(PoiSearchRequest {
+        venue_id: venue.into(),
+        extended: Some(waymark_core::api::vocab::PoiSearchExtended::Full),
+        ..Default::default()
+    });
+    let refs: Vec<(String, i64)> = all
+        .features
+        .iter()
+        .filter_map(|f| Some((f.properties.0.get("ref")?.as_str()?.to_owned(), f.id?)))
+        .collect();
+    refs.iter()
+        .find(|(r, _)| refs.iter().filter(|(x, _)| x == r).count() == 1)
+        .cloned()
+        .unwrap_or_else(|| panic!("no unique ref in {venue}: {refs:?}"))
+}
+
+#[test]
+fn ref_points_and_stable_ids() {
+    // `ref:<poi_ref>` as a destination
+    let (the_ref, id) = unique_ref(STACHUS);
+    let r = route(
+        STACHUS,
+        IndoorPoint::PoiId(poi(STACHUS, "Decathlon")),
+        IndoorPoint::Ref(the_ref),
+        "default",
+    );
+    assert_eq!(r.status, "ok");
+    let leg = &r.routes[0].legs[0];
+    assert_eq!(leg.steps.last().unwrap().poi_id, Some(id));
+    // a rebuild of the same data gives the same venue and feature ids
+    let ids = |dir: &std::path::Path| -> Vec<(String, i64)> {
+        let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+        let mut st = conn
+            .prepare("SELECT venue_id, id FROM indoor_features ORDER BY venue_id, id")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let again = waymark_packs::build::build_pack(
+        &waymark_tests::indoor_plan("munchen"),
+        "2",
+        &waymark_tests::sources(),
+        tmp.path(),
+        false,
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    let before: Vec<(String, i64)> = ids(&fixture().dirs[0])
+        .into_iter()
+        .filter(|(v, _)| v.starts_with("osm-"))
+        .collect();
+    assert!(before.len() > 300, "{}", before.len());
+    assert_eq!(ids(&again), before);
 }

@@ -19,7 +19,9 @@
 //! from its lower to its upper end (`incline` says which end is which, else the ends' areas
 //! do), escalators one way when `conveying=forward|backward`, elevators between each pair of
 //! consecutive levels they serve. A door or connector point that lies in no area is joined to
-//! the nearest node of its level within 5 m.
+//! the nearest node of its level within 5 m. Features of kind `outdoor` (the foot-accessible
+//! road edges around the venue, level 0) are walkable lines too; entrances join their nearest
+//! vertex within 30 m, so routes can start on the street.
 //!
 //! **Profiles.** `default` takes every edge (escalators only in their direction); `wheelchair`
 //! never takes stairs or escalators, nor anything tagged `wheelchair=no`.
@@ -75,6 +77,8 @@ const CORNER_INSET_M: f64 = 0.3;
 const ON_OUTLINE_M: f64 = 0.3;
 /// How far a door or connector that lies in no area is joined to its level, m.
 const JOIN_M: f64 = 5.0;
+/// How far a POI that lies in no area is joined to its level, m.
+const POI_JOIN_M: f64 = 15.0;
 /// A `lat,lng,level` point this close to a node is snapped to it when it lies in no area, m.
 pub const SNAP_M: f64 = 5.0;
 /// A `lat,lng,level` point in no area this close to a walkable line (a footway, the outdoor
@@ -689,6 +693,7 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
     // ways.
     let mut line_nodes: Vec<u32> = Vec::new();
     let mut outdoor_nodes: std::collections::HashSet<u32> = std::collections::HashSet::new();
+    let mut on_line: std::collections::HashSet<u32> = std::collections::HashSet::new();
     for f in features {
         let Some(line) = shape_line(f.shape) else {
             continue;
@@ -709,6 +714,7 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
             for &l in &f.levels {
                 let ids: Vec<u32> = line.iter().map(|p| b.node(*p, l)).collect();
                 line_nodes.extend(&ids);
+                on_line.extend(&ids);
                 if f.kind == "outdoor" {
                     outdoor_nodes.extend(&ids);
                 }
@@ -834,19 +840,34 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
         });
     }
 
-    // Doors, POIs and connector ends in no area: joined to the nearest node of their level.
-    let loose: Vec<u32> = point_nodes
+    // Doors, POIs and connector ends in no area and on no walkable line: joined to the
+    // nearest node of their level that is (within 5 m; 15 m for a POI, whose point may lie on
+    // a platform edge or a track).
+    let anchored = |n: u32| in_area[n as usize] || on_line.contains(&n);
+    let poi_nodes: std::collections::HashSet<u32> = point_nodes
+        .iter()
+        .filter(|(fi, _)| features.get(*fi).is_some_and(|f| f.poi))
+        .map(|(_, n)| *n)
+        .collect();
+    let mut loose: Vec<u32> = point_nodes
         .iter()
         .map(|(_, n)| *n)
         .chain(line_nodes.iter().copied())
-        .filter(|&n| !in_area.get(n as usize).copied().unwrap_or(true))
+        .filter(|&n| (n as usize) < in_area.len() && !anchored(n))
         .collect();
+    loose.sort_unstable();
+    loose.dedup();
     for n in loose {
         let (level, p) = (b.nodes[n as usize].level, b.xy[n as usize]);
+        let radius = if poi_nodes.contains(&n) {
+            POI_JOIN_M
+        } else {
+            JOIN_M
+        };
         let best = (0..b.nodes.len() as u32)
-            .filter(|&m| m != n && b.nodes[m as usize].level == level && in_area[m as usize])
+            .filter(|&m| m != n && b.nodes[m as usize].level == level && anchored(m))
             .map(|m| (m, dist(p, b.xy[m as usize])))
-            .filter(|(_, d)| *d <= JOIN_M)
+            .filter(|(_, d)| *d <= radius)
             .min_by(|x, y| x.1.total_cmp(&y.1));
         if let Some((m, d)) = best {
             b.edge(n, m, d, EdgeKind::Walk, false, true, -1);

@@ -9,8 +9,10 @@
 //!   `indoor=ramp`, or `ramp=yes` with a level (not on steps) → `ramp`;
 //!   `indoor=room|area|corridor|level` → that kind (other `indoor` values except `wall`/`no` →
 //!   `area`; walls are skipped); `door=*` → `door`; `entrance=*` → `entrance`; with a level and
-//!   none of these: `highway=footway|corridor|pedestrian|path` → `footway`, a named element or a
-//!   shop, amenity, office, tourism, craft or healthcare → `poi`. Levels come from `level` plus
+//!   none of these: `highway=footway|corridor|pedestrian|path` → `footway`,
+//!   `railway=platform`/`public_transport=platform` → `area`, a shop, amenity, office, tourism,
+//!   craft or healthcare, or a named element that is not a track, road, waterway, power line,
+//!   route or barrier → `poi`. Levels come from `level` plus
 //!   `repeat_on` ([`parse_levels`]: `0`, `-1`, `1;2`, `0-3`, `-2--1`, `0.5`), rounded to
 //!   integers (the API's levels are integers); untagged features other than doors are on
 //!   level 0 (doors take the levels of the areas whose outline has them).
@@ -37,8 +39,9 @@
 //!   `room` (not `yes`), `office`, `tourism`; `building` the venue id; `properties` every tag;
 //!   `shape` GeoJSON (`Point` for nodes, `Polygon` for closed ways, `LineString` for open ones,
 //!   the assembled area for relations); `lat`/`lng` a point inside.
-//! * **Graph**: [`waymark_core::indoor::graph::build`] over the venue's features; stored when
-//!   it has edges.
+//! * **Graph**: [`waymark_core::indoor::graph::build`] over the venue's features and, when the
+//!   roads layer is built with it, the foot-accessible road edges within 40 m of the venue
+//!   (kind `outdoor`, level 0); stored when it has edges.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -105,19 +108,26 @@ pub fn feature_kind(tags: &Tags) -> Option<&'static str> {
         ) {
             return Some("footway");
         }
-        if [
+        if tags.is("railway", "platform") || tags.is("public_transport", "platform") {
+            return Some("area");
+        }
+        // Tracks, roads, lines and walls with a name and a level are not places to go to.
+        let infrastructure = [
+            "railway", "highway", "waterway", "power", "route", "barrier",
+        ]
+        .iter()
+        .any(|k| tags.has(k));
+        let place = [
             "shop",
             "amenity",
             "office",
             "tourism",
             "craft",
             "healthcare",
-            "name",
         ]
         .iter()
-        .any(|k| tags.has(k))
-            && !is_building(tags)
-        {
+        .any(|k| tags.has(k));
+        if (place || (tags.has("name") && !infrastructure)) && !is_building(tags) {
             return Some("poi");
         }
     }
