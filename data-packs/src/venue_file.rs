@@ -80,6 +80,9 @@ fn unit_kind(category: &str) -> Option<&'static str> {
     })
 }
 
+/// A level's name, short name (its `ref`) and outline bbox.
+type LevelLabels = (Option<String>, Option<String>, Option<BBox>);
+
 struct Item {
     id: String,
     ftype: String,
@@ -201,8 +204,7 @@ pub fn import(
 
     // Levels: id -> ordinal.
     let mut level_of: HashMap<&str, i64> = HashMap::new();
-    let mut level_info: BTreeMap<i64, (Option<String>, Option<String>, Option<BBox>)> =
-        BTreeMap::new();
+    let mut level_info: BTreeMap<i64, LevelLabels> = BTreeMap::new();
     let mut level_buildings: HashMap<&str, Vec<String>> = HashMap::new();
     for l in items.iter().filter(|i| i.ftype == "level") {
         let Some(ord) = l.props.get("ordinal").and_then(Value::as_f64) else {
