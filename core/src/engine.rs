@@ -83,6 +83,8 @@ pub struct Engine {
     stores: crate::stores::Stores,
     /// Three-word layer of the current pack set.
     threewords: crate::threewords::ThreeWords,
+    /// Indoor venues of the current pack set.
+    indoor: crate::indoor::Indoor,
     /// Timezone and IP indexes of the current pack set (the distance service reads local
     /// time from it).
     geolocation: Arc<Geolocation>,
@@ -131,6 +133,7 @@ impl Engine {
             datasets,
             stores,
             threewords: crate::threewords::ThreeWords::default(),
+            indoor: Default::default(),
             packs,
             geolocation,
             localities: Default::default(),
@@ -398,27 +401,27 @@ impl Engine {
     pub fn indoor_venue(
         &self,
         call: &mut Call<'_>,
-        _req: VenueGetRequest,
+        req: VenueGetRequest,
     ) -> Result<VenueGetResponse, ApiError> {
-        self.not_available(call)
+        self.indoor.venue(self.packs().snapshot(), call, &req)
     }
 
     /// `GET /indoor/venues/{venue_id}/pois/search`
     pub fn indoor_poi_search(
         &self,
         call: &mut Call<'_>,
-        _req: PoiSearchRequest,
+        req: PoiSearchRequest,
     ) -> Result<PoiSearchResponse, ApiError> {
-        self.not_available(call)
+        self.indoor.search(self.packs().snapshot(), call, &req)
     }
 
     /// `GET /indoor/directions/{venue_id}`
     pub fn indoor_directions(
         &self,
         call: &mut Call<'_>,
-        _req: IndoorDirectionsRequest,
+        req: IndoorDirectionsRequest,
     ) -> Result<IndoorDirectionsResponse, ApiError> {
-        self.not_available(call)
+        self.indoor.directions(self.packs().snapshot(), call, &req)
     }
 
     /// `GET /threewords/autosuggest`

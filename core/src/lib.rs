@@ -27,6 +27,7 @@ pub mod engine;
 pub mod error;
 pub mod geo;
 pub mod geolocation;
+pub mod indoor;
 pub mod localities;
 pub mod map;
 pub mod operation;

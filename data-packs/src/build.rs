@@ -615,6 +615,41 @@ pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, BuildError> {
         .map_err(|e| BuildError::Invalid(format!("{}: {e}", path.display())))
 }
 
+/// Records an input added to the built pack in `dir` after its build (a venue file): the
+/// source in the database (so a later rebuild keeps it) and in the manifest, `layer` among
+/// the manifest's layers, and the files listed again. The manifest is left unsigned.
+pub fn record_extra_source(
+    dir: &Path,
+    source: waymark_core::packs::PackSource,
+    layer: &str,
+) -> Result<(), BuildError> {
+    let conn = Connection::open(dir.join("data.sqlite"))?;
+    let recorded: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'sources'", [], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    let mut all: Vec<waymark_core::packs::PackSource> = recorded
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default();
+    all.retain(|s| s.id != source.id);
+    all.push(source.clone());
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES ('sources', ?1)",
+        [serde_json::to_string(&all).map_err(|e| BuildError::Invalid(e.to_string()))?],
+    )?;
+    drop(conn);
+    let mut manifest = read_manifest(dir)?;
+    if !manifest.layers.iter().any(|l| l == layer) {
+        manifest.layers.push(layer.to_owned());
+    }
+    manifest.sources.retain(|s| s.id != source.id);
+    manifest.sources.push(source);
+    manifest.files = list_files(dir)?;
+    manifest.signature = None;
+    write_manifest(dir, &manifest)
+}
+
 /// Signs the manifest of the pack in `dir`.
 pub fn sign_pack(dir: &Path, publisher: &Publisher) -> Result<(), BuildError> {
     let mut manifest = read_manifest(dir)?;

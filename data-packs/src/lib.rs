@@ -15,3 +15,4 @@ pub mod threewords;
 pub mod timezones;
 pub mod tolls;
 pub mod topojson;
+pub mod venue_file;

@@ -111,6 +111,16 @@ enum Command {
         #[arg(long, default_value = "")]
         attribution: String,
     },
+    /// Add a venue owner's plan (an IMDF-like GeoJSON venue file, docs/indoor-venue-file.md)
+    /// to a built pack's indoor layer, replacing an earlier import of the same venue; sign the
+    /// pack afterwards.
+    AddVenue {
+        /// Pack directory.
+        #[arg(long)]
+        pack: PathBuf,
+        /// The venue file.
+        file: PathBuf,
+    },
     /// Sign a built pack.
     Sign {
         /// Publisher file (`waymark keys new-publisher`).
@@ -354,6 +364,15 @@ fn run(cli: Cli) -> Result<(), String> {
                 report.stats.stores,
                 report.stats.zones,
                 report.skipped.len()
+            );
+            Ok(())
+        }
+        Command::AddVenue { pack, file } => {
+            let stats =
+                waymark_packs::venue_file::add_to_pack(&pack, &file).map_err(|e| e.to_string())?;
+            println!(
+                "venue {}: {} features ({} skipped), graph of {} nodes and {} edges; sign the pack again",
+                stats.venue_id, stats.features, stats.skipped, stats.graph_nodes, stats.graph_edges
             );
             Ok(())
         }

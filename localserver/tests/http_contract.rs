@@ -403,8 +403,12 @@ fn status_bodies_per_group() {
     let r = s.both(&Req::with_method("POST", TZ).header("X-Api-Key", &k.private));
     assert_eq!(r.status, 405);
     assert_eq!(r.header("allow"), Some("GET"));
-    // 501 for operations not in this build, after authentication.
+    // Indoor: an unknown venue is 404 `{detail}`.
     let r = s.both(&Req::get("/indoor/venues/v1").header("X-Api-Key", &k.private));
+    assert_eq!(r.status, 404, "{}", r.body);
+    assert!(r.body["detail"].as_str().unwrap().contains("no venue `v1`"));
+    // 501 for operations not in this build, after authentication.
+    let r = s.both(&Req::get("/datasets/d1/features/f1").header("X-Api-Key", &k.private));
     assert_eq!(r.status, 501);
     assert!(
         r.body["detail"]
@@ -509,7 +513,7 @@ fn trailing_slash_variants_answer_the_same() {
         ("GET", "/geolocation/timezone", "?location=1,2"),
         ("GET", "/distance/route/json", "?origin=1,2&destination=1,3"),
         ("GET", "/datasets", ""),
-        ("GET", "/indoor/venues/v1", ""),
+        ("GET", "/indoor/directions/v1", ""),
         ("GET", "/distance/isochrone/json", "?origin=1,2&value=5"),
     ] {
         let a =

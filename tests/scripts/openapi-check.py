@@ -17,9 +17,21 @@ from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
 
+def template_of(doc, path):
+    """The document's path for a concrete path (`/indoor/venues/v1` -> `/indoor/venues/{venue_id}`)."""
+    if path in doc["paths"]:
+        return path
+    parts = path.strip("/").split("/")
+    for template in doc["paths"]:
+        t = template.strip("/").split("/")
+        if len(t) == len(parts) and all(a == b or (a.startswith("{") and a.endswith("}")) for a, b in zip(t, parts)):
+            return template
+    raise SystemExit(f"{path}: no such path in the document")
+
+
 def success_schema(doc, endpoint):
     method, path = endpoint.split(" ", 1)
-    op = doc["paths"][path][method.lower()]
+    op = doc["paths"][template_of(doc, path)][method.lower()]
     for status in ("200", "202"):
         if status in op["responses"]:
             schema = op["responses"][status]["content"]["application/json"]["schema"]

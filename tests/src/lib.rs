@@ -430,3 +430,39 @@ pub fn time_percentiles(label: &str, n: usize, mut f: impl FnMut(usize)) {
         p(0.99)
     );
 }
+
+/// The plan of sample pack `id` restricted to the indoor layer (venues, features, graphs)
+/// and the roads it joins the venues' entrances to.
+pub fn indoor_plan(id: &str) -> PackPlan {
+    use waymark_core::packs::schema::layers;
+    let mut plan = build::sample_plan(id).unwrap();
+    plan.layers = vec![layers::ROADS.to_string(), layers::INDOOR.to_string()];
+    plan
+}
+
+/// The sample venue file (IMDF-like GeoJSON, `docs/indoor-venue-file.md`): venue
+/// `imdf-venue-1`, "Example Hall", two levels.
+pub fn sample_venue_file() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data-packs/examples/venue-file.geojson")
+}
+
+/// The engine of the parity suite (engine, local server, Kotlin library): the
+/// [`parity_plan`] pack with the [`sample_venue_file`] added to its indoor layer, built
+/// under `work`, signed by a new publisher and installed (rate limits off).
+pub fn parity_engine_in(work: &Path, packs: &Path, state: &Path) -> (Arc<Engine>, Publisher) {
+    let publisher = Publisher::generate().unwrap();
+    let dir = build::build_pack(
+        &parity_plan(),
+        "1",
+        &sources(),
+        work,
+        false,
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    waymark_packs::venue_file::add_to_pack(&dir, &sample_venue_file()).unwrap();
+    build::sign_pack(&dir, &publisher).unwrap();
+    let engine = open_engine(state, packs, &publisher);
+    install(&engine, &dir);
+    (engine, publisher)
+}

@@ -29,17 +29,25 @@ fn through_engine(
     engine: &Arc<Engine>,
     caller: &Caller,
     endpoint: Endpoint,
+    path_params: &[String],
     query: &str,
 ) -> (Value, Value, String) {
     struct ThroughEngine<'a> {
         engine: &'a Arc<Engine>,
         caller: &'a Caller,
         pairs: Vec<(String, String)>,
+        path_params: &'a [String],
     }
     impl OperationVisitor for ThroughEngine<'_> {
         type Output = (Value, Value, String);
         fn visit<R: Operation>(self) -> Self::Output {
-            let req = R::from_parts(&self.pairs, &RequestHeaders::default(), &[], b"").unwrap();
+            let req = R::from_parts(
+                &self.pairs,
+                &RequestHeaders::default(),
+                self.path_params,
+                b"",
+            )
+            .unwrap();
             let request = serde_json::to_value(&req).unwrap();
             let answer = self
                 .engine
@@ -56,6 +64,7 @@ fn through_engine(
         engine,
         caller,
         pairs: url_pairs(query),
+        path_params,
     })
 }
 
@@ -68,8 +77,11 @@ fn url_pairs(query: &str) -> Vec<(String, String)> {
 #[test]
 fn engine_and_local_server_give_the_golden_answers() {
     let tmp = tempfile::tempdir().unwrap();
-    let (engine, publisher) =
-        waymark_tests::engine_with_pack(&waymark_tests::parity_plan(), tmp.path());
+    let (engine, publisher) = waymark_tests::parity_engine_in(
+        &tmp.path().join("built"),
+        &tmp.path().join("packs"),
+        &tmp.path().join("state"),
+    );
     // The `private_key` parameter: the one form every operation of the cases accepts (stores
     // bounds take no `X-Api-Key`).
     let mut caller = waymark_tests::private_caller(&publisher);
@@ -90,11 +102,11 @@ fn engine_and_local_server_give_the_golden_answers() {
             method, "GET",
             "{name}: only GET cases are run over both faces"
         );
-        let (endpoint, _) = Endpoint::route(Method::Get, path).unwrap();
+        let (endpoint, path_params) = Endpoint::route(Method::Get, path).unwrap();
         let query = case["query"].as_str().unwrap();
 
         let (request, engine_answer, engine_text) =
-            through_engine(&engine, &caller, endpoint, query);
+            through_engine(&engine, &caller, endpoint, &path_params, query);
         let http = server.call("GET", &format!("{path}?{query}&private_key={key}"), "", "");
         let (status, http_text) = (http.status, http.body);
         assert_eq!(status, 200, "{name}: {http_text}");

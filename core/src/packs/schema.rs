@@ -244,9 +244,14 @@ CREATE TABLE IF NOT EXISTS poi_names (
     PRIMARY KEY (poi_id, lang)
 ) WITHOUT ROWID;";
 
-/// Indoor venues from OSM indoor tagging. `venue_id` is `osm-<type>-<id>` of the building (or
-/// site) that contains the indoor features. `level` is the OSM level (may be fractional);
-/// features spanning several levels (stairs, elevators) have `level_min`..`level_max`.
+/// Indoor venues from OSM indoor tagging or a venue file (IMDF-like GeoJSON). `venue_id` is
+/// `osm-<type>-<id>` of the building (or site) that contains the indoor features, or
+/// `imdf-<venue id>`. A feature's `id` is stable across rebuilds
+/// ([`crate::indoor::osm_feature_id`]: OSM id × 4 + element type); `level_min`..`level_max` the
+/// levels it spans. `indoor_graphs` holds each routable venue's walkable graph
+/// ([`crate::indoor::graph`], postcard-encoded, `version` = its format version; `profiles` the
+/// JSON array of its routing profiles). Packs built before the graph table existed read as
+/// venues without a routing configuration.
 pub const INDOOR: &str = "
 CREATE TABLE IF NOT EXISTS indoor_venues (
     venue_id    TEXT PRIMARY KEY NOT NULL,
@@ -277,7 +282,13 @@ CREATE TABLE IF NOT EXISTS indoor_features (
     lat         REAL NOT NULL,
     lng         REAL NOT NULL
 );
-CREATE INDEX IF NOT EXISTS indoor_features_venue ON indoor_features(venue_id);";
+CREATE INDEX IF NOT EXISTS indoor_features_venue ON indoor_features(venue_id);
+CREATE TABLE IF NOT EXISTS indoor_graphs (
+    venue_id  TEXT PRIMARY KEY NOT NULL REFERENCES indoor_venues(venue_id),
+    version   INTEGER NOT NULL,
+    profiles  TEXT NOT NULL,
+    graph     BLOB NOT NULL
+);";
 
 /// IP networks. Addresses are 16-byte big-endian blobs; IPv4 is stored IPv4-mapped
 /// (`::ffff:a.b.c.d`). `accuracy_km` is the radius the builder derives from the record's

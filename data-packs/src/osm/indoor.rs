@@ -1,42 +1,63 @@
-//! Indoor layer: `indoor_venues` and `indoor_features` from OSM indoor tagging.
+//! Indoor layer: `indoor_venues`, `indoor_features` and `indoor_graphs` from OSM indoor tagging
+//! (Simple Indoor Tagging).
 //!
 //! Rules:
 //!
 //! * **Features** ([`feature_kind`]): `highway=elevator` / `elevator=yes` / `indoor=elevator`
-//!   → `elevator`; `stairs=yes`, `indoor=stairs`, or `highway=steps` carrying
-//!   `level`/`repeat_on`/`indoor` → `stairs`; `indoor=room|area|corridor|level` → that kind
-//!   (other `indoor` values except `wall`/`no` → `area`; walls are skipped); `door=*` →
-//!   `door`; `entrance=*` → `entrance`. Levels come from `level` plus `repeat_on`
-//!   ([`parse_levels`]: `0`, `-1`, `1;2`, `0-3`, `-2--1`, `0.5`) into `level_min`/`level_max`.
+//!   → `elevator`; stairs (`stairs=yes`, `indoor=stairs`, or `highway=steps` carrying
+//!   `level`/`repeat_on`/`indoor`) with `conveying=*` → `escalator`, else `stairs`;
+//!   `indoor=ramp`, or `ramp=yes` with a level (not on steps) → `ramp`;
+//!   `indoor=room|area|corridor|level` → that kind (other `indoor` values except `wall`/`no` →
+//!   `area`; walls are skipped); `door=*` → `door`; `entrance=*` → `entrance`; with a level and
+//!   none of these: `highway=footway|corridor|pedestrian|path` → `footway`,
+//!   `railway=platform`/`public_transport=platform` → `area`, a shop, amenity, office, tourism,
+//!   craft or healthcare, or a named element that is not a track, road, waterway, power line,
+//!   route or barrier → `poi`. Levels come from `level` plus
+//!   `repeat_on` ([`parse_levels`]: `0`, `-1`, `1;2`, `0-3`, `-2--1`, `0.5`), rounded to
+//!   integers (the API's levels are integers); untagged features other than doors are on
+//!   level 0 (doors take the levels of the areas whose outline has them).
 //! * **Grouping**: a feature belongs to the smallest building (`building=*` way or
 //!   multipolygon/`type=building` relation) whose outline contains its representative point,
-//!   or, for nodes on an outline (entrances, doors), whose outline has it as a vertex. A building becomes a venue only when at least one feature other than
-//!   a door or an entrance falls in it (so plain buildings with an entrance node are not
-//!   venues). Outside buildings, the *largest* enclosing `indoor=area|level`,
-//!   `building:part` or station area (`public_transport=station`, `railway=station`) other
-//!   than the feature itself is the venue (underground stations, concourses); doors/entrances of non-venue buildings and features outside every container are
-//!   dropped and counted in `indoor_dropped`.
-//! * **Venue**: `venue_id` `osm-way-<id>`/`osm-relation-<id>` of the container; `name` its
-//!   `name`, else `addr:street addr:housenumber`, else the venue id; bbox the union of the
-//!   outline and its features; `levels` one `{level, name, ref, bbox}` per level seen (integer
-//!   ranges are expanded, `name`/`ref` from the `indoor=level` feature of that level, `bbox`
-//!   `[west, south, east, north]` of that level's features); `buildings` one entry
-//!   `{ref: venue_id, name, levels}`; `languages` every `name:xx` seen plus `en`;
-//!   `updated_at` the PBF replication timestamp, else the build time (RFC 3339).
-//! * **Feature columns**: `category` from `room`, `shop`, `amenity` (first present);
-//!   `building` the venue id; `properties` every tag; `shape` GeoJSON (`Point` for nodes,
-//!   `Polygon` for closed ways, `LineString` for open ones, the assembled area for relations);
-//!   `lat`/`lng` a point inside.
+//!   or, for nodes on an outline (entrances, doors), whose outline has it as a vertex.
+//!   Outside buildings, the *largest* enclosing `indoor=area|level`, `building:part` or station
+//!   area (`public_transport=station`, `railway=station`) other than the feature itself is the
+//!   venue (underground stations, concourses). A container becomes a venue only when one of
+//!   its features is walkable (room, corridor, area, level, stairs, escalator, elevator, ramp,
+//!   footway): a building outline with shops or entrances only is not a venue. The others'
+//!   features, and features outside every container, are counted in `indoor_dropped`.
+//! * **Venue**: `venue_id` `osm-way-<id>`/`osm-relation-<id>` of the container (stable across
+//!   rebuilds of the same data); `name` (`venue_name`) its `name`, else the station or mall
+//!   it holds or stands in, else its address, else its largest named walkable area, else the
+//!   nearest station or mall within 300 m, else `Indoor venue (<first feature name>)` — never
+//!   the OSM id; bbox the union of the outline and its features; `levels` one
+//!   `{level, name, ref, bbox}` per integer level seen (`name`/`ref` from the `indoor=level`
+//!   feature of that level); `buildings` one entry `{ref: venue_id, name, localized_name,
+//!   description, opening_hours, logo, cover (image), levels}`; `languages` every `name:xx`
+//!   seen plus `en`; `updated_at` the PBF replication timestamp, else the build time.
+//! * **Feature columns**: `id` = OSM id × 4 + element type (stable,
+//!   [`waymark_core::indoor::osm_feature_id`]); `category` the first of `shop`, `amenity`,
+//!   `room` (not `yes`), `office`, `tourism`; `building` the venue id; `properties` every tag;
+//!   `shape` GeoJSON (`Point` for nodes, `Polygon` for closed ways, `LineString` for open ones,
+//!   the assembled area for relations); `lat`/`lng` a point inside.
+//! * **Graph**: [`waymark_core::indoor::graph::build`] over the venue's features and, when the
+//!   roads layer is built with it, the foot-accessible road edges within 40 m of the venue
+//!   (kind `outdoor`, level 0); stored when it has edges.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rusqlite::{Transaction, params};
 use waymark_core::geo::{BBox, MultiPolygon, Pt, line_geojson, point_geojson};
+use waymark_core::indoor::graph::{self, GraphFeature};
+use waymark_core::indoor::{is_poi, osm_feature_id};
 
 use super::models::{MemberKind, OsmData, OsmError, OsmStats, Tags};
 
 fn indoor_value(tags: &Tags) -> Option<&str> {
     tags.get("indoor").filter(|v| !matches!(*v, "no" | "wall"))
+}
+
+fn has_level(tags: &Tags) -> bool {
+    tags.has("level") || tags.has("repeat_on")
 }
 
 /// Kind of an indoor feature, `None` when the element is not one.
@@ -48,12 +69,22 @@ pub fn feature_kind(tags: &Tags) -> Option<&'static str> {
     {
         return Some("elevator");
     }
-    if tags.is("stairs", "yes")
+    let indoorish = has_level(tags) || indoor_value(tags).is_some();
+    let stairs = tags.is("stairs", "yes")
         || tags.is("indoor", "stairs")
-        || (tags.is("highway", "steps")
-            && (tags.has("level") || tags.has("repeat_on") || indoor_value(tags).is_some()))
+        || (tags.is("highway", "steps") && indoorish);
+    if (stairs || tags.is("highway", "escalator"))
+        && tags.get("conveying").is_some_and(|v| v != "no")
     {
+        return Some("escalator");
+    }
+    if stairs {
         return Some("stairs");
+    }
+    if tags.is("indoor", "ramp")
+        || (tags.is("ramp", "yes") && !tags.is("highway", "steps") && indoorish)
+    {
+        return Some("ramp");
     }
     if let Some(v) = indoor_value(tags) {
         return Some(match v {
@@ -70,7 +101,53 @@ pub fn feature_kind(tags: &Tags) -> Option<&'static str> {
     if tags.get("entrance").is_some_and(|v| v != "no") {
         return Some("entrance");
     }
+    if has_level(tags) {
+        if matches!(
+            tags.get("highway"),
+            Some("footway" | "corridor" | "pedestrian" | "path")
+        ) {
+            return Some("footway");
+        }
+        if tags.is("railway", "platform") || tags.is("public_transport", "platform") {
+            return Some("area");
+        }
+        // Tracks, roads, lines and walls with a name and a level are not places to go to.
+        let infrastructure = [
+            "railway", "highway", "waterway", "power", "route", "barrier",
+        ]
+        .iter()
+        .any(|k| tags.has(k));
+        let place = [
+            "shop",
+            "amenity",
+            "office",
+            "tourism",
+            "craft",
+            "healthcare",
+        ]
+        .iter()
+        .any(|k| tags.has(k));
+        if (place || (tags.has("name") && !infrastructure)) && !is_building(tags) {
+            return Some("poi");
+        }
+    }
     None
+}
+
+/// Kinds a route can walk on or through: a venue needs one of them.
+fn is_walkable(kind: &str) -> bool {
+    matches!(
+        kind,
+        "room"
+            | "corridor"
+            | "area"
+            | "level"
+            | "stairs"
+            | "escalator"
+            | "elevator"
+            | "ramp"
+            | "footway"
+    )
 }
 
 fn is_building(tags: &Tags) -> bool {
@@ -86,14 +163,32 @@ fn is_fallback(tags: &Tags) -> bool {
         || tags.is("railway", "station")
 }
 
+/// How well a named station or mall names the venue it stands in (`None`: it does not).
+fn namer_rank(tags: &Tags) -> Option<u8> {
+    tags.get("name")?;
+    if tags.is("public_transport", "station")
+        || matches!(tags.get("railway"), Some("station" | "halt"))
+        || tags.is("building", "train_station")
+    {
+        Some(0)
+    } else if tags.is("shop", "mall") || tags.is("amenity", "marketplace") {
+        Some(1)
+    } else {
+        None
+    }
+}
+
 /// Whether a node is read for the indoor layer.
 pub fn node_wanted(tags: &Tags) -> bool {
-    feature_kind(tags).is_some()
+    feature_kind(tags).is_some() || namer_rank(tags).is_some()
 }
 
 /// Whether a way is read for the indoor layer (features and building/level outlines).
 pub fn way_wanted(tags: &Tags) -> bool {
-    feature_kind(tags).is_some() || is_building(tags) || is_fallback(tags)
+    feature_kind(tags).is_some()
+        || is_building(tags)
+        || is_fallback(tags)
+        || namer_rank(tags).is_some()
 }
 
 /// Whether a relation is read for the indoor layer.
@@ -102,6 +197,125 @@ pub fn relation_wanted(tags: &Tags) -> bool {
         || is_building(tags)
         || is_fallback(tags)
         || tags.is("type", "building")
+        || namer_rank(tags).is_some()
+}
+
+/// The level ranges of a feature; level 0 when untagged, except for doors and entrances
+/// (on the levels of the areas whose outline holds them).
+fn feature_levels(tags: &Tags, kind: &str) -> Vec<(f64, f64)> {
+    let v = levels_of(tags);
+    if v.is_empty() && !matches!(kind, "door" | "entrance") {
+        return vec![(0.0, 0.0)];
+    }
+    v
+}
+
+/// The walkable road edges (built by the roads layer of the same pack, when it is) within
+/// 40 m of `bbox`: `(GeoJSON line, first point)`.
+fn outdoor_lines(
+    tx: &Transaction<'_>,
+    bbox: BBox,
+) -> Result<Vec<(serde_json::Value, Pt)>, OsmError> {
+    let (dlat, dlng) = waymark_core::geo::degrees_for(40.0, (bbox.south + bbox.north) / 2.0);
+    let mut st = tx.prepare(
+        "SELECT e.geometry FROM road_edges e JOIN road_edges_rtree r ON r.id = e.id \
+         WHERE e.foot = 1 AND r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 \
+         AND r.min_lng <= ?4 ORDER BY e.id",
+    )?;
+    let rows = st.query_map(
+        params![
+            bbox.south - dlat,
+            bbox.north + dlat,
+            bbox.west - dlng,
+            bbox.east + dlng
+        ],
+        |r| r.get::<_, String>(0),
+    )?;
+    let mut out = Vec::new();
+    for row in rows {
+        let Ok(pts) = waymark_core::geo::decode_polyline6(&row?) else {
+            continue;
+        };
+        if let Some(first) = pts.first().copied()
+            && pts.len() >= 2
+        {
+            out.push((line_geojson(&pts), first));
+        }
+    }
+    Ok(out)
+}
+
+/// Integer levels of ranges (fractional levels rounded; ranges expanded, at most 200).
+fn int_levels(ranges: &[(f64, f64)]) -> Vec<i64> {
+    let mut out: Vec<i64> = Vec::new();
+    for &(a, b) in ranges {
+        let (a, b) = (a.round() as i64, b.round() as i64);
+        if b - a <= 200 {
+            out.extend(a..=b);
+        } else {
+            out.push(a);
+            out.push(b);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The category of a feature: its `shop`, `amenity`, `room` (other than `yes`), `office` or
+/// `tourism` value (first present).
+fn category_of(tags: &Tags) -> Option<&str> {
+    ["shop", "amenity", "room", "office", "tourism"]
+        .iter()
+        .filter_map(|k| tags.get(k))
+        .find(|v| *v != "yes")
+}
+
+/// A display name for a venue: its outline's name; else the station or mall it holds or
+/// stands in; else its address; else its largest named walkable area; else the name of the
+/// nearest station or mall within 300 m; else the first named feature's, as
+/// `Indoor venue (<name>)`.
+fn venue_name(c: &Container, feats: &[&Feature<'_>], namers: &[(Pt, String, u8)]) -> String {
+    if let Some(n) = c.tags.get("name") {
+        return n.to_owned();
+    }
+    let inside = namers
+        .iter()
+        .filter(|(p, _, _)| c.bbox.contains(*p) && c.area.contains(*p))
+        .min_by_key(|(_, _, r)| *r);
+    if let Some((_, n, _)) = inside {
+        return n.clone();
+    }
+    if let Some(street) = c.tags.get("addr:street") {
+        return match c.tags.get("addr:housenumber") {
+            Some(h) => format!("{street} {h}"),
+            None => street.to_owned(),
+        };
+    }
+    let largest = feats
+        .iter()
+        .filter(|f| matches!(f.kind, "corridor" | "area" | "level"))
+        .filter_map(|f| Some((f.tags.get("name")?, f.bbox.area_deg2())))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some((n, _)) = largest {
+        return n.to_owned();
+    }
+    let centre = Pt::new(
+        (c.bbox.south + c.bbox.north) / 2.0,
+        (c.bbox.west + c.bbox.east) / 2.0,
+    );
+    let near = namers
+        .iter()
+        .map(|(p, n, r)| (waymark_core::geo::haversine_m(*p, centre), n, r))
+        .filter(|(d, _, _)| *d <= 300.0)
+        .min_by(|a, b| a.2.cmp(b.2).then(a.0.total_cmp(&b.0)));
+    if let Some((_, n, _)) = near {
+        return n.clone();
+    }
+    match feats.iter().find_map(|f| f.tags.get("name")) {
+        Some(n) => format!("Indoor venue ({n})"),
+        None => "Indoor venue".to_owned(),
+    }
 }
 
 /// Parses `level`/`repeat_on` values into `(min, max)` ranges: `0`, `-1`, `1;2`, `0-3`,
@@ -138,25 +352,6 @@ fn levels_of(tags: &Tags) -> Vec<(f64, f64)> {
         }
     }
     v
-}
-
-/// Distinct level values named by ranges (integer ranges expanded, at most 200 levels).
-fn level_values(ranges: &[(f64, f64)]) -> Vec<f64> {
-    let mut out = Vec::new();
-    for &(a, b) in ranges {
-        out.push(a);
-        if b != a {
-            if a.fract() == 0.0 && b.fract() == 0.0 && b - a <= 200.0 {
-                let mut x = a + 1.0;
-                while x < b {
-                    out.push(x);
-                    x += 1.0;
-                }
-            }
-            out.push(b);
-        }
-    }
-    out
 }
 
 fn level_json(l: f64) -> serde_json::Value {
@@ -290,6 +485,29 @@ pub fn build(
             vertex_of.entry(*v).or_default().push(i);
         }
     }
+    let mut namers: Vec<(Pt, String, u8)> = Vec::new();
+    for n in &data.nodes {
+        if let (Some(r), Some(name)) = (namer_rank(&n.tags), n.tags.get("name")) {
+            namers.push((Pt::new(n.lat, n.lng), name.to_owned(), r));
+        }
+    }
+    for w in data.ways.values() {
+        if let (Some(r), Some(name), Some(p)) =
+            (namer_rank(&w.tags), w.tags.get("name"), data.way_point(w))
+        {
+            namers.push((p, name.to_owned(), r));
+        }
+    }
+    for rel in &data.relations {
+        if let (Some(r), Some(name), Some(p)) = (
+            namer_rank(&rel.tags),
+            rel.tags.get("name"),
+            data.relation_point(rel),
+        ) {
+            namers.push((p, name.to_owned(), r));
+        }
+    }
+    namers.sort_by(|a, b| a.1.cmp(&b.1));
     progress("indoor:buildings", 1, 3);
 
     // features
@@ -302,7 +520,7 @@ pub fn build(
                 osm_id: n.id,
                 kind,
                 tags: &n.tags,
-                ranges: levels_of(&n.tags),
+                ranges: feature_levels(&n.tags, kind),
                 point: p,
                 shape: point_geojson(p),
                 bbox: BBox::point(p),
@@ -329,7 +547,7 @@ pub fn build(
             osm_id: w.id,
             kind,
             tags: &w.tags,
-            ranges: levels_of(&w.tags),
+            ranges: feature_levels(&w.tags, kind),
             point,
             shape,
             bbox,
@@ -354,7 +572,7 @@ pub fn build(
             osm_id: r.id,
             kind,
             tags: &r.tags,
-            ranges: levels_of(&r.tags),
+            ranges: feature_levels(&r.tags, kind),
             point,
             shape,
             bbox,
@@ -392,9 +610,13 @@ pub fn build(
          buildings, languages, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
     let mut ins_f = tx.prepare(
-        "INSERT INTO indoor_features(venue_id, osm_type, osm_id, kind, level_min, level_max, name, \
-         ref, category, building, properties, shape, lat, lng) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+        "INSERT OR REPLACE INTO indoor_features(id, venue_id, osm_type, osm_id, kind, level_min, \
+         level_max, name, ref, category, building, properties, shape, lat, lng) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    )?;
+    let mut ins_g = tx.prepare(
+        "INSERT OR REPLACE INTO indoor_graphs(venue_id, version, profiles, graph) \
+         VALUES (?1, ?2, ?3, ?4)",
     )?;
     for ((is_b, ci), members) in &groups {
         let Some(c) = (if *is_b {
@@ -404,37 +626,23 @@ pub fn build(
         }) else {
             continue;
         };
-        let real = members
-            .iter()
-            .filter_map(|i| features.get(*i))
-            .any(|f| !matches!(f.kind, "door" | "entrance"));
-        if !real {
+        let feats: Vec<&Feature<'_>> = members.iter().filter_map(|i| features.get(*i)).collect();
+        // Only walkable features make a venue (a building with shops on level 0 is not one).
+        if !feats.iter().any(|f| is_walkable(f.kind)) {
             stats.indoor_dropped += members.len() as u64;
             continue;
         }
-        let name = c
-            .tags
-            .get("name")
-            .map(str::to_owned)
-            .or_else(|| {
-                let street = c.tags.get("addr:street")?;
-                Some(match c.tags.get("addr:housenumber") {
-                    Some(h) => format!("{street} {h}"),
-                    None => street.to_owned(),
-                })
-            })
-            .unwrap_or_else(|| c.venue_id.clone());
+        let name = venue_name(c, &feats, &namers);
         let mut bbox = c.bbox;
         let mut langs: BTreeSet<String> = BTreeSet::from(["en".to_owned()]);
         langs.extend(c.tags.lang_names().map(|(l, _)| l.to_owned()));
         // level -> (name, ref, bbox)
         let mut levels: BTreeMap<i64, LevelInfo> = BTreeMap::new();
-        for f in members.iter().filter_map(|i| features.get(*i)) {
+        for f in &feats {
             bbox = bbox.union(f.bbox);
             langs.extend(f.tags.lang_names().map(|(l, _)| l.to_owned()));
-            for l in level_values(&f.ranges) {
-                let key = (l * 1000.0).round() as i64;
-                let e = levels.entry(key).or_insert((l, None, None, f.bbox));
+            for l in int_levels(&f.ranges) {
+                let e = levels.entry(l).or_insert((l as f64, None, None, f.bbox));
                 e.3 = e.3.union(f.bbox);
                 if f.kind == "level" {
                     if e.1.is_none() {
@@ -465,11 +673,23 @@ pub fn build(
                 })
             })
             .collect();
-        let buildings_json = serde_json::json!([{
+        let mut building_json = serde_json::json!({
             "ref": c.venue_id,
             "name": name,
             "levels": levels_json,
-        }]);
+        });
+        let localized: BTreeMap<&str, &str> = c.tags.lang_names().collect();
+        for (key, tag) in [
+            ("description", "description"),
+            ("opening_hours", "opening_hours"),
+            ("logo", "logo"),
+            ("cover", "image"),
+        ] {
+            if let Some(v) = c.tags.get(tag) {
+                building_json[key] = serde_json::json!(v);
+            }
+        }
+        building_json["localized_name"] = serde_json::json!(localized);
         ins_v.execute(params![
             c.venue_id,
             name,
@@ -478,34 +698,78 @@ pub fn build(
             bbox.east,
             bbox.north,
             serde_json::to_string(&levels_json)?,
-            serde_json::to_string(&buildings_json)?,
+            serde_json::to_string(&serde_json::json!([building_json]))?,
             serde_json::to_string(&langs)?,
             updated_at,
         ])?;
         stats.indoor_venues += 1;
-        for f in members.iter().filter_map(|i| features.get(*i)) {
+        let mut props: Vec<serde_json::Value> = Vec::with_capacity(feats.len());
+        for f in &feats {
             let lmin = f.ranges.iter().map(|r| r.0).reduce(f64::min);
             let lmax = f.ranges.iter().map(|r| r.1).reduce(f64::max);
-            let category = ["room", "shop", "amenity"]
-                .iter()
-                .find_map(|k| f.tags.get(k));
+            let category = category_of(f.tags);
+            let tags = f.tags.to_json();
             ins_f.execute(params![
+                osm_feature_id(f.osm_type, f.osm_id),
                 c.venue_id,
                 f.osm_type,
                 f.osm_id,
                 f.kind,
-                lmin,
-                lmax,
+                lmin.map(f64::round),
+                lmax.map(f64::round),
                 f.tags.get("name"),
                 f.tags.get("ref"),
                 category,
                 c.venue_id,
-                serde_json::to_string(&f.tags.to_json())?,
+                serde_json::to_string(&tags)?,
                 serde_json::to_string(&f.shape)?,
                 f.point.lat,
                 f.point.lng,
             ])?;
+            props.push(tags);
             stats.indoor_features += 1;
+        }
+        // The walkable graph, with the outdoor walking network within 40 m of the venue.
+        let empty = serde_json::Map::new();
+        let outdoor = outdoor_lines(tx, bbox)?;
+        let mut inputs: Vec<GraphFeature<'_>> = feats
+            .iter()
+            .zip(&props)
+            .map(|(f, p)| GraphFeature {
+                id: osm_feature_id(f.osm_type, f.osm_id),
+                kind: f.kind,
+                levels: int_levels(&f.ranges),
+                properties: p.as_object().unwrap_or(&empty),
+                shape: &f.shape,
+                point: f.point,
+                poi: is_poi(
+                    f.kind,
+                    f.tags.get("name"),
+                    f.tags.get("ref"),
+                    category_of(f.tags),
+                ),
+            })
+            .collect();
+        inputs.extend(outdoor.iter().map(|(shape, start)| GraphFeature {
+            id: -2,
+            kind: "outdoor",
+            levels: vec![0],
+            properties: &empty,
+            shape,
+            point: *start,
+            poi: false,
+        }));
+        let g = graph::build(&inputs);
+        if !g.edges.is_empty() {
+            let bytes = g
+                .to_bytes()
+                .map_err(|e| OsmError::IndoorGraph(format!("{}: {e}", c.venue_id)))?;
+            ins_g.execute(params![
+                c.venue_id,
+                graph::GRAPH_VERSION,
+                serde_json::to_string(&g.profiles)?,
+                bytes,
+            ])?;
         }
     }
     progress("indoor", 3, 3);
@@ -525,6 +789,9 @@ mod tests {
         assert_eq!(parse_levels("-2--1"), vec![(-2.0, -1.0)]);
         assert_eq!(parse_levels("0.5"), vec![(0.5, 0.5)]);
         assert_eq!(parse_levels("x"), vec![]);
-        assert_eq!(level_values(&[(0.0, 3.0)]), vec![0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(
+            int_levels(&[(0.0, 3.0), (-1.0, -1.0), (0.5, 0.5)]),
+            vec![-1, 0, 1, 2, 3]
+        );
     }
 }

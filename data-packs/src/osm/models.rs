@@ -111,6 +111,9 @@ pub enum OsmError {
     /// Serializing a JSON column failed.
     #[error("JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// An indoor graph cannot be encoded.
+    #[error("indoor graph: {0}")]
+    IndoorGraph(String),
 }
 
 /// OSM tags of an element, in file order.

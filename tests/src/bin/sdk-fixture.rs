@@ -1,5 +1,6 @@
 //! `sdk-fixture --out DIR`: prepares what the Kotlin library's JUnit suite and its benchmark
-//! run against: the Andorra sample pack built from the pinned sources, signed by a new
+//! run against: the Andorra sample pack built from the pinned sources (with the sample venue
+//! file in its indoor layer), signed by a new
 //! publisher and installed into `DIR/packs` (the built pack stays in `DIR/built` for install tests), and `DIR/fixture.json` with the publisher's public
 //! key and keys of every kind (unrestricted private, private with write permission, public,
 //! Android- and iOS-restricted, IP-restricted) plus the app identities the restricted keys
@@ -28,12 +29,8 @@ fn main() {
     }
     let started = std::time::Instant::now();
     let tmp = out.join("built");
-    let (engine, publisher) = waymark_tests::engine_with_pack_in(
-        &waymark_tests::parity_plan(),
-        &tmp,
-        &out.join("packs"),
-        &out.join("state-fixture"),
-    );
+    let (engine, publisher) =
+        waymark_tests::parity_engine_in(&tmp, &out.join("packs"), &out.join("state-fixture"));
     let known_ip = first_andorran_ip(&engine);
     drop(engine);
     let issue = |scope: KeyScope| publisher.issue(&KeyClaims::new(scope)).unwrap();

@@ -248,11 +248,30 @@ class OperationsTest {
     }
 
     @Test
-    fun operationsWithoutImplementationSayWhy() {
-        val e = assertThrows<WaymarkException.NotAvailable> {
+    fun indoorVenueAndStepFreeDirections() {
+        runBlocking {
+            // the sample venue file of the fixture pack (data-packs/examples/venue-file.geojson)
+            val venue = waymark.venue(VenueGetRequest(venueId = "imdf-venue-1"))
+            assertEquals("Example Hall", venue.name)
+            assertEquals(listOf(0L, 1L), venue.levels.map { it.level })
+            assertEquals(listOf("default", "wheelchair"), venue.routingProfiles)
+            val route = waymark.indoorDirections(
+                IndoorDirectionsRequest(
+                    venueId = "imdf-venue-1",
+                    origin = IndoorPoint.Coords(48.1003, 11.5001, 0L),
+                    destination = IndoorPoint.Coords(48.1001, 11.5001, 1L),
+                    language = "en", units = Units.METRIC, optimize = false, mode = "wheelchair",
+                )
+            )
+            val leg = route.routes.single().legs.single()
+            assertEquals(1L, leg.endLocation.level)
+            assertTrue(leg.steps.any { it.instruction?.summary == "Take the elevator to level 1" }, leg.steps.toString())
+            assertFalse(leg.steps.any { it.instruction?.instructionType?.startsWith("stairs") == true })
+        }
+        val e = assertThrows<WaymarkException.NotFound> {
             runBlocking { waymark.venue(VenueGetRequest(venueId = "any")) }
         }
-        assertTrue(e.detail.contains("/indoor/venues/"), e.detail)
+        assertTrue(e.detail.contains("no venue"), e.detail)
     }
 
     @Test

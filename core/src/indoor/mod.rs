@@ -1,0 +1,1162 @@
+//! The indoor group: venue description, POI search and step-free indoor directions, over the
+//! indoor layer of the installed packs (`indoor_venues`, `indoor_features`, `indoor_graphs`).
+//!
+//! **Data flow.** The first request for a venue finds the pack that holds it, reads its row,
+//! its features and its walkable graph ([`graph`], prepared when the pack was built) and
+//! indexes the features' words in memory ([`search`]); the venue stays loaded for the pack set
+//! (a new set, after an install, starts afresh).
+//!
+//! * **Venue** ([`Indoor::venue`]): the stored row, with `routing_profiles` the profiles the
+//!   graph can route between levels and `categories` the categories of its features.
+//! * **POI search** ([`Indoor::search`]): `q` through the index (typos tolerated), else every
+//!   feature alphabetically; then the filters (`level`, `building`, `category`, `ref`, `id`,
+//!   `advanced_filter` ([`filter`])), `from_location` distances along the graph, pages.
+//! * **Directions** ([`Indoor::directions`]): each point anchored on the graph (a POI's node,
+//!   or the nodes a `lat,lng,level` point sees inside its area), one quickest path per leg for
+//!   the profile (`mode`), avoiding the `avoid_in` boxes, cut into steps at turns, area changes
+//!   and level changes, with instructions ([`text`]).
+//!
+//! Features are POIs when they have a name, a ref or a category and are not a level outline
+//! ([`is_poi`]); the others (corridors, doors, walls of rooms without a name) are listed by
+//! POI search only with `extended=full`.
+pub mod filter;
+pub mod graph;
+pub mod search;
+pub mod text;
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+use rusqlite::{Connection, OptionalExtension};
+use serde_json::{Map, Value, json};
+
+use crate::api::{
+    FieldError, IndoorDirectionsRequest, IndoorDirectionsResponse, IndoorFeature,
+    IndoorInstruction, IndoorLatLng, IndoorLeg, IndoorPagination, IndoorPoint, IndoorRoute,
+    IndoorStep, JsonObject, JsonValue, Loc, NumberTextValue, PoiSearchExtended, PoiSearchRequest,
+    PoiSearchResponse, Units, Venue, VenueGetRequest, VenueLevel, kinds,
+};
+use crate::error::{ApiError, ErrorCode};
+use crate::geo::{Pt, bearing_deg, haversine_m, round7, turn_angle};
+use crate::operation::Call;
+use crate::packs::PackSet;
+use crate::packs::registry::{LoadedPack, PackSetCache};
+use crate::packs::schema::layers;
+
+use graph::{Anchor, AvoidBox, EdgeKind, Graph, Path, Profile};
+use search::PoiIndex;
+use text::{Lang, Say};
+
+/// Whether a feature is a POI (searchable, a possible destination).
+pub fn is_poi(
+    kind: &str,
+    name: Option<&str>,
+    reference: Option<&str>,
+    category: Option<&str>,
+) -> bool {
+    kind != "level" && (name.is_some() || reference.is_some() || category.is_some())
+}
+
+/// The id of an OSM element as a venue feature: stable across rebuilds.
+pub fn osm_feature_id(osm_type: &str, osm_id: i64) -> i64 {
+    let t = match osm_type {
+        "node" => 0,
+        "way" => 1,
+        "relation" => 2,
+        _ => 3,
+    };
+    osm_id.saturating_mul(4).saturating_add(t)
+}
+
+/// A venue feature as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeatureRow {
+    /// Id (POI id).
+    pub id: i64,
+    /// Kind.
+    pub kind: String,
+    /// Lowest level.
+    pub level_min: Option<f64>,
+    /// Highest level.
+    pub level_max: Option<f64>,
+    /// `name`.
+    pub name: Option<String>,
+    /// `ref`.
+    pub reference: Option<String>,
+    /// Category.
+    pub category: Option<String>,
+    /// Building ref.
+    pub building: Option<String>,
+    /// Tags.
+    pub tags: Map<String, Value>,
+    /// GeoJSON geometry.
+    pub shape: Value,
+    /// A point inside.
+    pub pt: Pt,
+}
+
+impl FeatureRow {
+    fn poi(&self) -> bool {
+        is_poi(
+            &self.kind,
+            self.name.as_deref(),
+            self.reference.as_deref(),
+            self.category.as_deref(),
+        )
+    }
+
+    /// The name in `lang` (`name:<lang>`), else `name`.
+    pub fn name_in(&self, lang: &str) -> Option<&str> {
+        self.tags
+            .get(&format!("name:{lang}"))
+            .and_then(Value::as_str)
+            .or(self.name.as_deref())
+    }
+
+    fn on_level(&self, level: i64) -> bool {
+        match (self.level_min, self.level_max) {
+            (Some(lo), Some(hi)) => (lo.round() as i64) <= level && level <= (hi.round() as i64),
+            _ => false,
+        }
+    }
+
+    /// Its properties in answers: the tags, with `name` in the language and the columns.
+    fn properties(&self, lang: &str) -> Map<String, Value> {
+        let mut p = self.tags.clone();
+        if let Some(n) = self.name_in(lang) {
+            p.insert("name".into(), json!(n));
+        }
+        p.insert("kind".into(), json!(self.kind));
+        if let Some(lo) = self.level_min {
+            p.insert("level".into(), json!(lo.round() as i64));
+        }
+        if let (Some(lo), Some(hi)) = (self.level_min, self.level_max)
+            && hi != lo
+        {
+            p.insert("level_max".into(), json!(hi.round() as i64));
+        }
+        for (k, v) in [
+            ("category", &self.category),
+            ("ref", &self.reference),
+            ("building", &self.building),
+        ] {
+            if let Some(v) = v {
+                p.insert(k.into(), json!(v));
+            }
+        }
+        p
+    }
+
+    /// The words POI search finds it by.
+    fn words(&self) -> String {
+        let mut w: Vec<&str> = Vec::new();
+        for (k, v) in &self.tags {
+            let wanted = k == "name"
+                || k.starts_with("name:")
+                || k == "alt_name"
+                || k == "official_name"
+                || k == "description"
+                || k == "ref"
+                || k == "brand"
+                || k == "shop"
+                || k == "amenity";
+            if wanted && let Some(s) = v.as_str() {
+                w.push(s);
+            }
+        }
+        if let Some(c) = &self.category {
+            w.push(c);
+        }
+        w.join(" ").replace(['_', ';'], " ")
+    }
+}
+
+/// A venue loaded for queries.
+#[derive(Debug)]
+pub struct VenueData {
+    /// The stored venue (profiles and categories filled in).
+    pub venue: Venue,
+    /// Features, by id order.
+    pub features: Vec<FeatureRow>,
+    by_id: HashMap<i64, usize>,
+    /// The walkable graph, when the pack has one for the venue.
+    pub graph: Option<Graph>,
+    /// The words index.
+    pub index: PoiIndex,
+    /// Attribution of the pack's indoor sources.
+    pub attribution: String,
+}
+
+/// The indoor layer of a pack set: which pack holds which venue, and the venues read so far.
+#[derive(Debug, Default)]
+pub struct IndoorLayer {
+    venues: HashMap<String, Arc<LoadedPack>>,
+    loaded: RwLock<HashMap<String, Arc<VenueData>>>,
+}
+
+fn unreadable(pack: &str, e: &dyn std::fmt::Display) -> ApiError {
+    tracing::error!(pack, error = %e, "indoor layer unreadable");
+    ApiError::new(
+        ErrorCode::DataUnavailable,
+        format!("the indoor layer of pack `{pack}` cannot be read"),
+    )
+}
+
+impl IndoorLayer {
+    /// Lists the venues of every pack with the indoor layer.
+    pub fn load(set: &PackSet) -> Result<IndoorLayer, ApiError> {
+        let mut venues = HashMap::new();
+        for pack in set.with_layer(layers::INDOOR) {
+            let conn = pack.sqlite().map_err(|e| unreadable(pack.id(), &e))?;
+            let ids = (|| -> rusqlite::Result<Vec<String>> {
+                let mut st = conn.prepare("SELECT venue_id FROM indoor_venues")?;
+                let rows = st.query_map([], |r| r.get::<_, String>(0))?;
+                rows.collect()
+            })()
+            .map_err(|e| unreadable(pack.id(), &e))?;
+            for id in ids {
+                venues.entry(id).or_insert_with(|| pack.clone());
+            }
+        }
+        Ok(IndoorLayer {
+            venues,
+            loaded: RwLock::new(HashMap::new()),
+        })
+    }
+
+    /// Ids of the venues, sorted.
+    pub fn venue_ids(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.venues.keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// The venue `id`, read on first use; 404 when no pack has it.
+    pub fn venue(&self, id: &str) -> Result<Arc<VenueData>, ApiError> {
+        if let Some(v) = self.loaded.read().get(id) {
+            return Ok(v.clone());
+        }
+        let Some(pack) = self.venues.get(id) else {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("no venue `{id}` in the installed packs"),
+            ));
+        };
+        let conn = pack.sqlite().map_err(|e| unreadable(pack.id(), &e))?;
+        let mut data = read_venue(&conn, id).map_err(|e| unreadable(pack.id(), &e))?;
+        data.attribution = pack
+            .manifest
+            .sources
+            .iter()
+            .filter(|s| s.layers.iter().any(|l| l == layers::INDOOR))
+            .map(|s| s.attribution.clone())
+            .collect::<Vec<_>>()
+            .join("; ");
+        let data = Arc::new(data);
+        self.loaded.write().insert(id.to_owned(), data.clone());
+        Ok(data)
+    }
+}
+
+/// Why a venue cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// SQLite.
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// Stored JSON.
+    #[error("json: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The graph blob.
+    #[error("graph: {0}")]
+    Graph(String),
+    /// tantivy.
+    #[error("index: {0}")]
+    Index(#[from] tantivy::TantivyError),
+}
+
+/// Levels as stored (`level` may be fractional in old packs): rounded.
+fn read_levels(v: &Value) -> Vec<VenueLevel> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|l| {
+                    Some(VenueLevel {
+                        level: l.get("level")?.as_f64()?.round() as i64,
+                        name: l.get("name").and_then(Value::as_str).map(str::to_owned),
+                        reference: l.get("ref").and_then(Value::as_str).map(str::to_owned),
+                        bbox: l
+                            .get("bbox")?
+                            .as_array()?
+                            .iter()
+                            .filter_map(Value::as_f64)
+                            .collect(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Reads venue `id` from a pack's database.
+pub fn read_venue(conn: &Connection, id: &str) -> Result<VenueData, ReadError> {
+    let row = conn.query_row(
+        "SELECT name, west, south, east, north, levels, buildings, languages, updated_at \
+         FROM indoor_venues WHERE venue_id = ?1",
+        [id],
+        |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                [
+                    r.get::<_, f64>(1)?,
+                    r.get::<_, f64>(2)?,
+                    r.get::<_, f64>(3)?,
+                    r.get::<_, f64>(4)?,
+                ],
+                r.get::<_, String>(5)?,
+                r.get::<_, String>(6)?,
+                r.get::<_, String>(7)?,
+                r.get::<_, String>(8)?,
+            ))
+        },
+    )?;
+    let (name, bbox, levels, buildings, languages, updated_at) = row;
+    let levels = read_levels(&serde_json::from_str(&levels)?);
+    let buildings: Vec<Value> = serde_json::from_str(&buildings)?;
+    let buildings = buildings
+        .into_iter()
+        .filter_map(|mut b| {
+            let levels = read_levels(b.get("levels").unwrap_or(&Value::Null));
+            if let Some(o) = b.as_object_mut() {
+                o.insert("levels".into(), json!([]));
+            }
+            let mut b: crate::api::Building = serde_json::from_value(b).ok()?;
+            b.levels = levels;
+            Some(b)
+        })
+        .collect();
+    let languages: Vec<String> = serde_json::from_str(&languages)?;
+    let updated_at = chrono::DateTime::parse_from_rfc3339(&updated_at)
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .unwrap_or_default();
+
+    let mut features = Vec::new();
+    {
+        let mut st = conn.prepare(
+            "SELECT id, kind, level_min, level_max, name, ref, category, building, properties, \
+             shape, lat, lng FROM indoor_features WHERE venue_id = ?1 ORDER BY id",
+        )?;
+        let mut rows = st.query([id])?;
+        while let Some(r) = rows.next()? {
+            let tags: Value = serde_json::from_str(&r.get::<_, String>(8)?)?;
+            features.push(FeatureRow {
+                id: r.get(0)?,
+                kind: r.get(1)?,
+                level_min: r.get(2)?,
+                level_max: r.get(3)?,
+                name: r.get(4)?,
+                reference: r.get(5)?,
+                category: r.get(6)?,
+                building: r.get(7)?,
+                tags: tags.as_object().cloned().unwrap_or_default(),
+                shape: serde_json::from_str(&r.get::<_, String>(9)?)?,
+                pt: Pt::new(r.get(10)?, r.get(11)?),
+            });
+        }
+    }
+    // Packs built before the graph table existed have no routing configuration.
+    let has_graphs: bool = conn
+        .query_row(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'indoor_graphs'",
+            [],
+            |_| Ok(true),
+        )
+        .optional()?
+        .unwrap_or(false);
+    let graph = if has_graphs {
+        let blob: Option<(i64, Vec<u8>)> = conn
+            .query_row(
+                "SELECT version, graph FROM indoor_graphs WHERE venue_id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        match blob {
+            Some((v, bytes)) if v == i64::from(graph::GRAPH_VERSION) => {
+                Some(Graph::from_bytes(&bytes).map_err(|e| ReadError::Graph(e.to_string()))?)
+            }
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let by_id = features
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.id, i))
+        .collect();
+    let index = PoiIndex::build(features.iter().map(|f| (f.id, f.words())))?;
+    let categories: BTreeSet<String> = features.iter().filter_map(|f| f.category.clone()).collect();
+    let venue = Venue {
+        venue_id: id.to_owned(),
+        name,
+        bbox: bbox.to_vec(),
+        levels,
+        routing_profiles: graph
+            .as_ref()
+            .map(|g| g.profiles.clone())
+            .unwrap_or_default(),
+        categories: categories.into_iter().collect(),
+        buildings,
+        languages,
+        updated_at,
+    };
+    Ok(VenueData {
+        venue,
+        features,
+        by_id,
+        graph,
+        index,
+        attribution: String::new(),
+    })
+}
+
+/// The indoor service of an engine.
+#[derive(Debug, Default)]
+pub struct Indoor {
+    layers: PackSetCache<IndoorLayer>,
+}
+
+fn invalid(name: &str, msg: impl Into<String>) -> ApiError {
+    ApiError::validation(vec![FieldError::invalid(
+        Loc::Query,
+        name,
+        kinds::VALUE,
+        msg.into(),
+    )])
+}
+
+fn bad_request(msg: impl Into<String>) -> ApiError {
+    ApiError::new(ErrorCode::BadRequest, msg)
+}
+
+fn feature_json(f: &FeatureRow, lang: &str, distance: Option<(f64, f64)>) -> IndoorFeature {
+    IndoorFeature {
+        kind: "Feature".to_owned(),
+        properties: JsonObject::from(f.properties(lang)),
+        geometry: JsonValue::from(f.shape.clone()),
+        id: Some(f.id),
+        distance: distance.map(|d| (d.0 * 10.0).round() / 10.0),
+        duration: distance.map(|d| (d.1 * 10.0).round() / 10.0),
+    }
+}
+
+impl Indoor {
+    /// The layer of `set`.
+    pub fn layer(&self, set: Arc<PackSet>) -> Result<Arc<IndoorLayer>, ApiError> {
+        self.layers.get_or_build(set, IndoorLayer::load)
+    }
+
+    /// `GET /indoor/venues/{venue_id}`.
+    pub fn venue(
+        &self,
+        set: Arc<PackSet>,
+        call: &mut Call<'_>,
+        req: &VenueGetRequest,
+    ) -> Result<Venue, ApiError> {
+        let v = self.layer(set)?.venue(&req.venue_id)?;
+        call.charge()?;
+        call.attribute(v.attribution.clone());
+        Ok(v.venue.clone())
+    }
+
+    /// `GET /indoor/venues/{venue_id}/pois/search`.
+    pub fn search(
+        &self,
+        set: Arc<PackSet>,
+        call: &mut Call<'_>,
+        req: &PoiSearchRequest,
+    ) -> Result<PoiSearchResponse, ApiError> {
+        let v = self.layer(set)?.venue(&req.venue_id)?;
+        let filter = match &req.advanced_filter {
+            Some(text) => Some(filter::parse(text).map_err(|e| {
+                invalid(
+                    "advanced_filter",
+                    format!("invalid filter: {e} (see docs/indoor-filter.md)"),
+                )
+            })?),
+            None => None,
+        };
+        if let Some(l) = req.level
+            && !v.venue.levels.iter().any(|x| x.level == l)
+        {
+            let known: Vec<String> = v.venue.levels.iter().map(|x| x.level.to_string()).collect();
+            return Err(invalid(
+                "level",
+                format!(
+                    "level {l} is not a level of venue `{}`: its levels are {}",
+                    v.venue.venue_id,
+                    known.join(", ")
+                ),
+            ));
+        }
+        // Distances along the graph from `from_location`.
+        let reach = match &req.from_location {
+            Some(p) => {
+                let g = v.graph.as_ref().ok_or_else(|| {
+                    invalid(
+                        "from_location",
+                        format!(
+                            "venue `{}` has no routing configuration: distances cannot be computed",
+                            v.venue.venue_id
+                        ),
+                    )
+                })?;
+                let a = g.anchor(Pt::new(p.lat, p.lng), p.level).ok_or_else(|| {
+                    invalid(
+                        "from_location",
+                        format!(
+                            "point {},{} is off every walkable area of level {}",
+                            p.lat, p.lng, p.level
+                        ),
+                    )
+                })?;
+                Some(g.distances_from(&a, Profile::Default))
+            }
+            None => None,
+        };
+        let full = req.extended == Some(PoiSearchExtended::Full);
+        let candidates: Vec<(usize, f32)> = match req.q.as_deref().map(str::trim) {
+            Some(q) if !q.is_empty() => v
+                .index
+                .search(q)
+                .map_err(|e| ApiError::internal(&e))?
+                .into_iter()
+                .filter_map(|(id, s)| v.by_id.get(&id).map(|i| (*i, s)))
+                .collect(),
+            _ => {
+                let mut all: Vec<(usize, f32)> = (0..v.features.len()).map(|i| (i, 0.0)).collect();
+                let key = |i: usize| {
+                    v.features.get(i).map(|f| {
+                        (
+                            f.name_in(&req.language).is_none(),
+                            crate::packs::search::fold(f.name_in(&req.language).unwrap_or("")),
+                            f.id,
+                        )
+                    })
+                };
+                all.sort_by_cached_key(|(i, _)| key(*i));
+                all
+            }
+        };
+        let mut hits: Vec<&FeatureRow> = Vec::new();
+        let mut props_of: Vec<Map<String, Value>> = Vec::new();
+        for (i, _) in candidates {
+            let Some(f) = v.features.get(i) else { continue };
+            if !full && !f.poi() {
+                continue;
+            }
+            if req.level.is_some_and(|l| !f.on_level(l)) {
+                continue;
+            }
+            match req.building.as_deref() {
+                Some("undefined") if f.building.is_some() => continue,
+                Some(b) if b != "undefined" && f.building.as_deref() != Some(b) => continue,
+                _ => {}
+            }
+            if req.category.as_deref().is_some_and(|c| {
+                !f.category
+                    .as_deref()
+                    .is_some_and(|fc| fc.eq_ignore_ascii_case(c))
+            }) {
+                continue;
+            }
+            if !req.refs.is_empty()
+                && !f
+                    .reference
+                    .as_deref()
+                    .is_some_and(|r| req.refs.iter().any(|x| x == r))
+            {
+                continue;
+            }
+            if !req.ids.is_empty() && !req.ids.contains(&f.id) {
+                continue;
+            }
+            let props = f.properties(&req.language);
+            if filter.as_ref().is_some_and(|flt| !flt.matches(&props)) {
+                continue;
+            }
+            hits.push(f);
+            props_of.push(props);
+        }
+        call.charge()?;
+        call.attribute(v.attribution.clone());
+        let total = hits.len() as u64;
+        let per = req.items_by_page as usize;
+        let (page_count, range) = if per == 0 {
+            (u32::from(total > 0), 0..hits.len())
+        } else {
+            let pages = hits.len().div_ceil(per);
+            let start = (req.page as usize).saturating_mul(per).min(hits.len());
+            (pages as u32, start..(start + per).min(hits.len()))
+        };
+        let features = hits[range]
+            .iter()
+            .map(|f| {
+                let d = reach.as_ref().and_then(|(metres, secs)| {
+                    let g = v.graph.as_ref()?;
+                    g.pois
+                        .iter()
+                        .filter(|(id, _)| *id == f.id)
+                        .filter_map(|(_, n)| {
+                            let (m, s) = (metres.get(*n as usize)?, secs.get(*n as usize)?);
+                            m.is_finite().then_some((*m, *s))
+                        })
+                        .min_by(|a, b| a.1.total_cmp(&b.1))
+                });
+                feature_json(f, &req.language, d)
+            })
+            .collect();
+        Ok(PoiSearchResponse {
+            pagination: IndoorPagination {
+                page: req.page,
+                page_count,
+                total,
+                per_page: req.items_by_page,
+            },
+            features,
+        })
+    }
+
+    /// `GET /indoor/directions/{venue_id}`.
+    pub fn directions(
+        &self,
+        set: Arc<PackSet>,
+        call: &mut Call<'_>,
+        req: &IndoorDirectionsRequest,
+    ) -> Result<IndoorDirectionsResponse, ApiError> {
+        let v = self.layer(set)?.venue(&req.venue_id)?;
+        let venue_id = &v.venue.venue_id;
+        let g = match &v.graph {
+            Some(g) if !g.profiles.is_empty() => g,
+            _ => {
+                return Err(bad_request(format!(
+                    "venue `{venue_id}` has no routing configuration"
+                )));
+            }
+        };
+        let lang = Lang::parse(&req.language).ok_or_else(|| {
+            invalid(
+                "language",
+                format!(
+                    "no indoor instructions in `{}`: give one of {}",
+                    req.language,
+                    text::LANGUAGES.join(", ")
+                ),
+            )
+        })?;
+        let mode = req.mode.as_deref().unwrap_or("default");
+        let profile = Profile::parse(mode)
+            .filter(|p| g.profiles.iter().any(|x| x == p.name()))
+            .ok_or_else(|| {
+                invalid(
+                    "mode",
+                    format!(
+                        "mode `{mode}` is not a routing profile of venue `{venue_id}`: give one of {}",
+                        g.profiles.join(", ")
+                    ),
+                )
+            })?;
+        let levels = g.levels();
+        let resolve = |name: &str, p: &IndoorPoint| -> Result<Resolved, ApiError> {
+            match p {
+                IndoorPoint::Coords { lat, lng, level } => {
+                    if !levels.contains(level) {
+                        let known: Vec<String> = levels.iter().map(i64::to_string).collect();
+                        return Err(bad_request(format!(
+                            "{name}: level {level} is not a level of venue `{venue_id}` (levels {})",
+                            known.join(", ")
+                        )));
+                    }
+                    let a = g.anchor(Pt::new(*lat, *lng), *level).ok_or_else(|| {
+                        bad_request(format!(
+                            "{name}: point {lat},{lng} is off every walkable area of level {level}"
+                        ))
+                    })?;
+                    Ok(Resolved {
+                        anchor: a,
+                        poi: None,
+                        text: format!("{lat},{lng},{level}"),
+                    })
+                }
+                IndoorPoint::PoiId(id) => {
+                    let f = v
+                        .by_id
+                        .get(id)
+                        .and_then(|i| v.features.get(*i))
+                        .ok_or_else(|| {
+                            invalid(name, format!("no poi with id {id} in venue `{venue_id}`"))
+                        })?;
+                    poi_anchor(g, f, name).map(|anchor| Resolved {
+                        anchor,
+                        poi: Some(f.id),
+                        text: id.to_string(),
+                    })
+                }
+                IndoorPoint::Ref(r) => {
+                    let f = v
+                        .features
+                        .iter()
+                        .find(|f| f.reference.as_deref() == Some(r.as_str()))
+                        .ok_or_else(|| {
+                            invalid(name, format!("no poi with ref `{r}` in venue `{venue_id}`"))
+                        })?;
+                    poi_anchor(g, f, name).map(|anchor| Resolved {
+                        anchor,
+                        poi: Some(f.id),
+                        text: format!("ref:{r}"),
+                    })
+                }
+            }
+        };
+        let origin = resolve("origin", &req.origin)?;
+        let destination = resolve("destination", &req.destination)?;
+        let mut waypoints = req
+            .waypoints
+            .iter()
+            .map(|w| resolve("waypoints", w))
+            .collect::<Result<Vec<_>, _>>()?;
+        let avoid: Vec<AvoidBox> = req
+            .avoid_in
+            .iter()
+            .map(|b| AvoidBox {
+                level: b.level,
+                corners: b.corners.iter().map(|c| Pt::new(c.lat, c.lng)).collect(),
+            })
+            .collect();
+        if req.optimize && waypoints.len() > 1 {
+            waypoints = optimize(g, &origin, waypoints, &destination, profile, &avoid);
+        }
+        call.charge()?;
+        call.attribute(v.attribution.clone());
+        let mut stops: Vec<&Resolved> = vec![&origin];
+        stops.extend(waypoints.iter());
+        stops.push(&destination);
+        let imperial = req.units == Units::Imperial;
+        let mut legs = Vec::new();
+        let mut bounds = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
+        for (i, pair) in stops.windows(2).enumerate() {
+            let (from, to) = (pair[0], pair[1]);
+            let Some(path) = g.route(&from.anchor, &to.anchor, profile, &avoid) else {
+                return Ok(IndoorDirectionsResponse {
+                    status: "no_route".to_owned(),
+                    routes: Vec::new(),
+                });
+            };
+            for (p, _) in &path.points {
+                bounds = [
+                    bounds[0].min(p.lng),
+                    bounds[1].min(p.lat),
+                    bounds[2].max(p.lng),
+                    bounds[3].max(p.lat),
+                ];
+            }
+            let steps = steps(&v, &path, to.poi, lang, profile, imperial);
+            let distance: f64 = steps.iter().map(|s| s.distance.value).sum();
+            let duration: f64 = steps.iter().map(|s| s.duration.value).sum();
+            let at = |(p, l): (Pt, i64)| IndoorLatLng {
+                lat: round7(p.lat),
+                lng: round7(p.lng),
+                level: l,
+            };
+            legs.push(IndoorLeg {
+                distance: NumberTextValue {
+                    value: round1(distance),
+                    text: text::distance_text(distance, imperial),
+                },
+                duration: NumberTextValue {
+                    value: round1(duration),
+                    text: text::duration_text(duration),
+                },
+                start_location: at(path
+                    .points
+                    .first()
+                    .copied()
+                    .unwrap_or((from.anchor.pt, from.anchor.level))),
+                end_location: at(path
+                    .points
+                    .last()
+                    .copied()
+                    .unwrap_or((to.anchor.pt, to.anchor.level))),
+                steps,
+                waypoint: (!waypoints.is_empty() && i < waypoints.len()).then(|| to.text.clone()),
+            });
+        }
+        Ok(IndoorDirectionsResponse {
+            status: "ok".to_owned(),
+            routes: vec![IndoorRoute {
+                bounds: bounds.iter().map(|b| round7(*b)).collect(),
+                legs,
+            }],
+        })
+    }
+}
+
+fn round1(v: f64) -> f64 {
+    (v * 10.0).round() / 10.0
+}
+
+/// A resolved origin, destination or waypoint.
+#[derive(Debug, Clone)]
+struct Resolved {
+    anchor: Anchor,
+    poi: Option<i64>,
+    text: String,
+}
+
+fn poi_anchor(g: &Graph, f: &FeatureRow, name: &str) -> Result<Anchor, ApiError> {
+    g.poi_node(f.id)
+        .and_then(|n| g.node_anchor(n))
+        .or_else(|| {
+            let level = f.level_min.map_or(0, |l| l.round() as i64);
+            g.anchor(f.pt, level)
+        })
+        .ok_or_else(|| {
+            bad_request(format!(
+                "{name}: poi {} is off every walkable area of its level",
+                f.id
+            ))
+        })
+}
+
+/// Best order of the waypoints: every order up to 6 waypoints, else nearest first.
+fn optimize(
+    g: &Graph,
+    origin: &Resolved,
+    waypoints: Vec<Resolved>,
+    destination: &Resolved,
+    profile: Profile,
+    avoid: &[AvoidBox],
+) -> Vec<Resolved> {
+    let n = waypoints.len();
+    let mut pts: Vec<&Resolved> = vec![origin];
+    pts.extend(waypoints.iter());
+    pts.push(destination);
+    let m = pts.len();
+    let mut cost = vec![vec![f64::INFINITY; m]; m];
+    for i in 0..m {
+        for j in 0..m {
+            if i != j {
+                cost[i][j] = g
+                    .cost_between(&pts[i].anchor, &pts[j].anchor, profile, avoid)
+                    .unwrap_or(f64::INFINITY);
+            }
+        }
+    }
+    let total = |order: &[usize]| {
+        let mut c = 0.0;
+        let mut prev = 0;
+        for &k in order {
+            c += cost[prev][k + 1];
+            prev = k + 1;
+        }
+        c + cost[prev][m - 1]
+    };
+    let mut best: Vec<usize> = (0..n).collect();
+    if n <= 6 {
+        let mut perm: Vec<usize> = (0..n).collect();
+        let mut best_c = total(&perm);
+        // Heap's algorithm
+        let mut c = vec![0usize; n];
+        let mut i = 0;
+        while i < n {
+            if c[i] < i {
+                if i % 2 == 0 {
+                    perm.swap(0, i);
+                } else {
+                    perm.swap(c[i], i);
+                }
+                let t = total(&perm);
+                if t < best_c {
+                    best_c = t;
+                    best = perm.clone();
+                }
+                c[i] += 1;
+                i = 0;
+            } else {
+                c[i] = 0;
+                i += 1;
+            }
+        }
+    } else {
+        let mut left: Vec<usize> = (0..n).collect();
+        let mut order = Vec::new();
+        let mut prev = 0;
+        while !left.is_empty() {
+            let (pos, _) = left
+                .iter()
+                .enumerate()
+                .min_by(|a, b| cost[prev][*a.1 + 1].total_cmp(&cost[prev][*b.1 + 1]))
+                .unwrap_or((0, &0));
+            let k = left.remove(pos);
+            order.push(k);
+            prev = k + 1;
+        }
+        best = order;
+    }
+    let mut slots: Vec<Option<Resolved>> = waypoints.into_iter().map(Some).collect();
+    best.iter()
+        .filter_map(|&k| slots.get_mut(k).and_then(Option::take))
+        .collect()
+}
+
+fn is_vertical(kind: EdgeKind) -> bool {
+    !matches!(kind, EdgeKind::Walk)
+}
+
+fn kind_word(k: EdgeKind) -> &'static str {
+    match k {
+        EdgeKind::Stairs => "stairs",
+        EdgeKind::Escalator => "escalator",
+        EdgeKind::Elevator => "elevator",
+        EdgeKind::Ramp => "ramp",
+        EdgeKind::Walk => "walk",
+    }
+}
+
+fn turn_dir(angle: f64) -> &'static str {
+    let a = angle.abs();
+    let side = if angle < 0.0 { "left" } else { "right" };
+    match (a, side) {
+        (a, _) if a < 20.0 => "straight",
+        (a, "left") if a < 45.0 => "slight_left",
+        (a, _) if a < 45.0 => "slight_right",
+        (a, "left") if a < 135.0 => "left",
+        (a, _) if a < 135.0 => "right",
+        (_, "left") => "sharp_left",
+        _ => "sharp_right",
+    }
+}
+
+/// Cuts a path into steps.
+fn steps(
+    v: &VenueData,
+    path: &Path,
+    dest_poi: Option<i64>,
+    lang: Lang,
+    profile: Profile,
+    imperial: bool,
+) -> Vec<IndoorStep> {
+    let pts = &path.points;
+    let segs = &path.segments;
+    let n = segs.len();
+    let seg_len = |i: usize| -> f64 {
+        let (a, b) = (pts[i], pts[i + 1]);
+        if a.1 != b.1 && segs[i].kind == EdgeKind::Elevator {
+            4.0 * (b.1 - a.1).abs() as f64
+        } else {
+            haversine_m(a.0, b.0)
+        }
+    };
+    let seg_time = |i: usize| -> f64 {
+        let len = seg_len(i);
+        let (a, b) = (pts[i], pts[i + 1]);
+        match segs[i].kind {
+            EdgeKind::Elevator if a.1 != b.1 => 15.0 * (b.1 - a.1).abs() as f64,
+            EdgeKind::Stairs | EdgeKind::Escalator => len / 0.5,
+            _ => {
+                len / match profile {
+                    Profile::Default => 1.2,
+                    Profile::Wheelchair => 1.0,
+                }
+            }
+        }
+    };
+    let bearing = |i: usize| -> Option<f64> {
+        let (a, b) = (pts[i].0, pts[i + 1].0);
+        (haversine_m(a, b) > 0.2).then(|| bearing_deg(a, b))
+    };
+    let feature_of = |id: Option<i64>| {
+        id.and_then(|i| v.by_id.get(&i))
+            .and_then(|k| v.features.get(*k))
+    };
+    // Walking on the footprint of a stair, escalator, elevator or ramp belongs to the
+    // vertical move it leads to.
+    let connector_area = |i: usize| {
+        feature_of(segs[i].feature).is_some_and(|f| {
+            matches!(
+                f.kind.as_str(),
+                "stairs" | "escalator" | "elevator" | "ramp"
+            )
+        })
+    };
+    let vertical_at = |i: usize| is_vertical(segs[i].kind) || connector_area(i);
+    // Step boundaries (none when the path has no length: origin = destination).
+    if pts.len() != n + 1 {
+        return Vec::new();
+    }
+    let mut starts = if n == 0 { Vec::new() } else { vec![0usize] };
+    for i in 1..n {
+        let (prev, cur) = (segs[i - 1], segs[i]);
+        let (vert_prev, vert_cur) = (vertical_at(i - 1), vertical_at(i));
+        let new = if vert_prev != vert_cur {
+            true
+        } else if vert_cur {
+            is_vertical(prev.kind) && is_vertical(cur.kind) && prev.kind != cur.kind
+        } else {
+            let area_change = cur.feature.is_some()
+                && prev.feature.is_some()
+                && cur.feature != prev.feature
+                && feature_of(cur.feature).is_some_and(|f| {
+                    f.kind != feature_of(prev.feature).map_or("", |p| p.kind.as_str())
+                        || f.name.is_some()
+                });
+            let turn = match (bearing(i - 1), bearing(i)) {
+                (Some(a), Some(b)) => turn_angle(a, b).abs() > 40.0,
+                _ => false,
+            };
+            area_change || turn
+        };
+        if new {
+            starts.push(i);
+        }
+    }
+    let at = |i: usize| IndoorLatLng {
+        lat: round7(pts[i].0.lat),
+        lng: round7(pts[i].0.lng),
+        level: pts[i].1,
+    };
+    let mut out: Vec<IndoorStep> = Vec::new();
+    let mut last_bearing: Option<f64> = None;
+    for (k, &s) in starts.iter().enumerate() {
+        let e = starts.get(k + 1).copied().unwrap_or(n);
+        let range = s..e;
+        let dist: f64 = range.clone().map(seg_len).sum();
+        let time: f64 = range.clone().map(seg_time).sum();
+        let first_b = range.clone().find_map(bearing);
+        let last_b = range.clone().rev().find_map(bearing);
+        let kind = range
+            .clone()
+            .map(|i| segs[i].kind)
+            .find(|k| is_vertical(*k))
+            .unwrap_or(EdgeKind::Walk);
+        let (l0, l1) = (pts[s].1, pts[e].1);
+        let say = if is_vertical(kind) && l0 != l1 {
+            Say::Vertical {
+                kind: kind_word(kind),
+                up: l1 > l0,
+                level: l1,
+            }
+        } else if k == 0 {
+            Say::Depart {
+                compass: first_b.map_or(0, |b| (((b + 22.5) / 45.0).floor() as usize) % 8),
+            }
+        } else {
+            let place = range
+                .clone()
+                .filter_map(|i| feature_of(segs[i].feature))
+                .find(|f| {
+                    !matches!(
+                        f.kind.as_str(),
+                        "level" | "stairs" | "escalator" | "elevator" | "ramp"
+                    )
+                });
+            let dir = match (last_bearing, first_b) {
+                (Some(a), Some(b)) => turn_dir(turn_angle(a, b)),
+                _ => "straight",
+            };
+            Say::Turn {
+                dir,
+                place: place.and_then(|f| f.name_in(lang_code(lang))),
+                kind: place.map_or("area", |f| f.kind.as_str()),
+            }
+        };
+        let instruction_type = match &say {
+            Say::Depart { .. } => "depart".to_owned(),
+            Say::Turn { dir, .. } if *dir == "straight" => "continue".to_owned(),
+            Say::Turn { dir, .. } => format!("turn_{dir}"),
+            Say::Vertical { kind, up, .. } => {
+                if *kind == "elevator" {
+                    "elevator".to_owned()
+                } else {
+                    format!("{kind}_{}", if *up { "up" } else { "down" })
+                }
+            }
+            Say::Arrive { .. } => "arrive".to_owned(),
+        };
+        let wheel = range.clone().all(|i| segs[i].wheelchair);
+        let poi_here = (e == n).then_some(dest_poi).flatten();
+        out.push(IndoorStep {
+            distance: NumberTextValue {
+                value: round1(dist),
+                text: text::distance_text(dist, imperial),
+            },
+            duration: NumberTextValue {
+                value: round1(time),
+                text: text::duration_text(time),
+            },
+            poi_id: poi_here,
+            bearing_start: first_b.map(round1),
+            bearing_end: last_b.map(round1),
+            start_location: at(s),
+            end_location: at(e),
+            polyline: (s..=e)
+                .map(|i| vec![round7(pts[i].0.lng), round7(pts[i].0.lat), pts[i].1 as f64])
+                .collect(),
+            instruction: Some(IndoorInstruction {
+                instruction_type,
+                summary: text::summary(lang, &say),
+            }),
+            routing_profiles: if wheel {
+                vec!["default".to_owned(), "wheelchair".to_owned()]
+            } else {
+                vec!["default".to_owned()]
+            },
+        });
+        if let Some(b) = last_b {
+            last_bearing = Some(b);
+        }
+    }
+    // Arrival.
+    let place = dest_poi
+        .and_then(|id| v.by_id.get(&id))
+        .and_then(|k| v.features.get(*k))
+        .and_then(|f| f.name_in(lang_code(lang)));
+    out.push(IndoorStep {
+        distance: NumberTextValue {
+            value: 0.0,
+            text: text::distance_text(0.0, imperial),
+        },
+        duration: NumberTextValue {
+            value: 0.0,
+            text: text::duration_text(0.0),
+        },
+        poi_id: dest_poi,
+        bearing_start: None,
+        bearing_end: None,
+        start_location: at(n),
+        end_location: at(n),
+        polyline: vec![vec![
+            round7(pts[n].0.lng),
+            round7(pts[n].0.lat),
+            pts[n].1 as f64,
+        ]],
+        instruction: Some(IndoorInstruction {
+            instruction_type: "arrive".to_owned(),
+            summary: text::summary(lang, &Say::Arrive { place }),
+        }),
+        routing_profiles: vec!["default".to_owned(), "wheelchair".to_owned()],
+    });
+    out
+}
+
+fn lang_code(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "en",
+        Lang::Fr => "fr",
+        Lang::De => "de",
+        Lang::Es => "es",
+        Lang::It => "it",
+    }
+}

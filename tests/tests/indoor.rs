@@ -1,0 +1,970 @@
+//! Indoor venues, POI search and indoor directions on the real indoor layers of the München
+//! (Stachus underground mall, Marienplatz, Sendlinger Tor) and London (Farringdon) extracts,
+//! through the engine and over real HTTP on 127.0.0.1.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::{Arc, OnceLock};
+
+use waymark_core::Engine;
+use waymark_core::api::{
+    IndoorAvoidBox, IndoorDirectionsRequest, IndoorDirectionsResponse, IndoorPoint, LatLng,
+    PoiSearchRequest, PoiSearchResponse, Venue, VenueGetRequest,
+};
+use waymark_core::auth::keys::Publisher;
+use waymark_core::error::{ApiError, ErrorCode};
+use waymark_core::geo::Pt;
+use waymark_core::indoor::graph::Graph;
+use waymark_core::operation::Credentials;
+
+/// The largest venue of the München extract: the Stachus underground mall and station.
+const STACHUS: &str = "osm-relation-5299666";
+/// A venue of the London extract: Farringdon station (Elizabeth line part).
+const FARRINGDON: &str = "osm-way-577276951";
+
+struct Fixture {
+    engine: Arc<Engine>,
+    publisher: Publisher,
+    dirs: Vec<std::path::PathBuf>,
+    server: waymark_tests::LocalServer,
+    _dir: tempfile::TempDir,
+}
+
+fn venue_file() -> std::path::PathBuf {
+    waymark_tests::sample_venue_file()
+}
+
+fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let publisher = Publisher::generate().unwrap();
+        let engine = waymark_tests::open_engine(
+            &dir.path().join("state"),
+            &dir.path().join("packs"),
+            &publisher,
+        );
+        let mut dirs = Vec::new();
+        for id in ["munchen", "london"] {
+            let d = waymark_packs::build::build_pack(
+                &waymark_tests::indoor_plan(id),
+                "1",
+                &waymark_tests::sources(),
+                &dir.path().join("built"),
+                false,
+                &mut |_, _, _| {},
+            )
+            .unwrap();
+            if id == "munchen" {
+                waymark_packs::venue_file::add_to_pack(&d, &venue_file()).unwrap();
+            }
+            waymark_packs::build::sign_pack(&d, &publisher).unwrap();
+            waymark_tests::install(&engine, &d);
+            dirs.push(d);
+        }
+        let server = waymark_tests::LocalServer::start(engine.clone());
+        Fixture {
+            engine,
+            publisher,
+            dirs,
+            server,
+            _dir: dir,
+        }
+    })
+}
+
+fn call<R>(req: R) -> Result<R::Response, ApiError>
+where
+    R: waymark_core::operation::Operation,
+{
+    let f = fixture();
+    let caller = waymark_tests::private_caller(&f.publisher);
+    f.engine.call(&Credentials::Http(&caller), req)
+}
+
+fn venue(id: &str) -> Venue {
+    call(VenueGetRequest {
+        venue_id: id.into(),
+    })
+    .unwrap()
+}
+
+fn search(req: PoiSearchRequest) -> PoiSearchResponse {
+    call(req).unwrap()
+}
+
+fn q(venue: &str, text: &str) -> PoiSearchRequest {
+    PoiSearchRequest {
+        venue_id: venue.into(),
+        q: Some(text.into()),
+        ..Default::default()
+    }
+}
+
+fn names(r: &PoiSearchResponse) -> Vec<String> {
+    r.features
+        .iter()
+        .map(|f| {
+            f.properties
+                .0
+                .get("name")
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The id of the first feature named `name` in `venue`.
+fn poi(venue: &str, name: &str) -> i64 {
+    let r = search(q(venue, name));
+    r.features
+        .iter()
+        .find(|f| f.properties.0.get("name").and_then(|v| v.as_str()) == Some(name))
+        .and_then(|f| f.id)
+        .unwrap_or_else(|| panic!("no {name} in {venue}: {:?}", names(&r)))
+}
+
+fn directions(req: IndoorDirectionsRequest) -> Result<IndoorDirectionsResponse, ApiError> {
+    call(req)
+}
+
+fn route(venue: &str, from: IndoorPoint, to: IndoorPoint, mode: &str) -> IndoorDirectionsResponse {
+    directions(IndoorDirectionsRequest {
+        venue_id: venue.into(),
+        origin: from,
+        destination: to,
+        mode: Some(mode.into()),
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+/// The graph of a venue, read from the built pack.
+fn graph(venue: &str) -> Graph {
+    for dir in &fixture().dirs {
+        let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+        if let Ok(v) = waymark_core::indoor::read_venue(&conn, venue) {
+            return v.graph.unwrap();
+        }
+    }
+    panic!("no venue {venue}")
+}
+
+fn step_kinds(r: &IndoorDirectionsResponse) -> Vec<String> {
+    r.routes[0]
+        .legs
+        .iter()
+        .flat_map(|l| l.steps.iter())
+        .filter_map(|s| s.instruction.as_ref().map(|i| i.instruction_type.clone()))
+        .collect()
+}
+
+/// Every consecutive pair of route points lies on one level inside a walkable area or along a
+/// connector (its midpoint and both ends), or is a vertical move at one place.
+fn assert_walkable(g: &Graph, r: &IndoorDirectionsResponse) {
+    for leg in &r.routes[0].legs {
+        for step in &leg.steps {
+            for w in step.polyline.windows(2) {
+                let (a, b) = (&w[0], &w[1]);
+                let (la, lb) = (a[2] as i64, b[2] as i64);
+                let (pa, pb) = (Pt::new(a[1], a[0]), Pt::new(b[1], b[0]));
+                let mid = Pt::new((pa.lat + pb.lat) / 2.0, (pa.lng + pb.lng) / 2.0);
+                if la != lb {
+                    // a level change happens along a connector of both levels
+                    assert!(
+                        g.walkable_at(pa, la, 1.0) || g.walkable_at(pb, lb, 1.0),
+                        "level change {a:?} -> {b:?} off every connector"
+                    );
+                    continue;
+                }
+                for p in [pa, mid, pb] {
+                    assert!(
+                        g.walkable_at(p, la, 0.5),
+                        "{p:?} on level {la} (segment {a:?} -> {b:?}) is off every walkable area"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn venues_have_names_levels_and_profiles() {
+    let v = venue(STACHUS);
+    assert_eq!(v.venue_id, STACHUS);
+    assert_eq!(v.name, "Karlsplatz (Stachus)");
+    assert_eq!(v.bbox.len(), 4);
+    assert!(v.bbox[0] < v.bbox[2] && v.bbox[1] < v.bbox[3]);
+    let levels: Vec<i64> = v.levels.iter().map(|l| l.level).collect();
+    assert_eq!(levels, [-4, -3, -2, -1, 0]);
+    for l in &v.levels {
+        assert_eq!(l.bbox.len(), 4);
+    }
+    assert_eq!(v.buildings.len(), 1);
+    assert_eq!(v.buildings[0].levels.len(), v.levels.len());
+    assert_eq!(v.routing_profiles, ["default", "wheelchair"]);
+    assert!(
+        v.categories.contains(&"bakery".to_owned()),
+        "{:?}",
+        v.categories
+    );
+    assert!(v.languages.contains(&"en".to_owned()));
+    // no venue is shown by its OSM id
+    let f = fixture();
+    for dir in &f.dirs {
+        let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+        let mut st = conn
+            .prepare("SELECT venue_id, name FROM indoor_venues")
+            .unwrap();
+        let rows: Vec<(String, String)> = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(!rows.is_empty());
+        for (id, name) in rows {
+            assert!(
+                !name.starts_with("osm-") && !name.is_empty(),
+                "{id}: {name}"
+            );
+        }
+    }
+    let e = call(VenueGetRequest {
+        venue_id: "osm-way-1".into(),
+    })
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotFound);
+}
+
+#[test]
+fn poi_search_finds_misspelled_shops() {
+    for (typed, want) in [
+        ("Decathlon", "Decathlon"),
+        ("decatlon", "Decathlon"),
+        ("Rishart", "Rischart"),
+        ("parfumerie", "City Parfümerie"),
+        ("bodyshop", ""),
+        ("body shop", "The Body Shop"),
+        ("lindt", "Lindt"),
+    ] {
+        let r = search(q(STACHUS, typed));
+        if want.is_empty() {
+            continue;
+        }
+        assert_eq!(
+            names(&r).first().map(String::as_str),
+            Some(want),
+            "{typed}: {:?}",
+            names(&r)
+        );
+    }
+    assert!(search(q(STACHUS, "zzzyyxx")).features.is_empty());
+}
+
+#[test]
+fn poi_search_filters_and_pages() {
+    // alphabetical without q
+    let all = search(PoiSearchRequest {
+        venue_id: STACHUS.into(),
+        ..Default::default()
+    });
+    let n = names(&all);
+    let named: Vec<String> = n.iter().filter(|s| !s.is_empty()).cloned().collect();
+    let mut sorted = named.clone();
+    sorted.sort_by_key(|s| waymark_core::packs::search::fold(s));
+    assert_eq!(named, sorted);
+    assert_eq!(all.pagination.total as usize, all.features.len());
+    assert_eq!(all.pagination.per_page, 0);
+    assert_eq!(all.pagination.page_count, 1);
+    // extended=full lists more (doors, unnamed areas)
+    let full = search(PoiSearchRequest {
+        venue_id: STACHUS.into(),
+        extended: Some(waymark_core::api::vocab::PoiSearchExtended::Full),
+        ..Default::default()
+    });
+    assert!(full.pagination.total > all.pagination.total);
+    // pages
+    let p1 = search(PoiSearchRequest {
+        venue_id: STACHUS.into(),
+        items_by_page: 5,
+        page: 1,
+        ..Default::default()
+    });
+    assert_eq!(p1.features.len(), 5);
+    assert_eq!(p1.pagination.page, 1);
+    assert_eq!(p1.pagination.per_page, 5);
+    assert_eq!(
+        p1.pagination.page_count as u64,
+        all.pagination.total.div_ceil(5)
+    );
+    assert_eq!(names(&p1), n[5..10]);
+    // level
+    let l2 = search(PoiSearchRequest {
+        venue_id: STACHUS.into(),
+        level: Some(-2),
+        ..Default::default()
+    });
+    assert!(!l2.features.is_empty());
+    for f in &l2.features {
+        let p = &f.properties.0;
+        let lo = p["level"].as_i64().unwrap();
+        let hi = p.get("level_max").and_then(|v| v.as_i64()).unwrap_or(lo);
+        assert!(lo <= -2 && -2 <= hi, "{p:?}");
+    }
+    assert!(names(&l2).contains(&"Rischart".to_owned()));
+    // category
+    let c = search(PoiSearchRequest {
+        venue_id: STACHUS.into(),
+        category: Some("clothes".into()),
+        ..Default::default()
+    });
+    assert!(c.features.len() >= 4);
+    assert!(
+        c.features
+            .iter()
+            .all(|f| f.properties.0["category"] == "clothes")
+    );
+    // ids
+    let id = poi(STACHUS, "Lindt");
+    let by_id = search(PoiSearchRequest {
+        venue_id: STACHUS.into(),
+        ids: vec![id],
+        ..Default::default()
+    });
+    assert_eq!(names(&by_id), ["Lindt"]);
+    // refs: a POI with a ref of its own (escalators carry refs such as `KA13`)
+    let (the_ref, id) = unique_ref(STACHUS);
+    let by_ref = search(PoiSearchRequest {
+        venue_id: STACHUS.into(),
+        refs: vec![the_ref.clone()],
+        ..Default::default()
+    });
+    assert_eq!(by_ref.features.len(), 1);
+    assert_eq!(by_ref.features[0].id, Some(id));
+    assert_eq!(by_ref.features[0].properties.0["ref"], the_ref.as_str());
+    // building: every feature belongs to the venue's building
+    let undefined = search(PoiSearchRequest {
+        venue_id: STACHUS.into(),
+        building: Some("undefined".into()),
+        ..Default::default()
+    });
+    assert!(undefined.features.is_empty());
+    let b = search(PoiSearchRequest {
+        venue_id: STACHUS.into(),
+        building: Some(STACHUS.into()),
+        ..Default::default()
+    });
+    assert_eq!(b.pagination.total, all.pagination.total);
+    // advanced_filter
+    let af = search(PoiSearchRequest {
+        venue_id: STACHUS.into(),
+        advanced_filter: Some("(shop=clothes OR shop=bakery) AND level>=-1".into()),
+        ..Default::default()
+    });
+    assert!(!af.features.is_empty());
+    for f in &af.features {
+        let p = &f.properties.0;
+        assert_eq!(p["level"], -1);
+        assert_eq!(p["shop"], "clothes");
+    }
+    let bad = call(PoiSearchRequest {
+        venue_id: STACHUS.into(),
+        advanced_filter: Some("shop=clothes level=1".into()),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(bad.code, ErrorCode::Validation);
+    assert_eq!(bad.fields[0].loc, ["query", "advanced_filter"]);
+    assert!(
+        bad.fields[0].msg.contains("column 14"),
+        "{}",
+        bad.fields[0].msg
+    );
+}
+
+#[test]
+fn poi_search_distances_follow_the_graph() {
+    let decathlon = poi(STACHUS, "Decathlon");
+    let g = graph(STACHUS);
+    let node = g.poi_node(decathlon).unwrap();
+    let at = &g.nodes[node as usize];
+    let r = search(PoiSearchRequest {
+        venue_id: STACHUS.into(),
+        from_location: Some(waymark_core::api::IndoorLatLng {
+            lat: at.lat,
+            lng: at.lng,
+            level: at.level,
+        }),
+        q: Some("Rischart".into()),
+        ..Default::default()
+    });
+    let f = &r.features[0];
+    let (d, t) = (f.distance.unwrap(), f.duration.unwrap());
+    // along the graph, never shorter than the straight line, and across a level
+    let rischart = g.poi_node(f.id.unwrap()).unwrap();
+    let straight = waymark_core::geo::haversine_m(at.pt(), g.nodes[rischart as usize].pt());
+    assert!(d >= straight - 0.5, "{d} < {straight}");
+    assert!(t > 0.0);
+    // the route says the same
+    let dir = route(
+        STACHUS,
+        IndoorPoint::PoiId(decathlon),
+        IndoorPoint::PoiId(f.id.unwrap()),
+        "default",
+    );
+    let leg = &dir.routes[0].legs[0];
+    assert!(
+        (leg.distance.value - d).abs() < 0.5 + d * 0.02,
+        "{} vs {d}",
+        leg.distance.value
+    );
+}
+
+/// Between every pair of POIs of `venue` on different levels: every route is walkable, and the
+/// wheelchair route (when one exists) takes no stairs and no escalator, and an elevator or a
+/// ramp where the default route climbs. Returns (pairs with a wheelchair route, of which the
+/// default route climbs stairs or escalators).
+fn wheelchair_pairs(venue: &str, points: &[(IndoorPoint, i64)]) -> (usize, usize) {
+    let g = graph(venue);
+    let mut compared = 0;
+    let mut default_stairs = 0;
+    for (i, (a, la)) in points.iter().enumerate() {
+        for (b, lb) in points.iter().skip(i + 1) {
+            if la == lb {
+                continue;
+            }
+            let d = route(venue, a.clone(), b.clone(), "default");
+            if d.status != "ok" {
+                continue;
+            }
+            assert_walkable(&g, &d);
+            let k = step_kinds(&d);
+            let climbs = k
+                .iter()
+                .any(|s| s.starts_with("stairs") || s.starts_with("escalator"));
+            let w = route(venue, a.clone(), b.clone(), "wheelchair");
+            if w.status == "ok" {
+                assert_walkable(&g, &w);
+                let wk = step_kinds(&w);
+                assert!(
+                    !wk.iter()
+                        .any(|s| s.starts_with("stairs") || s.starts_with("escalator")),
+                    "{a:?} -> {b:?}: {wk:?}"
+                );
+                for leg in &w.routes[0].legs {
+                    for s in &leg.steps {
+                        assert!(s.routing_profiles.contains(&"wheelchair".to_owned()));
+                    }
+                }
+                if climbs {
+                    default_stairs += 1;
+                    assert!(
+                        wk.iter().any(|s| s == "elevator" || s.starts_with("ramp")),
+                        "{wk:?}"
+                    );
+                }
+                compared += 1;
+            }
+        }
+    }
+    (compared, default_stairs)
+}
+
+#[test]
+fn wheelchair_routes_never_take_stairs() {
+    let g = graph(STACHUS);
+    let pois: Vec<(IndoorPoint, i64)> = g
+        .pois
+        .iter()
+        .map(|(id, n)| (IndoorPoint::PoiId(*id), g.nodes[*n as usize].level))
+        .collect();
+    let (compared, default_stairs) = wheelchair_pairs(STACHUS, &pois);
+    assert!(compared >= 10, "{compared}");
+    // the same pairs by default do climb stairs, so this test can fail
+    assert!(default_stairs >= 3, "{default_stairs}");
+    // London: Farringdon station, between points of its walkable areas (platforms,
+    // concourses) on different levels
+    let v = venue(FARRINGDON);
+    assert_eq!(v.name, "Farringdon");
+    assert!(v.levels.len() >= 3);
+    assert_eq!(v.routing_profiles, ["default", "wheelchair"]);
+    let g = graph(FARRINGDON);
+    let points: Vec<(IndoorPoint, i64)> = g
+        .areas
+        .iter()
+        .filter_map(|a| {
+            let n = &g.nodes[*a.nodes.first()? as usize];
+            Some((
+                IndoorPoint::Coords {
+                    lat: n.lat,
+                    lng: n.lng,
+                    level: n.level,
+                },
+                n.level,
+            ))
+        })
+        .take(24)
+        .collect();
+    // (the default routes between these points take its elevators too: Stachus above is
+    // where the default route climbs)
+    let (compared, _) = wheelchair_pairs(FARRINGDON, &points);
+    assert!(compared >= 5, "{compared}");
+}
+
+#[test]
+fn routes_have_steps_with_instructions() {
+    let a = poi(STACHUS, "Decathlon");
+    let b = poi(STACHUS, "Rischart");
+    let r = route(
+        STACHUS,
+        IndoorPoint::PoiId(a),
+        IndoorPoint::PoiId(b),
+        "default",
+    );
+    assert_eq!(r.status, "ok");
+    let route = &r.routes[0];
+    assert_eq!(route.bounds.len(), 4);
+    let leg = &route.legs[0];
+    assert_eq!(leg.start_location.level, -1);
+    assert_eq!(leg.end_location.level, -2);
+    let first = leg.steps.first().unwrap();
+    assert_eq!(
+        first.instruction.as_ref().unwrap().instruction_type,
+        "depart"
+    );
+    let last = leg.steps.last().unwrap();
+    assert_eq!(
+        last.instruction.as_ref().unwrap().summary,
+        "Arrive at Rischart"
+    );
+    assert_eq!(last.poi_id, Some(b));
+    let total: f64 = leg.steps.iter().map(|s| s.distance.value).sum();
+    assert!((total - leg.distance.value).abs() < 0.5);
+    let vertical: Vec<&str> = leg
+        .steps
+        .iter()
+        .map(|s| s.instruction.as_ref().unwrap().summary.as_str())
+        .filter(|s| s.contains("level -2"))
+        .collect();
+    assert_eq!(vertical.len(), 1, "{:?}", leg.steps);
+    for s in &leg.steps {
+        assert!(!s.polyline.is_empty());
+        assert!(s.polyline.iter().all(|p| p.len() == 3));
+        assert_eq!(s.start_location.level, s.polyline[0][2] as i64);
+    }
+    // German
+    let de = directions(IndoorDirectionsRequest {
+        venue_id: STACHUS.into(),
+        origin: IndoorPoint::PoiId(a),
+        destination: IndoorPoint::PoiId(b),
+        language: "de".into(),
+        ..Default::default()
+    })
+    .unwrap();
+    let last = de.routes[0].legs[0].steps.last().unwrap();
+    assert_eq!(
+        last.instruction.as_ref().unwrap().summary,
+        "Sie haben Rischart erreicht"
+    );
+}
+
+#[test]
+fn avoid_in_is_respected() {
+    let a = poi(STACHUS, "Decathlon");
+    let b = poi(STACHUS, "Rischart");
+    let r = route(
+        STACHUS,
+        IndoorPoint::PoiId(a),
+        IndoorPoint::PoiId(b),
+        "default",
+    );
+    // block a box around the middle point of the first level -1 step after departure
+    let leg = &r.routes[0].legs[0];
+    let pts: Vec<&Vec<f64>> = leg.steps.iter().flat_map(|s| s.polyline.iter()).collect();
+    let mid = pts
+        .iter()
+        .filter(|p| p[2] == -1.0)
+        .nth(2)
+        .copied()
+        .unwrap_or(pts[pts.len() / 2]);
+    let (lat, lng, level) = (mid[1], mid[0], mid[2] as i64);
+    let d = 0.00003; // ~3 m
+    let boxed = IndoorAvoidBox {
+        level,
+        corners: vec![
+            LatLng::new(lat - d, lng - d),
+            LatLng::new(lat - d, lng + d),
+            LatLng::new(lat + d, lng + d),
+            LatLng::new(lat + d, lng - d),
+        ],
+    };
+    let r2 = directions(IndoorDirectionsRequest {
+        venue_id: STACHUS.into(),
+        origin: IndoorPoint::PoiId(a),
+        destination: IndoorPoint::PoiId(b),
+        avoid_in: vec![boxed],
+        ..Default::default()
+    })
+    .unwrap();
+    if r2.status == "ok" {
+        for leg in &r2.routes[0].legs {
+            for s in &leg.steps {
+                for p in &s.polyline {
+                    if p[2] as i64 == level {
+                        assert!(
+                            !((p[1] - lat).abs() < d && (p[0] - lng).abs() < d),
+                            "{p:?} inside the avoided box"
+                        );
+                    }
+                }
+            }
+        }
+        assert_ne!(r2, r);
+    } else {
+        assert_eq!(r2.status, "no_route");
+    }
+}
+
+#[test]
+fn waypoints_and_optimize() {
+    let a = poi(STACHUS, "Decathlon");
+    let b = poi(STACHUS, "Rischart");
+    let c = poi(STACHUS, "Lindt");
+    let req = IndoorDirectionsRequest {
+        venue_id: STACHUS.into(),
+        origin: IndoorPoint::PoiId(a),
+        destination: IndoorPoint::PoiId(a),
+        waypoints: vec![IndoorPoint::PoiId(b), IndoorPoint::PoiId(c)],
+        ..Default::default()
+    };
+    let plain = directions(req.clone()).unwrap();
+    let legs = &plain.routes[0].legs;
+    assert_eq!(legs.len(), 3);
+    assert_eq!(legs[0].waypoint.as_deref(), Some(b.to_string().as_str()));
+    assert_eq!(legs[1].waypoint.as_deref(), Some(c.to_string().as_str()));
+    let opt = directions(IndoorDirectionsRequest {
+        optimize: true,
+        ..req
+    })
+    .unwrap();
+    let total = |r: &IndoorDirectionsResponse| -> f64 {
+        r.routes[0].legs.iter().map(|l| l.duration.value).sum()
+    };
+    assert!(total(&opt) <= total(&plain) + 0.5);
+}
+
+#[test]
+fn bad_points_get_400_and_422() {
+    // off every walkable area
+    let e = directions(IndoorDirectionsRequest {
+        venue_id: STACHUS.into(),
+        origin: IndoorPoint::Coords {
+            lat: 48.15,
+            lng: 11.60,
+            level: -1,
+        },
+        destination: IndoorPoint::PoiId(poi(STACHUS, "Lindt")),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::BadRequest);
+    assert!(e.message.contains("origin") && e.message.contains("off every walkable area"));
+    // a level the venue does not have
+    let e = directions(IndoorDirectionsRequest {
+        venue_id: STACHUS.into(),
+        origin: IndoorPoint::Coords {
+            lat: 48.139,
+            lng: 11.565,
+            level: 7,
+        },
+        destination: IndoorPoint::PoiId(poi(STACHUS, "Lindt")),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::BadRequest);
+    // unknown poi, unknown ref, unknown mode, unknown language: 422 naming the parameter
+    for (req, field) in [
+        (
+            IndoorDirectionsRequest {
+                venue_id: STACHUS.into(),
+                origin: IndoorPoint::PoiId(1),
+                destination: IndoorPoint::PoiId(poi(STACHUS, "Lindt")),
+                ..Default::default()
+            },
+            "origin",
+        ),
+        (
+            IndoorDirectionsRequest {
+                venue_id: STACHUS.into(),
+                origin: IndoorPoint::PoiId(poi(STACHUS, "Lindt")),
+                destination: IndoorPoint::Ref("nope".into()),
+                ..Default::default()
+            },
+            "destination",
+        ),
+        (
+            IndoorDirectionsRequest {
+                venue_id: STACHUS.into(),
+                origin: IndoorPoint::PoiId(poi(STACHUS, "Lindt")),
+                destination: IndoorPoint::PoiId(poi(STACHUS, "Rischart")),
+                mode: Some("bicycle".into()),
+                ..Default::default()
+            },
+            "mode",
+        ),
+        (
+            IndoorDirectionsRequest {
+                venue_id: STACHUS.into(),
+                origin: IndoorPoint::PoiId(poi(STACHUS, "Lindt")),
+                destination: IndoorPoint::PoiId(poi(STACHUS, "Rischart")),
+                language: "xx".into(),
+                ..Default::default()
+            },
+            "language",
+        ),
+    ] {
+        let e = directions(req).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Validation, "{field}: {e:?}");
+        assert_eq!(e.fields[0].loc, ["query", field]);
+    }
+}
+
+#[test]
+fn http_faces_answer_the_spec_bodies() {
+    let f = fixture();
+    let key = waymark_tests::private_caller(&f.publisher)
+        .api_key_header
+        .unwrap();
+    let s = &f.server;
+    let a = s.call("GET", &format!("/indoor/venues/{STACHUS}"), &key, "");
+    assert_eq!(a.status, 200, "{}", a.body);
+    let v: serde_json::Value = serde_json::from_str(&a.body).unwrap();
+    assert_eq!(
+        v["routing_profiles"],
+        serde_json::json!(["default", "wheelchair"])
+    );
+    let lindt = poi(STACHUS, "Lindt");
+    let r = s.call(
+        "GET",
+        &format!("/indoor/venues/{STACHUS}/pois/search?q=lindt&items_by_page=2"),
+        &key,
+        "",
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+    assert_eq!(v["features"][0]["id"], lindt);
+    assert_eq!(v["pagination"]["per_page"], 2);
+    let d = s.call(
+        "GET",
+        &format!("/indoor/directions/{STACHUS}?origin={lindt}&destination=48.15,11.6,-1"),
+        &key,
+        "",
+    );
+    assert_eq!(d.status, 400, "{}", d.body);
+    let v: serde_json::Value = serde_json::from_str(&d.body).unwrap();
+    assert!(v["detail"].as_str().unwrap().contains("destination"));
+    let d = s.call(
+        "GET",
+        &format!("/indoor/directions/{STACHUS}?origin={lindt}&destination=x"),
+        &key,
+        "",
+    );
+    assert_eq!(d.status, 422, "{}", d.body);
+    let v: serde_json::Value = serde_json::from_str(&d.body).unwrap();
+    assert!(v["context"].is_object() && v["detail"].is_array());
+    let d = s.call(
+        "GET",
+        &format!("/indoor/directions/{STACHUS}?origin={lindt}&destination={lindt}&mode=wheelchair"),
+        &key,
+        "",
+    );
+    assert_eq!(d.status, 200, "{}", d.body);
+    let v: serde_json::Value = serde_json::from_str(&d.body).unwrap();
+    assert_eq!(v["status"], "ok");
+    // engine = HTTP
+    let e = route(
+        STACHUS,
+        IndoorPoint::PoiId(lindt),
+        IndoorPoint::PoiId(lindt),
+        "wheelchair",
+    );
+    assert_eq!(v, serde_json::to_value(&e).unwrap());
+}
+
+#[test]
+fn venue_files_give_venues_search_and_routes() {
+    let v = venue("imdf-venue-1");
+    assert_eq!(v.name, "Example Hall");
+    let levels: Vec<(i64, Option<&str>, Option<&str>)> = v
+        .levels
+        .iter()
+        .map(|l| (l.level, l.name.as_deref(), l.reference.as_deref()))
+        .collect();
+    assert_eq!(
+        levels,
+        [
+            (0, Some("Ground floor"), Some("G")),
+            (1, Some("First floor"), Some("1"))
+        ]
+    );
+    assert_eq!(v.buildings.len(), 1);
+    assert_eq!(v.buildings[0].reference, "building-1");
+    assert_eq!(v.buildings[0].levels.len(), 2);
+    assert_eq!(
+        v.buildings[0].opening_hours.as_deref(),
+        Some("Mo-Su 06:00-22:00")
+    );
+    assert_eq!(v.routing_profiles, ["default", "wheelchair"]);
+    assert!(v.languages.contains(&"de".to_owned()));
+    assert!(
+        v.categories.contains(&"bakery".to_owned()),
+        "{:?}",
+        v.categories
+    );
+    // search in two languages, with a typo
+    let r = search(q("imdf-venue-1", "backerei sone"));
+    assert_eq!(names(&r), ["Sun Bakery"]);
+    let r = search(PoiSearchRequest {
+        language: "de".into(),
+        ..q("imdf-venue-1", "sun bakry")
+    });
+    assert_eq!(names(&r), ["Bäckerei Sonne"]);
+    // the bakery's building comes from its unit's level
+    assert_eq!(r.features[0].properties.0["building"], "building-1");
+    // step-free from the bakery to the toilets upstairs
+    let bakery = r.features[0].id.unwrap();
+    let toilets = poi("imdf-venue-1", "Toilets");
+    let g = graph("imdf-venue-1");
+    let w = route(
+        "imdf-venue-1",
+        IndoorPoint::PoiId(bakery),
+        IndoorPoint::PoiId(toilets),
+        "wheelchair",
+    );
+    assert_walkable(&g, &w);
+    let k = step_kinds(&w);
+    assert!(k.contains(&"elevator".to_owned()), "{k:?}");
+    assert!(!k.iter().any(|s| s.starts_with("stairs")), "{k:?}");
+    let d = route(
+        "imdf-venue-1",
+        IndoorPoint::PoiId(bakery),
+        IndoorPoint::PoiId(toilets),
+        "default",
+    );
+    assert_walkable(&g, &d);
+    assert_eq!(d.routes[0].legs[0].end_location.level, 1);
+    // re-adding the file replaces the venue (ids are stable)
+    let copy = tempfile::tempdir().unwrap();
+    let conn_path = copy.path().join("data.sqlite");
+    std::fs::copy(fixture().dirs[0].join("data.sqlite"), &conn_path).unwrap();
+    let mut conn = rusqlite::Connection::open(&conn_path).unwrap();
+    waymark_packs::venue_file::import(&mut conn, &venue_file(), "2026-01-01T00:00:00Z").unwrap();
+    let again = waymark_core::indoor::read_venue(&conn, "imdf-venue-1").unwrap();
+    assert!(again.features.iter().any(|f| f.id == bakery));
+    assert_eq!(again.features.len(), 10);
+}
+
+#[test]
+fn routes_start_on_the_street() {
+    let g = graph(STACHUS);
+    let decathlon = poi(STACHUS, "Decathlon");
+    // points a few decimetres beside the outdoor walking network joined to the venue
+    let mut outdoor: Vec<u32> = g
+        .edges
+        .iter()
+        .filter(|e| e.feature == -2)
+        .flat_map(|e| [e.a, e.b])
+        .collect();
+    outdoor.sort_unstable();
+    outdoor.dedup();
+    assert!(outdoor.len() > 10, "{}", outdoor.len());
+    let mut ok = 0;
+    for n in outdoor.iter().step_by((outdoor.len() / 25).max(1)) {
+        let node = &g.nodes[*n as usize];
+        let r = directions(IndoorDirectionsRequest {
+            venue_id: STACHUS.into(),
+            origin: IndoorPoint::Coords {
+                lat: node.lat + 0.000002,
+                lng: node.lng,
+                level: 0,
+            },
+            destination: IndoorPoint::PoiId(decathlon),
+            ..Default::default()
+        })
+        .unwrap();
+        if r.status != "ok" {
+            continue;
+        }
+        ok += 1;
+        assert_walkable(&g, &r);
+        let leg = &r.routes[0].legs[0];
+        assert_eq!(leg.start_location.level, 0);
+        assert_eq!(leg.end_location.level, -1);
+        let k = step_kinds(&r);
+        assert!(
+            k.iter().any(|s| s.ends_with("_down") || s == "elevator"),
+            "{k:?}"
+        );
+    }
+    assert!(ok >= 5, "{ok} street points reach Decathlon");
+}
+
+/// A ref that one feature of `venue` has, and that feature's id.
+fn unique_ref(venue: &str) -> (String, i64) {
+    let all = search(PoiSearchRequest {
+        venue_id: venue.into(),
+        extended: Some(waymark_core::api::vocab::PoiSearchExtended::Full),
+        ..Default::default()
+    });
+    let refs: Vec<(String, i64)> = all
+        .features
+        .iter()
+        .filter_map(|f| Some((f.properties.0.get("ref")?.as_str()?.to_owned(), f.id?)))
+        .collect();
+    refs.iter()
+        .find(|(r, _)| refs.iter().filter(|(x, _)| x == r).count() == 1)
+        .cloned()
+        .unwrap_or_else(|| panic!("no unique ref in {venue}: {refs:?}"))
+}
+
+#[test]
+fn ref_points_and_stable_ids() {
+    // `ref:<poi_ref>` as a destination
+    let (the_ref, id) = unique_ref(STACHUS);
+    let r = route(
+        STACHUS,
+        IndoorPoint::PoiId(poi(STACHUS, "Decathlon")),
+        IndoorPoint::Ref(the_ref),
+        "default",
+    );
+    assert_eq!(r.status, "ok");
+    let leg = &r.routes[0].legs[0];
+    assert_eq!(leg.steps.last().unwrap().poi_id, Some(id));
+    // a rebuild of the same data gives the same venue and feature ids
+    let ids = |dir: &std::path::Path| -> Vec<(String, i64)> {
+        let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+        let mut st = conn
+            .prepare("SELECT venue_id, id FROM indoor_features ORDER BY venue_id, id")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let again = waymark_packs::build::build_pack(
+        &waymark_tests::indoor_plan("munchen"),
+        "2",
+        &waymark_tests::sources(),
+        tmp.path(),
+        false,
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    let before: Vec<(String, i64)> = ids(&fixture().dirs[0])
+        .into_iter()
+        .filter(|(v, _)| v.starts_with("osm-"))
+        .collect();
+    assert!(before.len() > 300, "{}", before.len());
+    assert_eq!(ids(&again), before);
+}
