@@ -6,9 +6,9 @@
 //! credentials and a typed request (see [`crate::operation`]), which admits the call once —
 //! authentication, rate limit, parse errors, the request's rules — and then runs the function
 //! the endpoint table names for the request type, with the [`Call`] that proves the admission
-//! and charges the quota. Operations whose implementation has not landed return
-//! [`ErrorCode::NotAvailable`](crate::error::ErrorCode::NotAvailable) — never an invented
-//! answer.
+//! and charges the quota. Every operation of the table is implemented; an operation missing
+//! from a build would return [`ErrorCode::NotAvailable`](crate::error::ErrorCode::NotAvailable)
+//! — never an invented answer.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -273,14 +273,6 @@ impl Engine {
     ) -> Result<TimezoneResponse, ApiError> {
         self.geolocation
             .timezone(self.packs().snapshot(), call, &req)
-    }
-
-    // ----- not available in this build -----
-
-    /// Answers an operation whose implementation has not landed: 501 (after admission and
-    /// validation, which [`Engine::call`] did).
-    fn not_available<T>(&self, call: &Call<'_>) -> Result<T, ApiError> {
-        Err(ApiError::not_available(call.grant().endpoint.operation()))
     }
 
     /// `GET /stores/search`

@@ -566,10 +566,27 @@ pub fn add_to_pack(dir: &Path, file: &Path) -> Result<VenueFileStats, BuildError
     let db = dir.join("data.sqlite");
     let mut conn = Connection::open(&db)?;
     waymark_core::packs::schema::create_all(&conn)?;
-    let updated_at = std::fs::metadata(file)
-        .and_then(|m| m.modified())
-        .map(chrono::DateTime::<chrono::Utc>::from)
-        .unwrap_or_else(|_| chrono::Utc::now())
+    // The venue's own `updated_at` (a file's modification time changes with every checkout).
+    let stated = std::fs::read(file)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| {
+            v["features"].as_array()?.iter().find_map(|f| {
+                (f["feature_type"] == "venue")
+                    .then(|| f["properties"]["updated_at"].as_str())
+                    .flatten()
+                    .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+            })
+        })
+        .map(|t| t.with_timezone(&chrono::Utc));
+    let updated_at = stated
+        .or_else(|| {
+            std::fs::metadata(file)
+                .and_then(|m| m.modified())
+                .map(chrono::DateTime::<chrono::Utc>::from)
+                .ok()
+        })
+        .unwrap_or_else(chrono::Utc::now)
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let (stats, attribution) = import(&mut conn, file, &updated_at)?;
     let (sha, _) = waymark_core::packs::install::sha256_file(file).map_err(|e| io(file, e))?;

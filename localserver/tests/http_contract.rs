@@ -407,14 +407,14 @@ fn status_bodies_per_group() {
     let r = s.both(&Req::get("/indoor/venues/v1").header("X-Api-Key", &k.private));
     assert_eq!(r.status, 404, "{}", r.body);
     assert!(r.body["detail"].as_str().unwrap().contains("no venue `v1`"));
-    // 501 for operations not in this build, after authentication.
+    // Datasets: an unknown dataset is 404 `{details}` (the datasets group's body).
     let r = s.both(&Req::get("/datasets/d1/features/f1").header("X-Api-Key", &k.private));
-    assert_eq!(r.status, 501);
+    assert_eq!(r.status, 404, "{}", r.body);
     assert!(
-        r.body["detail"]
+        r.body["details"]
             .as_str()
             .unwrap()
-            .contains("not available in this build")
+            .contains("dataset d1 not found")
     );
     // 503 when no installed pack has the data an operation needs.
     let r = s.both(&Req::get(TZ).header("X-Api-Key", &k.private));
@@ -685,7 +685,8 @@ fn openapi_describes_every_endpoint() {
         .map(|m| m.as_object().unwrap().len())
         .sum();
     assert_eq!(
-        ops, 33,
-        "27 of the spec, the matrix result's 303 target, the map layer and 4 of pack management"
+        ops, 35,
+        "27 of the spec, the matrix result's 303 target, the map layer, 4 of pack management \
+         and 2 of datasets"
     );
 }
