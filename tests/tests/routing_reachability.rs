@@ -93,7 +93,11 @@ const TO: LatLng = LatLng::new(60.165, 24.945);
 fn the_helsinki_point_next_to_a_fragment_routes_and_reaches_the_city() {
     let f = helsinki();
     let straight = haversine_m(Pt::new(FROM.lat, FROM.lng), Pt::new(TO.lat, TO.lng));
-    for mode in [TravelMode::Driving, TravelMode::Walking, TravelMode::Cycling] {
+    for mode in [
+        TravelMode::Driving,
+        TravelMode::Walking,
+        TravelMode::Cycling,
+    ] {
         for (a, b) in [(FROM, TO), (TO, FROM)] {
             let r: RouteResponse = f
                 .engine
@@ -176,7 +180,9 @@ fn the_helsinki_point_next_to_a_fragment_routes_and_reaches_the_city() {
             / 1000.0
     };
     let (before, after) = (reached_km(&c.near), reached_km(&r.reach(p).origin(&g, &c)));
-    eprintln!("road reached in 10 min driving from {FROM:?}: before {before:.2} km, after {after:.2} km");
+    eprintln!(
+        "road reached in 10 min driving from {FROM:?}: before {before:.2} km, after {after:.2} km"
+    );
     assert!(after >= before);
     // The pair of the issue with the nearest snaps (the code before) and with the fix.
     let (a, b) = (Pt::new(FROM.lat, FROM.lng), Pt::new(TO.lat, TO.lng));
@@ -193,7 +199,11 @@ fn the_helsinki_point_next_to_a_fragment_routes_and_reaches_the_city() {
         r.snap_candidates(p, b, &all).unwrap(),
     );
     let new = r.path_between(p, Metric::Time, &ca, &cb, None, SearchAlgorithm::Ch);
-    eprintln!("the issue's pair: before {:?}, after {:?}", old.as_ref().map(|x| x.cost), new.as_ref().map(|x| x.0.cost));
+    eprintln!(
+        "the issue's pair: before {:?}, after {:?}",
+        old.as_ref().map(|x| x.cost),
+        new.as_ref().map(|x| x.0.cost)
+    );
     assert!(new.is_some());
     // From the middle of every small piece that cannot reach the main network: the origin moves
     // onto the main network and the 10 minutes reach far more road.
@@ -278,6 +288,7 @@ fn sweep(id: &str, pairs: usize) -> Vec<(Profile, Rates)> {
             v
         };
         let mut beyond = 0;
+        let mut off_main = 0;
         let mut done = 0;
         while done < pairs {
             let pick = |rng: &mut Rng| r.net.nodes[nodes[rng.below(nodes.len())] as usize];
@@ -308,6 +319,8 @@ fn sweep(id: &str, pairs: usize) -> Vec<(Profile, Rates)> {
                 r.snap_candidates(profile, b, &all),
             );
             t_after += t.elapsed().as_secs_f64();
+            off_main += usize::from(after.0.is_some_and(|c| c.main.is_some()))
+                + usize::from(after.1.is_some_and(|c| c.main.is_some()));
             let ok = match after {
                 (Some(s), Some(d)) => r
                     .path_between(profile, Metric::Time, &s, &d, None, SearchAlgorithm::Ch)
@@ -322,10 +335,12 @@ fn sweep(id: &str, pairs: usize) -> Vec<(Profile, Rates)> {
         }
         eprintln!(
             "{id} {profile}: before {}/{pairs} OK, after {}/{pairs} OK ({beyond} pairs skipped: \
-             a node > 5 km from the main component); snap {:.1} µs before, {:.1} µs after \
+             a node > 5 km from the main component); {off_main} of {} points off the main \
+             component; snap {:.1} µs before, {:.1} µs after \
              (per point, this build)",
             rates.before_ok,
             rates.after_ok,
+            2 * pairs,
             t_before * 1e6 / (2 * pairs) as f64,
             t_after * 1e6 / (2 * pairs) as f64,
         );
@@ -402,4 +417,3 @@ fn the_matrix_agrees_with_routes_between_fragments() {
         }
     }
 }
-

@@ -41,7 +41,11 @@ impl Reach {
     pub fn build(g: &TurnGraph) -> Reach {
         let n = g.arc_count();
         let component = tarjan(g);
-        let count = component.iter().copied().max().map_or(0, |m| m as usize + 1);
+        let count = component
+            .iter()
+            .copied()
+            .max()
+            .map_or(0, |m| m as usize + 1);
         let mut size = vec![0u32; count];
         for &c in &component {
             size[c as usize] += 1;
@@ -138,9 +142,9 @@ impl Reach {
         let cb = g.edge_arcs[b.edge as usize];
         ca.iter().any(|&x| {
             x != NO_ARC
-                && cb
-                    .iter()
-                    .any(|&y| y != NO_ARC && self.component[x as usize] == self.component[y as usize])
+                && cb.iter().any(|&y| {
+                    y != NO_ARC && self.component[x as usize] == self.component[y as usize]
+                })
         })
     }
 
@@ -356,10 +360,19 @@ mod tests {
         };
         // Island to island: stays; island to main: moves; source keeps its origin snap,
         // sink its destination snap.
-        assert_eq!(r.pair(&g, &c(6, Some(1)), &c(7, Some(2))), (snap(6), snap(7)));
+        assert_eq!(
+            r.pair(&g, &c(6, Some(1)), &c(7, Some(2))),
+            (snap(6), snap(7))
+        );
         assert_eq!(r.pair(&g, &c(6, Some(1)), &c(3, None)), (snap(1), snap(3)));
-        assert_eq!(r.pair(&g, &c(4, Some(0)), &c(5, Some(2))), (snap(4), snap(5)));
-        assert_eq!(r.pair(&g, &c(5, Some(2)), &c(4, Some(0))), (snap(2), snap(0)));
+        assert_eq!(
+            r.pair(&g, &c(4, Some(0)), &c(5, Some(2))),
+            (snap(4), snap(5))
+        );
+        assert_eq!(
+            r.pair(&g, &c(5, Some(2)), &c(4, Some(0))),
+            (snap(2), snap(0))
+        );
         assert_eq!(r.origin(&g, &c(8, Some(3))), snap(3));
         assert_eq!(r.origin(&g, &c(4, Some(0))), snap(4));
     }

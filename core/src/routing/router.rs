@@ -488,7 +488,6 @@ impl Router {
         out
     }
 
-
     /// Costs from every origin to every destination (`None` for a point that did not snap or
     /// a pair without path): the many-to-many search of the hierarchy, or one Dijkstra per
     /// origin over the arcs `usable` accepts when a filter is given (or the pack has no

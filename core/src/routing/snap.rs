@@ -86,7 +86,8 @@ impl SnapIndex {
 
     /// The nearest point on an edge accepted by `usable`, within [`MAX_SNAP_M`].
     pub fn snap(&self, net: &RoadNetwork, p: Pt, usable: impl Fn(u32) -> bool) -> Option<Snap> {
-        self.snap_two(net, p, usable, |_| true).map(|(near, _)| near)
+        self.snap_two(net, p, usable, |_| true)
+            .map(|(near, _)| near)
     }
 
     /// The nearest point on an edge accepted by `usable` and, when `main` refuses that edge,

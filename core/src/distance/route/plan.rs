@@ -5,8 +5,8 @@ use crate::api::{DistanceStatus, MAX_ROUTE_LENGTH_M, RouteAvoid};
 use crate::distance::{LocalClock, RoutingPack};
 use crate::geo::line_length_m;
 use crate::routing::Profile;
-use crate::routing::router::{ArcPath, Router, SearchAlgorithm};
 use crate::routing::reach::SnapCandidates;
+use crate::routing::router::{ArcPath, Router, SearchAlgorithm};
 use crate::routing::snap::Snap;
 
 use super::alternatives::alternatives;
