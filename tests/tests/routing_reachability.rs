@@ -264,7 +264,7 @@ fn sweep(id: &str, pairs: usize) -> Vec<(Profile, Rates)> {
             100.0 * f64::from(main) / g.arc_count() as f64,
             reach.heap_bytes() / 1024
         );
-        let mut rng = Rng::new(0x21 ^ (id.len() as u64) << 8 ^ profile.index() as u64);
+        let mut rng = Rng::new(0x21 ^ ((id.len() as u64) << 8) ^ profile.index() as u64);
         let all = |_: u32| true;
         let mut rates = Rates {
             pairs,
