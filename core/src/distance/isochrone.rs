@@ -4,7 +4,9 @@
 //! 1. **Reach.** A Dijkstra bounded by the budget on the turn graph of the mode (avoid options
 //!    removed, as for routes), from the snapped origin. An arc reached with budget left is
 //!    kept in full when the rest covers it, else the part of it the rest covers (partial
-//!    edges), including the origin's own arc.
+//!    edges), including the origin's own arc. The origin snaps onto the main network unless a
+//!    search from its nearest edge reaches it or that edge's component is itself large
+//!    ([`crate::routing::reach::Reach::origin`]).
 //! 2. **Outline.** The reached road geometry is drawn on a grid (about 120 cells across the
 //!    reached extent, cells of at least 15 m), each marked cell is grown by one cell, holes are
 //!    filled, diagonal pinches closed, and the boundary of the largest connected region is
@@ -42,9 +44,10 @@ pub fn outline(
     let ex = excluded.as_deref();
     let edge_ok = |e: u32| ex.is_none_or(|x| !x[e as usize]);
     let arc_ok = |a: u32| ex.is_none_or(|x| !x[g.arc_edge[a as usize] as usize]);
-    let snap = router
-        .snap(profile, origin, &edge_ok)
-        .or_else(|| router.snap(profile, origin, &|_| true))?;
+    let candidates = router
+        .snap_candidates(profile, origin, &edge_ok)
+        .or_else(|| router.snap_candidates(profile, origin, &|_| true))?;
+    let snap = router.reach(profile).origin(&g, &candidates);
     let src = positions(&g, &snap, &arc_ok);
     let starts: Vec<(u32, i64)> = expand_sources(&g, metric, &src, &arc_ok)
         .iter()

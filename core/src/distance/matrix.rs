@@ -31,7 +31,7 @@ use crate::api::{
 use crate::error::ApiError;
 use crate::geo::Pt;
 use crate::routing::Metric;
-use crate::routing::snap::Snap;
+use crate::routing::reach::SnapCandidates;
 
 use super::{RoutingCache, RoutingPacks, profile, pt};
 
@@ -325,16 +325,16 @@ pub fn compute_data(
     let mut dists = vec![None; no * nd];
     if let Some(routing) = routing {
         let r = &routing.router;
-        let snap = |p: &LatLng| -> Option<Snap> {
+        let snap = |p: &LatLng| -> Option<SnapCandidates> {
             let p = pt(*p);
             routing
                 .covers(p)
-                .then(|| r.snap(profile, p, &|_| true))
+                .then(|| r.snap_candidates(profile, p, &|_| true))
                 .flatten()
         };
-        let from: Vec<Option<Snap>> = origins.iter().map(snap).collect();
-        let to: Vec<Option<Snap>> = destinations.iter().map(snap).collect();
-        let cells = r.matrix(profile, Metric::Time, &from, &to, None);
+        let from: Vec<Option<SnapCandidates>> = origins.iter().map(snap).collect();
+        let to: Vec<Option<SnapCandidates>> = destinations.iter().map(snap).collect();
+        let cells = r.matrix_candidates(profile, Metric::Time, &from, &to, None);
         for i in 0..no {
             for j in 0..nd {
                 if let Some((ms, cm)) = cells[i][j] {

@@ -8,12 +8,15 @@
 //!   the pack (`routing/<profile>-<metric>.fp`), point-to-point and many-to-many queries;
 //! * [`search`]: plain Dijkstra (reference, query-time avoidance, isochrones);
 //! * [`snap`]: snapping to the nearest point of a usable edge;
+//! * [`reach`]: components of a profile's graph, so that points next to cut-off road pieces
+//!   snap onto the main network unless the other end is on the same piece;
 //! * [`router`]: [`Router`], all of it for one pack, loaded lazily, and the
 //!   [`SearchAlgorithm`] a path search runs.
 pub mod ch;
 pub mod graph;
 pub mod network;
 pub mod profile;
+pub mod reach;
 pub mod router;
 pub mod search;
 pub mod snap;

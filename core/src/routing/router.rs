@@ -8,6 +8,11 @@
 //! the arc (and the turn) as initial weight; a target arc `b` reached at offset `s` adds
 //! `s × cost(b)`. When both points lie on the same arc with the target ahead, the direct
 //! piece `(s - t) × cost` competes with the searched paths.
+//!
+//! **Fragments.** Each point is snapped to the nearest usable edge and, when that edge is not
+//! in the main component of the profile's graph, also to the nearest usable edge that is
+//! ([`Router::snap_candidates`]); a route or matrix cell then picks the pair of snaps the
+//! [`Reach`] of the graph says can be connected ([`Reach::pair`]).
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -16,6 +21,7 @@ use super::ch::{ChGraph, PreparedFile, file_name};
 use super::graph::{NO_ARC, TurnGraph};
 use super::network::{NetworkError, RoadNetwork};
 use super::profile::{Metric, Profile};
+use super::reach::{Reach, SnapCandidates};
 use super::search::Dijkstra;
 use super::snap::{Snap, SnapIndex};
 
@@ -197,6 +203,7 @@ pub struct Router {
     pub snap: SnapIndex,
     dir: std::path::PathBuf,
     graphs: [OnceLock<Arc<TurnGraph>>; 4],
+    reach: [OnceLock<Arc<Reach>>; 4],
     hierarchies: [[OnceLock<Option<Arc<ChGraph>>>; 2]; 4],
 }
 
@@ -215,6 +222,7 @@ impl Router {
             snap,
             dir: dir.to_path_buf(),
             graphs: Default::default(),
+            reach: Default::default(),
             hierarchies: Default::default(),
         })
     }
@@ -223,6 +231,14 @@ impl Router {
     pub fn graph(&self, profile: Profile) -> Arc<TurnGraph> {
         self.graphs[profile.index()]
             .get_or_init(|| Arc::new(TurnGraph::build(&self.net, profile)))
+            .clone()
+    }
+
+    /// The components and reachability of the turn graph of `profile` (computed with it on
+    /// first use).
+    pub fn reach(&self, profile: Profile) -> Arc<Reach> {
+        self.reach[profile.index()]
+            .get_or_init(|| Arc::new(Reach::build(&self.graph(profile))))
             .clone()
     }
 
@@ -265,6 +281,55 @@ impl Router {
             let arcs = g.edge_arcs[e as usize];
             (arcs[0] != NO_ARC || arcs[1] != NO_ARC) && edge_ok(e)
         })
+    }
+
+    /// Snaps `p` to the nearest edge `profile` may use and `edge_ok` accepts and, when that
+    /// edge is not in the main component of the profile's graph, to the nearest such edge that
+    /// is.
+    pub fn snap_candidates(
+        &self,
+        profile: Profile,
+        p: crate::geo::Pt,
+        edge_ok: &dyn Fn(u32) -> bool,
+    ) -> Option<SnapCandidates> {
+        let g = self.graph(profile);
+        let reach = self.reach(profile);
+        self.snap
+            .snap_two(
+                &self.net,
+                p,
+                |e| {
+                    let arcs = g.edge_arcs[e as usize];
+                    (arcs[0] != NO_ARC || arcs[1] != NO_ARC) && edge_ok(e)
+                },
+                |e| reach.edge_in_main(&g, e),
+            )
+            .map(|(near, main)| SnapCandidates { near, main })
+    }
+
+    /// The cheapest path between two snapped points and the snaps it joins: those
+    /// [`Reach::pair`] picks, or, when they have no path (an `avoid` filter can cut them
+    /// off), the snaps in the main component.
+    pub fn path_between(
+        &self,
+        profile: Profile,
+        metric: Metric,
+        from: &SnapCandidates,
+        to: &SnapCandidates,
+        usable: Option<&dyn Fn(u32) -> bool>,
+        algorithm: SearchAlgorithm,
+    ) -> Option<(ArcPath, Snap, Snap)> {
+        let g = self.graph(profile);
+        let (s, t) = self.reach(profile).pair(&g, from, to);
+        if let Some(p) = self.path(profile, metric, &s, &t, usable, algorithm) {
+            return Some((p, s, t));
+        }
+        let (s2, t2) = (from.main_or_near(), to.main_or_near());
+        if (s2, t2) == (s, t) {
+            return None;
+        }
+        self.path(profile, metric, &s2, &t2, usable, algorithm)
+            .map(|p| (p, s2, t2))
     }
 
     /// The cheapest path from `from` to `to`, over arcs accepted by `usable` (`None`: all).
@@ -345,6 +410,84 @@ impl Router {
 pub type Cell = Option<(u64, u64)>;
 
 impl Router {
+    /// [`Router::matrix`] between points snapped with [`Router::snap_candidates`]: each cell
+    /// joins the snaps [`Reach::pair`] picks. When every point lies in the main component (or
+    /// can leave and be entered from it) this is one matrix of the nearest snaps; otherwise a
+    /// second one, of the moved snaps, fills the cells whose ends do not share a component.
+    pub fn matrix_candidates(
+        &self,
+        profile: Profile,
+        metric: Metric,
+        from: &[Option<SnapCandidates>],
+        to: &[Option<SnapCandidates>],
+        usable: Option<&dyn Fn(u32) -> bool>,
+    ) -> Vec<Vec<Cell>> {
+        let g = self.graph(profile);
+        let reach = self.reach(profile);
+        let near = |c: &Option<SnapCandidates>| c.map(|c| c.near);
+        // The snap of each end when the other end is not in its component.
+        let leave: Vec<Option<Snap>> = from
+            .iter()
+            .map(|c| {
+                c.map(|c| {
+                    if reach.can_leave(&g, &c.near) {
+                        c.near
+                    } else {
+                        c.main_or_near()
+                    }
+                })
+            })
+            .collect();
+        let enter: Vec<Option<Snap>> = to
+            .iter()
+            .map(|c| {
+                c.map(|c| {
+                    if reach.can_enter(&g, &c.near) {
+                        c.near
+                    } else {
+                        c.main_or_near()
+                    }
+                })
+            })
+            .collect();
+        let mut out = self.matrix(profile, metric, &leave, &enter, usable);
+        let moved = from.iter().zip(&leave).any(|(c, l)| near(c) != *l)
+            || to.iter().zip(&enter).any(|(c, l)| near(c) != *l);
+        if !moved {
+            return out;
+        }
+        // Cells whose ends share a component keep their nearest snaps.
+        let rows: Vec<usize> = (0..from.len())
+            .filter(|&i| {
+                from[i].is_some_and(|a| {
+                    (0..to.len()).any(|j| {
+                        to[j].is_some_and(|b| {
+                            (Some(a.near) != leave[i] || Some(b.near) != enter[j])
+                                && reach.share_component(&g, &a.near, &b.near)
+                        })
+                    })
+                })
+            })
+            .collect();
+        if rows.is_empty() {
+            return out;
+        }
+        let sub_from: Vec<Option<Snap>> = rows.iter().map(|&i| near(&from[i])).collect();
+        let all_to: Vec<Option<Snap>> = to.iter().map(near).collect();
+        let same = self.matrix(profile, metric, &sub_from, &all_to, usable);
+        for (k, &i) in rows.iter().enumerate() {
+            let Some(a) = from[i] else { continue };
+            for (j, b) in to.iter().enumerate() {
+                if let Some(b) = b
+                    && reach.share_component(&g, &a.near, &b.near)
+                {
+                    out[i][j] = same[k][j];
+                }
+            }
+        }
+        out
+    }
+
     /// Costs from every origin to every destination (`None` for a point that did not snap or
     /// a pair without path): the many-to-many search of the hierarchy, or one Dijkstra per
     /// origin over the arcs `usable` accepts when a filter is given (or the pack has no

@@ -1,5 +1,6 @@
 //! Snapping input coordinates to the nearest point of a routable edge (not the nearest node):
-//! an R-tree over every segment of every edge, in a local metric projection.
+//! an R-tree over every segment of every edge, in a local metric projection. [`SnapIndex::snap_two`]
+//! also finds the nearest edge of the main component in the same walk (see [`super::reach`]).
 use rstar::{AABB, PointDistance, RTree, RTreeObject};
 
 use super::network::RoadNetwork;
@@ -85,34 +86,62 @@ impl SnapIndex {
 
     /// The nearest point on an edge accepted by `usable`, within [`MAX_SNAP_M`].
     pub fn snap(&self, net: &RoadNetwork, p: Pt, usable: impl Fn(u32) -> bool) -> Option<Snap> {
+        self.snap_two(net, p, usable, |_| true)
+            .map(|(near, _)| near)
+    }
+
+    /// The nearest point on an edge accepted by `usable` and, when `main` refuses that edge,
+    /// the nearest point on an edge accepted by both (`None` when there is none within
+    /// [`MAX_SNAP_M`]). One walk of the index, nearest segments first.
+    pub fn snap_two(
+        &self,
+        net: &RoadNetwork,
+        p: Pt,
+        usable: impl Fn(u32) -> bool,
+        main: impl Fn(u32) -> bool,
+    ) -> Option<(Snap, Option<Snap>)> {
         let q = self.proj.project(p);
         let max2 = MAX_SNAP_M * MAX_SNAP_M;
+        let mut near: Option<Snap> = None;
         for (seg, d2) in self.tree.nearest_neighbor_iter_with_distance_2(&q) {
             if d2 > max2 {
-                return None;
+                break;
             }
             if !usable(seg.edge) {
                 continue;
             }
-            let (t, _) = project_on_segment(q, seg.a, seg.b);
-            let g = net.geometry(seg.edge);
-            let i = seg.index as usize;
-            let point = lerp(g[i], g[i + 1], t);
-            let before = line_length_m(&g[..=i]);
-            let seg_len = haversine_m(g[i], g[i + 1]);
-            let total = before + line_length_m(&g[i..]);
-            let fraction = if total > 0.0 {
-                ((before + t * seg_len) / total).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            return Some(Snap {
-                edge: seg.edge,
-                fraction,
-                point,
-                distance_m: haversine_m(p, point),
-            });
+            let in_main = main(seg.edge);
+            if near.is_some() && !in_main {
+                continue;
+            }
+            let s = self.snap_on(net, p, q, seg);
+            match near {
+                None if in_main => return Some((s, None)),
+                None => near = Some(s),
+                Some(n) => return Some((n, Some(s))),
+            }
         }
-        None
+        near.map(|n| (n, None))
+    }
+
+    fn snap_on(&self, net: &RoadNetwork, p: Pt, q: [f64; 2], seg: &Segment) -> Snap {
+        let (t, _) = project_on_segment(q, seg.a, seg.b);
+        let g = net.geometry(seg.edge);
+        let i = seg.index as usize;
+        let point = lerp(g[i], g[i + 1], t);
+        let before = line_length_m(&g[..=i]);
+        let seg_len = haversine_m(g[i], g[i + 1]);
+        let total = before + line_length_m(&g[i..]);
+        let fraction = if total > 0.0 {
+            ((before + t * seg_len) / total).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        Snap {
+            edge: seg.edge,
+            fraction,
+            point,
+            distance_m: haversine_m(p, point),
+        }
     }
 }

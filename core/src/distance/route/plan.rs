@@ -5,6 +5,7 @@ use crate::api::{DistanceStatus, MAX_ROUTE_LENGTH_M, RouteAvoid};
 use crate::distance::{LocalClock, RoutingPack};
 use crate::geo::line_length_m;
 use crate::routing::Profile;
+use crate::routing::reach::SnapCandidates;
 use crate::routing::router::{ArcPath, Router, SearchAlgorithm};
 use crate::routing::snap::Snap;
 
@@ -89,22 +90,22 @@ fn plan_with(router: &Router, q: &TripQuery, excluded: Option<&[bool]>) -> Vec<T
     };
     let mut snaps = Vec::with_capacity(q.points.len());
     for p in &q.points {
-        match router.snap(q.profile, *p, &edge_ok) {
+        match router.snap_candidates(q.profile, *p, &edge_ok) {
             Some(s) => snaps.push(s),
             None => return Vec::new(),
         }
     }
     let mut order: Vec<usize> = (0..snaps.len()).collect();
     if q.optimize && snaps.len() > 3 {
-        let some: Vec<Option<Snap>> = snaps.iter().copied().map(Some).collect();
-        let m = router.matrix(q.profile, q.metric, &some, &some, usable);
+        let some: Vec<Option<SnapCandidates>> = snaps.iter().copied().map(Some).collect();
+        let m = router.matrix_candidates(q.profile, q.metric, &some, &some, usable);
         let cost = |i: usize, j: usize| m[i][j].map_or(u64::MAX / 4, |c| c.0);
         order = optimize_order(snaps.len(), &cost);
     }
     let mut legs = Vec::new();
     for w in order.windows(2) {
         let (i, j) = (w[0], w[1]);
-        let Some(path) = router.path(
+        let Some((path, from, to)) = router.path_between(
             q.profile,
             q.metric,
             &snaps[i],
@@ -114,21 +115,14 @@ fn plan_with(router: &Router, q: &TripQuery, excluded: Option<&[bool]>) -> Vec<T
         ) else {
             return Vec::new();
         };
-        legs.push(leg(router, q.profile, path, (i, j), (snaps[i], snaps[j])));
+        legs.push(leg(router, q.profile, path, (i, j), (from, to)));
     }
     let mut trips = vec![Trip { legs, notice: None }];
     if q.alternatives && snaps.len() == 2 {
-        for path in alternatives(
-            router,
-            &g,
-            q,
-            &snaps[0],
-            &snaps[1],
-            usable,
-            &trips[0].legs[0].path,
-        ) {
+        let (from, to) = (trips[0].legs[0].from_snap, trips[0].legs[0].to_snap);
+        for path in alternatives(router, &g, q, &from, &to, usable, &trips[0].legs[0].path) {
             trips.push(Trip {
-                legs: vec![leg(router, q.profile, path, (0, 1), (snaps[0], snaps[1]))],
+                legs: vec![leg(router, q.profile, path, (0, 1), (from, to))],
                 notice: None,
             });
         }
