@@ -147,8 +147,8 @@ mod tests {
             );
         }
         assert_eq!(
-            n, 31,
-            "every operation but the 303 target of the matrix result"
+            n, 33,
+            "every operation but the 303 target of the matrix result and the map layer"
         );
         assert!(
             kotlin.contains("suspend fun position(request: PositionRequest): GeolocationResult")
