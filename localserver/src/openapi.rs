@@ -298,15 +298,25 @@ mod tests {
         let paths = doc["paths"].as_object().unwrap();
         let ops: usize = paths.values().map(|m| m.as_object().unwrap().len()).sum();
         assert_eq!(
-            ops, 33,
-            "27 of the spec, the matrix result's 303 target, the map layer and 4 of pack management"
+            ops, 35,
+            "27 of the spec, the matrix result's 303 target, the map layer, 4 of pack management \
+             and 2 of datasets"
         );
         assert_eq!(
             doc["paths"]["/datasets/{dataset_id}"]
                 .as_object()
                 .unwrap()
                 .len(),
-            2
+            3,
+            "GET, PUT and DELETE"
+        );
+        assert_eq!(
+            doc["paths"]["/datasets"]["post"]["x-waymark-extension"],
+            json!(true)
+        );
+        assert_eq!(
+            doc["paths"]["/datasets"]["get"]["x-waymark-extension"],
+            json!(false)
         );
         assert_eq!(
             doc["paths"]["/zones"]["put"]["security"],
