@@ -114,7 +114,8 @@ impl DataWriter {
         )?;
         conn.execute_batch("COMMIT")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
-        // A checkpointless file: closing it flushes; `sync_file` below makes it durable.
+        // No journal: closing the connection writes the pages; the caller syncs the file before
+        // it is used (`run::switch`).
         drop(conn);
         Ok(self.count)
     }

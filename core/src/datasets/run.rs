@@ -14,6 +14,7 @@ use super::catalog::RunRow;
 use super::data::{DataWriter, DatasetIndex};
 use super::fetch::{FetchError, fetch};
 use crate::api::{ImportStatus, ImportStep, ImportStepName, LogEntry, LogLevel};
+use crate::packs::sync_dir;
 
 /// Most warnings a step logs one by one (the rest are counted in one entry).
 const MAX_WARNINGS: usize = 100;
@@ -453,14 +454,6 @@ fn thousands(n: u64) -> String {
 
 fn sync_file(path: &Path) -> std::io::Result<()> {
     std::fs::File::open(path)?.sync_all()
-}
-
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    #[cfg(unix)]
-    std::fs::File::open(dir)?.sync_all()?;
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
 }
 
 #[cfg(test)]

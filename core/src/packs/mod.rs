@@ -11,7 +11,7 @@ pub mod schema;
 pub mod search;
 
 pub use install::{InstallError, InstallProgress, InstalledPack, PackStore};
-pub(crate) use install::{new_agent, parse_content_range, percent_decode};
+pub(crate) use install::{new_agent, parse_content_range, percent_decode, sync_dir};
 pub use manager::PackManager;
 pub use manifest::{FORMAT_VERSION, Manifest, ManifestError, PackFile, PackSource};
 pub use registry::{LoadedPack, PackRegistry, PackSet};

@@ -102,7 +102,7 @@ fn sync_file(path: &Path) -> Result<(), InstallError> {
 
 /// fsyncs a directory so the entries created or renamed in it are durable (no-op on Windows,
 /// which cannot open directories as files).
-pub(super) fn sync_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     if cfg!(windows) {
         return Ok(());
     }

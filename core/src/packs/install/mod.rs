@@ -82,6 +82,7 @@ mod commit;
 mod download;
 mod error;
 mod source;
+pub(crate) use commit::sync_dir;
 pub(crate) use source::{new_agent, parse_content_range, percent_decode};
 mod verify;
 pub(crate) use verify::hex;
@@ -92,7 +93,7 @@ pub(crate) use verify::read_installed_manifest;
 pub use verify::{sha256_file, sha256_hex, verify_pack_dir};
 
 use checks::{check_manifest, check_name};
-use commit::{commit, remove_any, restore_done_files, sync_dir};
+use commit::{commit, remove_any, restore_done_files};
 use download::{Job, prepare_partial};
 use source::Source;
 use verify::verify_files;
