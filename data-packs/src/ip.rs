@@ -12,14 +12,10 @@ use std::net::IpAddr;
 use std::path::Path;
 
 use rusqlite::{Connection, params};
-use serde::Deserialize;
 
-/// Radius for a city-level record.
-pub const CITY_ACCURACY_KM: f64 = 25.0;
-/// Radius for a region-level record.
-pub const REGION_ACCURACY_KM: f64 = 200.0;
-/// Radius for a country-level record.
-pub const COUNTRY_ACCURACY_KM: f64 = 1000.0;
+pub use waymark_core::geolocation::ip::{
+    CITY_ACCURACY_KM, COUNTRY_ACCURACY_KM, DbIpCity, REGION_ACCURACY_KM, WORLD_IP_FILES, non_empty,
+};
 
 /// Errors of the ip layer.
 #[derive(Debug, thiserror::Error)]
@@ -45,21 +41,6 @@ pub enum IpError {
     Sqlite(#[from] rusqlite::Error),
 }
 
-#[derive(Debug, Deserialize)]
-struct DbIpCity<'a> {
-    #[serde(borrow, default)]
-    country_code: Option<&'a str>,
-    #[serde(borrow, default)]
-    state1: Option<&'a str>,
-    #[serde(borrow, default)]
-    city: Option<&'a str>,
-    /// DB-IP stores float32.
-    #[serde(default)]
-    latitude: Option<f32>,
-    #[serde(default)]
-    longitude: Option<f32>,
-}
-
 /// 16-byte big-endian key of an address (IPv4 mapped), as core's reader expects.
 pub fn ip_key(ip: IpAddr) -> [u8; 16] {
     waymark_core::geolocation::ip::key(ip).to_be_bytes()
@@ -79,10 +60,6 @@ pub fn network_bounds(ip: IpAddr, prefix: u8) -> ([u8; 16], [u8; 16]) {
     };
     let start = bits & !host_mask;
     ((start).to_be_bytes(), (start | host_mask).to_be_bytes())
-}
-
-fn non_empty(s: Option<&str>) -> Option<&str> {
-    s.filter(|s| !s.is_empty())
 }
 
 /// Counts of the layer.
@@ -141,13 +118,7 @@ pub fn build_city(
                 let (start, end) = network_bounds(net.ip(), net.prefix());
                 let city = non_empty(rec.city);
                 let region = non_empty(rec.state1);
-                let accuracy = if city.is_some() {
-                    CITY_ACCURACY_KM
-                } else if region.is_some() {
-                    REGION_ACCURACY_KM
-                } else {
-                    COUNTRY_ACCURACY_KM
-                };
+                let accuracy = rec.accuracy_km();
                 insert.execute(params![
                     &start[..],
                     &end[..],
@@ -163,6 +134,45 @@ pub fn build_city(
         }
     }
     tx.commit()?;
+    Ok(stats)
+}
+
+/// Counts of a world IP layer.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct WorldIpStats {
+    /// Search-tree nodes of the MaxMind DB files.
+    pub nodes: u64,
+    /// Bytes of the files.
+    pub bytes: u64,
+}
+
+/// The world IP layer: copies the DB-IP City Lite MaxMind DB files (IPv4, IPv6) into the pack
+/// directory as [`WORLD_IP_FILES`], after checking that each opens as a MaxMind DB of the
+/// family it is for and answers a lookup.
+pub fn build_world(mmdbs: &[&Path; 2], pack_dir: &Path) -> Result<WorldIpStats, IpError> {
+    let mut stats = WorldIpStats::default();
+    let probes: [IpAddr; 2] = [
+        IpAddr::from([8, 8, 8, 8]),
+        IpAddr::from([0x2001, 0x4860, 0x4860, 0, 0, 0, 0, 0x8888]),
+    ];
+    for ((src, rel), probe) in mmdbs.iter().zip(WORLD_IP_FILES).zip(probes) {
+        let err = |why: String| IpError::Mmdb {
+            path: src.display().to_string(),
+            why,
+        };
+        let reader = maxminddb::Reader::open_readfile(src).map_err(|e| err(e.to_string()))?;
+        let found = reader.lookup(probe).map_err(|e| err(e.to_string()))?;
+        found
+            .decode::<DbIpCity>()
+            .map_err(|e| err(e.to_string()))?
+            .ok_or_else(|| err(format!("no record for {probe}: not a DB-IP City file")))?;
+        stats.nodes += u64::from(reader.metadata().node_count);
+        let dest = pack_dir.join(rel);
+        if let Some(dir) = dest.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
+        }
+        stats.bytes += std::fs::copy(src, &dest).map_err(|e| err(e.to_string()))?;
+    }
     Ok(stats)
 }
 

@@ -106,6 +106,40 @@ fn bench(c: &mut Criterion) {
         .step_by(step(2000).max(1))
         .map(|x| LatLng::new(x.2 + 0.0002, x.3 - 0.0002))
         .collect();
+    // Forward geocoding: full addresses as a user writes them ("12 Street, 12345 City"), as
+    // in the quality test (geocoding_lands_within_30_m_for_95_percent).
+    let settlement_names: std::collections::HashMap<&str, &str> = items
+        .iter()
+        .filter(|x| kinds::is_settlement(&x.1))
+        .filter_map(|x| Some((x.0.as_str(), x.4.names.get("")?.as_str())))
+        .collect();
+    let addresses: Vec<String> = items
+        .iter()
+        .filter(|x| x.1 == kinds::ADDRESS)
+        .filter_map(|(_, _, _, _, d)| {
+            let city = d.city.clone().or_else(|| {
+                d.parents
+                    .iter()
+                    .find_map(|p| settlement_names.get(p.as_str()).map(|s| s.to_string()))
+            })?;
+            Some(format!(
+                "{} {}, {} {}",
+                d.housenumber.as_ref()?,
+                d.street.as_ref()?,
+                d.postcode.as_ref()?,
+                city
+            ))
+        })
+        .collect();
+    let addresses: Vec<String> = addresses
+        .iter()
+        .step_by((addresses.len() / 500).max(1))
+        .cloned()
+        .collect();
+    let fwd_req = |a: &String| GeocodeRequest {
+        address: Some(a.clone()),
+        ..Default::default()
+    };
     let ac_req = |(input, types): &(String, Vec<String>)| AutocompleteRequest {
         input: input.clone(),
         types: types.clone(),
@@ -168,6 +202,19 @@ fn bench(c: &mut Criterion) {
         })
         .collect();
     percentiles("reverse geocode", us);
+    let us: Vec<f64> = addresses
+        .iter()
+        .map(|a| {
+            time(&mut || {
+                drop(black_box(
+                    engine
+                        .call(&Credentials::Http(&caller), fwd_req(a))
+                        .unwrap(),
+                ))
+            })
+        })
+        .collect();
+    percentiles("geocode address", us);
     let us: Vec<f64> = points
         .iter()
         .map(|p| {
@@ -194,6 +241,13 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             i = (i + 1) % ids.len();
             black_box(engine.call(&Credentials::Http(&caller), det_req(&ids[i])))
+        })
+    });
+    let mut i = 0;
+    c.bench_function("geocode address (all packs)", |b| {
+        b.iter(|| {
+            i = (i + 1) % addresses.len();
+            black_box(engine.call(&Credentials::Http(&caller), fwd_req(&addresses[i])))
         })
     });
     let mut i = 0;

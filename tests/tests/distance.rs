@@ -469,6 +469,76 @@ fn isochrones_grow_with_the_budget_and_follow_the_network() {
     assert_eq!(d.distance.text, "3.0 km");
 }
 
+/// Isochrone outlines are contours of a travel-time field: no axis-aligned staircase (the
+/// grid tracing they replaced turned at right angles at nearly every vertex), and the holes
+/// of the Waymark extension, when present, are closed rings inside the outline.
+#[test]
+fn isochrone_outlines_are_smooth_contours_with_holes_inside() {
+    let f = fixture();
+    let mut vertices = 0;
+    let mut steps = 0;
+    let mut holes = 0;
+    for (origin, mode, minutes) in [
+        (ANDORRA_LA_VELLA, TravelMode::Driving, 30.0),
+        (ANDORRA_LA_VELLA, TravelMode::Walking, 10.0),
+        (ENCAMP, TravelMode::Driving, 10.0),
+        (ENCAMP, TravelMode::Walking, 15.0),
+    ] {
+        let r = f
+            .engine
+            .call(
+                &Credentials::Http(&f.caller),
+                IsochroneRequest {
+                    origin,
+                    value: minutes,
+                    mode,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        let Isoline::Time(t) = &r.isoline else {
+            panic!("time variant")
+        };
+        let ring = points(&t.geometry);
+        assert!(ring.len() >= 4 && ring.first() == ring.last(), "closed");
+        // Axis-aligned segments meeting at a right angle: steps of a staircase.
+        let axis = |a: Pt, b: Pt| {
+            let (dx, dy) = (b.lng - a.lng, b.lat - a.lat);
+            if dx.abs() < 1e-9 {
+                Some(1)
+            } else if dy.abs() < 1e-9 {
+                Some(0)
+            } else {
+                None
+            }
+        };
+        vertices += ring.len() - 1;
+        steps += ring
+            .windows(3)
+            .filter(
+                |w| matches!((axis(w[0], w[1]), axis(w[1], w[2])), (Some(a), Some(b)) if a != b),
+            )
+            .count();
+        for h in &t.holes {
+            let hole = points(h);
+            assert!(
+                hole.len() >= 4 && hole.first() == hole.last(),
+                "closed hole"
+            );
+            assert!(
+                hole.iter().all(|p| ring_contains(&ring, *p)),
+                "a hole lies inside the outline"
+            );
+            holes += 1;
+        }
+    }
+    eprintln!("{steps} staircase steps among {vertices} vertices, {holes} holes");
+    assert!(
+        steps * 50 <= vertices,
+        "{steps} steps among {vertices} vertices"
+    );
+}
+
 fn convex_area(pts: &[Pt]) -> f64 {
     let mut p: Vec<(f64, f64)> = pts.iter().map(|p| (p.lng, p.lat)).collect();
     p.sort_by(|a, b| a.partial_cmp(b).unwrap());

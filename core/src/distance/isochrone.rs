@@ -2,26 +2,36 @@
 //! (`method=time`) or kilometres (`method=distance`).
 //!
 //! 1. **Reach.** A Dijkstra bounded by the budget on the turn graph of the mode (avoid options
-//!    removed, as for routes), from the snapped origin. An arc reached with budget left is
-//!    kept in full when the rest covers it, else the part of it the rest covers (partial
-//!    edges), including the origin's own arc. The origin snaps onto the main network unless a
-//!    search from its nearest edge reaches it or that edge's component is itself large
-//!    ([`crate::routing::reach::Reach::origin`]).
-//! 2. **Outline.** The reached road geometry is drawn on a grid (about 120 cells across the
-//!    reached extent, cells of at least 15 m), each marked cell is grown by one cell, holes are
-//!    filled, diagonal pinches closed, and the boundary of the largest connected region is
-//!    traced and simplified (Douglas–Peucker, half a cell). The outline follows the network:
-//!    valleys without roads stay outside, unlike a convex hull.
-//! 3. The ring (closed: first point repeated last) is an encoded polyline, precision 5.
+//!    removed, as for routes), from the snapped origin. Every arc reached with budget left is
+//!    kept with its cost at both ends, in full when the rest covers it, else the part the rest
+//!    covers (partial edges), including the origin's own arc. The origin snaps onto the main
+//!    network unless a search from its nearest edge reaches it or that edge's component is
+//!    itself large ([`crate::routing::reach::Reach::origin`]).
+//! 2. **Travel-cost field.** A square grid is laid over the reached roads ([`cell_size`]: the
+//!    farthest reach of the budget over 300, never under [`MIN_CELL_M`] nor over
+//!    [`MAX_CELL_M`]: 110 m for a 10-minute walk, 183 m for a 30-minute drive).
+//!    Walking along every reached piece (points at most half a cell apart, the cost
+//!    interpolated along the piece), each cell keeps the lowest cost of a road point inside
+//!    it; cells without a reached road count as reached at the budget plus [`ALLOWANCE`].
+//! 3. **Contour.** Marching squares trace the level `budget` over the cell centres, the
+//!    crossing on each cell side interpolated linearly between its two centres. That is the
+//!    **off-road allowance**: the outline lies between a reached road's cell centre and the
+//!    next unreached cell centre, nearer the road the later it was reached, so never more than
+//!    one cell and a half beyond a reached road, and hugging roads reached at the limit
+//!    ([`ALLOWANCE`]).
+//!    Ambiguous squares are decided by their centre's mean. The rings are closed, simplified
+//!    (Douglas–Peucker, a quarter cell) and sorted: the outer ring of the largest area is the
+//!    outline (`geometry`); rings inside it of at least [`MIN_HOLE_CELLS`] cells are its
+//!    `holes` (lakes, parks, mountainsides with no reached road), a Waymark extension. Diagonal outlines come
+//!    out diagonal: there is no staircase.
+//! 4. Rings are closed (first point repeated last) encoded polylines, precision 5.
 //!
 //! Long ranges cost at most one search over the pack's graph plus the grid, so they do not
 //! time out. The time-based variant (not shown in the spec) is `{origin, time: {value, text},
 //! geometry}` with `time.value` in seconds; the distance-based one reports `distance.value` in
 //! metres.
-use std::collections::VecDeque;
-
 use crate::api::*;
-use crate::geo::{LocalProjection, Pt, encode_polyline, sub_line};
+use crate::geo::{LocalProjection, Pt, encode_polyline};
 use crate::routing::router::{expand_sources, positions};
 use crate::routing::search::Dijkstra;
 use crate::routing::{Metric, Profile};
@@ -29,7 +39,73 @@ use crate::routing::{Metric, Profile};
 use super::RoutingPack;
 use super::route::Texts;
 
-/// The reachable outline as a closed ring, `None` when the origin does not snap.
+/// Smallest grid cell, in metres (short walks): about a city block's depth.
+pub const MIN_CELL_M: f64 = 110.0;
+/// Largest grid cell, in metres (long drives).
+pub const MAX_CELL_M: f64 = 550.0;
+/// Cells across the farthest reach of the budget (its radius): the grid resolves about 1/300
+/// of the reach.
+pub const CELLS_PER_REACH: f64 = 300.0;
+
+/// The side of a grid cell for a budget: the farthest reach of the budget at the mode's top
+/// speed ([`top_speed_mps`]; the budget itself for `method=distance`) over
+/// [`CELLS_PER_REACH`], between [`MIN_CELL_M`] and [`MAX_CELL_M`]. Fixed by the question, not
+/// the answer, so that an outline does not coarsen because a far road was reached.
+pub fn cell_size(profile: Profile, metric: Metric, budget: u64) -> f64 {
+    let reach_m = match metric {
+        // ms
+        Metric::Time => budget as f64 / 1000.0 * top_speed_mps(profile),
+        // cm
+        Metric::Distance => budget as f64 / 100.0,
+    };
+    (reach_m / CELLS_PER_REACH).clamp(MIN_CELL_M, MAX_CELL_M)
+}
+
+/// The speed, in m/s, a mode rarely exceeds on average over a long trip (the size of its
+/// isochrone grid): 110 km/h driving, 90 km/h for trucks, 30 km/h cycling, 8 km/h walking.
+pub fn top_speed_mps(profile: Profile) -> f64 {
+    match profile {
+        Profile::Driving => 110.0 / 3.6,
+        Profile::Truck => 90.0 / 3.6,
+        Profile::Cycling => 30.0 / 3.6,
+        Profile::Walking => 8.0 / 3.6,
+    }
+}
+
+/// Off-road allowance: a cell without a reached road counts as reached at the budget plus
+/// this share of it, so the outline crosses from a road's cell towards the next cell centre
+/// by `(budget − cost) / (budget × (1 + ALLOWANCE) − cost)` of a cell: most of a cell beside
+/// roads reached early, almost nothing beside roads reached at the limit.
+pub const ALLOWANCE: f64 = 0.125;
+
+/// Smallest hole, in cells: an unreachable area at least about four cells across (0.5 km²
+/// for a 30-minute drive, 0.2 km² for a 10-minute walk); smaller gaps between reached roads
+/// are filled.
+pub const MIN_HOLE_CELLS: f64 = 16.0;
+
+/// An isochrone's area: the outer ring and the unreachable rings inside it, each closed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outline {
+    /// Outer ring, counter-clockwise.
+    pub ring: Vec<Pt>,
+    /// Holes, clockwise.
+    pub holes: Vec<Vec<Pt>>,
+}
+
+/// A ring of projected points.
+type Ring = Vec<[f64; 2]>;
+
+/// A reached piece of an arc: fractions `from..to` of its geometry, reached at costs
+/// `cost_from` and `cost_to`.
+struct Piece {
+    arc: u32,
+    from: f64,
+    to: f64,
+    cost_from: f64,
+    cost_to: f64,
+}
+
+/// The reachable outline, `None` when the origin does not snap.
 pub fn outline(
     routing: &RoutingPack,
     origin: Pt,
@@ -37,7 +113,7 @@ pub fn outline(
     metric: Metric,
     budget: u64,
     avoid: &[RouteAvoid],
-) -> Option<Vec<Pt>> {
+) -> Option<Outline> {
     let router = &routing.router;
     let g = router.graph(profile);
     let excluded = super::excluded_edges(router, avoid);
@@ -61,12 +137,19 @@ pub fn outline(
         |a, t| Some(g.transition_cost(metric, a, t)),
         arc_ok,
     );
-    // Reached pieces: (arc, from, to) fractions.
-    let mut pieces: Vec<(u32, f64, f64)> = Vec::new();
+    let budget_f = budget as f64;
+    let mut pieces: Vec<Piece> = Vec::new();
     for p in &src {
         let c = g.arc_cost(metric, p.arc) as f64;
-        let ahead = if c > 0.0 { budget as f64 / c } else { 1.0 };
-        pieces.push((p.arc, p.offset, (p.offset + ahead).min(1.0)));
+        let ahead = if c > 0.0 { budget_f / c } else { 1.0 };
+        let to = (p.offset + ahead).min(1.0);
+        pieces.push(Piece {
+            arc: p.arc,
+            from: p.offset,
+            to,
+            cost_from: 0.0,
+            cost_to: (to - p.offset) * c,
+        });
     }
     for &a in &d.order {
         let Some(label) = d.reached(a) else { continue };
@@ -80,314 +163,400 @@ pub fn outline(
         } else {
             left as f64 / c as f64
         };
-        pieces.push((a, 0.0, f));
+        pieces.push(Piece {
+            arc: a,
+            from: 0.0,
+            to: f,
+            cost_from: label as f64,
+            cost_to: label as f64 + f * c as f64,
+        });
     }
     let proj = LocalProjection::new(origin.lat);
-    let mut segments: Vec<([f64; 2], [f64; 2])> = Vec::new();
-    let mut pts: Vec<Pt> = Vec::new();
-    for (a, from, to) in pieces {
-        pts.clear();
-        let geom = router.net.geometry(g.arc_edge[a as usize]);
-        let forward = g.arc_forward[a as usize];
-        if from <= 0.0 && to >= 1.0 {
-            if forward {
-                pts.extend_from_slice(geom);
-            } else {
-                pts.extend(geom.iter().rev());
-            }
-        } else if forward {
-            sub_line(geom, from, to, &mut pts);
-        } else {
-            let rev: Vec<Pt> = geom.iter().rev().copied().collect();
-            sub_line(&rev, from, to, &mut pts);
-        }
-        for w in pts.windows(2) {
-            segments.push((proj.project(w[0]), proj.project(w[1])));
-        }
-        if pts.len() == 1 {
-            let p = proj.project(pts[0]);
-            segments.push((p, p));
-        }
-    }
     let o = proj.project(snap.point);
-    segments.push((o, o));
-    let ring = grid_outline(&segments)?;
-    Some(ring.into_iter().map(|xy| proj.unproject(xy)).collect())
-}
-
-/// The outline of the region around line segments (projected metres) as a closed ring.
-pub fn grid_outline(segments: &[([f64; 2], [f64; 2])]) -> Option<Vec<[f64; 2]>> {
-    let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
-    for (a, b) in segments {
-        for p in [a, b] {
+    // Every reached piece as projected points with their costs, flat: piece `i` is
+    // `points[ends[i - 1]..ends[i]]`.
+    let mut points: Vec<([f64; 2], f64)> = vec![(o, 0.0)];
+    let mut ends: Vec<usize> = vec![1];
+    let (mut x0, mut y0, mut x1, mut y1) = (o[0], o[1], o[0], o[1]);
+    let mut xy: Vec<[f64; 2]> = Vec::new();
+    for piece in &pieces {
+        let geom = router.net.geometry(g.arc_edge[piece.arc as usize]);
+        xy.clear();
+        if g.arc_forward[piece.arc as usize] {
+            xy.extend(geom.iter().map(|p| proj.project(*p)));
+        } else {
+            xy.extend(geom.iter().rev().map(|p| proj.project(*p)));
+        }
+        let start = points.len();
+        costed_sub_line(&xy, piece, &mut points);
+        for (p, _) in &points[start..] {
             x0 = x0.min(p[0]);
             y0 = y0.min(p[1]);
             x1 = x1.max(p[0]);
             y1 = y1.max(p[1]);
         }
+        ends.push(points.len());
     }
-    if x0 > x1 {
-        return None;
-    }
-    let extent = (x1 - x0).max(y1 - y0);
-    let cell = (extent / 120.0).max(15.0);
-    // Two cells of margin on each side.
-    let ox = x0 - 2.0 * cell;
-    let oy = y0 - 2.0 * cell;
-    let w = ((x1 - x0) / cell) as usize + 5;
-    let h = ((y1 - y0) / cell) as usize + 5;
-    let mut grid = vec![false; w * h];
-    let mark = |grid: &mut Vec<bool>, p: [f64; 2]| {
-        let cx = ((p[0] - ox) / cell) as usize;
-        let cy = ((p[1] - oy) / cell) as usize;
-        if cx < w && cy < h {
-            grid[cy * w + cx] = true;
-        }
+    let cell = cell_size(profile, metric, budget);
+    let field = CostField::rasterize(
+        &points,
+        &ends,
+        [x0, y0, x1, y1],
+        cell,
+        budget_f * (1.0 + ALLOWANCE),
+    );
+    let (ring, holes) = field.contour(budget_f)?;
+    let unproject =
+        |r: Vec<[f64; 2]>| -> Vec<Pt> { r.into_iter().map(|p| proj.unproject(p)).collect() };
+    Some(Outline {
+        ring: unproject(ring),
+        holes: holes.into_iter().map(unproject).collect(),
+    })
+}
+
+/// Appends to `out` the part `piece.from..piece.to` (fractions of length) of a projected
+/// line, each point with its cost (linear in length between the piece's two costs).
+fn costed_sub_line(xy: &[[f64; 2]], piece: &Piece, out: &mut Vec<([f64; 2], f64)>) {
+    let seg_len = |a: [f64; 2], b: [f64; 2]| ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
+    let Some(&first) = xy.first() else {
+        return;
     };
-    for (a, b) in segments {
-        let len = ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
-        let steps = (len / (cell * 0.5)).ceil() as usize;
-        for i in 0..=steps {
-            let t = if steps == 0 {
-                0.0
-            } else {
-                i as f64 / steps as f64
-            };
-            mark(
-                &mut grid,
-                [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t],
-            );
-        }
+    let total: f64 = xy.windows(2).map(|w| seg_len(w[0], w[1])).sum();
+    if total <= 0.0 || xy.len() < 2 {
+        out.push((first, piece.cost_from));
+        return;
     }
-    // Grow by one cell (8 neighbours).
-    let mut grown = grid.clone();
-    for y in 0..h {
-        for x in 0..w {
-            if grid[y * w + x] {
-                for dy in -1i64..=1 {
-                    for dx in -1i64..=1 {
-                        let (nx, ny) = (x as i64 + dx, y as i64 + dy);
-                        if nx >= 0 && ny >= 0 && (nx as usize) < w && (ny as usize) < h {
-                            grown[ny as usize * w + nx as usize] = true;
-                        }
-                    }
-                }
-            }
-        }
-    }
-    let mut grid = grown;
-    for _ in 0..4 {
-        fill_holes(&mut grid, w, h);
-        if !close_pinches(&mut grid, w, h) {
-            break;
-        }
-    }
-    fill_holes(&mut grid, w, h);
-    // Largest 4-connected region.
-    let mut label = vec![0u32; w * h];
-    let mut best = (0usize, 0u32);
-    let mut next = 1u32;
-    for start in 0..w * h {
-        if !grid[start] || label[start] != 0 {
+    let (start, end) = (piece.from * total, piece.to * total);
+    let span = (end - start).max(f64::MIN_POSITIVE);
+    let cost_at = |s: f64| {
+        piece.cost_from + (piece.cost_to - piece.cost_from) * ((s - start) / span).clamp(0.0, 1.0)
+    };
+    let before = out.len();
+    let mut walked = 0.0;
+    for w in xy.windows(2) {
+        let l = seg_len(w[0], w[1]);
+        let (s0, s1) = (walked, walked + l);
+        walked = s1;
+        if s1 < start || s0 > end || l <= 0.0 {
             continue;
         }
-        let mut size = 0;
-        let mut q = VecDeque::from([start]);
-        label[start] = next;
-        while let Some(i) = q.pop_front() {
-            size += 1;
-            let (x, y) = (i % w, i / w);
-            let mut push = |j: usize| {
-                if grid[j] && label[j] == 0 {
-                    label[j] = next;
-                    q.push_back(j);
+        let at = |s: f64| {
+            let t = ((s - s0) / l).clamp(0.0, 1.0);
+            [
+                w[0][0] + (w[1][0] - w[0][0]) * t,
+                w[0][1] + (w[1][1] - w[0][1]) * t,
+            ]
+        };
+        if out.len() == before {
+            let s = start.max(s0);
+            out.push((at(s), cost_at(s)));
+        }
+        let s = end.min(s1);
+        out.push((at(s), cost_at(s)));
+    }
+    if out.len() == before {
+        out.push((first, piece.cost_from));
+    }
+}
+
+/// Lowest reached cost per grid cell (cell centres at `origin + (i + ½) · cell`).
+struct CostField {
+    ox: f64,
+    oy: f64,
+    cell: f64,
+    w: usize,
+    h: usize,
+    v: Vec<f64>,
+}
+
+impl CostField {
+    /// The field of costed lines (line `i` is `points[ends[i - 1]..ends[i]]`, the first
+    /// starting at 0) within `bbox` (projected `[x0, y0, x1, y1]`) on cells of `cell` metres,
+    /// cells without a reached point at `unreached`; two cells of margin keep every contour
+    /// closed.
+    fn rasterize(
+        points: &[([f64; 2], f64)],
+        ends: &[usize],
+        bbox: [f64; 4],
+        cell: f64,
+        unreached: f64,
+    ) -> CostField {
+        let [x0, y0, x1, y1] = bbox;
+        let ox = x0 - 2.0 * cell;
+        let oy = y0 - 2.0 * cell;
+        let w = ((x1 - x0) / cell) as usize + 5;
+        let h = ((y1 - y0) / cell) as usize + 5;
+        let mut f = CostField {
+            ox,
+            oy,
+            cell,
+            w,
+            h,
+            v: vec![unreached; w * h],
+        };
+        let half = cell * 0.5;
+        let mut start = 0;
+        for &end in ends {
+            let line = &points[start.min(end)..end];
+            start = end;
+            if let [(p, c)] = line {
+                f.mark(*p, *c);
+            }
+            for seg in line.windows(2) {
+                let ((a, ca), (b, cb)) = (seg[0], seg[1]);
+                let len = ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
+                let n = (len / half).ceil().max(1.0) as usize;
+                for i in 0..=n {
+                    let t = i as f64 / n as f64;
+                    f.mark(
+                        [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t],
+                        ca + (cb - ca) * t,
+                    );
                 }
-            };
-            if x > 0 {
-                push(i - 1);
-            }
-            if x + 1 < w {
-                push(i + 1);
-            }
-            if y > 0 {
-                push(i - w);
-            }
-            if y + 1 < h {
-                push(i + w);
             }
         }
-        if size > best.0 {
-            best = (size, next);
-        }
-        next += 1;
+        f
     }
-    let inside = |x: i64, y: i64| {
-        x >= 0
-            && y >= 0
-            && (x as usize) < w
-            && (y as usize) < h
-            && label[y as usize * w + x as usize] == best.1
-    };
-    // Trace the boundary counter-clockwise (region on the left), starting at the bottom edge
-    // of the lowest-leftmost cell.
-    let first = (0..w * h).find(|&i| label[i] == best.1)?;
-    let (sx, sy) = ((first % w) as i64, (first / w) as i64);
-    let mut ring: Vec<(i64, i64)> = vec![(sx, sy)];
-    let (mut x, mut y) = (sx + 1, sy);
-    let mut dir = (1i64, 0i64);
-    let limit = 4 * w * h + 8;
-    while (x, y) != (sx, sy) && ring.len() < limit {
-        ring.push((x, y));
-        // Candidate directions: left turn, straight, right turn (keep the region on the left).
-        let left = (-dir.1, dir.0);
-        let right = (dir.1, -dir.0);
-        let mut moved = false;
-        for d in [left, dir, right] {
-            if edge_is_boundary((x, y), d, &inside) {
-                dir = d;
-                x += d.0;
-                y += d.1;
-                moved = true;
-                break;
-            }
+
+    fn mark(&mut self, p: [f64; 2], cost: f64) {
+        let cx = ((p[0] - self.ox) / self.cell).floor();
+        let cy = ((p[1] - self.oy) / self.cell).floor();
+        if cx < 0.0 || cy < 0.0 {
+            return;
         }
-        if !moved {
-            return None;
+        let (cx, cy) = (cx as usize, cy as usize);
+        if cx < self.w && cy < self.h {
+            let i = cy * self.w + cx;
+            if cost < self.v[i] {
+                self.v[i] = cost;
+            }
         }
     }
-    let pts: Vec<[f64; 2]> = ring
-        .iter()
-        .map(|&(gx, gy)| [ox + gx as f64 * cell, oy + gy as f64 * cell])
-        .collect();
-    let mut simple = douglas_peucker(&pts, cell * 0.5);
-    if let Some(&f) = simple.first() {
-        simple.push(f);
+
+    fn centre(&self, x: usize, y: usize) -> [f64; 2] {
+        [
+            self.ox + (x as f64 + 0.5) * self.cell,
+            self.oy + (y as f64 + 0.5) * self.cell,
+        ]
     }
-    (simple.len() >= 4).then_some(simple)
+
+    /// Where the level crosses side `e` of the centre grid: even ids are the side from centre
+    /// `(x, y)` to `(x + 1, y)`, odd ids the side from `(x, y)` to `(x, y + 1)`.
+    fn crossing(&self, e: usize, level: f64) -> [f64; 2] {
+        let i = e / 2;
+        let (x, y) = (i % self.w, i / self.w);
+        let (a, b) = if e.is_multiple_of(2) {
+            (self.centre(x, y), self.centre(x + 1, y))
+        } else {
+            (self.centre(x, y), self.centre(x, y + 1))
+        };
+        let j = if e.is_multiple_of(2) {
+            i + 1
+        } else {
+            i + self.w
+        };
+        let (va, vb) = (self.v[i], self.v[j]);
+        let t = if (vb - va).abs() < f64::EPSILON {
+            0.5
+        } else {
+            ((level - va) / (vb - va)).clamp(0.0, 1.0)
+        };
+        [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]
+    }
+
+    /// The rings where the field crosses `level` (inside: below it): the outer ring of the
+    /// largest area and the holes inside it.
+    fn contour(&self, level: f64) -> Option<(Ring, Vec<Ring>)> {
+        let (w, h) = (self.w, self.h);
+        let inside = |x: usize, y: usize| self.v[y * w + x] < level;
+        // next[side] = the side where the contour leaving through `side` goes on.
+        let mut next = vec![u32::MAX; 2 * w * h];
+        let mut starts: Vec<usize> = Vec::new();
+        for y in 0..h - 1 {
+            for x in 0..w - 1 {
+                // Corners counter-clockwise from the bottom left; sides k from corner k to k + 1.
+                let c = [
+                    inside(x, y),
+                    inside(x + 1, y),
+                    inside(x + 1, y + 1),
+                    inside(x, y + 1),
+                ];
+                let side = [
+                    2 * (y * w + x),
+                    2 * (y * w + x + 1) + 1,
+                    2 * ((y + 1) * w + x),
+                    2 * (y * w + x) + 1,
+                ];
+                let n_in = c.iter().filter(|b| **b).count();
+                if n_in == 0 || n_in == 4 {
+                    continue;
+                }
+                // Region on the left: the contour crosses the square from a side going
+                // inside → outside (corners counter-clockwise) to a side going outside → inside.
+                let mut link = |from: usize, to: usize| {
+                    next[side[from]] = side[to] as u32;
+                    starts.push(side[from]);
+                };
+                if c[0] == c[2] && c[1] == c[3] {
+                    // Saddle: decided by the mean at the square's centre.
+                    let i = y * w + x;
+                    let mean =
+                        (self.v[i] + self.v[i + 1] + self.v[i + w] + self.v[i + w + 1]) / 4.0;
+                    let centre_in = mean < level;
+                    match (c[0], centre_in) {
+                        (true, true) => {
+                            link(0, 1);
+                            link(2, 3);
+                        }
+                        (true, false) => {
+                            link(0, 3);
+                            link(2, 1);
+                        }
+                        (false, true) => {
+                            link(3, 0);
+                            link(1, 2);
+                        }
+                        (false, false) => {
+                            link(1, 0);
+                            link(3, 2);
+                        }
+                    }
+                    continue;
+                }
+                let (mut out_side, mut in_side) = (0, 0);
+                for k in 0..4 {
+                    let (a, b) = (c[k], c[(k + 1) % 4]);
+                    if a && !b {
+                        out_side = k;
+                    } else if !a && b {
+                        in_side = k;
+                    }
+                }
+                link(out_side, in_side);
+            }
+        }
+        let mut rings: Vec<(f64, Vec<[f64; 2]>)> = Vec::new();
+        for s in starts {
+            if next[s] == u32::MAX {
+                continue;
+            }
+            let mut ring = Vec::new();
+            let mut e = s;
+            while next[e] != u32::MAX && ring.len() <= 2 * w * h {
+                ring.push(self.crossing(e, level));
+                let n = next[e] as usize;
+                next[e] = u32::MAX;
+                e = n;
+            }
+            if ring.len() >= 3 {
+                let area = signed_area(&ring);
+                rings.push((area, ring));
+            }
+        }
+        let outer_idx = rings
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.0 > 0.0)
+            .max_by(|a, b| a.1.0.total_cmp(&b.1.0))
+            .map(|(i, _)| i)?;
+        let (_, outer) = rings.swap_remove(outer_idx);
+        let min_hole = MIN_HOLE_CELLS * self.cell * self.cell;
+        let tol = self.cell * 0.25;
+        let holes = rings
+            .into_iter()
+            .filter(|(a, r)| *a <= -min_hole && contains(&outer, r[0]))
+            .filter_map(|(_, r)| close(douglas_peucker(&r, tol)))
+            .collect();
+        Some((close(douglas_peucker(&outer, tol))?, holes))
+    }
 }
 
-/// Whether the unit edge from vertex `v` in direction `d` has the region on its left and
-/// outside on its right.
-fn edge_is_boundary(v: (i64, i64), d: (i64, i64), inside: &dyn Fn(i64, i64) -> bool) -> bool {
-    // Cells left and right of the edge.
-    let (l, r) = match d {
-        (1, 0) => ((v.0, v.1), (v.0, v.1 - 1)),
-        (0, 1) => ((v.0 - 1, v.1), (v.0, v.1)),
-        (-1, 0) => ((v.0 - 1, v.1 - 1), (v.0 - 1, v.1)),
-        _ => ((v.0, v.1 - 1), (v.0 - 1, v.1 - 1)),
-    };
-    inside(l.0, l.1) && !inside(r.0, r.1)
+/// Twice the signed area… halved: positive for counter-clockwise rings.
+fn signed_area(ring: &[[f64; 2]]) -> f64 {
+    let n = ring.len();
+    (0..n)
+        .map(|i| {
+            let (a, b) = (ring[i], ring[(i + 1) % n]);
+            a[0] * b[1] - b[0] * a[1]
+        })
+        .sum::<f64>()
+        / 2.0
 }
 
-fn fill_holes(grid: &mut [bool], w: usize, h: usize) {
-    let mut outside = vec![false; w * h];
-    let mut q = VecDeque::new();
-    for x in 0..w {
-        for y in [0, h - 1] {
-            let i = y * w + x;
-            if !grid[i] && !outside[i] {
-                outside[i] = true;
-                q.push_back(i);
-            }
+/// Whether `p` lies inside the (open) ring, even–odd rule.
+fn contains(ring: &[[f64; 2]], p: [f64; 2]) -> bool {
+    let mut inside = false;
+    let n = ring.len();
+    let mut j = n - 1;
+    for i in 0..n {
+        let (a, b) = (ring[i], ring[j]);
+        if (a[1] > p[1]) != (b[1] > p[1])
+            && p[0] < (b[0] - a[0]) * (p[1] - a[1]) / (b[1] - a[1]) + a[0]
+        {
+            inside = !inside;
         }
+        j = i;
     }
-    for y in 0..h {
-        for x in [0, w - 1] {
-            let i = y * w + x;
-            if !grid[i] && !outside[i] {
-                outside[i] = true;
-                q.push_back(i);
-            }
-        }
-    }
-    while let Some(i) = q.pop_front() {
-        let (x, y) = (i % w, i / w);
-        let mut n = Vec::with_capacity(4);
-        if x > 0 {
-            n.push(i - 1);
-        }
-        if x + 1 < w {
-            n.push(i + 1);
-        }
-        if y > 0 {
-            n.push(i - w);
-        }
-        if y + 1 < h {
-            n.push(i + w);
-        }
-        for j in n {
-            if !grid[j] && !outside[j] {
-                outside[j] = true;
-                q.push_back(j);
-            }
-        }
-    }
-    for i in 0..w * h {
-        if !outside[i] {
-            grid[i] = true;
-        }
-    }
+    inside
 }
 
-/// Fills one cell of every 2×2 block whose filled cells touch only diagonally; whether any was.
-fn close_pinches(grid: &mut [bool], w: usize, h: usize) -> bool {
-    let mut changed = false;
-    for y in 0..h - 1 {
-        for x in 0..w - 1 {
-            let (a, b, c, d) = (
-                grid[y * w + x],
-                grid[y * w + x + 1],
-                grid[(y + 1) * w + x],
-                grid[(y + 1) * w + x + 1],
-            );
-            if a && d && !b && !c {
-                grid[y * w + x + 1] = true;
-                changed = true;
-            } else if b && c && !a && !d {
-                grid[y * w + x] = true;
-                changed = true;
-            }
-        }
-    }
-    changed
+/// The ring closed (first point repeated last), if it still has an area.
+fn close(mut ring: Vec<[f64; 2]>) -> Option<Vec<[f64; 2]>> {
+    let first = *ring.first()?;
+    ring.push(first);
+    (ring.len() >= 4).then_some(ring)
 }
 
+/// Douglas–Peucker on an open ring: the first point and the point farthest from it are kept,
+/// each half simplified.
 fn douglas_peucker(pts: &[[f64; 2]], tol: f64) -> Vec<[f64; 2]> {
-    if pts.len() < 3 {
+    if pts.len() < 4 {
         return pts.to_vec();
     }
-    let mut keep = vec![false; pts.len()];
+    let far = (1..pts.len())
+        .max_by(|&a, &b| dist2(pts[0], pts[a]).total_cmp(&dist2(pts[0], pts[b])))
+        .unwrap_or(pts.len() / 2);
+    let mut closed: Vec<[f64; 2]> = pts.to_vec();
+    closed.push(pts[0]);
+    let mut keep = vec![false; closed.len()];
     keep[0] = true;
-    keep[pts.len() - 1] = true;
-    let mut stack = vec![(0usize, pts.len() - 1)];
+    keep[far] = true;
+    keep[closed.len() - 1] = true;
+    let mut stack = vec![(0usize, far), (far, closed.len() - 1)];
     while let Some((s, e)) = stack.pop() {
         if e <= s + 1 {
             continue;
         }
-        let (a, b) = (pts[s], pts[e]);
+        let (a, b) = (closed[s], closed[e]);
         let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
         let len = (dx * dx + dy * dy).sqrt();
-        let mut far = (0.0, s);
-        for (i, p) in pts.iter().enumerate().take(e).skip(s + 1) {
+        let mut best = (0.0, s);
+        for (i, p) in closed.iter().enumerate().take(e).skip(s + 1) {
             let dist = if len == 0.0 {
-                ((p[0] - a[0]).powi(2) + (p[1] - a[1]).powi(2)).sqrt()
+                dist2(*p, a).sqrt()
             } else {
                 ((p[0] - a[0]) * dy - (p[1] - a[1]) * dx).abs() / len
             };
-            if dist > far.0 {
-                far = (dist, i);
+            if dist > best.0 {
+                best = (dist, i);
             }
         }
-        if far.0 > tol {
-            keep[far.1] = true;
-            stack.push((s, far.1));
-            stack.push((far.1, e));
+        if best.0 > tol {
+            keep[best.1] = true;
+            stack.push((s, best.1));
+            stack.push((best.1, e));
         }
     }
-    pts.iter()
+    closed.pop();
+    closed
+        .into_iter()
         .zip(keep)
-        .filter_map(|(p, k)| k.then_some(*p))
+        .filter_map(|(p, k)| k.then_some(p))
         .collect()
+}
+
+fn dist2(a: [f64; 2], b: [f64; 2]) -> f64 {
+    (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)
 }
 
 /// The isochrone answer.
@@ -399,7 +568,7 @@ pub fn isochrone(routing: &RoutingPack, req: &IsochroneRequest, texts: Texts) ->
         Metric::Time => (req.value * 60_000.0).min(1e12) as u64,
         Metric::Distance => (req.value * 100_000.0).min(1e12) as u64,
     };
-    let ring = outline(
+    let area = outline(
         routing,
         super::pt(req.origin),
         profile,
@@ -407,7 +576,7 @@ pub fn isochrone(routing: &RoutingPack, req: &IsochroneRequest, texts: Texts) ->
         budget,
         &req.avoid,
     );
-    respond(req, texts, ring)
+    respond(req, texts, area)
 }
 
 /// The answer without any reachable area (`ZERO_RESULTS`, empty geometry).
@@ -415,14 +584,20 @@ pub fn isochrone_empty(req: &IsochroneRequest, texts: Texts) -> IsochroneRespons
     respond(req, texts, None)
 }
 
-fn respond(req: &IsochroneRequest, texts: Texts, ring: Option<Vec<Pt>>) -> IsochroneResponse {
+fn respond(req: &IsochroneRequest, texts: Texts, area: Option<Outline>) -> IsochroneResponse {
     let metric = super::metric(req.method);
-    let status = if ring.is_some() {
+    let status = if area.is_some() {
         DistanceStatus::Ok
     } else {
         DistanceStatus::ZeroResults
     };
-    let geometry = ring.map(|r| encode_polyline(r, 5)).unwrap_or_default();
+    let (geometry, holes) = match area {
+        Some(a) => (
+            encode_polyline(a.ring, 5),
+            a.holes.into_iter().map(|h| encode_polyline(h, 5)).collect(),
+        ),
+        None => (String::new(), Vec::new()),
+    };
     let isoline = match metric {
         Metric::Time => {
             let secs = req.value * 60.0;
@@ -433,6 +608,7 @@ fn respond(req: &IsochroneRequest, texts: Texts, ring: Option<Vec<Pt>>) -> Isoch
                     text: super::text::duration(secs, texts.lang),
                 },
                 geometry,
+                holes,
             })
         }
         Metric::Distance => {
@@ -444,8 +620,168 @@ fn respond(req: &IsochroneRequest, texts: Texts, ring: Option<Vec<Pt>>) -> Isoch
                     text: super::text::distance(m, texts.units, texts.lang),
                 },
                 geometry,
+                holes,
             })
         }
     };
     IsochroneResponse { status, isoline }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    /// A costed straight line from `a` to `b`, costs `ca` to `cb`.
+    fn line(a: [f64; 2], b: [f64; 2], ca: f64, cb: f64) -> Vec<([f64; 2], f64)> {
+        vec![(a, ca), (b, cb)]
+    }
+
+    /// The field of `lines` on cells of `cell` metres (budget 1000).
+    fn field(lines: &[Vec<([f64; 2], f64)>], cell: f64) -> CostField {
+        let points: Vec<([f64; 2], f64)> = lines.iter().flatten().copied().collect();
+        let ends: Vec<usize> = lines
+            .iter()
+            .scan(0, |n, l| {
+                *n += l.len();
+                Some(*n)
+            })
+            .collect();
+        CostField::rasterize(
+            &points,
+            &ends,
+            bbox(lines),
+            cell,
+            1_000.0 * (1.0 + ALLOWANCE),
+        )
+    }
+
+    fn bbox(lines: &[Vec<([f64; 2], f64)>]) -> [f64; 4] {
+        let mut b = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
+        for (p, _) in lines.iter().flatten() {
+            b = [
+                b[0].min(p[0]),
+                b[1].min(p[1]),
+                b[2].max(p[0]),
+                b[3].max(p[1]),
+            ];
+        }
+        b
+    }
+
+    /// Segments of the ring that are axis-aligned and meet another axis-aligned one at a right
+    /// angle: the steps of a staircase.
+    fn right_angle_steps(ring: &[[f64; 2]]) -> usize {
+        let dir = |a: [f64; 2], b: [f64; 2]| {
+            let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+            let len = (dx * dx + dy * dy).sqrt();
+            if dx.abs() < 1e-6 * len {
+                Some(1)
+            } else if dy.abs() < 1e-6 * len {
+                Some(0)
+            } else {
+                None
+            }
+        };
+        ring.windows(3)
+            .filter(|w| matches!((dir(w[0], w[1]), dir(w[1], w[2])), (Some(a), Some(b)) if a != b))
+            .count()
+    }
+
+    #[test]
+    fn a_square_of_roads_around_an_unreached_block_has_a_hole() {
+        // A 3 km square of roads reached at 0..=400 (budget 1000), nothing inside.
+        let s = 3_000.0;
+        let lines = vec![
+            line([0.0, 0.0], [s, 0.0], 0.0, 100.0),
+            line([s, 0.0], [s, s], 100.0, 200.0),
+            line([s, s], [0.0, s], 200.0, 300.0),
+            line([0.0, s], [0.0, 0.0], 300.0, 400.0),
+        ];
+        let f = field(&lines, 100.0);
+        let (outer, holes) = f.contour(1_000.0).unwrap();
+        assert!(signed_area(&outer) > 0.0, "outer ring counter-clockwise");
+        assert_eq!(holes.len(), 1, "the block inside is a hole");
+        assert!(signed_area(&holes[0]) < 0.0, "holes clockwise");
+        // The outline hugs the roads: within one and a half cells outside them.
+        for p in &outer {
+            let out = (-p[0]).max(p[0] - s).max(-p[1]).max(p[1] - s);
+            assert!(
+                out > 0.0 && out <= 1.5 * f.cell,
+                "{p:?} is {out} m off the roads"
+            );
+        }
+        // The hole covers most of the block.
+        let hole_area = -signed_area(&holes[0]);
+        assert!(hole_area > 0.8 * (s - 2.0 * f.cell).powi(2), "{hole_area}");
+        assert_eq!(outer.first(), outer.last(), "closed");
+    }
+
+    #[test]
+    fn a_diagonal_road_gives_a_diagonal_outline_not_a_staircase() {
+        let lines = vec![line([0.0, 0.0], [5_000.0, 5_000.0], 0.0, 500.0)];
+        let f = field(&lines, 100.0);
+        let (outer, holes) = f.contour(1_000.0).unwrap();
+        assert!(holes.is_empty());
+        assert_eq!(right_angle_steps(&outer), 0, "{outer:?}");
+        // A thin band along the road: its area is about its length times a few cells.
+        let area = signed_area(&outer);
+        let len = 5_000.0 * 2f64.sqrt();
+        assert!(area > len * f.cell && area < len * 4.0 * f.cell, "{area}");
+    }
+
+    #[test]
+    fn roads_reached_at_the_limit_are_hugged_closer_than_early_ones() {
+        // Two parallel roads along cell centres: one reached early, one just under the budget
+        // (the point at the origin fixes the grid: cell edges on multiples of 100 m).
+        let lines = vec![
+            vec![([0.0, 0.0], 500.0)],
+            line([0.0, 50.0], [4_000.0, 50.0], 0.0, 10.0),
+            line([0.0, 3_050.0], [4_000.0, 3_050.0], 990.0, 999.0),
+            line([0.0, 50.0], [0.0, 3_050.0], 10.0, 990.0),
+        ];
+        let f = field(&lines, 100.0);
+        assert_eq!(f.cell, 100.0);
+        let (outer, _) = f.contour(1_000.0).unwrap();
+        let below = outer.iter().map(|p| p[1]).fold(f64::MAX, f64::min);
+        let above = outer.iter().map(|p| p[1]).fold(f64::MIN, f64::max);
+        assert!(
+            50.0 - below > 0.8 * f.cell,
+            "early road: most of a cell ({below})"
+        );
+        assert!(
+            above - 3_050.0 < 0.25 * f.cell,
+            "late road: hugged ({above})"
+        );
+    }
+
+    #[test]
+    fn saddles_and_separate_pieces_keep_the_largest_area() {
+        let lines = vec![
+            line([0.0, 0.0], [3_000.0, 0.0], 0.0, 100.0),
+            // A far, small reached piece (an island reached by ferry, say).
+            line([20_000.0, 20_000.0], [20_300.0, 20_000.0], 500.0, 510.0),
+        ];
+        let f = field(&lines, 100.0);
+        let (outer, _) = f.contour(1_000.0).unwrap();
+        assert!(
+            outer.iter().all(|p| p[0] < 4_000.0),
+            "the largest area only"
+        );
+    }
+
+    #[test]
+    fn cell_sizes_follow_the_budget() {
+        // A 10-minute walk: the smallest cell; a 30-minute drive: 1/300 of 55 km.
+        assert_eq!(
+            cell_size(Profile::Walking, Metric::Time, 600_000),
+            MIN_CELL_M
+        );
+        let drive = cell_size(Profile::Driving, Metric::Time, 1_800_000);
+        assert!((drive - 183.3).abs() < 0.1, "{drive}");
+        assert_eq!(
+            cell_size(Profile::Driving, Metric::Distance, 100_000_000),
+            550.0
+        );
+    }
 }

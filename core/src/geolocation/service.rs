@@ -13,10 +13,10 @@ use crate::distance::LocalTime;
 use crate::error::{ApiError, ErrorCode};
 use crate::geo::Pt;
 use crate::operation::Call;
-use crate::packs::registry::{PackSet, PackSetCache};
+use crate::packs::registry::{LoadedPack, PackSet, PackSetCache};
 use crate::packs::schema::layers;
 
-use super::ip::{IpIndex, is_local};
+use super::ip::{IpIndex, WORLD_IP_FILES, is_local};
 use super::layer_attribution;
 use super::timezone::{TimezoneIndex, TimezoneIndexBuilder, nautical_zone, offsets};
 
@@ -71,7 +71,7 @@ impl Geolocation {
         };
         let index = self.ip_index(set.clone())?;
         let hit = index.find(ip).ok_or_else(unknown)?;
-        let record = hit.record;
+        let record = hit.record.as_ref();
         let code = record.country_code.as_deref();
         let country = code.and_then(|c| index.country(c));
         let (lat, lng) = record
@@ -155,14 +155,40 @@ impl Geolocation {
     fn ip_index(&self, set: Arc<PackSet>) -> Result<Arc<IpIndex>, ApiError> {
         self.ip_index.get_or_build(set, |set| {
             let mut packs = set.with_layer(layers::IP);
-            // Region packs (city-level ranges) before world-wide ones.
-            packs.sort_by_key(|p| p.manifest.coverage.bbox == [-180.0, -90.0, 180.0, 90.0]);
+            // The most precise first: region packs (city-level ranges of their area), then
+            // world IP packs (city-level everywhere), then the base pack (countries).
+            let world_files = |p: &LoadedPack| {
+                WORLD_IP_FILES
+                    .iter()
+                    .all(|f| p.manifest.files.iter().any(|m| m.path == *f))
+            };
+            packs.sort_by_key(|p| {
+                if world_files(p) {
+                    1
+                } else if p.manifest.coverage.bbox == [-180.0, -90.0, 180.0, 90.0] {
+                    2
+                } else {
+                    0
+                }
+            });
             let mut index = IpIndex::default();
             for pack in packs {
-                index.add_pack_attributed(
-                    &pack.sqlite()?,
-                    layer_attribution(&pack.manifest, layers::IP),
-                )?;
+                let attribution = layer_attribution(&pack.manifest, layers::IP);
+                if world_files(pack) {
+                    index
+                        .add_world_pack(&pack.path(""), attribution)
+                        .map_err(|e| {
+                            ApiError::new(
+                                ErrorCode::DataUnavailable,
+                                format!(
+                                    "the IP files of pack `{}` cannot be read ({e}); reinstall it",
+                                    pack.manifest.id
+                                ),
+                            )
+                        })?;
+                } else {
+                    index.add_pack_attributed(&pack.sqlite()?, attribution)?;
+                }
             }
             // Country names may come from a pack without IP ranges.
             for pack in set.with_layer(layers::PLACES) {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::details::{details_of, leading_number};
 use super::format::{Shown, resolve_language};
-use super::index::{Bias, Item, LocalitiesIndex, text_query};
+use super::index::{Bias, Item, LocalitiesIndex, text_query_with};
 use super::text::{MatchKind, QueryToken, match_word, query_tokens};
 use crate::api::{
     Accuracy, AddressComponent, CcFormat, DetailsField, GeocodeRequest, GeocodeResponse,
@@ -197,20 +197,33 @@ fn forward(
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let hits = idx.search(
-        |f| text_query(f, &tokens, &types, countries, false),
-        Bias::default(),
-        60,
-    );
-    let mut scored: Vec<(f64, Vec<bool>, Shown)> = hits
-        .into_iter()
-        .map(|(_, item)| {
-            let s = shown(idx, item, lang);
-            let (score, used) = explain(&s, &tokens);
-            (score, used, s)
-        })
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let rank = |typos: bool| {
+        let hits = idx.search(
+            |f| text_query_with(f, &tokens, &types, countries, false, typos),
+            Bias::default(),
+            60,
+        );
+        let mut scored: Vec<(f64, Vec<bool>, Shown)> = hits
+            .into_iter()
+            .map(|(_, item)| {
+                let s = shown(idx, item, lang);
+                let (score, used) = explain(&s, &tokens);
+                (score, used, s)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        scored
+    };
+    // Most addresses are written without typos: when the best candidate of the exact search
+    // explains every token, the fuzzy search (the costly part) could only add candidates that
+    // explain less. Otherwise search again, tolerating typos.
+    let mut scored = rank(false);
+    if !scored
+        .first()
+        .is_some_and(|(_, used, _)| used.iter().all(|u| *u))
+    {
+        scored = rank(true);
+    }
     let mut out = Vec::new();
     if let Some((_, used, best)) = scored.first()
         && best.item.kind == kinds::ROUTE

@@ -380,7 +380,9 @@ impl LocalitiesIndex {
         bias: Bias,
         limit: usize,
     ) -> Vec<(f64, Item)> {
-        let mut all: Vec<(f64, Item)> = Vec::new();
+        // Best hits of every pack first; documents are read only for the overall best.
+        let mut searchers = Vec::with_capacity(self.packs.len());
+        let mut hits: Vec<(f64, usize, DocAddress)> = Vec::new();
         for (i, p) in self.packs.iter().enumerate() {
             let searcher = p.reader.searcher();
             let q = build(&p.f);
@@ -400,20 +402,25 @@ impl LocalitiesIndex {
                     s
                 }
             });
-            let Ok(hits) = searcher.search(&q, &collector) else {
-                continue;
-            };
-            for (score, addr) in hits {
-                if let Some(item) = self.item(i, &searcher, addr) {
-                    all.push((score, item));
-                }
+            if let Ok(found) = searcher.search(&q, &collector) {
+                hits.extend(found.into_iter().map(|(score, addr)| (score, i, addr)));
             }
+            searchers.push(searcher);
         }
-        all.sort_by(|a, b| b.0.total_cmp(&a.0));
+        hits.sort_by(|a, b| b.0.total_cmp(&a.0));
         // The same item from two packs (countries): keep the first.
         let mut seen = std::collections::HashSet::new();
-        all.retain(|(_, it)| seen.insert(it.public_id.clone()));
-        all.truncate(limit);
+        let mut all: Vec<(f64, Item)> = Vec::with_capacity(limit.min(hits.len()));
+        for (score, pack, addr) in hits {
+            if all.len() >= limit {
+                break;
+            }
+            if let Some(item) = self.item(pack, &searchers[pack], addr)
+                && seen.insert(item.public_id.clone())
+            {
+                all.push((score, item));
+            }
+        }
         all
     }
 }
@@ -438,9 +445,22 @@ pub fn text_query(
     countries: &[String],
     all_tokens_required: bool,
 ) -> Box<dyn Query> {
+    text_query_with(f, tokens, types, countries, all_tokens_required, true)
+}
+
+/// [`text_query`], looking for typos in names only when `typos` (fuzzy term queries are the
+/// costliest part of a search: a Levenshtein automaton run over each pack's term dictionary).
+pub fn text_query_with(
+    f: &SearchFields,
+    tokens: &[QueryToken],
+    types: &[String],
+    countries: &[String],
+    all_tokens_required: bool,
+    typos: bool,
+) -> Box<dyn Query> {
     let mut must: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     for t in tokens {
-        let names = token_query(f.names, t, 1.0, true);
+        let names = token_query(f.names, t, 1.0, typos);
         let context = token_query(f.context, t, 0.4, false);
         // A single token must match a name.
         let either: Box<dyn Query> = if tokens.len() > 1 {

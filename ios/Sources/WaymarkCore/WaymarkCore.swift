@@ -2989,6 +2989,12 @@ public struct DistanceIsoline: Equatable, Hashable {
      * Outline as an encoded polyline.
      */
     public var geometry: String
+    /**
+     * Waymark extension: areas inside the outline that cannot be reached (a lake, a park
+     * without paths, a fenced site), each a closed ring as an encoded polyline (precision 5);
+     * left out when there are none.
+     */
+    public var holes: [String]
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -3001,10 +3007,16 @@ public struct DistanceIsoline: Equatable, Hashable {
          */distance: NumberTextValue, 
         /**
          * Outline as an encoded polyline.
-         */geometry: String) {
+         */geometry: String, 
+        /**
+         * Waymark extension: areas inside the outline that cannot be reached (a lake, a park
+         * without paths, a fenced site), each a closed ring as an encoded polyline (precision 5);
+         * left out when there are none.
+         */holes: [String]) {
         self.origin = origin
         self.distance = distance
         self.geometry = geometry
+        self.holes = holes
     }
 
     
@@ -3025,7 +3037,8 @@ public struct FfiConverterTypeDistanceIsoline: FfiConverterRustBuffer {
             try DistanceIsoline(
                 origin: FfiConverterTypeLatLng.read(from: &buf), 
                 distance: FfiConverterTypeNumberTextValue.read(from: &buf), 
-                geometry: FfiConverterString.read(from: &buf)
+                geometry: FfiConverterString.read(from: &buf), 
+                holes: FfiConverterSequenceString.read(from: &buf)
         )
     }
 
@@ -3033,6 +3046,7 @@ public struct FfiConverterTypeDistanceIsoline: FfiConverterRustBuffer {
         FfiConverterTypeLatLng.write(value.origin, into: &buf)
         FfiConverterTypeNumberTextValue.write(value.distance, into: &buf)
         FfiConverterString.write(value.geometry, into: &buf)
+        FfiConverterSequenceString.write(value.holes, into: &buf)
     }
 }
 
@@ -11291,6 +11305,12 @@ public struct TimeIsoline: Equatable, Hashable {
      * Outline as an encoded polyline.
      */
     public var geometry: String
+    /**
+     * Waymark extension: areas inside the outline that cannot be reached (a lake, a park
+     * without paths, a fenced site), each a closed ring as an encoded polyline (precision 5);
+     * left out when there are none.
+     */
+    public var holes: [String]
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -11303,10 +11323,16 @@ public struct TimeIsoline: Equatable, Hashable {
          */time: TextValue, 
         /**
          * Outline as an encoded polyline.
-         */geometry: String) {
+         */geometry: String, 
+        /**
+         * Waymark extension: areas inside the outline that cannot be reached (a lake, a park
+         * without paths, a fenced site), each a closed ring as an encoded polyline (precision 5);
+         * left out when there are none.
+         */holes: [String]) {
         self.origin = origin
         self.time = time
         self.geometry = geometry
+        self.holes = holes
     }
 
     
@@ -11327,7 +11353,8 @@ public struct FfiConverterTypeTimeIsoline: FfiConverterRustBuffer {
             try TimeIsoline(
                 origin: FfiConverterTypeLatLng.read(from: &buf), 
                 time: FfiConverterTypeTextValue.read(from: &buf), 
-                geometry: FfiConverterString.read(from: &buf)
+                geometry: FfiConverterString.read(from: &buf), 
+                holes: FfiConverterSequenceString.read(from: &buf)
         )
     }
 
@@ -11335,6 +11362,7 @@ public struct FfiConverterTypeTimeIsoline: FfiConverterRustBuffer {
         FfiConverterTypeLatLng.write(value.origin, into: &buf)
         FfiConverterTypeTextValue.write(value.time, into: &buf)
         FfiConverterString.write(value.geometry, into: &buf)
+        FfiConverterSequenceString.write(value.holes, into: &buf)
     }
 }
 

@@ -106,6 +106,11 @@ pub struct DistanceIsoline {
     pub distance: NumberTextValue,
     /// Outline as an encoded polyline.
     pub geometry: String,
+    /// Waymark extension: areas inside the outline that cannot be reached (a lake, a park
+    /// without paths, a fenced site), each a closed ring as an encoded polyline (precision 5);
+    /// left out when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub holes: Vec<String>,
 }
 
 /// Not shown in the spec: the time-based isoline is `{origin, time: {value, text}, geometry}`.
@@ -119,6 +124,11 @@ pub struct TimeIsoline {
     pub time: TextValue,
     /// Outline as an encoded polyline.
     pub geometry: String,
+    /// Waymark extension: areas inside the outline that cannot be reached (a lake, a park
+    /// without paths, a fenced site), each a closed ring as an encoded polyline (precision 5);
+    /// left out when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub holes: Vec<String>,
 }
 
 #[cfg(test)]

@@ -2812,6 +2812,13 @@ data class DistanceIsoline (
      * Outline as an encoded polyline.
      */
     var `geometry`: kotlin.String
+    , 
+    /**
+     * Waymark extension: areas inside the outline that cannot be reached (a lake, a park
+     * without paths, a fenced site), each a closed ring as an encoded polyline (precision 5);
+     * left out when there are none.
+     */
+    var `holes`: List<kotlin.String>
     
 ){
     
@@ -2831,19 +2838,22 @@ public object FfiConverterTypeDistanceIsoline: FfiConverterRustBuffer<DistanceIs
             FfiConverterTypeLatLng.read(buf),
             FfiConverterTypeNumberTextValue.read(buf),
             FfiConverterString.read(buf),
+            FfiConverterSequenceString.read(buf),
         )
     }
 
     override fun allocationSize(value: DistanceIsoline) = (
             FfiConverterTypeLatLng.allocationSize(value.`origin`) +
             FfiConverterTypeNumberTextValue.allocationSize(value.`distance`) +
-            FfiConverterString.allocationSize(value.`geometry`)
+            FfiConverterString.allocationSize(value.`geometry`) +
+            FfiConverterSequenceString.allocationSize(value.`holes`)
     )
 
     override fun write(value: DistanceIsoline, buf: ByteBuffer) {
             FfiConverterTypeLatLng.write(value.`origin`, buf)
             FfiConverterTypeNumberTextValue.write(value.`distance`, buf)
             FfiConverterString.write(value.`geometry`, buf)
+            FfiConverterSequenceString.write(value.`holes`, buf)
     }
 }
 
@@ -8684,6 +8694,13 @@ data class TimeIsoline (
      * Outline as an encoded polyline.
      */
     var `geometry`: kotlin.String
+    , 
+    /**
+     * Waymark extension: areas inside the outline that cannot be reached (a lake, a park
+     * without paths, a fenced site), each a closed ring as an encoded polyline (precision 5);
+     * left out when there are none.
+     */
+    var `holes`: List<kotlin.String>
     
 ){
     
@@ -8703,19 +8720,22 @@ public object FfiConverterTypeTimeIsoline: FfiConverterRustBuffer<TimeIsoline> {
             FfiConverterTypeLatLng.read(buf),
             FfiConverterTypeTextValue.read(buf),
             FfiConverterString.read(buf),
+            FfiConverterSequenceString.read(buf),
         )
     }
 
     override fun allocationSize(value: TimeIsoline) = (
             FfiConverterTypeLatLng.allocationSize(value.`origin`) +
             FfiConverterTypeTextValue.allocationSize(value.`time`) +
-            FfiConverterString.allocationSize(value.`geometry`)
+            FfiConverterString.allocationSize(value.`geometry`) +
+            FfiConverterSequenceString.allocationSize(value.`holes`)
     )
 
     override fun write(value: TimeIsoline, buf: ByteBuffer) {
             FfiConverterTypeLatLng.write(value.`origin`, buf)
             FfiConverterTypeTextValue.write(value.`time`, buf)
             FfiConverterString.write(value.`geometry`, buf)
+            FfiConverterSequenceString.write(value.`holes`, buf)
     }
 }
 
