@@ -165,8 +165,14 @@ fn a_corrupted_patch_falls_back_to_the_full_file() {
         .unwrap();
     let served = server.data_bytes_served();
     println!("with a corrupted patch: {served} bytes downloaded");
-    assert!(served > GRAPH as u64, "the graph was not downloaded in full");
-    assert!(served < 2 * GRAPH as u64, "more than the graph was downloaded in full");
+    assert!(
+        served > GRAPH as u64,
+        "the graph was not downloaded in full"
+    );
+    assert!(
+        served < 2 * GRAPH as u64,
+        "more than the graph was downloaded in full"
+    );
     assert_v2_complete(&d, &store);
 }
 
@@ -176,11 +182,11 @@ fn a_patch_that_does_not_rebuild_the_file_falls_back_and_without_a_full_file_fai
     // A patch that the delta manifest vouches for but that gives other bytes: the delta is
     // re-signed with the wrong patch's hash (a publisher's mistake, not a transfer error).
     let patch = patch_path(&d, "routing/car-time.fp");
-    let wrong = waymark_core::packs::delta::make_patch(b"another base", &random_bytes(3, 1000)).unwrap();
+    let wrong =
+        waymark_core::packs::delta::make_patch(b"another base", &random_bytes(3, 1000)).unwrap();
     fs::write(&patch, &wrong).unwrap();
     let delta_json = d.v2_dir.join(delta_dir_rel(V1)).join(DELTA_FILE);
-    let mut delta: DeltaManifest =
-        serde_json::from_slice(&fs::read(&delta_json).unwrap()).unwrap();
+    let mut delta: DeltaManifest = serde_json::from_slice(&fs::read(&delta_json).unwrap()).unwrap();
     for f in &mut delta.files {
         if f.path == "routing/car-time.fp" {
             f.patch_sha256 = Some(sha256_hex(&wrong));
@@ -342,7 +348,10 @@ fn a_killed_delta_install_leaves_nothing_half_installed() {
             ])
             .env("WAYMARK_TEST_DELTA_ROOT", &d.fx.root)
             .env("WAYMARK_TEST_DELTA_SOURCE", &url)
-            .env("WAYMARK_TEST_DELTA_KEY", d.fx.publisher.verifying().encode())
+            .env(
+                "WAYMARK_TEST_DELTA_KEY",
+                d.fx.publisher.verifying().encode(),
+            )
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -359,7 +368,9 @@ fn a_killed_delta_install_leaves_nothing_half_installed() {
         let versions = store.installed_versions(ID).unwrap();
         let kept = dir_bytes(&store.partial_dir(ID, V2));
         let installed = versions.contains(&V2.to_string());
-        println!("round {round}: killed after {delay:?}; v2 installed: {installed}; partial bytes kept: {kept}");
+        println!(
+            "round {round}: killed after {delay:?}; v2 installed: {installed}; partial bytes kept: {kept}"
+        );
         if installed {
             store.verify_installed(ID, V2, &d.fx.trusted).unwrap();
             store.remove(ID, V2).unwrap();
@@ -377,7 +388,15 @@ fn a_killed_delta_install_leaves_nothing_half_installed() {
     }
     server.throttle(0);
     let store = d.fx.store();
-    store.install(&url, &d.fx.trusted, &mut no_progress()).unwrap();
+    store
+        .install(&url, &d.fx.trusted, &mut no_progress())
+        .unwrap();
     assert_v2_complete(&d, &store);
-    assert!(!d.fx.root.join(PARTIAL_DIR).join(format!("{ID}-{V2}")).exists());
+    assert!(
+        !d.fx
+            .root
+            .join(PARTIAL_DIR)
+            .join(format!("{ID}-{V2}"))
+            .exists()
+    );
 }

@@ -333,7 +333,8 @@ pub struct DeltaSummary {
 fn read_manifest(dir: &Path) -> Result<Manifest, DeltaError> {
     let path = dir.join(super::install::MANIFEST_FILE);
     let bytes = fs::read(&path).map_err(io_err(&path))?;
-    serde_json::from_slice(&bytes).map_err(|e| DeltaError::Invalid(format!("{}: {e}", path.display())))
+    serde_json::from_slice(&bytes)
+        .map_err(|e| DeltaError::Invalid(format!("{}: {e}", path.display())))
 }
 
 fn extension(path: &str) -> (&str, &str) {
@@ -566,7 +567,10 @@ mod tests {
         // A manifest is not a delta and a delta is not a manifest.
         let mut m = Manifest::new("andorra", "2", vec![]);
         m.sign(&p).unwrap();
-        assert!(DeltaManifest::parse_verified(&serde_json::to_vec(&m).unwrap(), &[p.verifying()]).is_err());
+        assert!(
+            DeltaManifest::parse_verified(&serde_json::to_vec(&m).unwrap(), &[p.verifying()])
+                .is_err()
+        );
         assert!(Manifest::parse_verified(&json, &[p.verifying()]).is_err());
     }
 }

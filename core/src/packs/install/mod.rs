@@ -328,11 +328,7 @@ impl PackStore {
     /// Reads and verifies the manifest at `source` (a pack directory URL) and finds the delta
     /// from an installed version that an install would use: the sizes an update takes.
     /// Downloads nothing else.
-    pub fn offer(
-        &self,
-        source: &str,
-        trusted: &[PublisherKey],
-    ) -> Result<PackOffer, InstallError> {
+    pub fn offer(&self, source: &str, trusted: &[PublisherKey]) -> Result<PackOffer, InstallError> {
         let src = Source::parse(source, &self.agent)?;
         let location = src.location(MANIFEST_FILE);
         let manifest = Manifest::parse_verified(&src.fetch_manifest()?, trusted)
