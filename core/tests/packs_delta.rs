@@ -336,7 +336,7 @@ fn a_killed_delta_install_leaves_nothing_half_installed() {
     server.throttle(25_000);
     let url = server.url(&format!("{ID}-{V2}"));
     let exe = std::env::current_exe().unwrap();
-    let mut rng = Rng(0xde17_a5ee_d);
+    let mut rng = Rng(0x000d_e17a_5eed);
     for round in 0..5 {
         let delay = Duration::from_millis(rng.range(50, 2600));
         let mut child = Command::new(&exe)

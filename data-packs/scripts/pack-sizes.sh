@@ -41,7 +41,7 @@ import json, sys
 out, packs = sys.argv[1], sys.argv[2:]
 rows = [json.load(open(f"{out}/{p}.json")) for p in packs]
 mb = lambda b: f"{b / 1e6:.2f}"
-cols = ["routing", "search", "roads", "places", "addresses", "pois", "indoor", "stores", "zones", "ip", "timezones", "sqlite:other", "sqlite:free"]
+cols = ["routing", "search", "roads", "places", "addresses", "pois", "indoor", "stores", "zones", "datasets", "ip", "timezones", "sqlite:other", "sqlite:free"]
 print("| pack | extract MB | pack MB | " + " | ".join(cols) + " | other inputs (ip + tz + gazetteer) | pack bytes / extract byte | without other inputs |")
 print("|---|" + "---|" * (len(cols) + 5))
 for r in rows:
