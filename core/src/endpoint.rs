@@ -299,7 +299,7 @@ macro_rules! endpoint_table {
             /// `GET /packs` (Waymark pack management, not in the spec)
             PacksList: Get "/packs", Packs, K3, 10 per 1 s,
                 PacksListRequest => PacksListResponse,
-                Inline, Json, All, Detail, packs_list, packs;
+                Blocking, Json, All, Detail, packs_list, packs;
             /// `POST /packs` (Waymark pack management, not in the spec): starts an install job
             PackInstall: Post "/packs", Packs, K3, 1 per 1 s,
                 PackInstallRequest => PackInstallResponse,

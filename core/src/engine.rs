@@ -530,14 +530,15 @@ impl Engine {
 
     // ----- pack management (not in the spec) -----
 
-    /// `GET /packs`: the loaded packs with their licences and attribution.
+    /// `GET /packs`: the loaded packs with their licences, attribution and sizes; with
+    /// `source`, what updating the pack of that id from it downloads (full and delta sizes).
     pub fn packs_list(
         &self,
         _call: &mut Call<'_>,
-        _req: PacksListRequest,
+        req: PacksListRequest,
     ) -> Result<PacksListResponse, ApiError> {
         Ok(PacksListResponse {
-            packs: self.packs.list(),
+            packs: self.packs.list_with_source(req.source.as_deref())?,
         })
     }
 

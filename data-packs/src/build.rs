@@ -17,7 +17,7 @@ use waymark_core::packs::schema::{self, layers};
 
 pub use crate::error::BuildError;
 use crate::error::io;
-use crate::osm::{OsmLayers, build_osm};
+use crate::osm::{OsmEdit, OsmLayers, build_osm_edited};
 use crate::sources::{Sources, sha256_file};
 
 /// What goes into a pack.
@@ -182,6 +182,20 @@ pub fn build_pack(
     force: bool,
     progress: Progress,
 ) -> Result<PathBuf, BuildError> {
+    build_pack_edited(plan, version, sources, out_dir, force, None, progress)
+}
+
+/// [`build_pack`] with an [`OsmEdit`] applied to the OSM extract as read (measurements of
+/// delta updates only).
+pub fn build_pack_edited(
+    plan: &PackPlan,
+    version: &str,
+    sources: &Sources,
+    out_dir: &Path,
+    force: bool,
+    edit: Option<&OsmEdit>,
+    progress: Progress,
+) -> Result<PathBuf, BuildError> {
     let final_dir = out_dir.join(format!("{}-{version}", plan.id));
     let work = out_dir.join(format!("{}-{version}.building", plan.id));
     if force {
@@ -240,7 +254,7 @@ pub fn build_pack(
         if any {
             let pbf = osm_extract(&osm_id, sources)?;
             let started = Instant::now();
-            let stats = build_osm(&pbf, &mut conn, &osm_layers, &mut *progress)
+            let stats = build_osm_edited(&pbf, &mut conn, &osm_layers, edit, &mut *progress)
                 .map_err(|e| BuildError::Osm(e.to_string()))?;
             let stats_json = serde_json::to_value(&stats).unwrap_or(Value::Null);
             bbox = Some(stats.bbox);
@@ -658,6 +672,28 @@ pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, BuildError> {
         .map_err(|e| BuildError::Invalid(format!("{}: {e}", path.display())))
 }
 
+/// The manifest of the pack in `dir` as it is (not verified).
+pub fn read_manifest_of(dir: &Path) -> Result<Manifest, BuildError> {
+    read_manifest(dir)
+}
+
+/// The OSM extract the pack in `dir` was built from: its manifest's `osm-*` source, resolved
+/// through `sources` (`None` when absent or unknown).
+pub fn pack_extract(dir: &Path, sources: &Sources) -> Option<PathBuf> {
+    let m = read_manifest(dir).ok()?;
+    let id = m
+        .sources
+        .iter()
+        .find(|s| s.id.starts_with("osm-"))?
+        .id
+        .clone();
+    let src = sources.get(&id).ok()?;
+    if !sources.is_available(src) {
+        return None;
+    }
+    osm_extract(&id, sources).ok()
+}
+
 /// Records an input added to the built pack in `dir` after its build (a venue file): the
 /// source in the database (so a later rebuild keeps it) and in the manifest, `layer` among
 /// the manifest's layers, and the files listed again. The manifest is left unsigned.
@@ -744,6 +780,133 @@ pub fn layer_sizes(conn: &Connection) -> rusqlite::Result<Vec<(String, u64)>> {
         *sizes.entry(layer_of(&name)).or_default() += bytes.max(0) as u64;
     }
     Ok(sizes.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
+/// Bytes of a pack by layer and by file, and per MB of its source extract (issue 24).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SizeReport {
+    /// Pack id.
+    pub id: String,
+    /// Pack version.
+    pub version: String,
+    /// Sum of the manifest's file sizes.
+    pub total: u64,
+    /// Bytes per file, as listed in the manifest.
+    pub files: Vec<(String, u64)>,
+    /// Bytes per layer: `data.sqlite` split by `dbstat` (tables, indexes, R-trees of each
+    /// layer; `sqlite:other` for meta and toll tables, `sqlite:free` for free pages), other
+    /// files by their directory (`routing/` is `routing`, `search/` is `search`).
+    pub layers: Vec<(String, u64)>,
+    /// Bytes from inputs other than the OSM extract, included in `layers`: `ip` (DB-IP),
+    /// `timezones` (tzf), `gazetteer` (GeoNames places: their share of the places rows of the
+    /// places layer, an estimate).
+    pub other_sources: Vec<(String, u64)>,
+    /// Size of the OSM extract the pack was built from, when known.
+    pub extract: Option<u64>,
+    /// `total` per MB (10^6 bytes) of extract.
+    pub bytes_per_extract_mb: Option<f64>,
+    /// `total` minus `other_sources`, per MB of extract.
+    pub osm_bytes_per_extract_mb: Option<f64>,
+}
+
+/// Measures the pack in `dir` ([`SizeReport`]); `extract` is the size of its OSM extract.
+pub fn size_report(dir: &Path, extract: Option<u64>) -> Result<SizeReport, BuildError> {
+    let m = read_manifest(dir)?;
+    let mut layers_map: std::collections::BTreeMap<String, u64> = Default::default();
+    let mut other = Vec::new();
+    for f in &m.files {
+        if f.path == "data.sqlite" {
+            let conn = Connection::open_with_flags(
+                dir.join(&f.path),
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+            )?;
+            let mut used = 0;
+            for (layer, bytes) in layer_sizes(&conn)? {
+                used += bytes;
+                let name = if layer == "other" {
+                    "sqlite:other".to_string()
+                } else {
+                    layer
+                };
+                *layers_map.entry(name).or_default() += bytes;
+            }
+            *layers_map.entry("sqlite:free".into()).or_default() += f.size.saturating_sub(used);
+            for (layer, label) in [(layers::IP, "ip"), (layers::TIMEZONES, "timezones")] {
+                let bytes = layers_map.get(layer).copied().unwrap_or(0);
+                if bytes > 0 {
+                    other.push((label.to_string(), bytes));
+                }
+            }
+            let (geonames, all): (i64, i64) = conn.query_row(
+                "SELECT count(*) FILTER (WHERE source = 'geonames'), count(*) FROM places",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            let places = layers_map.get(layers::PLACES).copied().unwrap_or(0);
+            if geonames > 0 && all > 0 {
+                other.push((
+                    "gazetteer".to_string(),
+                    (places as f64 * geonames as f64 / all as f64).round() as u64,
+                ));
+            }
+        } else {
+            let layer = match f.path.split_once('/') {
+                Some(("routing", _)) => layers::ROUTING.to_string(),
+                Some(("search", _)) => layers::SEARCH.to_string(),
+                Some((dir, _)) => dir.to_string(),
+                None => format!("file:{}", f.path),
+            };
+            *layers_map.entry(layer).or_default() += f.size;
+        }
+    }
+    let total: u64 = m.files.iter().map(|f| f.size).sum();
+    let other_total: u64 = other.iter().map(|(_, b)| b).sum();
+    let per_mb = |bytes: u64| extract.map(|e| bytes as f64 / (e as f64 / 1e6));
+    Ok(SizeReport {
+        id: m.id.clone(),
+        version: m.version.clone(),
+        total,
+        files: m.files.iter().map(|f| (f.path.clone(), f.size)).collect(),
+        layers: layers_map.into_iter().collect(),
+        other_sources: other,
+        extract,
+        bytes_per_extract_mb: per_mb(total),
+        osm_bytes_per_extract_mb: per_mb(total.saturating_sub(other_total)),
+    })
+}
+
+/// The size report as text (the `sizes` part of `waymark-packs inspect`).
+pub fn size_report_text(r: &SizeReport) -> String {
+    let mut out = format!("sizes of {} {}: {} bytes\n", r.id, r.version, r.total);
+    out.push_str("  by layer:\n");
+    for (layer, bytes) in &r.layers {
+        out.push_str(&format!(
+            "    {layer:<24} {bytes:>12} bytes  {:>5.1}%\n",
+            *bytes as f64 * 100.0 / r.total.max(1) as f64
+        ));
+    }
+    out.push_str("  by file:\n");
+    for (file, bytes) in &r.files {
+        out.push_str(&format!("    {file:<40} {bytes:>12} bytes\n"));
+    }
+    if !r.other_sources.is_empty() {
+        out.push_str("  from inputs other than the OSM extract (included above):\n");
+        for (what, bytes) in &r.other_sources {
+            out.push_str(&format!("    {what:<24} {bytes:>12} bytes\n"));
+        }
+    }
+    if let (Some(e), Some(per), Some(osm)) = (
+        r.extract,
+        r.bytes_per_extract_mb,
+        r.osm_bytes_per_extract_mb,
+    ) {
+        out.push_str(&format!(
+            "  source extract {e} bytes: {per:.0} pack bytes per MB of extract ({:.2}x); without the other inputs {osm:.0} ({:.2}x)\n",
+            per / 1e6,
+            osm / 1e6
+        ));
+    }
+    out
 }
 
 /// A human report: layers, files and sizes, row counts, attribution.

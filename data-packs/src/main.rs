@@ -5,7 +5,8 @@
 //! waymark-packs build --pack andorra [--version V] [--out DIR] [--publisher publisher.json] [--force]
 //! waymark-packs sign --publisher publisher.json DIR
 //! waymark-packs verify --trust KEY DIR
-//! waymark-packs inspect DIR
+//! waymark-packs inspect [--json] [--extract FILE] DIR
+//! waymark-packs delta OLD NEW --publisher publisher.json [--out DIR]
 //! waymark-packs serve --dir DIR [--port 8788]
 //! waymark-packs words --lang en [--out FILE]
 //! ```
@@ -61,6 +62,28 @@ enum Command {
         /// Rebuild from scratch instead of adding missing layers.
         #[arg(long)]
         force: bool,
+        /// Measurement only (delta sizes): change this many routable named ways of the extract
+        /// as read (renamed, 30 km/h), spread evenly in id order.
+        #[arg(long, default_value_t = 0)]
+        edit_ways: usize,
+        /// With --edit-ways: drop those ways instead of changing them.
+        #[arg(long, requires = "edit_ways")]
+        drop_ways: bool,
+    },
+    /// Build the delta from the pack directory OLD to the pack directory NEW (the same pack id,
+    /// both built): per-file zstd patches and a delta manifest signed by --publisher, written
+    /// to --out (default NEW/deltas/<old version>, where installers look for it).
+    Delta {
+        /// The base pack directory (the version installed on devices).
+        old: PathBuf,
+        /// The new pack directory.
+        new: PathBuf,
+        /// Output directory.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Publisher file that signs the delta manifest.
+        #[arg(long)]
+        publisher: PathBuf,
     },
     /// Write a generated retail network (stores with types, tags, user properties, opening
     /// hours and a delivery zone each) as GeoJSON, for load tests of the stores endpoints.
@@ -137,10 +160,18 @@ enum Command {
         /// Pack directory.
         dir: PathBuf,
     },
-    /// Show layers, sizes, row counts and attribution.
+    /// Show layers, sizes (bytes per layer, per file, per MB of source extract), row counts
+    /// and attribution.
     Inspect {
         /// Pack directory.
         dir: PathBuf,
+        /// Print only the size report, as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The OSM extract the pack was built from (default: the manifest's `osm-*` source,
+        /// found through sources.toml).
+        #[arg(long)]
+        extract: Option<PathBuf>,
     },
     /// Install a pack into a packs directory (resumable, verified, atomic), with progress.
     Install {
@@ -262,7 +293,13 @@ fn run(cli: Cli) -> Result<(), String> {
             layers,
             publisher,
             force,
+            edit_ways,
+            drop_ways,
         } => {
+            let edit = (edit_ways > 0).then_some(waymark_packs::osm::OsmEdit {
+                ways: edit_ways,
+                drop: drop_ways,
+            });
             let publisher = publisher
                 .as_ref()
                 .map(|p| Publisher::read_file(p).map_err(|e| e.to_string()))
@@ -279,12 +316,13 @@ fn run(cli: Cli) -> Result<(), String> {
                 let bar = spinner();
                 let id = plan.id.clone();
                 let started = std::time::Instant::now();
-                let dir = build::build_pack(
+                let dir = build::build_pack_edited(
                     &plan,
                     &version,
                     &sources,
                     &out,
                     force,
+                    edit.as_ref(),
                     &mut |step, done, total| {
                         if total > 0 {
                             bar.set_message(format!("{id}: {step} {done}/{total}"));
@@ -463,8 +501,58 @@ fn run(cli: Cli) -> Result<(), String> {
             );
             Ok(())
         }
-        Command::Inspect { dir } => {
-            print!("{}", build::inspect_pack(&dir).map_err(|e| e.to_string())?);
+        Command::Inspect { dir, json, extract } => {
+            let extract_size = match extract {
+                Some(p) => Some(
+                    std::fs::metadata(&p)
+                        .map_err(|e| format!("{}: {e}", p.display()))?
+                        .len(),
+                ),
+                None => build::pack_extract(&dir, &sources)
+                    .and_then(|p| std::fs::metadata(p).ok().map(|m| m.len())),
+            };
+            let report = build::size_report(&dir, extract_size).map_err(|e| e.to_string())?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string(&report).map_err(|e| e.to_string())?
+                );
+            } else {
+                print!("{}", build::inspect_pack(&dir).map_err(|e| e.to_string())?);
+                print!("{}", build::size_report_text(&report));
+            }
+            Ok(())
+        }
+        Command::Delta {
+            old,
+            new,
+            out,
+            publisher,
+        } => {
+            let publisher = Publisher::read_file(&publisher).map_err(|e| e.to_string())?;
+            let out = match out {
+                Some(o) => o,
+                None => {
+                    let base = build::read_manifest_of(&old).map_err(|e| e.to_string())?;
+                    new.join(waymark_core::packs::delta::delta_dir_rel(&base.version))
+                }
+            };
+            let s = waymark_core::packs::delta::build_delta(&old, &new, &out, &publisher)
+                .map_err(|e| e.to_string())?;
+            println!(
+                "delta {} {} -> {} in {}: {} bytes to download for a {} byte pack ({:.1}%), delta.json {} bytes",
+                s.id,
+                s.base_version,
+                s.version,
+                out.display(),
+                s.delta_size,
+                s.full_size,
+                s.delta_size as f64 * 100.0 / s.full_size.max(1) as f64,
+                s.manifest_size
+            );
+            for (path, op, size, download) in &s.files {
+                println!("  {path:<40} {op:<5} {size:>12} -> {download:>10} bytes");
+            }
             Ok(())
         }
         Command::Words { lang, out } => {

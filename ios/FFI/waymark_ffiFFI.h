@@ -441,7 +441,7 @@ RustBuffer uniffi_waymark_ffi_fn_method_waymark_packs_install_status(uint64_t pt
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_FN_METHOD_WAYMARK_PACKS_LIST
 #define UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_FN_METHOD_WAYMARK_PACKS_LIST
-RustBuffer uniffi_waymark_ffi_fn_method_waymark_packs_list(uint64_t ptr, RustBuffer request, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_waymark_ffi_fn_method_waymark_packs_list(uint64_t ptr, RustBuffer request
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_FN_METHOD_WAYMARK_PACKS_REMOVE

@@ -17,13 +17,27 @@ const TZ: &str = "/geolocation/timezone?location=60.17,24.94";
 
 /// A signed pack directory made with the core API (one empty `data.sqlite`).
 fn make_pack(out: &std::path::Path, publisher: &waymark_core::auth::keys::Publisher) -> String {
+    make_pack_version(
+        out,
+        publisher,
+        "2026.11.22",
+        b"not really sqlite, but hashed and verified like any file".to_vec(),
+    )
+}
+
+/// A signed pack directory `monaco-<version>` holding `data.bin`.
+fn make_pack_version(
+    out: &std::path::Path,
+    publisher: &waymark_core::auth::keys::Publisher,
+    version: &str,
+    data: Vec<u8>,
+) -> String {
     use waymark_core::packs::manifest::{Manifest, PackFile, PackSource};
-    let dir = out.join("monaco-2026.11.22");
+    let dir = out.join(format!("monaco-{version}"));
     std::fs::create_dir_all(&dir).unwrap();
-    let data = b"not really sqlite, but hashed and verified like any file".to_vec();
     std::fs::write(dir.join("data.bin"), &data).unwrap();
     let sha = waymark_core::packs::install::sha256_hex(&data);
-    let mut m = Manifest::new("monaco", "2026.11.22", vec!["roads".into()]);
+    let mut m = Manifest::new("monaco", version, vec!["roads".into()]);
     m.coverage.bbox = [7.40, 43.72, 7.44, 43.76];
     m.files.push(PackFile {
         path: "data.bin".into(),
@@ -149,6 +163,98 @@ fn packs_are_listed_installed_with_progress_and_removed() {
             .status,
         404
     );
+}
+
+/// Waits for install job `id` and returns its final status.
+fn wait_install(s: &Server, w: &str, id: &str) -> serde_json::Value {
+    let mut status = json!(null);
+    for _ in 0..500 {
+        status = s
+            .http(&Req::get(format!("/packs/installs/{id}")).header("X-Api-Key", w))
+            .body;
+        if status["status"] != "in_progress" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    status
+}
+
+#[test]
+fn packs_list_shows_the_full_and_delta_sizes_of_an_update_at_a_source() {
+    let s = Server::start_with(RateLimitMode::Off);
+    let w = s.keys.private_write.clone();
+    let src = tempfile::tempdir().unwrap();
+    // v1 and v2 share most of their bytes.
+    let v1: Vec<u8> = (0..200_000u32)
+        .flat_map(|i| (i * 7919).to_le_bytes())
+        .collect();
+    let mut v2 = v1.clone();
+    v2[400_000..400_016].copy_from_slice(b"changed in v2!!!");
+    let url1 = make_pack_version(src.path(), &s.publisher, "2026.11.01", v1);
+    let url2 = make_pack_version(src.path(), &s.publisher, "2026.11.22", v2.clone());
+    let v1_dir = src.path().join("monaco-2026.11.01");
+    let v2_dir = src.path().join("monaco-2026.11.22");
+    let body = serde_json::to_string(&json!({ "url": url1 })).unwrap();
+    let r = s.http(
+        &Req::with_method("POST", "/packs")
+            .header("X-Api-Key", &w)
+            .body(&body),
+    );
+    let status = wait_install(&s, &w, r.body["install_id"].as_str().unwrap());
+    assert_eq!(status["status"], "completed", "{status}");
+
+    let listed = |source: &str| {
+        s.both(&Req::get(with_query("/packs", "source", source)).header("X-Api-Key", &w))
+    };
+    // No delta at the source yet: the full size only.
+    let r = listed(&url2);
+    assert_eq!(r.status, 200, "{}", r.body);
+    let pack = &r.body["packs"][0];
+    assert_eq!(pack["version"], "2026.11.01");
+    assert_eq!(pack["size"], 800_000);
+    assert_eq!(
+        pack["update"],
+        json!({"version": "2026.11.22", "url": url2, "size": 800_000})
+    );
+    // With the delta from the installed version.
+    let summary = waymark_core::packs::delta::build_delta(
+        &v1_dir,
+        &v2_dir,
+        &v2_dir.join(waymark_core::packs::delta::delta_dir_rel("2026.11.01")),
+        &s.publisher,
+    )
+    .unwrap();
+    let r = listed(&url2);
+    let update = &r.body["packs"][0]["update"];
+    assert_eq!(update["delta_size"], summary.delta_size, "{update}");
+    assert!(summary.delta_size < 1000, "{summary:?}");
+    // The installed version itself is no update; a bad source is the caller's to fix.
+    assert!(listed(&url1).body["packs"][0].get("update").is_none());
+    let r = listed("ftp://x");
+    assert_eq!(r.status, 422);
+    assert_eq!(r.body["detail"][0]["loc"], json!(["query", "source"]));
+    let missing = format!("file://{}/nothing-here", src.path().display());
+    assert_eq!(listed(&missing).status, 404);
+
+    // Installing v2 uses the delta and gives v2's bytes.
+    let body = serde_json::to_string(&json!({ "url": url2 })).unwrap();
+    let r = s.http(
+        &Req::with_method("POST", "/packs")
+            .header("X-Api-Key", &w)
+            .body(&body),
+    );
+    let status = wait_install(&s, &w, r.body["install_id"].as_str().unwrap());
+    assert_eq!(status["status"], "completed", "{status}");
+    let r = s.both(&Req::get("/packs").header("X-Api-Key", &w));
+    assert_eq!(r.body["packs"][0]["version"], "2026.11.22");
+    let installed = s
+        .engine
+        .packs()
+        .snapshot()
+        .get("monaco")
+        .map(|p| std::fs::read(p.path("data.bin")).unwrap());
+    assert_eq!(installed, Some(v2));
 }
 
 /// Builds the world timezones layer into a signed pack and installs it in the server's engine.

@@ -45,13 +45,44 @@ pub struct PackInfo {
     pub size: u64,
     /// Sources with licences and attribution.
     pub attribution: Vec<PackAttribution>,
+    /// Another version of this pack at the `source` of the request, with the bytes installing
+    /// it takes; absent without `source` or when the source holds another pack or this version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub update: Option<PackUpdate>,
+}
+
+/// A version of an installed pack available at a pack source, and what installing it downloads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct PackUpdate {
+    /// The version at the source.
+    pub version: String,
+    /// The pack directory URL to install it from (`POST /packs`).
+    pub url: String,
+    /// Size of the full pack in bytes.
+    pub size: u64,
+    /// Bytes to download with the delta from the installed version (patches and the files that
+    /// are not patched), when the source has a delta from exactly that version; else absent
+    /// and installing downloads `size`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub delta_size: Option<u64>,
 }
 
 /// `GET /packs`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
-pub struct PacksListRequest {}
+pub struct PacksListRequest {
+    /// A pack directory URL (`file://`, `http(s)://`, as `POST /packs` takes): the installed
+    /// pack with the same id gets `update` with that version's full and delta sizes. Without
+    /// it the listing reads nothing over the network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub source: Option<String>,
+}
 
 /// Answer of `GET /packs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -158,7 +189,20 @@ impl Validate for PackInstallRequest {
 
 impl Validate for PacksListRequest {
     fn validate(&self) -> Result<(), Vec<FieldError>> {
-        Ok(())
+        match &self.source {
+            Some(url)
+                if !["file://", "http://", "https://"]
+                    .iter()
+                    .any(|p| url.starts_with(p)) =>
+            {
+                Err(vec![FieldError::new(
+                    vec!["query".into(), "source".into()],
+                    "value_error",
+                    "give the url of a pack directory starting with file://, http:// or https://",
+                )])
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -196,5 +240,19 @@ mod tests {
         assert!(PackInstallRequest::from_parts(&[], &h, &[], br#"{"uri": "file:///x"}"#).is_err());
         let extra = vec![("x".to_string(), "1".to_string())];
         assert!(PacksListRequest::from_query(&extra, &h, &[]).is_err());
+        let source = vec![("source".to_string(), "http://127.0.0.1:1/a-2".to_string())];
+        assert_eq!(
+            PacksListRequest::from_query(&source, &h, &[])
+                .unwrap()
+                .source
+                .as_deref(),
+            Some("http://127.0.0.1:1/a-2")
+        );
+        let bad = vec![("source".to_string(), "ftp://x".to_string())];
+        let err = parse_valid::<PacksListRequest>(&bad, &h, &[], b"").unwrap_err();
+        assert_eq!(
+            err[0].loc,
+            vec![serde_json::json!("query"), serde_json::json!("source")]
+        );
     }
 }

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::api::{PackAttribution, PackInfo, PackInstallStatus};
+use crate::api::{PackAttribution, PackInfo, PackInstallStatus, PackUpdate};
 use crate::auth::keys::PublisherKey;
 use crate::error::{ApiError, Error, ErrorCode};
 
@@ -56,6 +56,32 @@ impl PackManager {
         })
     }
 
+    /// The loaded packs, as [`PackManager::list`], and for the one with the id of the pack at
+    /// `source` (a pack directory URL, another version), the sizes installing it takes: full,
+    /// and with the delta from the loaded version when the source has one.
+    pub fn list_with_source(&self, source: Option<&str>) -> Result<Vec<PackInfo>, ApiError> {
+        let mut packs = self.list();
+        let Some(source) = source else {
+            return Ok(packs);
+        };
+        let offer = self.store()?.offer(source, &self.trusted)?;
+        for p in &mut packs {
+            if p.id == offer.id && p.version != offer.version {
+                p.update = Some(PackUpdate {
+                    version: offer.version.clone(),
+                    url: source.to_string(),
+                    size: offer.size,
+                    delta_size: offer
+                        .delta
+                        .as_ref()
+                        .filter(|(base, _)| *base == p.version)
+                        .map(|(_, bytes)| *bytes),
+                });
+            }
+        }
+        Ok(packs)
+    }
+
     /// The loaded packs with their licences and attribution, by id.
     pub fn list(&self) -> Vec<PackInfo> {
         let snapshot = self.registry.snapshot();
@@ -79,6 +105,7 @@ impl PackManager {
                         attribution: s.attribution.clone(),
                     })
                     .collect(),
+                update: None,
             })
             .collect();
         packs.sort_by(|a, b| a.id.cmp(&b.id));

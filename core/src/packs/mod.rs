@@ -3,6 +3,7 @@
 //!
 //! This module holds what the builder (`waymark-packs`) and the readers share: the manifest
 //! with its canonical signature, and (as layers land) the SQL DDL and tantivy schemas.
+pub mod delta;
 pub mod install;
 pub mod manager;
 pub mod manifest;
@@ -10,7 +11,7 @@ pub mod registry;
 pub mod schema;
 pub mod search;
 
-pub use install::{InstallError, InstallProgress, InstalledPack, PackStore};
+pub use install::{InstallError, InstallProgress, InstalledPack, PackOffer, PackStore};
 pub(crate) use install::{new_agent, parse_content_range, percent_decode, sync_dir};
 pub use manager::PackManager;
 pub use manifest::{FORMAT_VERSION, Manifest, ManifestError, PackFile, PackSource};

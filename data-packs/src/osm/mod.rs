@@ -218,6 +218,54 @@ pub fn read_osm(
     Ok(data)
 }
 
+/// A deterministic edit of the extract as read, to measure what a small upstream change does
+/// to a pack (delta sizes, issue 24): `ways` routable named ways, spread evenly over the
+/// extract in id order, are renamed (` Edited` appended) and limited to 30 km/h, or dropped.
+/// For measurement only; published packs are built without it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OsmEdit {
+    /// How many ways to change.
+    pub ways: usize,
+    /// Drop them instead of changing their tags.
+    pub drop: bool,
+}
+
+impl OsmEdit {
+    /// Applies the edit to what was read; returns the ids of the ways changed.
+    pub fn apply(&self, data: &mut OsmData) -> Vec<i64> {
+        let candidates: Vec<i64> = data
+            .ways
+            .values()
+            .filter(|w| roads::is_routable(&w.tags).is_some() && w.tags.has("name"))
+            .map(|w| w.id)
+            .collect();
+        if self.ways == 0 || candidates.is_empty() {
+            return Vec::new();
+        }
+        let step = (candidates.len() / self.ways).max(1);
+        let chosen: Vec<i64> = candidates
+            .iter()
+            .step_by(step)
+            .take(self.ways)
+            .copied()
+            .collect();
+        for id in &chosen {
+            if self.drop {
+                data.ways.remove(id);
+            } else if let Some(w) = data.ways.get_mut(id) {
+                for (k, v) in w.tags.0.iter_mut() {
+                    if k == "name" {
+                        v.push_str(" Edited");
+                    }
+                }
+                w.tags.0.retain(|(k, _)| k != "maxspeed");
+                w.tags.0.push(("maxspeed".to_string(), "30".to_string()));
+            }
+        }
+        chosen
+    }
+}
+
 /// Builds the requested OSM layers of `pbf` into `conn` (which already has
 /// [`waymark_core::packs::schema::create_all`] applied), one transaction per layer.
 ///
@@ -228,9 +276,28 @@ pub fn build_osm(
     layers: &OsmLayers,
     progress: &mut dyn FnMut(&str, u64, u64),
 ) -> Result<OsmStats, OsmError> {
+    build_osm_edited(pbf, conn, layers, None, progress)
+}
+
+/// [`build_osm`] with an [`OsmEdit`] applied to the extract as read.
+pub fn build_osm_edited(
+    pbf: &Path,
+    conn: &mut rusqlite::Connection,
+    layers: &OsmLayers,
+    edit: Option<&OsmEdit>,
+    progress: &mut dyn FnMut(&str, u64, u64),
+) -> Result<OsmStats, OsmError> {
     let mut stats = OsmStats::default();
     let t = Instant::now();
-    let data = read_osm(pbf, layers, progress)?;
+    let mut data = read_osm(pbf, layers, progress)?;
+    if let Some(edit) = edit {
+        let changed = edit.apply(&mut data);
+        tracing::info!(
+            ways = changed.len(),
+            drop = edit.drop,
+            "edited the extract for a measurement"
+        );
+    }
     stats.read_ms = t.elapsed().as_millis() as u64;
     stats.nodes_read = data.coords.len() as u64;
     stats.ways_read = data.ways.len() as u64;

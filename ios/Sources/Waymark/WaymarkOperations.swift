@@ -154,7 +154,7 @@ extension Waymark {
 
     /// `GET /packs`
     public func packs(_ request: PacksListRequest) async throws -> PacksListResponse {
-        try await detached { [native] in try native.packsList(request: request) }
+        try await native.packsList(request: request)
     }
 
     /// `POST /packs`

@@ -7546,6 +7546,11 @@ public struct PackInfo: Equatable, Hashable {
      * Sources with licences and attribution.
      */
     public var attribution: [PackAttribution]
+    /**
+     * Another version of this pack at the `source` of the request, with the bytes installing
+     * it takes; absent without `source` or when the source holds another pack or this version.
+     */
+    public var update: PackUpdate?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -7570,7 +7575,11 @@ public struct PackInfo: Equatable, Hashable {
          */size: UInt64, 
         /**
          * Sources with licences and attribution.
-         */attribution: [PackAttribution]) {
+         */attribution: [PackAttribution], 
+        /**
+         * Another version of this pack at the `source` of the request, with the bytes installing
+         * it takes; absent without `source` or when the source holds another pack or this version.
+         */update: PackUpdate? = nil) {
         self.id = id
         self.version = version
         self.layers = layers
@@ -7578,6 +7587,7 @@ public struct PackInfo: Equatable, Hashable {
         self.builtAt = builtAt
         self.size = size
         self.attribution = attribution
+        self.update = update
     }
 
     
@@ -7602,7 +7612,8 @@ public struct FfiConverterTypePackInfo: FfiConverterRustBuffer {
                 bbox: FfiConverterSequenceDouble.read(from: &buf), 
                 builtAt: FfiConverterString.read(from: &buf), 
                 size: FfiConverterUInt64.read(from: &buf), 
-                attribution: FfiConverterSequenceTypePackAttribution.read(from: &buf)
+                attribution: FfiConverterSequenceTypePackAttribution.read(from: &buf), 
+                update: FfiConverterOptionTypePackUpdate.read(from: &buf)
         )
     }
 
@@ -7614,6 +7625,7 @@ public struct FfiConverterTypePackInfo: FfiConverterRustBuffer {
         FfiConverterString.write(value.builtAt, into: &buf)
         FfiConverterUInt64.write(value.size, into: &buf)
         FfiConverterSequenceTypePackAttribution.write(value.attribution, into: &buf)
+        FfiConverterOptionTypePackUpdate.write(value.update, into: &buf)
     }
 }
 
@@ -8068,13 +8080,118 @@ public func FfiConverterTypePackRemoveResponse_lower(_ value: PackRemoveResponse
 
 
 /**
- * `GET /packs`.
+ * A version of an installed pack available at a pack source, and what installing it downloads.
  */
-public struct PacksListRequest: Equatable, Hashable {
+public struct PackUpdate: Equatable, Hashable {
+    /**
+     * The version at the source.
+     */
+    public var version: String
+    /**
+     * The pack directory URL to install it from (`POST /packs`).
+     */
+    public var url: String
+    /**
+     * Size of the full pack in bytes.
+     */
+    public var size: UInt64
+    /**
+     * Bytes to download with the delta from the installed version (patches and the files that
+     * are not patched), when the source has a delta from exactly that version; else absent
+     * and installing downloads `size`.
+     */
+    public var deltaSize: UInt64?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
-    public init() {
+    public init(
+        /**
+         * The version at the source.
+         */version: String, 
+        /**
+         * The pack directory URL to install it from (`POST /packs`).
+         */url: String, 
+        /**
+         * Size of the full pack in bytes.
+         */size: UInt64, 
+        /**
+         * Bytes to download with the delta from the installed version (patches and the files that
+         * are not patched), when the source has a delta from exactly that version; else absent
+         * and installing downloads `size`.
+         */deltaSize: UInt64? = nil) {
+        self.version = version
+        self.url = url
+        self.size = size
+        self.deltaSize = deltaSize
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension PackUpdate: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePackUpdate: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PackUpdate {
+        return
+            try PackUpdate(
+                version: FfiConverterString.read(from: &buf), 
+                url: FfiConverterString.read(from: &buf), 
+                size: FfiConverterUInt64.read(from: &buf), 
+                deltaSize: FfiConverterOptionUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: PackUpdate, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.version, into: &buf)
+        FfiConverterString.write(value.url, into: &buf)
+        FfiConverterUInt64.write(value.size, into: &buf)
+        FfiConverterOptionUInt64.write(value.deltaSize, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePackUpdate_lift(_ buf: RustBuffer) throws -> PackUpdate {
+    return try FfiConverterTypePackUpdate.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePackUpdate_lower(_ value: PackUpdate) -> RustBuffer {
+    return FfiConverterTypePackUpdate.lower(value)
+}
+
+
+/**
+ * `GET /packs`.
+ */
+public struct PacksListRequest: Equatable, Hashable {
+    /**
+     * A pack directory URL (`file://`, `http(s)://`, as `POST /packs` takes): the installed
+     * pack with the same id gets `update` with that version's full and delta sizes. Without
+     * it the listing reads nothing over the network.
+     */
+    public var source: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * A pack directory URL (`file://`, `http(s)://`, as `POST /packs` takes): the installed
+         * pack with the same id gets `update` with that version's full and delta sizes. Without
+         * it the listing reads nothing over the network.
+         */source: String? = nil) {
+        self.source = source
     }
 
     
@@ -8092,10 +8209,13 @@ extension PacksListRequest: Sendable {}
 public struct FfiConverterTypePacksListRequest: FfiConverterRustBuffer {
     public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PacksListRequest {
         return
-            PacksListRequest()
+            try PacksListRequest(
+                source: FfiConverterOptionString.read(from: &buf)
+        )
     }
 
     public static func write(_ value: PacksListRequest, into buf: inout [UInt8]) {
+        FfiConverterOptionString.write(value.source, into: &buf)
     }
 }
 
@@ -17564,6 +17684,30 @@ fileprivate struct FfiConverterOptionTypeLatLng: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeLatLng.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypePackUpdate: FfiConverterRustBuffer {
+    typealias SwiftType = PackUpdate?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypePackUpdate.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypePackUpdate.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }

@@ -930,8 +930,10 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     
     /**
      * `GET /packs` (Waymark pack management, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    func packsList(request: PacksListRequest) throws  -> PacksListResponse
+    func packsList(request: PacksListRequest) async throws  -> PacksListResponse
     
     /**
      * `DELETE /packs/{pack_id}` (Waymark pack management, not in the spec)
@@ -1514,15 +1516,23 @@ open func packsInstallStatus(request: PackInstallStatusRequest)throws  -> PackIn
     
     /**
      * `GET /packs` (Waymark pack management, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-open func packsList(request: PacksListRequest)throws  -> PacksListResponse  {
-    return try  FfiConverterTypePacksListResponse_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_method_waymark_packs_list(
-            self.uniffiCloneHandle(),
-        FfiConverterTypePacksListRequest_lower(request),uniffiCallStatus
-    )
-})
+open func packsList(request: PacksListRequest)async throws  -> PacksListResponse  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_waymark_ffi_fn_method_waymark_packs_list(
+                        self.uniffiCloneHandle(),FfiConverterTypePacksListRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_waymark_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_waymark_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_waymark_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypePacksListResponse_lift,
+            errorHandler: FfiConverterTypeWaymarkError_lift
+        )
 }
     
     /**
@@ -2955,7 +2965,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_method_waymark_packs_install_status() != 26880) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_packs_list() != 38062) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_packs_list() != 33721) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_packs_remove() != 51205) {

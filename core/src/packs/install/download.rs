@@ -41,7 +41,7 @@ pub(super) struct Job<'a> {
 }
 
 impl Job<'_> {
-    fn report(&mut self, file: &PackFile, file_done: u64) {
+    pub(super) fn report(&mut self, file: &PackFile, file_done: u64) {
         (self.progress)(InstallProgress {
             pack_id: self.manifest.id.clone(),
             version: self.manifest.version.clone(),

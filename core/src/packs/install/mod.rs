@@ -25,6 +25,15 @@
 //! the staging directory is `rename`d to `<root>/<id>/<version>`: the only step that makes the
 //! pack visible, and an atomic one. The `.partial` directory is removed last.
 //!
+//! **Deltas** (ADR `docs/adr/0004-pack-deltas.md`, `patch`): before fetching, the installer
+//! looks at the source for `deltas/<installed version>/delta.json` next to the new manifest.
+//! When one is signed by a trusted publisher and names exactly the installed manifest and the
+//! new one, each file is made from the installed base instead (`copy`: hard link or copy;
+//! `patch`: a zstd patch-from frame, downloaded resumably into `.partial/.../delta/` and
+//! applied) and must still match the new manifest's size and sha256 before it goes to `done/`;
+//! a file whose patch is missing, corrupt or gives other bytes is downloaded in full. The
+//! commit is the same. [`PackStore::offer`] tells what an install would download.
+//!
 //! Whatever fails (network, a bad file, a full disk, a killed process), no
 //! `<root>/<id>/<version>` appears half-written and the previously installed versions are not
 //! touched. What was downloaded stays in `.partial` so a retry only fetches the missing bytes.
@@ -51,7 +60,7 @@
 //! [`ApiError::internal`]: crate::error::ApiError::internal
 //!
 //! Files: `source` reads a `file://` or `http(s)://` pack source, `download` fetches the files
-//! into `.partial`, `verify` checks sizes, hashes and manifests, `checks` what a manifest must
+//! into `.partial`, `patch` makes them from an installed version and a delta, `verify` checks sizes, hashes and manifests, `checks` what a manifest must
 //! also satisfy here, `commit` publishes a pack atomically, `error` maps failures to
 //! [`crate::error::ApiError`].
 //!
@@ -81,6 +90,7 @@ mod checks;
 mod commit;
 mod download;
 mod error;
+mod patch;
 mod source;
 pub(crate) use commit::sync_dir;
 pub(crate) use source::{new_agent, parse_content_range, percent_decode};
@@ -141,6 +151,19 @@ pub struct InstalledPack {
     pub version: String,
     /// `<root>/<id>/<version>`.
     pub dir: PathBuf,
+}
+
+/// What installing the pack at a source would take ([`PackStore::offer`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackOffer {
+    /// Pack id.
+    pub id: String,
+    /// Version at the source.
+    pub version: String,
+    /// Size of the full pack.
+    pub size: u64,
+    /// The installed version a delta at the source applies to, and the bytes it downloads.
+    pub delta: Option<(String, u64)>,
 }
 
 /// The packs directory: installs, lists, removes and verifies pack versions.
@@ -266,7 +289,17 @@ impl PackStore {
             bytes_done: 0,
             progress,
         };
+        let delta = patch::find_delta(self, &src, &manifest, trusted);
         for file in &manifest.files {
+            if let Some(plan) = &delta {
+                match plan.make_file(&mut job, file) {
+                    Ok(true) => continue,
+                    Ok(false) => {}
+                    Err(e) => {
+                        tracing::warn!(pack = %id, base = %plan.base_version, file = %file.path, error = %e, "the delta failed for this file; downloading it in full");
+                    }
+                }
+            }
             job.fetch_file(file)?;
         }
 
@@ -289,6 +322,28 @@ impl PackStore {
             id,
             version,
             dir: final_dir,
+        })
+    }
+
+    /// Reads and verifies the manifest at `source` (a pack directory URL) and finds the delta
+    /// from an installed version that an install would use: the sizes an update takes.
+    /// Downloads nothing else.
+    pub fn offer(&self, source: &str, trusted: &[PublisherKey]) -> Result<PackOffer, InstallError> {
+        let src = Source::parse(source, &self.agent)?;
+        let location = src.location(MANIFEST_FILE);
+        let manifest = Manifest::parse_verified(&src.fetch_manifest()?, trusted)
+            .map_err(|e| InstallError::manifest(location.clone(), e))?;
+        let size = check_manifest(&manifest).map_err(|e| InstallError::InvalidManifest {
+            location,
+            reason: e.to_string(),
+        })?;
+        let delta = patch::find_delta(self, &src, &manifest, trusted)
+            .map(|plan| (plan.base_version.clone(), plan.download));
+        Ok(PackOffer {
+            id: manifest.id,
+            version: manifest.version,
+            size,
+            delta,
         })
     }
 

@@ -88,10 +88,15 @@ impl<'a> Source<'a> {
     }
 
     pub(super) fn fetch_manifest(&self) -> Result<Vec<u8>, InstallError> {
-        let url = self.location(MANIFEST_FILE);
+        self.fetch_small(MANIFEST_FILE)
+    }
+
+    /// Fetches a small file (a manifest) whole; `SourceNotFound` when the source has none.
+    pub(super) fn fetch_small(&self, rel: &str) -> Result<Vec<u8>, InstallError> {
+        let url = self.location(rel);
         match self {
             Source::Dir(dir) => {
-                let path = dir.join(MANIFEST_FILE);
+                let path = dir.join(rel);
                 fs::read(&path).map_err(|e| {
                     if e.kind() == io::ErrorKind::NotFound {
                         InstallError::SourceNotFound {

@@ -6043,6 +6043,12 @@ data class PackInfo (
      * Sources with licences and attribution.
      */
     var `attribution`: List<PackAttribution>
+    , 
+    /**
+     * Another version of this pack at the `source` of the request, with the bytes installing
+     * it takes; absent without `source` or when the source holds another pack or this version.
+     */
+    var `update`: PackUpdate? = null 
     
 ){
     
@@ -6066,6 +6072,7 @@ public object FfiConverterTypePackInfo: FfiConverterRustBuffer<PackInfo> {
             FfiConverterString.read(buf),
             FfiConverterULong.read(buf),
             FfiConverterSequenceTypePackAttribution.read(buf),
+            FfiConverterOptionalTypePackUpdate.read(buf),
         )
     }
 
@@ -6076,7 +6083,8 @@ public object FfiConverterTypePackInfo: FfiConverterRustBuffer<PackInfo> {
             FfiConverterSequenceDouble.allocationSize(value.`bbox`) +
             FfiConverterString.allocationSize(value.`builtAt`) +
             FfiConverterULong.allocationSize(value.`size`) +
-            FfiConverterSequenceTypePackAttribution.allocationSize(value.`attribution`)
+            FfiConverterSequenceTypePackAttribution.allocationSize(value.`attribution`) +
+            FfiConverterOptionalTypePackUpdate.allocationSize(value.`update`)
     )
 
     override fun write(value: PackInfo, buf: ByteBuffer) {
@@ -6087,6 +6095,7 @@ public object FfiConverterTypePackInfo: FfiConverterRustBuffer<PackInfo> {
             FfiConverterString.write(value.`builtAt`, buf)
             FfiConverterULong.write(value.`size`, buf)
             FfiConverterSequenceTypePackAttribution.write(value.`attribution`, buf)
+            FfiConverterOptionalTypePackUpdate.write(value.`update`, buf)
     }
 }
 
@@ -6391,17 +6400,87 @@ public object FfiConverterTypePackRemoveResponse: FfiConverterRustBuffer<PackRem
 
 
 /**
+ * A version of an installed pack available at a pack source, and what installing it downloads.
+ */
+data class PackUpdate (
+    /**
+     * The version at the source.
+     */
+    var `version`: kotlin.String
+    , 
+    /**
+     * The pack directory URL to install it from (`POST /packs`).
+     */
+    var `url`: kotlin.String
+    , 
+    /**
+     * Size of the full pack in bytes.
+     */
+    var `size`: kotlin.ULong
+    , 
+    /**
+     * Bytes to download with the delta from the installed version (patches and the files that
+     * are not patched), when the source has a delta from exactly that version; else absent
+     * and installing downloads `size`.
+     */
+    var `deltaSize`: kotlin.ULong? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePackUpdate: FfiConverterRustBuffer<PackUpdate> {
+    override fun read(buf: ByteBuffer): PackUpdate {
+        return PackUpdate(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: PackUpdate) = (
+            FfiConverterString.allocationSize(value.`version`) +
+            FfiConverterString.allocationSize(value.`url`) +
+            FfiConverterULong.allocationSize(value.`size`) +
+            FfiConverterOptionalULong.allocationSize(value.`deltaSize`)
+    )
+
+    override fun write(value: PackUpdate, buf: ByteBuffer) {
+            FfiConverterString.write(value.`version`, buf)
+            FfiConverterString.write(value.`url`, buf)
+            FfiConverterULong.write(value.`size`, buf)
+            FfiConverterOptionalULong.write(value.`deltaSize`, buf)
+    }
+}
+
+
+
+/**
  * `GET /packs`.
  */
-class PacksListRequest {
-    override fun equals(other: Any?): Boolean {
-        return other is PacksListRequest
-    }
+data class PacksListRequest (
+    /**
+     * A pack directory URL (`file://`, `http(s)://`, as `POST /packs` takes): the installed
+     * pack with the same id gets `update` with that version's full and delta sizes. Without
+     * it the listing reads nothing over the network.
+     */
+    var `source`: kotlin.String? = null 
+    
+){
+    
 
-    override fun hashCode(): Int {
-        return javaClass.hashCode()
-    }
+    
 
+    
     companion object
 }
 
@@ -6410,12 +6489,17 @@ class PacksListRequest {
  */
 public object FfiConverterTypePacksListRequest: FfiConverterRustBuffer<PacksListRequest> {
     override fun read(buf: ByteBuffer): PacksListRequest {
-        return PacksListRequest()
+        return PacksListRequest(
+            FfiConverterOptionalString.read(buf),
+        )
     }
 
-    override fun allocationSize(value: PacksListRequest) = 0UL
+    override fun allocationSize(value: PacksListRequest) = (
+            FfiConverterOptionalString.allocationSize(value.`source`)
+    )
 
     override fun write(value: PacksListRequest, buf: ByteBuffer) {
+            FfiConverterOptionalString.write(value.`source`, buf)
     }
 }
 
@@ -13146,6 +13230,38 @@ public object FfiConverterOptionalTypeLatLng: FfiConverterRustBuffer<LatLng?> {
         } else {
             buf.put(1)
             FfiConverterTypeLatLng.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypePackUpdate: FfiConverterRustBuffer<PackUpdate?> {
+    override fun read(buf: ByteBuffer): PackUpdate? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypePackUpdate.read(buf)
+    }
+
+    override fun allocationSize(value: PackUpdate?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypePackUpdate.allocationSize(value)
+        }
+    }
+
+    override fun write(value: PackUpdate?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypePackUpdate.write(value, buf)
         }
     }
 }

@@ -1241,8 +1241,8 @@ internal object UniffiLib {
     ): RustBufferPackInstallResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_packs_install_status(`ptr`: Long,`request`: RustBufferPackInstallStatusRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferPackInstallStatus.ByValue
-    external fun uniffi_waymark_ffi_fn_method_waymark_packs_list(`ptr`: Long,`request`: RustBufferPacksListRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferPacksListResponse.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_packs_list(`ptr`: Long,`request`: RustBufferPacksListRequest.ByValue,
+    ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_packs_remove(`ptr`: Long,`request`: RustBufferPackRemoveRequest.ByValue,
     ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_stores_bounds(`ptr`: Long,`request`: RustBufferStoresBoundsRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1799,7 +1799,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_packs_install_status() and 0xFFFF) != 26880) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_packs_list() and 0xFFFF) != 38062) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_packs_list() and 0xFFFF) != 33721) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_packs_remove() and 0xFFFF) != 51205) {
@@ -2729,8 +2729,10 @@ public interface WaymarkInterface {
     
     /**
      * `GET /packs` (Waymark pack management, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    fun `packsList`(`request`: PacksListRequest): PacksListResponse
+    suspend fun `packsList`(`request`: PacksListRequest): PacksListResponse
     
     /**
      * `DELETE /packs/{pack_id}` (Waymark pack management, not in the spec)
@@ -3508,20 +3510,29 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
     
     /**
      * `GET /packs` (Waymark pack management, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    @Throws(WaymarkException::class)override fun `packsList`(`request`: PacksListRequest): PacksListResponse {
-            return FfiConverterTypePacksListResponse.lift(
-    callWithHandle {
-    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_packs_list(
-        it,
-        
-        FfiConverterTypePacksListRequest.lower(`request`),_status)
-}
-    }
+    @Throws(WaymarkException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `packsList`(`request`: PacksListRequest) : PacksListResponse {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_waymark_ffi_fn_method_waymark_packs_list(
+                uniffiHandle,
+                
+        FfiConverterTypePacksListRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_complete_rust_buffer(future, continuation).let { RustBufferPacksListResponse.create(it.capacity.toULong(), it.len.toULong(), it.data) } },
+        { future -> UniffiLib.ffi_waymark_ffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypePacksListResponse.lift(it) },
+        // Error FFI converter
+        WaymarkExceptionExternalErrorHandler,
     )
     }
-    
 
     
     /**

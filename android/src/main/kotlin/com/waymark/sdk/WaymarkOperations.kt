@@ -130,7 +130,7 @@ abstract class WaymarkOperations internal constructor(internal val native: Nativ
 
     /** `GET /packs` */
     suspend fun packs(request: PacksListRequest): PacksListResponse =
-        withContext(Dispatchers.IO) { native.packsList(request) }
+        native.packsList(request)
 
     /** `POST /packs` */
     suspend fun startPackInstall(request: PackInstallRequest): PackInstallResponse =

@@ -1,0 +1,576 @@
+//! Delta updates of a pack: per-file binary patches from one exact installed version to the
+//! next (ADR `docs/adr/0004-pack-deltas.md`).
+//!
+//! A delta lives in the new version's pack directory, one sub-directory per base version:
+//!
+//! ```text
+//! <pack dir of NEW>/manifest.json              the full pack, as before
+//! <pack dir of NEW>/<files...>
+//! <pack dir of NEW>/deltas/<BASE>/delta.json    signed delta manifest (this module)
+//! <pack dir of NEW>/deltas/<BASE>/<path>.zst    a patch per changed file
+//! ```
+//!
+//! `delta.json` names the pack id, the exact base version and the SHA-256 of the base
+//! manifest's canonical form, the new version and the SHA-256 of the new manifest's canonical
+//! form, and for each file of the new manifest how to make it: `copy` (an unchanged file of
+//! the base, possibly under another path), `patch` (zstd *patch-from*: a zstd frame
+//! compressed with the base file as reference prefix, see [`make_patch`] / [`apply_patch`]) or
+//! `full` (download the file of the full pack). It is signed exactly as a manifest
+//! ([`Manifest::canonical_bytes`], Ed25519 by a trusted publisher). The installer checks every
+//! resulting file against the *new* manifest's size and SHA-256, so a delta can only save
+//! bytes, never change what is installed; anything that does not fit (another base, a bad
+//! signature, a patch that fails) falls back to the full file.
+//!
+//! ```
+//! use waymark_core::packs::delta::{apply_patch, make_patch};
+//! let base = b"the quick brown fox jumps over the lazy dog, again and again".repeat(100);
+//! let mut target = base.clone();
+//! target[1000..1005].copy_from_slice(b"CAT!!");
+//! let patch = make_patch(&base, &target).unwrap();
+//! assert!(patch.len() < 100);
+//! let mut out = Vec::new();
+//! apply_patch(&base, &patch[..], &mut out).unwrap();
+//! assert_eq!(out, target);
+//! ```
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use ed25519_dalek::{Signature, Signer as _, Verifier as _};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::install::sha256_hex;
+use super::manifest::{Manifest, PackSignature, check_relative_path};
+use crate::auth::keys::{Publisher, PublisherKey};
+
+/// The delta format this build reads and writes.
+pub const DELTA_FORMAT: u32 = 1;
+/// Directory of deltas inside a pack directory of a source.
+pub const DELTAS_DIR: &str = "deltas";
+/// File name of a delta manifest.
+pub const DELTA_FILE: &str = "delta.json";
+/// Extension of a patch file.
+pub const PATCH_EXT: &str = "zst";
+/// zstd level of patches (19: slow to build once, as fast to apply as any level).
+const PATCH_LEVEL: i32 = 19;
+/// Largest zstd window (2 GiB); files up to this size can be patched.
+const MAX_WINDOW_LOG: u32 = 31;
+/// A patch is kept only when smaller than this share of the file (else `full`).
+const MAX_PATCH_SHARE: f64 = 0.9;
+
+/// Where a delta from `base_version` lives relative to the new pack's directory.
+pub fn delta_dir_rel(base_version: &str) -> String {
+    format!("{DELTAS_DIR}/{base_version}")
+}
+
+/// How to make one file of the new version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeltaOp {
+    /// The base file `base` is the new file (same bytes).
+    Copy,
+    /// Apply the patch file `patch` to the base file `base`.
+    Patch,
+    /// Download the file of the full pack.
+    Full,
+}
+
+/// One file of the new version in a delta.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeltaFile {
+    /// Path in the new pack (as in its manifest).
+    pub path: String,
+    /// How it is made.
+    pub op: DeltaOp,
+    /// Path of the base pack's file it is made from (`copy`, `patch`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// Patch file, relative to the delta directory (`patch`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch: Option<String>,
+    /// Lower-case hex SHA-256 of the patch file (`patch`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch_sha256: Option<String>,
+    /// Size of the patch file in bytes (`patch`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch_size: Option<u64>,
+}
+
+/// `deltas/<base>/delta.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeltaManifest {
+    /// Delta format ([`DELTA_FORMAT`]).
+    pub delta_format: u32,
+    /// Pack id.
+    pub id: String,
+    /// The exact installed version this delta applies to.
+    pub base_version: String,
+    /// SHA-256 of the base manifest's canonical form ([`manifest_digest`]).
+    pub base_manifest_sha256: String,
+    /// The version it makes.
+    pub version: String,
+    /// SHA-256 of the new manifest's canonical form.
+    pub manifest_sha256: String,
+    /// Every file of the new manifest, in its order.
+    pub files: Vec<DeltaFile>,
+    /// Signature; absent until signed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<PackSignature>,
+}
+
+/// Why a delta was refused or could not be built or applied.
+#[derive(Debug, thiserror::Error)]
+pub enum DeltaError {
+    /// Not JSON of the delta shape, or inconsistent.
+    #[error("delta manifest is invalid: {0}")]
+    Invalid(String),
+    /// A delta format this build cannot read.
+    #[error("delta format {0} is not supported by this build (it reads {DELTA_FORMAT})")]
+    UnsupportedFormat(u64),
+    /// Unsigned, untrusted or altered.
+    #[error("delta manifest signature refused: {0}")]
+    Signature(String),
+    /// The delta is not for this base or target.
+    #[error("the delta does not match: {0}")]
+    Mismatch(String),
+    /// A file-system failure.
+    #[error("i/o error on {}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> DeltaError + '_ {
+    move |source| DeltaError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// SHA-256 (hex) of a manifest's canonical form: what a delta names its base and target by.
+pub fn manifest_digest(manifest: &Manifest) -> Result<String, DeltaError> {
+    let value = serde_json::to_value(manifest).map_err(|e| DeltaError::Invalid(e.to_string()))?;
+    Ok(sha256_hex(&Manifest::canonical_bytes(&value)))
+}
+
+impl DeltaManifest {
+    /// Signs the delta manifest with `publisher` (same canonical form as manifests).
+    pub fn sign(&mut self, publisher: &Publisher) -> Result<(), DeltaError> {
+        self.signature = None;
+        let value = serde_json::to_value(&*self).map_err(|e| DeltaError::Invalid(e.to_string()))?;
+        let sig = publisher
+            .signing_key()
+            .sign(&Manifest::canonical_bytes(&value));
+        self.signature = Some(PackSignature {
+            publisher: publisher.id(),
+            ed25519: STANDARD.encode(sig.to_bytes()),
+        });
+        Ok(())
+    }
+
+    /// Parses `delta.json`, checks its format, its signature by a trusted publisher and that
+    /// its paths are safe relative paths with the fields their operation needs.
+    pub fn parse_verified(bytes: &[u8], trusted: &[PublisherKey]) -> Result<Self, DeltaError> {
+        let value: Value =
+            serde_json::from_slice(bytes).map_err(|e| DeltaError::Invalid(e.to_string()))?;
+        let found = value
+            .get("delta_format")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| DeltaError::Invalid("delta_format is missing".into()))?;
+        if found != u64::from(DELTA_FORMAT) {
+            return Err(DeltaError::UnsupportedFormat(found));
+        }
+        let delta: DeltaManifest = serde_json::from_value(value.clone())
+            .map_err(|e| DeltaError::Invalid(e.to_string()))?;
+        let sig = delta
+            .signature
+            .as_ref()
+            .ok_or_else(|| DeltaError::Signature("the delta is not signed".into()))?;
+        let publisher = trusted
+            .iter()
+            .find(|p| p.id() == sig.publisher)
+            .ok_or_else(|| {
+                DeltaError::Signature(format!("publisher {} is not trusted", sig.publisher))
+            })?;
+        let sig_bytes: [u8; 64] = STANDARD
+            .decode(&sig.ed25519)
+            .ok()
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(|| DeltaError::Signature("malformed signature".into()))?;
+        publisher
+            .0
+            .verify(
+                &Manifest::canonical_bytes(&value),
+                &Signature::from_bytes(&sig_bytes),
+            )
+            .map_err(|_| DeltaError::Signature("the signature does not verify".into()))?;
+        for f in &delta.files {
+            let bad = |why: &str| DeltaError::Invalid(format!("file `{}`: {why}", f.path));
+            check_relative_path(&f.path).map_err(|e| bad(&e.to_string()))?;
+            match f.op {
+                DeltaOp::Full => {}
+                DeltaOp::Copy | DeltaOp::Patch => {
+                    let base = f.base.as_deref().ok_or_else(|| bad("no base file"))?;
+                    check_relative_path(base).map_err(|e| bad(&e.to_string()))?;
+                }
+            }
+            if f.op == DeltaOp::Patch {
+                let patch = f.patch.as_deref().ok_or_else(|| bad("no patch file"))?;
+                check_relative_path(patch).map_err(|e| bad(&e.to_string()))?;
+                let sha = f.patch_sha256.as_deref().unwrap_or("");
+                if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(bad("patch_sha256 is not 64 hex digits"));
+                }
+                if f.patch_size.is_none() {
+                    return Err(bad("no patch_size"));
+                }
+            }
+        }
+        Ok(delta)
+    }
+
+    /// Checks the delta turns exactly `base` into exactly `target`.
+    pub fn check_applies(&self, base: &Manifest, target: &Manifest) -> Result<(), DeltaError> {
+        if self.id != target.id || self.id != base.id {
+            return Err(DeltaError::Mismatch(format!(
+                "it is a delta of pack `{}`",
+                self.id
+            )));
+        }
+        if self.version != target.version || self.manifest_sha256 != manifest_digest(target)? {
+            return Err(DeltaError::Mismatch(format!(
+                "it makes version {} and not this manifest of {}",
+                self.version, target.version
+            )));
+        }
+        if self.base_version != base.version || self.base_manifest_sha256 != manifest_digest(base)?
+        {
+            return Err(DeltaError::Mismatch(format!(
+                "it applies to version {} and not the installed {}",
+                self.base_version, base.version
+            )));
+        }
+        Ok(())
+    }
+
+    /// Bytes to download to install with this delta: `delta.json` is not counted; patches and
+    /// `full` files of `target` are.
+    pub fn download_size(&self, target: &Manifest) -> u64 {
+        let sizes: HashMap<&str, u64> = target
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.size))
+            .collect();
+        let listed: HashMap<&str, &DeltaFile> =
+            self.files.iter().map(|f| (f.path.as_str(), f)).collect();
+        target
+            .files
+            .iter()
+            .map(|f| match listed.get(f.path.as_str()) {
+                Some(d) if d.op == DeltaOp::Copy => 0,
+                Some(d) if d.op == DeltaOp::Patch => d.patch_size.unwrap_or(f.size),
+                _ => sizes.get(f.path.as_str()).copied().unwrap_or(0),
+            })
+            .sum()
+    }
+}
+
+fn window_log(base_len: usize, target_len: usize) -> u32 {
+    let n = base_len.max(target_len).max(1) as u64;
+    // Enough for a back-reference from the end of the target to the start of the base.
+    let log = 64 - (n.saturating_mul(2)).leading_zeros();
+    log.clamp(10, MAX_WINDOW_LOG)
+}
+
+/// A zstd *patch-from* frame turning `base` into `target` (long-distance matching, the window
+/// covering both).
+pub fn make_patch(base: &[u8], target: &[u8]) -> io::Result<Vec<u8>> {
+    let mut enc = zstd::stream::write::Encoder::with_ref_prefix(Vec::new(), PATCH_LEVEL, base)?;
+    enc.window_log(window_log(base.len(), target.len()))?;
+    enc.long_distance_matching(true)?;
+    enc.set_pledged_src_size(Some(target.len() as u64))?;
+    enc.include_checksum(true)?;
+    enc.write_all(target)?;
+    enc.finish()
+}
+
+/// Applies a patch of [`make_patch`] to `base`, streaming the result to `out`; returns the
+/// bytes written. A patch of another base fails or gives other bytes (callers check the
+/// result's hash).
+pub fn apply_patch(base: &[u8], patch: impl Read, out: &mut impl Write) -> io::Result<u64> {
+    let mut dec = zstd::stream::read::Decoder::with_ref_prefix(io::BufReader::new(patch), base)?;
+    dec.window_log_max(MAX_WINDOW_LOG)?;
+    io::copy(&mut dec, out)
+}
+
+/// What [`build_delta`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeltaSummary {
+    /// Pack id.
+    pub id: String,
+    /// Base version.
+    pub base_version: String,
+    /// New version.
+    pub version: String,
+    /// Size of the new pack (sum of its files).
+    pub full_size: u64,
+    /// Bytes to download with the delta (patches + `full` files).
+    pub delta_size: u64,
+    /// Size of `delta.json`.
+    pub manifest_size: u64,
+    /// Per file of the new pack: path, operation, its size, bytes to download.
+    pub files: Vec<(String, String, u64, u64)>,
+}
+
+fn read_manifest(dir: &Path) -> Result<Manifest, DeltaError> {
+    let path = dir.join(super::install::MANIFEST_FILE);
+    let bytes = fs::read(&path).map_err(io_err(&path))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| DeltaError::Invalid(format!("{}: {e}", path.display())))
+}
+
+fn extension(path: &str) -> (&str, &str) {
+    let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+    (dir, name.rsplit_once('.').map_or("", |(_, e)| e))
+}
+
+/// Builds the delta from the pack directory `old` to the pack directory `new` (both built and
+/// signed; the manifests are read as they are) into `out` (created; its previous content
+/// with the same names is replaced), signed by `publisher`.
+///
+/// Files are paired by path; a file of `new` without a same-path file in `old` is paired
+/// with an unpaired file of `old` in the same directory with the same extension and the
+/// closest size (tantivy names its segment files with random ids). Equal hashes give `copy`,
+/// a patch smaller than 90% of the file gives `patch`, anything else `full`.
+pub fn build_delta(
+    old: &Path,
+    new: &Path,
+    out: &Path,
+    publisher: &Publisher,
+) -> Result<DeltaSummary, DeltaError> {
+    let base = read_manifest(old)?;
+    let target = read_manifest(new)?;
+    if base.id != target.id {
+        return Err(DeltaError::Mismatch(format!(
+            "`{}` and `{}` are different packs",
+            base.id, target.id
+        )));
+    }
+    if base.version == target.version {
+        return Err(DeltaError::Mismatch(format!(
+            "both packs are version {}",
+            base.version
+        )));
+    }
+    fs::create_dir_all(out).map_err(io_err(out))?;
+    let by_path: BTreeMap<&str, &super::PackFile> =
+        base.files.iter().map(|f| (f.path.as_str(), f)).collect();
+    let mut unpaired: Vec<&super::PackFile> = base
+        .files
+        .iter()
+        .filter(|f| !target.files.iter().any(|t| t.path == f.path))
+        .collect();
+    let mut files = Vec::new();
+    let mut report = Vec::new();
+    let mut delta_size = 0u64;
+    for t in &target.files {
+        let pair = match by_path.get(t.path.as_str()) {
+            Some(b) => Some(*b),
+            None => {
+                let key = extension(&t.path);
+                let best = unpaired
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| extension(&b.path) == key)
+                    .min_by_key(|(_, b)| b.size.abs_diff(t.size))
+                    .map(|(i, _)| i);
+                best.map(|i| unpaired.swap_remove(i))
+            }
+        };
+        let mut entry = DeltaFile {
+            path: t.path.clone(),
+            op: DeltaOp::Full,
+            base: None,
+            patch: None,
+            patch_sha256: None,
+            patch_size: None,
+        };
+        if let Some(b) = pair {
+            if b.sha256.eq_ignore_ascii_case(&t.sha256) && b.size == t.size {
+                entry.op = DeltaOp::Copy;
+                entry.base = Some(b.path.clone());
+            } else {
+                let old_path = old.join(&b.path);
+                let new_path = new.join(&t.path);
+                let old_bytes = fs::read(&old_path).map_err(io_err(&old_path))?;
+                let new_bytes = fs::read(&new_path).map_err(io_err(&new_path))?;
+                let patch = make_patch(&old_bytes, &new_bytes).map_err(io_err(&new_path))?;
+                if (patch.len() as f64) < t.size as f64 * MAX_PATCH_SHARE {
+                    let rel = format!("{}.{PATCH_EXT}", t.path);
+                    let dest = out.join(&rel);
+                    if let Some(parent) = dest.parent() {
+                        fs::create_dir_all(parent).map_err(io_err(parent))?;
+                    }
+                    fs::write(&dest, &patch).map_err(io_err(&dest))?;
+                    entry.op = DeltaOp::Patch;
+                    entry.base = Some(b.path.clone());
+                    entry.patch = Some(rel);
+                    entry.patch_sha256 = Some(sha256_hex(&patch));
+                    entry.patch_size = Some(patch.len() as u64);
+                }
+            }
+        }
+        let download = match entry.op {
+            DeltaOp::Copy => 0,
+            DeltaOp::Patch => entry.patch_size.unwrap_or(0),
+            DeltaOp::Full => t.size,
+        };
+        delta_size += download;
+        let op = match entry.op {
+            DeltaOp::Copy => "copy",
+            DeltaOp::Patch => "patch",
+            DeltaOp::Full => "full",
+        };
+        report.push((t.path.clone(), op.to_string(), t.size, download));
+        files.push(entry);
+    }
+    let mut delta = DeltaManifest {
+        delta_format: DELTA_FORMAT,
+        id: target.id.clone(),
+        base_version: base.version.clone(),
+        base_manifest_sha256: manifest_digest(&base)?,
+        version: target.version.clone(),
+        manifest_sha256: manifest_digest(&target)?,
+        files,
+        signature: None,
+    };
+    delta.sign(publisher)?;
+    let json = serde_json::to_vec_pretty(&delta).map_err(|e| DeltaError::Invalid(e.to_string()))?;
+    let path = out.join(DELTA_FILE);
+    fs::write(&path, &json).map_err(io_err(&path))?;
+    Ok(DeltaSummary {
+        id: target.id.clone(),
+        base_version: base.version,
+        version: target.version.clone(),
+        full_size: target.files.iter().map(|f| f.size).sum(),
+        delta_size,
+        manifest_size: json.len() as u64,
+        files: report,
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn bytes(seed: u64, len: usize) -> Vec<u8> {
+        let mut x = seed | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_patch_rebuilds_the_target_and_is_small_for_a_small_edit() {
+        let base = bytes(7, 3 << 20);
+        let mut target = base.clone();
+        for i in (0..target.len()).step_by(200_000) {
+            target[i] ^= 0x5a;
+        }
+        target.extend_from_slice(&bytes(9, 1000));
+        let patch = make_patch(&base, &target).unwrap();
+        assert!(patch.len() < 20_000, "{} bytes", patch.len());
+        let mut out = Vec::new();
+        apply_patch(&base, &patch[..], &mut out).unwrap();
+        assert_eq!(out, target);
+    }
+
+    #[test]
+    fn a_patch_on_another_base_or_corrupted_does_not_give_the_target() {
+        let base = bytes(1, 100_000);
+        let mut target = base.clone();
+        target[500] ^= 1;
+        let patch = make_patch(&base, &target).unwrap();
+        let other = bytes(2, 100_000);
+        let mut out = Vec::new();
+        let res = apply_patch(&other, &patch[..], &mut out);
+        assert!(res.is_err() || out != target);
+        let mut bad = patch.clone();
+        let mid = bad.len() / 2;
+        bad[mid] ^= 0xff;
+        let mut out = Vec::new();
+        let res = apply_patch(&base, &bad[..], &mut out);
+        assert!(res.is_err() || out != target);
+    }
+
+    #[test]
+    fn delta_manifest_signature_and_fields_are_checked() {
+        let p = Publisher::generate().unwrap();
+        let mut d = DeltaManifest {
+            delta_format: DELTA_FORMAT,
+            id: "andorra".into(),
+            base_version: "1".into(),
+            base_manifest_sha256: "a".repeat(64),
+            version: "2".into(),
+            manifest_sha256: "b".repeat(64),
+            files: vec![DeltaFile {
+                path: "data.sqlite".into(),
+                op: DeltaOp::Patch,
+                base: Some("data.sqlite".into()),
+                patch: Some("data.sqlite.zst".into()),
+                patch_sha256: Some("c".repeat(64)),
+                patch_size: Some(10),
+            }],
+            signature: None,
+        };
+        d.sign(&p).unwrap();
+        let json = serde_json::to_vec(&d).unwrap();
+        assert_eq!(
+            DeltaManifest::parse_verified(&json, &[p.verifying()]).unwrap(),
+            d
+        );
+        let other = Publisher::generate().unwrap();
+        assert!(matches!(
+            DeltaManifest::parse_verified(&json, &[other.verifying()]),
+            Err(DeltaError::Signature(_))
+        ));
+        let mut v: Value = serde_json::from_slice(&json).unwrap();
+        v["base_version"] = Value::from("0");
+        assert!(matches!(
+            DeltaManifest::parse_verified(&serde_json::to_vec(&v).unwrap(), &[p.verifying()]),
+            Err(DeltaError::Signature(_))
+        ));
+        let mut unsafe_path = d.clone();
+        unsafe_path.files[0].patch = Some("../../etc/passwd".into());
+        unsafe_path.sign(&p).unwrap();
+        assert!(matches!(
+            DeltaManifest::parse_verified(
+                &serde_json::to_vec(&unsafe_path).unwrap(),
+                &[p.verifying()]
+            ),
+            Err(DeltaError::Invalid(_))
+        ));
+        // A manifest is not a delta and a delta is not a manifest.
+        let mut m = Manifest::new("andorra", "2", vec![]);
+        m.sign(&p).unwrap();
+        assert!(
+            DeltaManifest::parse_verified(&serde_json::to_vec(&m).unwrap(), &[p.verifying()])
+                .is_err()
+        );
+        assert!(Manifest::parse_verified(&json, &[p.verifying()]).is_err());
+    }
+}

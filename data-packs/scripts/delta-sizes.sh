@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Issue 24: delta size of a sample pack rebuilt from a slightly edited extract.
+#
+#   bash data-packs/scripts/delta-sizes.sh [PACK] [WAYS] [OUT_DIR]
+#
+# Builds PACK (default andorra) as version `1`, then as version `2` from the same extract with
+# WAYS (default 40) routable named ways renamed and limited to 30 km/h (`--edit-ways`), and as
+# version `3` with those ways dropped (`--drop-ways`); builds the deltas 1 -> 2 and 1 -> 3 and
+# prints their sizes per file. Version `1b` (the same extract, built again) shows what a
+# rebuild alone changes.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PACK="${1:-andorra}"
+WAYS="${2:-40}"
+OUT="${3:-/tmp/waymark-delta-sizes}"
+TARGET="${CARGO_TARGET_DIR:-$PWD/target}"
+# PROFILE=debug reuses a debug build (the sizes do not depend on the profile, the times do);
+# NO_BUILD=1 uses the binary as it is.
+PROFILE="${PROFILE:-release}"
+if [ -n "${NO_BUILD:-}" ]; then
+  :
+elif [ "$PROFILE" = release ]; then
+  cargo build --release -p waymark-packs --bin waymark-packs --quiet
+else
+  cargo build -p waymark-packs --bin waymark-packs --quiet
+fi
+BIN="$TARGET/$PROFILE/waymark-packs"
+mkdir -p "$OUT"
+PUB="$OUT/publisher.json"
+if [ ! -f "$PUB" ]; then
+  cargo build -p waymark-localserver --bin waymark --quiet
+  "$TARGET/debug/waymark" keys new-publisher --out "$PUB" >/dev/null
+fi
+build() { # version, extra args
+  local v="$1"; shift
+  if [ ! -f "$OUT/$PACK-$v/manifest.json" ]; then
+    "$BIN" build --pack "$PACK" --version "$v" --out "$OUT" --publisher "$PUB" "$@" >/dev/null 2>&1
+  fi
+}
+build 1
+build 1b
+build 2 --edit-ways "$WAYS"
+build 3 --edit-ways "$WAYS" --drop-ways
+for v in 1b 2 3; do
+  echo "== $PACK 1 -> $v"
+  rm -rf "$OUT/$PACK-$v/deltas"
+  "$BIN" delta "$OUT/$PACK-1" "$OUT/$PACK-$v" --publisher "$PUB"
+done
