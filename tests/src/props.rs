@@ -140,8 +140,8 @@ pub fn value() -> impl Strategy<Value = String> {
     ]
 }
 
-/// Names that are no parameter of any endpoint, or credentials.
-const OTHER_NAMES: &[&str] = &["zoom", "", "Location", "key", "private_key", "q[]", "é"];
+/// Names that are no parameter of any endpoint (credentials are the callers' business).
+const OTHER_NAMES: &[&str] = &["zoom", "", "Location", "q[]", "é"];
 
 /// Query pairs for an endpoint whose query parameters are `names`: each a name of the
 /// endpoint (sometimes repeated) or another one, with a [`value`].
@@ -312,4 +312,68 @@ pub fn check_detail(
         }
     }
     Ok(())
+}
+
+/// A valid request of the golden cases (`tests/golden/parity/cases.json`): endpoint, query
+/// pairs, path parameters.
+pub type Seed = (Endpoint, Vec<(String, String)>, Vec<String>);
+
+/// The golden cases as seeds.
+pub fn golden_seeds() -> Vec<Seed> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("golden/parity/cases.json");
+    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    cases
+        .iter()
+        .map(|c| {
+            let (_, path) = c["endpoint"].as_str().unwrap().split_once(' ').unwrap();
+            let (endpoint, params) = Endpoint::route(Method::Get, path).unwrap();
+            let pairs = url::form_urlencoded::parse(c["query"].as_str().unwrap().as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect();
+            (endpoint, pairs, params)
+        })
+        .collect()
+}
+
+/// A valid request with some of its values replaced, one parameter dropped or one added: the
+/// engine sees nearly valid requests, not only the parsers.
+pub fn mutated(seeds: Vec<Seed>) -> impl Strategy<Value = AnyRequest> {
+    prop::sample::select(seeds).prop_flat_map(|(endpoint, pairs, path)| {
+        let n = pairs.len();
+        (
+            Just((endpoint, pairs, path)),
+            prop::collection::vec(proptest::option::weighted(0.3, value()), n..=n),
+            proptest::option::weighted(0.2, 0..n.max(1)),
+            proptest::option::of((prop::sample::select(OTHER_NAMES), value())),
+            proptest::option::weighted(0.1, prop::collection::vec(value(), 1..=1)),
+            proptest::option::of(value()),
+        )
+            .prop_map(
+                |((endpoint, pairs, path), replace, drop, add, new_path, accept_language)| {
+                    let mut pairs: Vec<(String, String)> = pairs
+                        .into_iter()
+                        .zip(replace)
+                        .map(|((k, v), r)| (k, r.unwrap_or(v)))
+                        .collect();
+                    if let Some(i) = drop.filter(|i| *i < pairs.len()) {
+                        pairs.remove(i);
+                    }
+                    if let Some((k, v)) = add {
+                        pairs.push((k.to_string(), v));
+                    }
+                    let path = match new_path {
+                        Some(p) if !path.is_empty() => p,
+                        _ => path,
+                    };
+                    AnyRequest {
+                        endpoint,
+                        pairs,
+                        path,
+                        accept_language,
+                        field_mask: None,
+                        body: Vec::new(),
+                    }
+                },
+            )
+    })
 }

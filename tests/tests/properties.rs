@@ -23,7 +23,9 @@ use waymark_core::auth::keys::{KeyClaims, KeyScope, PrivateRestriction, PublicRe
 use waymark_core::endpoint::Endpoint;
 use waymark_core::operation::{Operation, OperationVisitor};
 use waymark_tests::LocalServer;
-use waymark_tests::props::{AnyRequest, any_request, check_detail, operations, value};
+use waymark_tests::props::{
+    AnyRequest, any_request, check_detail, golden_seeds, mutated, operations, value,
+};
 
 /// Parses `req` with its endpoint's request type; returns the parse or validation errors as
 /// the JSON `detail` list, or `None` when the request parsed and validated.
@@ -65,7 +67,7 @@ proptest! {
 
     /// Every endpoint's parser answers a request or names what is wrong.
     #[test]
-    fn requests_parse_or_name_their_parameters(req in any_request(operations())) {
+    fn requests_parse_or_name_their_parameters(req in prop_oneof![any_request(operations()), mutated(golden_seeds())]) {
         if let Some(detail) = parse(&req) {
             if let Err(problem) = check_detail(req.endpoint, &req.pairs, &detail) {
                 panic!("{problem}\nrequest: {req:?}");
@@ -172,7 +174,10 @@ proptest! {
     /// its parameters and every other error says something.
     #[test]
     fn http_never_answers_5xx_and_names_the_parameter(
-        req in any_request(operations().into_iter().filter(|e| *e != Endpoint::PackRemove).collect()),
+        req in prop_oneof![
+            any_request(operations().into_iter().filter(|e| *e != Endpoint::PackRemove).collect()),
+            mutated(golden_seeds()),
+        ],
         creds in credentials(),
     ) {
         let f = fixture();
@@ -206,6 +211,16 @@ proptest! {
         let context = format!("{method} {target} {creds:?} {headers:?} body {:?}\n-> {} {}",
             String::from_utf8_lossy(&req.body), answer.status, answer.body);
         prop_assert!(answer.status < 500, "a 5xx: {context}");
+        {
+            // What the run covered, shown with `--nocapture`.
+            static SEEN: std::sync::Mutex<std::collections::BTreeMap<u16, u32>> =
+                std::sync::Mutex::new(std::collections::BTreeMap::new());
+            let mut seen = SEEN.lock().unwrap();
+            *seen.entry(answer.status).or_default() += 1;
+            if seen.values().sum::<u32>() % 200 == 0 {
+                eprintln!("statuses so far: {seen:?}");
+            }
+        }
         let body: Value = serde_json::from_str(&answer.body)
             .unwrap_or_else(|e| panic!("the body is not JSON ({e}): {context}"));
         match answer.status {
