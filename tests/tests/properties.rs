@@ -68,10 +68,10 @@ proptest! {
     /// Every endpoint's parser answers a request or names what is wrong.
     #[test]
     fn requests_parse_or_name_their_parameters(req in prop_oneof![any_request(operations()), mutated(golden_seeds())]) {
-        if let Some(detail) = parse(&req) {
-            if let Err(problem) = check_detail(req.endpoint, &req.pairs, &detail) {
-                panic!("{problem}\nrequest: {req:?}");
-            }
+        if let Some(detail) = parse(&req)
+            && let Err(problem) = check_detail(req.endpoint, &req.pairs, &detail)
+        {
+            panic!("{problem}\nrequest: {req:?}");
         }
     }
 }
