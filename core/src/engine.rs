@@ -181,7 +181,7 @@ impl Engine {
         &self.auth
     }
 
-    /// Saves state that is written lazily (quota counters).
+    /// Saves state not written yet (quota counters are written through, so normally none).
     pub fn flush(&self) -> Result<()> {
         self.auth.flush()
     }

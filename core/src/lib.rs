@@ -32,6 +32,8 @@ pub mod localities;
 pub mod map;
 pub mod operation;
 pub mod packs;
+#[cfg(test)]
+mod parser_props;
 pub mod routing;
 pub mod stores;
 pub mod threewords;

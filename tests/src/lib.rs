@@ -12,6 +12,9 @@ use waymark_core::{Engine, EngineConfig};
 use waymark_packs::build::{self, PackPlan};
 use waymark_packs::sources::Sources;
 
+pub mod props;
+pub mod soak;
+
 /// The repository's pinned sources.
 pub fn sources() -> Sources {
     Sources::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../data-packs/sources.toml"))
@@ -144,22 +147,40 @@ impl LocalServer {
     /// Sends one request with the key in `X-Api-Key` (no such header when `key` is empty)
     /// over a new connection and reads the whole answer.
     pub fn call(&self, method: &str, target: &str, key: &str, body: &str) -> HttpAnswer {
+        let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
+        if !key.is_empty() {
+            headers.push(("X-Api-Key".to_string(), key.to_string()));
+        }
+        self.call_with(method, target, &headers, body.as_bytes())
+    }
+
+    /// Sends one request with these headers (a `Host` naming the server's address unless one
+    /// is given) over a new connection and reads the whole answer.
+    pub fn call_with(
+        &self,
+        method: &str,
+        target: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> HttpAnswer {
         use std::io::{Read, Write};
         let addr = self.addr;
         let mut s = std::net::TcpStream::connect(addr).unwrap();
         s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
             .unwrap();
-        let key_header = if key.is_empty() {
-            String::new()
-        } else {
-            format!("X-Api-Key: {key}\r\n")
-        };
-        let head = format!(
-            "{method} {target} HTTP/1.1\r\nHost: {addr}\r\n{key_header}\
-             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        let mut head = format!("{method} {target} HTTP/1.1\r\n");
+        if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+            head.push_str(&format!("Host: {addr}\r\n"));
+        }
+        for (n, v) in headers {
+            head.push_str(&format!("{n}: {v}\r\n"));
+        }
+        head.push_str(&format!(
+            "Content-Length: {}\r\nConnection: close\r\n\r\n",
             body.len()
-        );
+        ));
         s.write_all(head.as_bytes()).unwrap();
+        s.write_all(body).unwrap();
         let mut raw = Vec::new();
         s.read_to_end(&mut raw).unwrap();
         let raw = String::from_utf8(raw).unwrap();

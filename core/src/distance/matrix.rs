@@ -6,7 +6,8 @@
 //!   computation failed: the message is kept) | `timeout` (the computation took longer than
 //!   [`JOB_TIMEOUT`]; its result is discarded).
 //! * **Restarts.** Nothing is held only in memory: a job's request is stored when it is
-//!   accepted and its result when it completes. A job found `inProgress` when the engine opens
+//!   accepted (before the answer; WAL with `synchronous = FULL`, so an answered job survives
+//!   a killed process and a power cut) and its result when it completes. A job found `inProgress` when the engine opens
 //!   the store (the process stopped while computing it) is put back to `accepted` and computed
 //!   again from its stored request — the computation is deterministic, so resuming loses
 //!   nothing. The worker starts with the first matrix call after start-up.
@@ -85,6 +86,7 @@ impl MatrixJobs {
         let conn = Connection::open(state_dir.join("matrix.sqlite")).map_err(internal)?;
         conn.execute_batch(
             "PRAGMA journal_mode=WAL;
+             PRAGMA synchronous=FULL;
              CREATE TABLE IF NOT EXISTS matrix_jobs (
                  id          TEXT PRIMARY KEY NOT NULL,
                  status      TEXT NOT NULL,

@@ -24,6 +24,10 @@ pub enum PolylineError {
     /// A byte outside the encoding's alphabet (or a value too long to be one).
     #[error("invalid polyline byte {0}")]
     InvalidByte(u8),
+    /// The running sum of the deltas leaves the range of a coordinate (a text made of huge
+    /// deltas).
+    #[error("polyline coordinates out of range")]
+    OutOfRange,
     /// The precision-6 codec refused the text or the points (bad encoding, coordinates outside
     /// WGS84 ranges).
     #[error("{0}")]
@@ -60,8 +64,10 @@ pub fn decode_polyline(s: &str, precision: u32, out: &mut Vec<Pt>) -> Result<(),
         })
     };
     while i < bytes.len() {
-        lat += next(&mut i)?;
-        lng += next(&mut i)?;
+        let dlat = next(&mut i)?;
+        let dlng = next(&mut i)?;
+        lat = lat.checked_add(dlat).ok_or(PolylineError::OutOfRange)?;
+        lng = lng.checked_add(dlng).ok_or(PolylineError::OutOfRange)?;
         out.push(Pt::new(lat as f64 / factor, lng as f64 / factor));
     }
     Ok(())

@@ -111,3 +111,55 @@ pub fn send(
     let body = raw.split_once("\r\n\r\n")?.1;
     Some((status, serde_json::from_str(body).unwrap_or(Value::Null)))
 }
+
+/// A static file server on 127.0.0.1 for pack sources: serves the files under `root` whole
+/// (it ignores `Range`, which the installer handles by restarting the file), in 16 KiB chunks
+/// at most `bytes_per_sec`, so that an install takes long enough to be killed in the middle.
+pub fn serve_files(root: &Path, bytes_per_sec: u64) -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let root = root.to_path_buf();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let root = root.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                if reader.read_line(&mut line).is_err() {
+                    return;
+                }
+                let path = line.split(' ').nth(1).unwrap_or("/").to_string();
+                loop {
+                    let mut h = String::new();
+                    if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+                        break;
+                    }
+                }
+                let file = root.join(path.trim_start_matches('/'));
+                let Ok(data) = std::fs::read(&file) else {
+                    let _ = stream.write_all(
+                        b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    );
+                    return;
+                };
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    data.len()
+                );
+                if stream.write_all(head.as_bytes()).is_err() {
+                    return;
+                }
+                for chunk in data.chunks(16 << 10) {
+                    if stream.write_all(chunk).is_err() {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_secs_f64(
+                        chunk.len() as f64 / bytes_per_sec as f64,
+                    ));
+                }
+            });
+        }
+    });
+    addr
+}
