@@ -319,11 +319,12 @@ impl CostField {
     }
 
     fn mark(&mut self, p: [f64; 2], cost: f64) {
-        let cx = ((p[0] - self.ox) / self.cell).floor();
-        let cy = ((p[1] - self.oy) / self.cell).floor();
+        let cx = (p[0] - self.ox) / self.cell;
+        let cy = (p[1] - self.oy) / self.cell;
         if cx < 0.0 || cy < 0.0 {
             return;
         }
+        // Truncation is the floor of a non-negative number (and no call into libm).
         let (cx, cy) = (cx as usize, cy as usize);
         if cx < self.w && cy < self.h {
             let i = cy * self.w + cx;
