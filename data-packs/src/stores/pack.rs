@@ -115,7 +115,8 @@ fn sibling(dir: &Path, suffix: &str) -> PathBuf {
     dir.with_file_name(name)
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<(), BuildError> {
+/// Copies directory `from` into `to` (created), recursively.
+pub fn copy_dir(from: &Path, to: &Path) -> Result<(), BuildError> {
     std::fs::create_dir_all(to).map_err(|e| io(to, e))?;
     for entry in std::fs::read_dir(from).map_err(|e| io(from, e))? {
         let entry = entry.map_err(|e| io(from, e))?;
