@@ -215,6 +215,33 @@ fn bench(c: &mut Criterion) {
         })
         .collect();
     percentiles("geocode address", us);
+    // The same addresses with two letters of the first long word swapped: the forgiving
+    // search (typo automata) runs after the exact ones.
+    let typos: Vec<String> = addresses
+        .iter()
+        .filter_map(|a| {
+            let w = a
+                .split(' ')
+                .find(|w| w.chars().count() >= 6 && w.chars().all(char::is_alphabetic))?;
+            let mut c: Vec<char> = w.chars().collect();
+            let mid = c.len() / 2;
+            c.swap(mid, mid + 1);
+            Some(a.replacen(w, &c.into_iter().collect::<String>(), 1))
+        })
+        .collect();
+    let us: Vec<f64> = typos
+        .iter()
+        .map(|a| {
+            time(&mut || {
+                drop(black_box(
+                    engine
+                        .call(&Credentials::Http(&caller), fwd_req(a))
+                        .unwrap(),
+                ))
+            })
+        })
+        .collect();
+    percentiles("geocode address with a typo", us);
     let us: Vec<f64> = points
         .iter()
         .map(|p| {

@@ -33,7 +33,7 @@
 use crate::api::*;
 use crate::geo::{LocalProjection, Pt, encode_polyline};
 use crate::routing::router::{expand_sources, positions};
-use crate::routing::search::Dijkstra;
+use crate::routing::search::with_dijkstra;
 use crate::routing::{Metric, Profile};
 
 use super::RoutingPack;
@@ -129,14 +129,6 @@ pub fn outline(
         .iter()
         .map(|s| (s.0, s.1 as i64))
         .collect();
-    let mut d = Dijkstra::new(g.arc_count());
-    d.explore(
-        &g,
-        &starts,
-        budget as i64,
-        |a, t| Some(g.transition_cost(metric, a, t)),
-        arc_ok,
-    );
     let budget_f = budget as f64;
     let mut pieces: Vec<Piece> = Vec::new();
     for p in &src {
@@ -151,60 +143,63 @@ pub fn outline(
             cost_to: (to - p.offset) * c,
         });
     }
-    for &a in &d.order {
-        let Some(label) = d.reached(a) else { continue };
-        let left = budget as i64 - label;
-        if left <= 0 {
-            continue;
+    with_dijkstra(g.arc_count(), |d| {
+        d.explore(
+            &g,
+            &starts,
+            budget as i64,
+            |a, t| Some(g.transition_cost(metric, a, t)),
+            arc_ok,
+        );
+        for &a in &d.order {
+            let Some(label) = d.reached(a) else { continue };
+            let left = budget as i64 - label;
+            if left <= 0 {
+                continue;
+            }
+            let c = g.arc_cost(metric, a);
+            let f = if c == 0 || left as u64 >= c {
+                1.0
+            } else {
+                left as f64 / c as f64
+            };
+            pieces.push(Piece {
+                arc: a,
+                from: 0.0,
+                to: f,
+                cost_from: label as f64,
+                cost_to: label as f64 + f * c as f64,
+            });
         }
-        let c = g.arc_cost(metric, a);
-        let f = if c == 0 || left as u64 >= c {
-            1.0
-        } else {
-            left as f64 / c as f64
-        };
-        pieces.push(Piece {
-            arc: a,
-            from: 0.0,
-            to: f,
-            cost_from: label as f64,
-            cost_to: label as f64 + f * c as f64,
-        });
-    }
+    });
     let proj = LocalProjection::new(origin.lat);
-    let o = proj.project(snap.point);
-    // Every reached piece as projected points with their costs, flat: piece `i` is
-    // `points[ends[i - 1]..ends[i]]`.
-    let mut points: Vec<([f64; 2], f64)> = vec![(o, 0.0)];
-    let mut ends: Vec<usize> = vec![1];
-    let (mut x0, mut y0, mut x1, mut y1) = (o[0], o[1], o[0], o[1]);
-    let mut xy: Vec<[f64; 2]> = Vec::new();
-    for piece in &pieces {
-        let geom = router.net.geometry(g.arc_edge[piece.arc as usize]);
-        xy.clear();
-        if g.arc_forward[piece.arc as usize] {
-            xy.extend(geom.iter().map(|p| proj.project(*p)));
-        } else {
-            xy.extend(geom.iter().rev().map(|p| proj.project(*p)));
-        }
-        let start = points.len();
-        costed_sub_line(&xy, piece, &mut points);
-        for (p, _) in &points[start..] {
-            x0 = x0.min(p[0]);
-            y0 = y0.min(p[1]);
-            x1 = x1.max(p[0]);
-            y1 = y1.max(p[1]);
-        }
-        ends.push(points.len());
-    }
-    let cell = cell_size(profile, metric, budget);
-    let field = CostField::rasterize(
-        &points,
-        &ends,
-        [x0, y0, x1, y1],
-        cell,
-        budget_f * (1.0 + ALLOWANCE),
+    // The grid covers the reached arcs' whole geometry. The projection is linear, so the box
+    // is taken in degrees and its corners projected.
+    let geometry = |piece: &Piece| router.net.geometry(g.arc_edge[piece.arc as usize]);
+    let (mut lat0, mut lng0, mut lat1, mut lng1) = (
+        snap.point.lat,
+        snap.point.lng,
+        snap.point.lat,
+        snap.point.lng,
     );
+    for piece in &pieces {
+        for p in geometry(piece) {
+            lat0 = lat0.min(p.lat);
+            lat1 = lat1.max(p.lat);
+            lng0 = lng0.min(p.lng);
+            lng1 = lng1.max(p.lng);
+        }
+    }
+    let [x0, y0] = proj.project(Pt::new(lat0, lng0));
+    let [x1, y1] = proj.project(Pt::new(lat1, lng1));
+    let cell = cell_size(profile, metric, budget);
+    let mut field = CostField::new([x0, y0, x1, y1], cell, budget_f * (1.0 + ALLOWANCE));
+    field.mark(proj.project(snap.point), 0.0);
+    let mut line = Scratch::default();
+    for piece in &pieces {
+        line.load(&proj, geometry(piece), g.arc_forward[piece.arc as usize]);
+        field.trace(&line, piece);
+    }
     let (ring, holes) = field.contour(budget_f)?;
     let unproject =
         |r: Vec<[f64; 2]>| -> Vec<Pt> { r.into_iter().map(|p| proj.unproject(p)).collect() };
@@ -214,48 +209,31 @@ pub fn outline(
     })
 }
 
-/// Appends to `out` the part `piece.from..piece.to` (fractions of length) of a projected
-/// line, each point with its cost (linear in length between the piece's two costs).
-fn costed_sub_line(xy: &[[f64; 2]], piece: &Piece, out: &mut Vec<([f64; 2], f64)>) {
-    let seg_len = |a: [f64; 2], b: [f64; 2]| ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
-    let Some(&first) = xy.first() else {
-        return;
-    };
-    let total: f64 = xy.windows(2).map(|w| seg_len(w[0], w[1])).sum();
-    if total <= 0.0 || xy.len() < 2 {
-        out.push((first, piece.cost_from));
-        return;
-    }
-    let (start, end) = (piece.from * total, piece.to * total);
-    let span = (end - start).max(f64::MIN_POSITIVE);
-    let cost_at = |s: f64| {
-        piece.cost_from + (piece.cost_to - piece.cost_from) * ((s - start) / span).clamp(0.0, 1.0)
-    };
-    let before = out.len();
-    let mut walked = 0.0;
-    for w in xy.windows(2) {
-        let l = seg_len(w[0], w[1]);
-        let (s0, s1) = (walked, walked + l);
-        walked = s1;
-        if s1 < start || s0 > end || l <= 0.0 {
-            continue;
+/// One arc's geometry, projected in its direction of travel, with its segment lengths:
+/// buffers kept across the reached pieces.
+#[derive(Default)]
+struct Scratch {
+    xy: Vec<[f64; 2]>,
+    /// `len[i]`: length of segment `xy[i]`–`xy[i + 1]`.
+    len: Vec<f64>,
+    total: f64,
+}
+
+impl Scratch {
+    fn load(&mut self, proj: &LocalProjection, geom: &[Pt], forward: bool) {
+        self.xy.clear();
+        if forward {
+            self.xy.extend(geom.iter().map(|p| proj.project(*p)));
+        } else {
+            self.xy.extend(geom.iter().rev().map(|p| proj.project(*p)));
         }
-        let at = |s: f64| {
-            let t = ((s - s0) / l).clamp(0.0, 1.0);
-            [
-                w[0][0] + (w[1][0] - w[0][0]) * t,
-                w[0][1] + (w[1][1] - w[0][1]) * t,
-            ]
-        };
-        if out.len() == before {
-            let s = start.max(s0);
-            out.push((at(s), cost_at(s)));
-        }
-        let s = end.min(s1);
-        out.push((at(s), cost_at(s)));
-    }
-    if out.len() == before {
-        out.push((first, piece.cost_from));
+        self.len.clear();
+        self.len.extend(
+            self.xy
+                .windows(2)
+                .map(|w| ((w[1][0] - w[0][0]).powi(2) + (w[1][1] - w[0][1]).powi(2)).sqrt()),
+        );
+        self.total = self.len.iter().sum();
     }
 }
 
@@ -270,52 +248,64 @@ struct CostField {
 }
 
 impl CostField {
-    /// The field of costed lines (line `i` is `points[ends[i - 1]..ends[i]]`, the first
-    /// starting at 0) within `bbox` (projected `[x0, y0, x1, y1]`) on cells of `cell` metres,
-    /// cells without a reached point at `unreached`; two cells of margin keep every contour
-    /// closed.
-    fn rasterize(
-        points: &[([f64; 2], f64)],
-        ends: &[usize],
-        bbox: [f64; 4],
-        cell: f64,
-        unreached: f64,
-    ) -> CostField {
+    /// An empty field over `bbox` (projected `[x0, y0, x1, y1]`) on cells of `cell` metres,
+    /// every cell at `unreached`; two cells of margin keep every contour closed.
+    fn new(bbox: [f64; 4], cell: f64, unreached: f64) -> CostField {
         let [x0, y0, x1, y1] = bbox;
-        let ox = x0 - 2.0 * cell;
-        let oy = y0 - 2.0 * cell;
         let w = ((x1 - x0) / cell) as usize + 5;
         let h = ((y1 - y0) / cell) as usize + 5;
-        let mut f = CostField {
-            ox,
-            oy,
+        CostField {
+            ox: x0 - 2.0 * cell,
+            oy: y0 - 2.0 * cell,
             cell,
             w,
             h,
             v: vec![unreached; w * h],
+        }
+    }
+
+    /// Marks the part `piece.from..piece.to` (fractions of length) of `line`, its cost linear
+    /// in length between the piece's two costs: points half a cell apart along the line, and
+    /// both ends of the piece.
+    fn trace(&mut self, line: &Scratch, piece: &Piece) {
+        let Some(&first) = line.xy.first() else {
+            return;
         };
-        let half = cell * 0.5;
-        let mut start = 0;
-        for &end in ends {
-            let line = &points[start.min(end)..end];
-            start = end;
-            if let [(p, c)] = line {
-                f.mark(*p, *c);
-            }
-            for seg in line.windows(2) {
-                let ((a, ca), (b, cb)) = (seg[0], seg[1]);
-                let len = ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
-                let n = (len / half).ceil().max(1.0) as usize;
-                for i in 0..=n {
-                    let t = i as f64 / n as f64;
-                    f.mark(
+        if line.total <= 0.0 || line.xy.len() < 2 {
+            self.mark(first, piece.cost_from);
+            return;
+        }
+        let (start, end) = (piece.from * line.total, piece.to * line.total);
+        let rate = if end > start {
+            (piece.cost_to - piece.cost_from) / (end - start)
+        } else {
+            0.0
+        };
+        let step = self.cell * 0.5;
+        let mut next = start;
+        let mut s0 = 0.0;
+        for (i, &l) in line.len.iter().enumerate() {
+            let s1 = s0 + l;
+            if l > 0.0 {
+                let (a, b) = (line.xy[i], line.xy[i + 1]);
+                while next <= s1 {
+                    let t = (next - s0) / l;
+                    self.mark(
                         [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t],
-                        ca + (cb - ca) * t,
+                        piece.cost_from + rate * (next - start),
                     );
+                    if next >= end {
+                        return;
+                    }
+                    next = (next + step).min(end);
                 }
             }
+            s0 = s1;
         }
-        f
+        // Rounding left the end a hair beyond the summed lengths: it is the last point.
+        if let Some(&last) = line.xy.last() {
+            self.mark(last, piece.cost_to);
+        }
     }
 
     fn mark(&mut self, p: [f64; 2], cost: f64) {
@@ -638,23 +628,27 @@ mod tests {
         vec![(a, ca), (b, cb)]
     }
 
-    /// The field of `lines` on cells of `cell` metres (budget 1000).
+    /// The field of `lines` on cells of `cell` metres (budget 1000): each line's points are
+    /// one arc's geometry, its costs those at its two ends.
     fn field(lines: &[Vec<([f64; 2], f64)>], cell: f64) -> CostField {
-        let points: Vec<([f64; 2], f64)> = lines.iter().flatten().copied().collect();
-        let ends: Vec<usize> = lines
-            .iter()
-            .scan(0, |n, l| {
-                *n += l.len();
-                Some(*n)
-            })
-            .collect();
-        CostField::rasterize(
-            &points,
-            &ends,
-            bbox(lines),
-            cell,
-            1_000.0 * (1.0 + ALLOWANCE),
-        )
+        let mut f = CostField::new(bbox(lines), cell, 1_000.0 * (1.0 + ALLOWANCE));
+        for l in lines {
+            let xy: Vec<[f64; 2]> = l.iter().map(|p| p.0).collect();
+            let len: Vec<f64> = xy
+                .windows(2)
+                .map(|w| ((w[1][0] - w[0][0]).powi(2) + (w[1][1] - w[0][1]).powi(2)).sqrt())
+                .collect();
+            let total = len.iter().sum();
+            let piece = Piece {
+                arc: 0,
+                from: 0.0,
+                to: 1.0,
+                cost_from: l[0].1,
+                cost_to: l[l.len() - 1].1,
+            };
+            f.trace(&Scratch { xy, len, total }, &piece);
+        }
+        f
     }
 
     fn bbox(lines: &[Vec<([f64; 2], f64)>]) -> [f64; 4] {

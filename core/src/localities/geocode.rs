@@ -1,6 +1,8 @@
 //! `GET /localities/geocode`: an address to coordinates (parts in any order, house numbers
 //! interpolated along their street when the exact point is missing), or a `latlng` to the
 //! nearest address, else street, else locality, else admin area.
+use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use super::details::{details_of, leading_number};
@@ -67,10 +69,61 @@ pub fn run(
     GeocodeResponse { results }
 }
 
+/// Folded words of the places around candidates, computed once per query: most candidates
+/// share the same few parents (street, city, region, country), whose names come in many
+/// languages, and folding them again for each candidate was most of a geocode.
+#[derive(Default)]
+struct ContextWords(HashMap<String, Rc<Vec<String>>>);
+
+impl ContextWords {
+    /// The distinct folded words of `texts`, remembered under `key`.
+    fn of<'a>(&mut self, key: &str, texts: impl IntoIterator<Item = &'a str>) -> Rc<Vec<String>> {
+        if let Some(w) = self.0.get(key) {
+            return Rc::clone(w);
+        }
+        let mut ws: Vec<String> = texts.into_iter().flat_map(words).map(|w| w.text).collect();
+        ws.sort_unstable();
+        ws.dedup();
+        let ws = Rc::new(ws);
+        self.0.insert(key.to_string(), Rc::clone(&ws));
+        ws
+    }
+}
+
+/// How `t` matches the best of the context's words (sorted lists): exactly (looked up), else
+/// the best forgiving match, stopping at the first when no better kind is possible.
+fn context_match(t: &QueryToken, context: &[Rc<Vec<String>>]) -> Option<MatchKind> {
+    let exact = context.iter().any(|list| {
+        std::iter::once(&t.text)
+            .chain(t.alts.iter())
+            .any(|x| list.binary_search(x).is_ok())
+    });
+    if exact {
+        return Some(MatchKind::Exact);
+    }
+    // Without an exact word, a prefix is the best a typed token can do, a typo the best of
+    // a finished one.
+    let ceiling = if t.prefix {
+        MatchKind::Prefix
+    } else {
+        MatchKind::Fuzzy
+    };
+    let mut best = None;
+    for w in context.iter().flat_map(|list| list.iter()) {
+        if let Some((k, _)) = match_word(t, w) {
+            best = best.max(Some(k));
+            if k >= ceiling {
+                break;
+            }
+        }
+    }
+    best
+}
+
 /// How much of the query an item explains: each token explains at most one part (name word,
 /// house number, postal code, surrounding place), parts the query does not mention and tokens
 /// nothing explains count against the item. Returns the score and which tokens were used.
-fn explain(shown: &Shown, tokens: &[QueryToken]) -> (f64, Vec<bool>) {
+fn explain(shown: &Shown, tokens: &[QueryToken], memo: &mut ContextWords) -> (f64, Vec<bool>) {
     let d = &shown.item.data;
     let name = match shown.item.kind.as_str() {
         kinds::ADDRESS => d.street.clone().unwrap_or_default(),
@@ -84,17 +137,14 @@ fn explain(shown: &Shown, tokens: &[QueryToken]) -> (f64, Vec<bool>) {
         .chain(d.postcodes.iter())
         .map(|p| fold(p))
         .collect();
-    let mut context = String::new();
-    for p in &shown.parents {
-        for n in p.data.names.values() {
-            context.push_str(n);
-            context.push(' ');
-        }
-    }
+    let mut context: Vec<Rc<Vec<String>>> = shown
+        .parents
+        .iter()
+        .map(|p| memo.of(&p.public_id, p.data.names.values().map(String::as_str)))
+        .collect();
     if let Some(c) = &d.city {
-        context.push_str(c);
+        context.push(memo.of(&format!("\u{0}city {c}"), [c.as_str()]));
     }
-    let context_words = words(&context);
     let mut used = vec![false; tokens.len()];
     let mut score = 0.0;
     // Name words, each taking the best unused token.
@@ -147,11 +197,7 @@ fn explain(shown: &Shown, tokens: &[QueryToken]) -> (f64, Vec<bool>) {
         if used[i] {
             continue;
         }
-        if let Some(k) = context_words
-            .iter()
-            .filter_map(|w| match_word(&tokens[i], &w.text).map(|m| m.0))
-            .max()
-        {
+        if let Some(k) = context_match(&tokens[i], &context) {
             used[i] = true;
             score += if k == MatchKind::Exact { 1.2 } else { 0.6 };
         }
@@ -197,9 +243,10 @@ fn forward(
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let rank = |typos: bool| {
+    let mut memo = ContextWords::default();
+    let mut rank = |all_required: bool, typos: bool| {
         let hits = idx.search(
-            |f| text_query_with(f, &tokens, &types, countries, false, typos),
+            |f| text_query_with(f, &tokens, &types, countries, all_required, typos),
             Bias::default(),
             60,
         );
@@ -207,22 +254,30 @@ fn forward(
             .into_iter()
             .map(|(_, item)| {
                 let s = shown(idx, item, lang);
-                let (score, used) = explain(&s, &tokens);
+                let (score, used) = explain(&s, &tokens, &mut memo);
                 (score, used, s)
             })
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
         scored
     };
-    // Most addresses are written without typos: when the best candidate of the exact search
-    // explains every token, the fuzzy search (the costly part) could only add candidates that
-    // explain less. Otherwise search again, tolerating typos.
-    let mut scored = rank(false);
-    if !scored
-        .first()
-        .is_some_and(|(_, used, _)| used.iter().all(|u| *u))
-    {
-        scored = rank(true);
+    // Most addresses are written in full and without typos. Three searches, each run only
+    // when the one before left a token unexplained by its best candidate:
+    // 1. every token matching a name or the context exactly: an intersection of postings,
+    //    a handful of candidates (a city's name alone matches every address in it);
+    // 2. any token matching exactly (a word the index writes differently, a place the pack
+    //    does not know): the union, scored and ranked;
+    // 3. the union again, tolerating typos in names (fuzzy automata, the costliest).
+    let explains_all = |s: &[(f64, Vec<bool>, Shown)]| {
+        s.first()
+            .is_some_and(|(_, used, _)| used.iter().all(|u| *u))
+    };
+    let mut scored = rank(true, false);
+    if !explains_all(&scored) {
+        scored = rank(false, false);
+    }
+    if !explains_all(&scored) {
+        scored = rank(false, true);
     }
     let mut out = Vec::new();
     if let Some((_, used, best)) = scored.first()

@@ -3,6 +3,7 @@
 //! `matched_substrings` of a description.
 use crate::api::{AUTOCOMPLETE_INPUT_MAX_CHARS, AUTOCOMPLETE_INPUT_MAX_TOKENS, Substring};
 use crate::packs::search::{Word, expansions, fold, words};
+use smallvec::SmallVec;
 
 /// One token of a query.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,27 +83,45 @@ impl MatchKind {
 
 /// Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions).
 pub fn osa_distance(a: &[char], b: &[char]) -> usize {
+    osa_capped(a, b, usize::MAX - 1)
+}
+
+/// [`osa_distance`], or any value above `cap` once the distance is sure to exceed it.
+///
+/// Three rolling rows, on the stack for words up to 31 characters: ranking compares every
+/// query token with many candidate words, and one allocation per row showed in profiles.
+/// A row can only fall below the smaller minimum of the two rows before it (a transposition
+/// reaches two rows back), so two rows above `cap` end the search.
+pub fn osa_capped(a: &[char], b: &[char], cap: usize) -> usize {
     let (n, m) = (a.len(), b.len());
-    let mut d = vec![vec![0usize; m + 1]; n + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
+    let w = m + 1;
+    // Rows i - 2, i - 1 and i, in turn.
+    let mut rows: SmallVec<[usize; 96]> = smallvec::smallvec![0; 3 * w];
+    for (j, cell) in rows[..w].iter_mut().enumerate() {
         *cell = j;
     }
+    let mut prev_min = 0;
     for i in 1..=n {
+        let (cur, prev, prev2) = ((i % 3) * w, ((i - 1) % 3) * w, ((i + 1) % 3) * w);
+        rows[cur] = i;
+        let mut row_min = i;
         for j in 1..=m {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
+            let mut v = (rows[prev + j] + 1)
+                .min(rows[cur + j - 1] + 1)
+                .min(rows[prev + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
+                v = v.min(rows[prev2 + j - 2] + 1);
             }
-            d[i][j] = v;
+            rows[cur + j] = v;
+            row_min = row_min.min(v);
         }
+        if row_min > cap && prev_min > cap {
+            return cap + 1;
+        }
+        prev_min = row_min;
     }
-    d[n][m]
+    rows[(n % 3) * w + m]
 }
 
 /// How `token` matches the folded `word`, and how many characters of `word` it covers.
@@ -114,13 +133,14 @@ pub fn match_word(token: &QueryToken, word: &str) -> Option<(MatchKind, usize)> 
     if token.prefix && word.starts_with(&token.text) {
         return Some((MatchKind::Prefix, token.text.chars().count()));
     }
-    let typos = usize::from(token.max_typos());
-    if typos == 0 {
+    let tlen = token.text.chars().count();
+    let typos = usize::from(max_typos(tlen));
+    if typos == 0 || (!token.prefix && tlen.abs_diff(wlen) > typos) {
         return None;
     }
-    let t: Vec<char> = token.text.chars().collect();
-    let w: Vec<char> = word.chars().collect();
-    if t.len().abs_diff(w.len()) <= typos && osa_distance(&t, &w) <= typos {
+    let t: SmallVec<[char; 32]> = token.text.chars().collect();
+    let w: SmallVec<[char; 32]> = word.chars().collect();
+    if t.len().abs_diff(w.len()) <= typos && osa_capped(&t, &w, typos) <= typos {
         return Some((MatchKind::Fuzzy, wlen));
     }
     if token.prefix {
@@ -229,6 +249,53 @@ mod tests {
 
     fn sub(offset: u32, length: u32) -> Substring {
         Substring { offset, length }
+    }
+
+    /// The textbook full-matrix OSA distance, the reference for the rolling-row one.
+    fn osa_reference(a: &[char], b: &[char]) -> usize {
+        let (n, m) = (a.len(), b.len());
+        let mut d = vec![vec![0usize; m + 1]; n + 1];
+        for (i, row) in d.iter_mut().enumerate() {
+            row[0] = i;
+        }
+        for (j, cell) in d[0].iter_mut().enumerate() {
+            *cell = j;
+        }
+        for i in 1..=n {
+            for j in 1..=m {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                let mut v = (d[i - 1][j] + 1)
+                    .min(d[i][j - 1] + 1)
+                    .min(d[i - 1][j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    v = v.min(d[i - 2][j - 2] + 1);
+                }
+                d[i][j] = v;
+            }
+        }
+        d[n][m]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn osa_rows_equal_the_full_matrix(a in "[abcé]{0,40}", b in "[abcé]{0,40}") {
+            let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            let d = osa_reference(&a, &b);
+            proptest::prop_assert_eq!(osa_distance(&a, &b), d);
+            for cap in 0..4 {
+                let c = osa_capped(&a, &b, cap);
+                let ok = if d <= cap { c == d } else { c > cap };
+                proptest::prop_assert!(ok, "cap {} gave {} for distance {}", cap, c, d);
+            }
+        }
+    }
+
+    #[test]
+    fn osa_counts_transpositions_once() {
+        let c = |s: &str| s.chars().collect::<Vec<char>>();
+        assert_eq!(osa_distance(&c("munchen"), &c("mnuchen")), 1);
+        assert_eq!(osa_distance(&c("ca"), &c("abc")), 3);
+        assert_eq!(osa_distance(&c(""), &c("abc")), 3);
     }
 
     #[test]

@@ -22,7 +22,7 @@ use super::graph::{NO_ARC, TurnGraph};
 use super::network::{NetworkError, RoadNetwork};
 use super::profile::{Metric, Profile};
 use super::reach::{Reach, SnapCandidates};
-use super::search::Dijkstra;
+use super::search::{Dijkstra, with_dijkstra};
 use super::snap::{Snap, SnapIndex};
 
 /// A place on an arc: the arc and the fraction of it behind (in the arc's direction).
@@ -366,11 +366,12 @@ impl Router {
             let t: Vec<(u32, u64)> = ends.iter().map(|x| (x.0, x.1)).collect();
             ch.shortest(&s, &t)
         } else {
-            let mut d = Dijkstra::new(g.arc_count());
             let s: Vec<(u32, i64)> = starts.iter().map(|x| (x.0, x.1 as i64)).collect();
             let t: Vec<(u32, i64)> = ends.iter().map(|x| (x.0, x.1 as i64)).collect();
-            d.shortest(&g, &s, &t, |a, t| Some(g.transition_cost(metric, a, t)), ok)
-                .map(|f| (f.cost.max(0) as u64, f.arcs))
+            with_dijkstra(g.arc_count(), |d| {
+                d.shortest(&g, &s, &t, |a, t| Some(g.transition_cost(metric, a, t)), ok)
+            })
+            .map(|f| (f.cost.max(0) as u64, f.arcs))
         };
         let via_graph = searched.and_then(|(cost, arcs)| arc_path(&starts, &src, &dst, cost, arcs));
         let direct = direct.map(|(cost, _, s, t)| ArcPath {

@@ -346,4 +346,68 @@ fn geocoding_lands_within_30_m_for_95_percent() {
         eprintln!("  miss: {fl}");
     }
     assert!(ok >= 950, "{ok}/1000 < 95%");
+
+    // The same addresses with a typo (two letters swapped in the street's longest word): the
+    // exact searches find nothing that explains every word, the forgiving one must.
+    let (mut typo_ok, mut typo_n, mut failures) = (0, 0, Vec::new());
+    for d in sample.iter().step_by(4) {
+        let street = d.data.street.clone().unwrap();
+        let Some(longest) = street
+            .split(' ')
+            .filter(|w| w.chars().count() >= 6 && w.chars().all(char::is_alphabetic))
+            .max_by_key(|w| w.chars().count())
+        else {
+            continue;
+        };
+        let mut c: Vec<char> = longest.chars().collect();
+        let mid = c.len() / 2;
+        if c[mid] == c[mid + 1] {
+            continue;
+        }
+        c.swap(mid, mid + 1);
+        let typo: String = c.into_iter().collect();
+        let address = format!(
+            "{} {}, {} {}",
+            d.data.housenumber.clone().unwrap(),
+            street.replacen(longest, &typo, 1),
+            d.data.postcode.clone().unwrap(),
+            city(d).unwrap()
+        );
+        let res = f
+            .engine
+            .call(
+                &Credentials::Http(&caller),
+                GeocodeRequest {
+                    address: Some(address.clone()),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        typo_n += 1;
+        let dist = res.results.first().map(|r| {
+            haversine_m(
+                r.geometry.location.lat,
+                r.geometry.location.lng,
+                d.lat,
+                d.lng,
+            )
+        });
+        if dist.is_some_and(|m| m <= 30.0) {
+            typo_ok += 1;
+        } else {
+            failures.push(format!("{address:?}: {dist:?} m"));
+        }
+    }
+    eprintln!("geocode with a typo: {typo_ok}/{typo_n} within 30 m");
+    for fl in failures.iter().take(10) {
+        eprintln!("  miss: {fl}");
+    }
+    assert!(
+        typo_n >= 100,
+        "only {typo_n} addresses with a long street word"
+    );
+    assert!(
+        typo_ok * 100 >= typo_n * 90,
+        "{typo_ok}/{typo_n} with a typo < 90%"
+    );
 }
