@@ -223,7 +223,8 @@ impl Geolocation {
                      (`waymark-packs build --pack base`, then POST /packs)",
                 ));
             }
-            Ok(index.build())
+            // The grid builds in the background; lookups scan the zones until it is ready.
+            Ok(index.build_in_background())
         })
     }
 }

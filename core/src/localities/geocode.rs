@@ -261,23 +261,25 @@ fn forward(
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
         scored
     };
-    // Most addresses are written in full and without typos. Three searches, each run only
+    // Most addresses are written in full and without typos. Four searches, each run only
     // when the one before left a token unexplained by its best candidate:
     // 1. every token matching a name or the context exactly: an intersection of postings,
     //    a handful of candidates (a city's name alone matches every address in it);
-    // 2. any token matching exactly (a word the index writes differently, a place the pack
+    // 2. the intersection again, tolerating typos in names (a misspelt street);
+    // 3. any token matching exactly (a word the index writes differently, a place the pack
     //    does not know): the union, scored and ranked;
-    // 3. the union again, tolerating typos in names (fuzzy automata, the costliest).
+    // 4. the union again, tolerating typos in names (fuzzy automata over a large union, the
+    //    costliest).
     let explains_all = |s: &[(f64, Vec<bool>, Shown)]| {
         s.first()
             .is_some_and(|(_, used, _)| used.iter().all(|u| *u))
     };
-    let mut scored = rank(true, false);
-    if !explains_all(&scored) {
-        scored = rank(false, false);
-    }
-    if !explains_all(&scored) {
-        scored = rank(false, true);
+    let mut scored = Vec::new();
+    for (all_required, typos) in [(true, false), (true, true), (false, false), (false, true)] {
+        scored = rank(all_required, typos);
+        if explains_all(&scored) {
+            break;
+        }
     }
     let mut out = Vec::new();
     if let Some((_, used, best)) = scored.first()

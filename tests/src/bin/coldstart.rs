@@ -5,7 +5,9 @@
 //! pack file once (a warm file cache), then `--runs` times: starts `waymark serve` and measures
 //! the time from the process start to its first 200 answer (`GET /geolocation/timezone`) and
 //! its RSS then; and opens the native SDK (`waymark_ffi::Waymark::open` plus one timezone call)
-//! in a fresh child process, measuring the same. Prints each run and the medians.
+//! in a fresh child process, measuring the same. After the server's first answer it also asks
+//! a position, an autocomplete and a route, and prints when each answered since the start.
+//! Prints each run and the medians.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
@@ -72,6 +74,16 @@ fn ffi_once(work: &Path) {
     let _ = std::fs::remove_dir_all(state);
 }
 
+/// Calls made after the first timezone answer, in order: `(name, path)`.
+const FIRST_CALLS: [(&str, &str); 3] = [
+    ("position", "/geolocation/position?ip_address=8.8.8.8"),
+    ("autocomplete", "/localities/autocomplete?input=Andorra"),
+    (
+        "route",
+        "/distance/route/json?origin=42.5078,1.5211&destination=42.5346,1.5806",
+    ),
+];
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |name: &str| {
@@ -130,6 +142,21 @@ fn main() {
         }
         let ms = started.elapsed().as_secs_f64() * 1e3;
         let rss = server.rss_kib();
+        // Then the first answer of other groups, each from the same start: what a hybrid app
+        // asking a position, a search and a route right after launch waits for.
+        let mut later = Vec::new();
+        for (name, path) in FIRST_CALLS {
+            match conn.send("GET", path, &key, "") {
+                // 404: no position known for the address is an answer too.
+                Some((200 | 404, _)) => {}
+                Some((status, body)) => panic!("{path}: {status}: {body}"),
+                None => panic!("{path}: no answer"),
+            }
+            later.push(format!(
+                "{name} {:.0} ms",
+                started.elapsed().as_secs_f64() * 1e3
+            ));
+        }
         drop(server);
         let _ = std::fs::remove_dir_all(&state);
         let out = std::process::Command::new(std::env::current_exe().unwrap())
@@ -144,8 +171,9 @@ fn main() {
             it.next().unwrap().parse().unwrap(),
         );
         println!(
-            "run {run}: serve first answer {ms:.1} ms, rss {:.1} MiB; ffi open + first call {fms:.1} ms, rss {:.1} MiB",
+            "run {run}: serve first answer {ms:.1} ms, rss {:.1} MiB (then, since start: {}); ffi open + first call {fms:.1} ms, rss {:.1} MiB",
             rss as f64 / 1024.0,
+            later.join(", "),
             frss as f64 / 1024.0
         );
         serve_ms.push(ms);

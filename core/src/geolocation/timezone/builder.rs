@@ -1,7 +1,9 @@
 //! Building the grid: zones are added from the packs' stored shapes, then
 //! [`TimezoneIndexBuilder::build`] sweeps each row of 1° cells and splits the busy cells.
 use super::geometry::{crosses, meets_box, toggle, top_col, top_row};
-use super::index::{Group, Leaf};
+use std::sync::{Arc, OnceLock};
+
+use super::index::{Grid, Group, Leaf, ZoneSpan, Zones};
 use super::{
     LEAF_EDGES, MAX_DEPTH, NONE, Point, REF_X, REF_Y, TAG_LEAF, TAG_SPLIT, TAG_UNIFORM, TOP_H,
     TOP_W, TimezoneError, TimezoneIndex,
@@ -18,6 +20,8 @@ pub struct TimezoneIndexBuilder {
     edges: Vec<u32>,
     /// Zone of the edge starting at each vertex.
     edge_zone: Vec<u16>,
+    /// Each zone's edges and box, as zones are added.
+    spans: Vec<ZoneSpan>,
 }
 
 impl TimezoneIndexBuilder {
@@ -38,6 +42,7 @@ impl TimezoneIndexBuilder {
                 source,
             })?;
         let zone = self.tzids.len() as u16;
+        let (first_edge, first_vertex) = (self.edges.len(), self.vertices.len());
         for rings in encoded {
             for ring in rings {
                 let line = decode_polyline6(&ring).map_err(|source| TimezoneError::Ring {
@@ -48,6 +53,20 @@ impl TimezoneIndexBuilder {
                 self.add_ring(zone, &pts)?;
             }
         }
+        let mut bbox = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
+        for v in &self.vertices[first_vertex..] {
+            bbox = [
+                bbox[0].min(v[0]),
+                bbox[1].min(v[1]),
+                bbox[2].max(v[0]),
+                bbox[3].max(v[1]),
+            ];
+        }
+        self.spans.push(ZoneSpan {
+            start: first_edge as u32,
+            end: self.edges.len() as u32,
+            bbox,
+        });
         self.tzids.push(tzid.into());
         Ok(())
     }
@@ -94,19 +113,61 @@ impl TimezoneIndexBuilder {
         self.tzids.is_empty()
     }
 
-    /// Builds the grid.
+    fn into_zones(self) -> Zones {
+        Zones {
+            tzids: self.tzids,
+            vertices: self.vertices,
+            edges: self.edges,
+            edge_zone: self.edge_zone,
+            spans: self.spans,
+        }
+    }
+
+    /// The index with its grid built now.
     pub fn build(self) -> TimezoneIndex {
-        let TimezoneIndexBuilder {
-            tzids,
+        let zones = self.into_zones();
+        let grid = Grid::build(&zones);
+        TimezoneIndex {
+            zones: Arc::new(zones),
+            grid: Arc::new(OnceLock::from(grid)),
+        }
+    }
+
+    /// The index at once, its grid built on a background thread: lookups scan the zones
+    /// until it is ready (a few milliseconds each instead of 60 ns, for the third of a second
+    /// the world's grid takes), so a process opening its packs answers its first timezone
+    /// question without waiting for the grid.
+    pub fn build_in_background(self) -> TimezoneIndex {
+        let zones = Arc::new(self.into_zones());
+        let grid = Arc::new(OnceLock::new());
+        let (z, g) = (Arc::clone(&zones), Arc::clone(&grid));
+        let spawned = std::thread::Builder::new()
+            .name("waymark-timezone-grid".into())
+            .spawn(move || {
+                let _ = g.set(Grid::build(&z));
+            });
+        if spawned.is_err() {
+            // No thread to spare: build it here.
+            let _ = grid.set(Grid::build(&zones));
+        }
+        TimezoneIndex { zones, grid }
+    }
+}
+
+impl Grid {
+    /// Builds the grid: sweeps each row of 1° cells, splits the busy cells.
+    fn build(zones: &Zones) -> Grid {
+        let Zones {
             vertices,
             edges,
             edge_zone,
-        } = self;
+            ..
+        } = zones;
         let edge = |e: u32| (vertices[e as usize], vertices[e as usize + 1]);
         // Edges meeting each 1° cell, and the edges spanning each row's reference latitude.
         let mut cells: Vec<Vec<u32>> = vec![Vec::new(); TOP_W * TOP_H];
         let mut rows: Vec<Vec<u32>> = vec![Vec::new(); TOP_H];
-        for &e in &edges {
+        for &e in edges {
             let (a, b) = edge(e);
             let cx0 = top_col(a[0].min(b[0]));
             let cx1 = top_col(a[0].max(b[0]));
@@ -126,11 +187,9 @@ impl TimezoneIndexBuilder {
                 }
             }
         }
-        let mut index = TimezoneIndex {
+        let mut grid = Grid {
             nodes: vec![0; TOP_W * TOP_H],
-            tzids,
-            edge_count: edges.len(),
-            ..TimezoneIndex::default()
+            ..Grid::default()
         };
         let mut crossings: Vec<(f64, u16)> = Vec::new();
         for (cy, row) in rows.iter().enumerate() {
@@ -156,9 +215,9 @@ impl TimezoneIndexBuilder {
                     next += 1;
                 }
                 let cell = std::mem::take(&mut cells[cy * TOP_W + cx]);
-                let word = index.build_node(
-                    &vertices,
-                    &edge_zone,
+                let word = grid.build_node(
+                    vertices,
+                    edge_zone,
                     [cx as f64 - 180.0, cy as f64 - 90.0],
                     1.0,
                     0,
@@ -166,20 +225,19 @@ impl TimezoneIndexBuilder {
                     [x, y],
                     inside.clone(),
                 );
-                index.nodes[cy * TOP_W + cx] = word;
+                grid.nodes[cy * TOP_W + cx] = word;
             }
         }
-        index.vertices = vertices;
-        index.nodes.shrink_to_fit();
-        index.leaves.shrink_to_fit();
-        index.sets.shrink_to_fit();
-        index.groups.shrink_to_fit();
-        index.edge_refs.shrink_to_fit();
-        index
+        grid.nodes.shrink_to_fit();
+        grid.leaves.shrink_to_fit();
+        grid.sets.shrink_to_fit();
+        grid.groups.shrink_to_fit();
+        grid.edge_refs.shrink_to_fit();
+        grid
     }
 }
 
-impl TimezoneIndex {
+impl Grid {
     /// Builds the node of the cell with south-west corner `o` and side `size`, met by `edges`,
     /// whose reference point `r` lies inside the zones `inside`; returns the node word.
     #[allow(clippy::too_many_arguments)]

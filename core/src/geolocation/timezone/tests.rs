@@ -1,6 +1,8 @@
 //! The grid against a plain scan of the polygons.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::sync::{Arc, OnceLock};
+
 use super::*;
 
 /// A polyline6 ring of `(lng, lat)` points, as the packs store them.
@@ -183,30 +185,61 @@ fn the_grid_answers_as_a_scan_of_the_polygons() {
             .find(|(_, rings)| scan_contains(rings, lng, lat))
             .map_or_else(|| nautical_zone(lng).to_string(), |(t, _)| t.clone())
     };
-    let mut checked = 0;
-    for i in 0..30_000 {
-        // Half the points near the jagged zones, the rest anywhere.
-        let (lat, lng) = if i % 2 == 0 {
-            (40.0 + rnd() * 10.0, 1.0 + rnd() * 10.0)
-        } else {
-            (rnd() * 180.0 - 90.0, rnd() * 360.0 - 180.0)
-        };
-        assert_eq!(idx.lookup(lat, lng), scan(lat, lng), "{lat},{lng}");
-        checked += 1;
+    // The same zones without their grid: the scan that answers while the grid builds.
+    let grid = idx;
+    let scanning = TimezoneIndex {
+        zones: Arc::clone(&grid.zones),
+        grid: Arc::new(OnceLock::new()),
+    };
+    assert!(grid.grid_ready() && !scanning.grid_ready());
+    // Points on the polygons' vertices and edge midpoints: the tie rules agree.
+    for (_, rings) in &rounded {
+        for r in rings {
+            for w in r.windows(2).step_by(7) {
+                let (a, b) = (w[0], w[1]);
+                for (x, y) in [a, ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0)] {
+                    assert_eq!(grid.lookup(y, x), scanning.lookup(y, x), "{y},{x}");
+                }
+            }
+        }
     }
-    assert_eq!(checked, 30_000);
-    // Domain edges: the antimeridian and the poles answer as the scan does (a point on a
-    // polygon's east or north edge is outside it, as with any even-odd ray cast).
-    for (lat, lng) in [(-15.0, -180.0), (90.0, 0.0), (-90.0, 0.0), (85.0, -180.0)] {
-        assert_eq!(idx.lookup(lat, lng), scan(lat, lng), "{lat},{lng}");
+    for idx in [&grid, &scanning] {
+        let mut checked = 0;
+        for i in 0..30_000 {
+            // Half the points near the jagged zones, the rest anywhere.
+            let (lat, lng) = if i % 2 == 0 {
+                (40.0 + rnd() * 10.0, 1.0 + rnd() * 10.0)
+            } else {
+                (rnd() * 180.0 - 90.0, rnd() * 360.0 - 180.0)
+            };
+            assert_eq!(idx.lookup(lat, lng), scan(lat, lng), "{lat},{lng}");
+            checked += 1;
+        }
+        assert_eq!(checked, 30_000);
+        // Domain edges: the antimeridian and the poles answer as the scan does (a point on a
+        // polygon's east or north edge is outside it, as with any even-odd ray cast).
+        for (lat, lng) in [(-15.0, -180.0), (90.0, 0.0), (-90.0, 0.0), (85.0, -180.0)] {
+            assert_eq!(idx.lookup(lat, lng), scan(lat, lng), "{lat},{lng}");
+        }
+        // +180° is -180°.
+        for lat in [-15.0, 0.0, 85.0, -89.0] {
+            assert_eq!(idx.lookup(lat, 180.0), scan(lat, -180.0), "{lat},180");
+        }
+        assert_eq!(idx.lookup(-15.0, 180.0), "E/West");
+        assert_eq!(idx.lookup(-15.0, 179.999_999), "D/East");
+        assert_eq!(idx.lookup(-15.0, -180.0), "E/West");
+        assert_eq!(idx.lookup(89.999_999, 0.0), "F/Pole");
+        assert_eq!(idx.lookup(-90.0, 0.0), "Etc/GMT");
     }
-    // +180° is -180°.
-    for lat in [-15.0, 0.0, 85.0, -89.0] {
-        assert_eq!(idx.lookup(lat, 180.0), scan(lat, -180.0), "{lat},180");
+    // Built in the background: the grid arrives and answers the same.
+    let mut b = TimezoneIndexBuilder::default();
+    for (tzid, rings) in &zones {
+        let encoded: Vec<String> = rings.iter().map(|r| ring(r)).collect();
+        b.add(tzid, &serde_json::to_string(&vec![encoded]).unwrap())
+            .unwrap();
     }
-    assert_eq!(idx.lookup(-15.0, 180.0), "E/West");
-    assert_eq!(idx.lookup(-15.0, 179.999_999), "D/East");
-    assert_eq!(idx.lookup(-15.0, -180.0), "E/West");
-    assert_eq!(idx.lookup(89.999_999, 0.0), "F/Pole");
-    assert_eq!(idx.lookup(-90.0, 0.0), "Etc/GMT");
+    let late = b.build_in_background();
+    assert_eq!(late.lookup(45.0, 5.0), grid.lookup(45.0, 5.0));
+    late.wait_for_grid();
+    assert_eq!(late.stats().nodes, grid.stats().nodes);
 }
