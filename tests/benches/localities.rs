@@ -202,19 +202,22 @@ fn bench(c: &mut Criterion) {
         })
         .collect();
     percentiles("reverse geocode", us);
-    let us: Vec<f64> = addresses
-        .iter()
-        .map(|a| {
-            time(&mut || {
-                drop(black_box(
-                    engine
-                        .call(&Credentials::Http(&caller), fwd_req(a))
-                        .unwrap(),
-                ))
+    let geocode_all = |list: &[String], name: &str| {
+        let us: Vec<f64> = list
+            .iter()
+            .map(|a| {
+                time(&mut || {
+                    drop(black_box(
+                        engine
+                            .call(&Credentials::Http(&caller), fwd_req(a))
+                            .unwrap(),
+                    ))
+                })
             })
-        })
-        .collect();
-    percentiles("geocode address", us);
+            .collect();
+        percentiles(name, us);
+    };
+    geocode_all(&addresses, "geocode address");
     // The same addresses with two letters of the first long word swapped: the forgiving
     // search (typo automata) runs after the exact ones.
     let typos: Vec<String> = addresses
@@ -229,19 +232,7 @@ fn bench(c: &mut Criterion) {
             Some(a.replacen(w, &c.into_iter().collect::<String>(), 1))
         })
         .collect();
-    let us: Vec<f64> = typos
-        .iter()
-        .map(|a| {
-            time(&mut || {
-                drop(black_box(
-                    engine
-                        .call(&Credentials::Http(&caller), fwd_req(a))
-                        .unwrap(),
-                ))
-            })
-        })
-        .collect();
-    percentiles("geocode address with a typo", us);
+    geocode_all(&typos, "geocode address with a typo");
     let us: Vec<f64> = points
         .iter()
         .map(|p| {

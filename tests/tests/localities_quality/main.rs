@@ -305,6 +305,32 @@ fn geocoding_lands_within_30_m_for_95_percent() {
     let sample = sample_addresses(f, 1000, 11, |d| {
         d.data.street.is_some() && d.data.postcode.is_some() && city(d).is_some()
     });
+    // How far the first result of geocoding `address` lands from `d`'s point, and its
+    // formatted address.
+    let geocode_miss_m = |address: &str, d: &Doc| -> (Option<f64>, Option<String>) {
+        let res = f
+            .engine
+            .call(
+                &Credentials::Http(&caller),
+                GeocodeRequest {
+                    address: Some(address.to_string()),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        let first = res.results.first();
+        (
+            first.map(|r| {
+                haversine_m(
+                    r.geometry.location.lat,
+                    r.geometry.location.lng,
+                    d.lat,
+                    d.lng,
+                )
+            }),
+            first.map(|r| r.formatted_address.clone()),
+        )
+    };
     let (mut ok, mut failures) = (0, Vec::new());
     for d in &sample {
         let address = format!(
@@ -314,31 +340,11 @@ fn geocoding_lands_within_30_m_for_95_percent() {
             d.data.postcode.clone().unwrap(),
             city(d).unwrap()
         );
-        let res = f
-            .engine
-            .call(
-                &Credentials::Http(&caller),
-                GeocodeRequest {
-                    address: Some(address.clone()),
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-        let dist = res.results.first().map(|r| {
-            haversine_m(
-                r.geometry.location.lat,
-                r.geometry.location.lng,
-                d.lat,
-                d.lng,
-            )
-        });
+        let (dist, got) = geocode_miss_m(&address, d);
         if dist.is_some_and(|m| m <= 30.0) {
             ok += 1;
         } else {
-            failures.push(format!(
-                "{address:?}: {dist:?} m, got {:?}",
-                res.results.first().map(|r| &r.formatted_address)
-            ));
+            failures.push(format!("{address:?}: {dist:?} m, got {got:?}"));
         }
     }
     eprintln!("geocode: {ok}/1000 within 30 m");
@@ -373,25 +379,8 @@ fn geocoding_lands_within_30_m_for_95_percent() {
             d.data.postcode.clone().unwrap(),
             city(d).unwrap()
         );
-        let res = f
-            .engine
-            .call(
-                &Credentials::Http(&caller),
-                GeocodeRequest {
-                    address: Some(address.clone()),
-                    ..Default::default()
-                },
-            )
-            .unwrap();
         typo_n += 1;
-        let dist = res.results.first().map(|r| {
-            haversine_m(
-                r.geometry.location.lat,
-                r.geometry.location.lng,
-                d.lat,
-                d.lng,
-            )
-        });
+        let (dist, _) = geocode_miss_m(&address, d);
         if dist.is_some_and(|m| m <= 30.0) {
             typo_ok += 1;
         } else {

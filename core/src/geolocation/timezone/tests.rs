@@ -156,13 +156,16 @@ fn the_grid_answers_as_a_scan_of_the_polygons() {
             (-40.0, -60.0),
         ]],
     ));
-    let mut b = TimezoneIndexBuilder::default();
-    for (tzid, rings) in &zones {
-        let encoded: Vec<String> = rings.iter().map(|r| ring(r)).collect();
-        b.add(tzid, &serde_json::to_string(&vec![encoded]).unwrap())
-            .unwrap();
-    }
-    let idx = b.build();
+    let builder = || {
+        let mut b = TimezoneIndexBuilder::default();
+        for (tzid, rings) in &zones {
+            let encoded: Vec<String> = rings.iter().map(|r| ring(r)).collect();
+            b.add(tzid, &serde_json::to_string(&vec![encoded]).unwrap())
+                .unwrap();
+        }
+        b
+    };
+    let idx = builder().build();
     let st = idx.stats();
     assert!(st.edge_leaves > 100 && st.nodes > TOP_W * TOP_H, "{st:?}");
     // The scan works on the rounded (polyline6) coordinates the index holds.
@@ -232,13 +235,7 @@ fn the_grid_answers_as_a_scan_of_the_polygons() {
         assert_eq!(idx.lookup(-90.0, 0.0), "Etc/GMT");
     }
     // Built in the background: the grid arrives and answers the same.
-    let mut b = TimezoneIndexBuilder::default();
-    for (tzid, rings) in &zones {
-        let encoded: Vec<String> = rings.iter().map(|r| ring(r)).collect();
-        b.add(tzid, &serde_json::to_string(&vec![encoded]).unwrap())
-            .unwrap();
-    }
-    let late = b.build_in_background();
+    let late = builder().build_in_background();
     assert_eq!(late.lookup(45.0, 5.0), grid.lookup(45.0, 5.0));
     late.wait_for_grid();
     assert_eq!(late.stats().nodes, grid.stats().nodes);
