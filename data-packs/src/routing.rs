@@ -1,8 +1,9 @@
 //! Routing layer: the prepared contraction hierarchies of every profile and metric, built
 //! from the roads layer of `data.sqlite` into `routing/<profile>-<metric>.fp` (format in
-//! `waymark_core::routing::ch`). The turn-expanded graph is derived by the same code the
-//! readers use, so a prepared file always matches the roads of its pack; each file records the
-//! signature of the graph it was prepared from.
+//! `waymark_core::routing::ch`, encoded by `waymark_core::routing::compact`, ADR 0005). The
+//! turn-expanded graph is derived by the same code the readers use, so a prepared file always
+//! matches the roads of its pack; each file records the signature of the graph it was
+//! prepared from, and is checked to decode to exactly the hierarchy prepared.
 //!
 //! The time hierarchy of a profile is contracted from scratch; the distance hierarchy reuses
 //! its node order (`fast_paths::prepare_with_order`), which is several times faster, unless
@@ -11,9 +12,9 @@
 use std::path::Path;
 use std::time::Instant;
 
+use fast_paths::FastGraph;
 use rusqlite::Connection;
 use serde::Serialize;
-use fast_paths::FastGraph;
 use waymark_core::routing::ch::{self, PreparedFile};
 use waymark_core::routing::{Metric, Profile, RoadNetwork, TurnGraph};
 

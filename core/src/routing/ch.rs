@@ -134,9 +134,8 @@ impl PreparedFile {
 
     /// Parses a file.
     pub fn from_bytes(bytes: &[u8]) -> Result<PreparedFile, ChError> {
-        let not_graph = |e: postcard::Error| {
-            ChError::Format(format!("not a prepared routing graph: {e}"))
-        };
+        let not_graph =
+            |e: postcard::Error| ChError::Format(format!("not a prepared routing graph: {e}"));
         let (h, _): (Header, _) = postcard::take_from_bytes(bytes).map_err(not_graph)?;
         if h.magic != MAGIC || h.version != FILE_VERSION {
             return Err(ChError::Format(format!(
@@ -189,7 +188,12 @@ impl ChGraph {
             return Err(ChError::Mismatch);
         }
         let up = compact::decode(&file.graph, g, metric)?;
-        Ok(Self::from_parts(up.clone().convert_to_usize(), up, g, metric))
+        Ok(Self::from_parts(
+            up.clone().convert_to_usize(),
+            up,
+            g,
+            metric,
+        ))
     }
 
     /// Wraps a hierarchy prepared from `g` in `metric`.
@@ -555,5 +559,48 @@ impl ChGraph {
             }
         }
         kept
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The start of a version 1 file: the same header, then the `fast_paths` graph.
+    #[derive(Serialize)]
+    struct V1 {
+        magic: String,
+        version: u32,
+        profile: String,
+        metric: String,
+        signature: u64,
+        arcs: u32,
+        graph: Vec<u32>,
+    }
+
+    #[test]
+    fn a_version_1_file_or_another_file_is_refused_by_name() {
+        let v1 = postcard::to_stdvec(&V1 {
+            magic: MAGIC.into(),
+            version: 1,
+            profile: "driving".into(),
+            metric: "time".into(),
+            signature: 7,
+            arcs: 3,
+            graph: vec![4, 0, 1, 2, 3],
+        })
+        .unwrap();
+        let err = PreparedFile::from_bytes(&v1).unwrap_err().to_string();
+        assert!(
+            err.contains("waymark-ch 1 is not supported") && err.contains("reads waymark-ch 2"),
+            "{err}"
+        );
+        let err = PreparedFile::from_bytes(b"\x05hello")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is not supported"), "{err}");
+        let err = PreparedFile::from_bytes(b"").unwrap_err().to_string();
+        assert!(err.contains("not a prepared routing graph"), "{err}");
     }
 }

@@ -120,7 +120,8 @@ impl Stream<'_> {
 /// The weight `fast_paths` was given for transition `t` from `a` (see
 /// [`super::ch::input_graph`]).
 fn transition_weight(g: &TurnGraph, metric: Metric, a: u32, t: u32) -> u32 {
-    g.transition_cost(metric, a, t).clamp(1, u64::from(INVALID - 1)) as u32
+    g.transition_cost(metric, a, t)
+        .clamp(1, u64::from(INVALID - 1)) as u32
 }
 
 /// Original edges of node `v` towards higher ranks: `(adjacent node, weight)`, sorted by
@@ -351,11 +352,7 @@ pub fn decode(enc: &Encoded, g: &TurnGraph, metric: Metric) -> Result<FastGraph3
     decode_hierarchy(enc, g, metric)?.into_fast32()
 }
 
-fn decode_hierarchy(
-    enc: &Encoded,
-    g: &TurnGraph,
-    metric: Metric,
-) -> Result<Hierarchy, CodecError> {
+fn decode_hierarchy(enc: &Encoded, g: &TurnGraph, metric: Metric) -> Result<Hierarchy, CodecError> {
     let corrupt = CodecError::Corrupt;
     let n = enc.nodes as usize;
     if n != g.arc_count() + 1 {
@@ -364,7 +361,10 @@ fn decode_hierarchy(
     let total: usize = enc.stream_lengths.iter().map(|&l| l as usize).sum();
     // Every stream value takes at least one byte; a node has at most a few dozen edges.
     let max_edges = (enc.edges_fwd as usize).saturating_add(enc.edges_bwd as usize);
-    if total > n.saturating_mul(12).saturating_add(max_edges.saturating_mul(12)) {
+    if total
+        > n.saturating_mul(12)
+            .saturating_add(max_edges.saturating_mul(12))
+    {
         return Err(corrupt("the stream lengths are implausible"));
     }
     let raw = zstd::bulk::decompress(&enc.payload, total)
@@ -381,10 +381,15 @@ fn decode_hierarchy(
         });
         at += len as usize;
     }
-    let [mut s_order, mut s_degrees, mut s_kinds, mut s_centres, mut s_offsets]: [Stream; STREAMS] =
-        parts
-            .try_into()
-            .map_err(|_| corrupt("the stream count differs"))?;
+    let [
+        mut s_order,
+        mut s_degrees,
+        mut s_kinds,
+        mut s_centres,
+        mut s_offsets,
+    ]: [Stream; STREAMS] = parts
+        .try_into()
+        .map_err(|_| corrupt("the stream count differs"))?;
 
     let mut order = Vec::with_capacity(n);
     let mut ranks = vec![INVALID; n];
@@ -630,7 +635,10 @@ mod tests {
             let b = ChGraph::from_fast(back.convert_to_usize(), &g, metric);
             for s in (0..600).step_by(37) {
                 for t in (0..600).step_by(41) {
-                    assert_eq!(a.shortest(&[(s, 0)], &[(t, 0)]), b.shortest(&[(s, 0)], &[(t, 0)]));
+                    assert_eq!(
+                        a.shortest(&[(s, 0)], &[(t, 0)]),
+                        b.shortest(&[(s, 0)], &[(t, 0)])
+                    );
                 }
             }
         }
@@ -657,7 +665,11 @@ mod tests {
             bad.payload[i] ^= 0x5a;
             refused += usize::from(decode(&bad, &g, Metric::Time).is_err());
         }
-        assert!(refused * 10 > enc.payload.len() * 9, "{refused} of {}", enc.payload.len());
+        assert!(
+            refused * 10 > enc.payload.len() * 9,
+            "{refused} of {}",
+            enc.payload.len()
+        );
         let mut bad = enc.clone();
         bad.stream_lengths[2] += 1;
         assert!(decode(&bad, &g, Metric::Time).is_err());
@@ -682,7 +694,15 @@ mod tests {
         }
         assert!(s.done());
         assert!(s.next().is_err());
-        for v in [0i64, 1, -1, 1000, -1000, i64::from(u32::MAX), -i64::from(u32::MAX)] {
+        for v in [
+            0i64,
+            1,
+            -1,
+            1000,
+            -1000,
+            i64::from(u32::MAX),
+            -i64::from(u32::MAX),
+        ] {
             assert_eq!(unzigzag(zigzag(v)), v);
         }
     }
