@@ -596,10 +596,10 @@ mod tests {
             err.contains("waymark-ch 1 is not supported") && err.contains("reads waymark-ch 2"),
             "{err}"
         );
-        let err = PreparedFile::from_bytes(b"\x05hello")
+        let err = PreparedFile::from_bytes(b"\x05hello\x02")
             .unwrap_err()
             .to_string();
-        assert!(err.contains("is not supported"), "{err}");
+        assert!(err.contains("format hello 2 is not supported"), "{err}");
         let err = PreparedFile::from_bytes(b"").unwrap_err().to_string();
         assert!(err.contains("not a prepared routing graph"), "{err}");
     }
