@@ -359,12 +359,10 @@ fn decode_hierarchy(enc: &Encoded, g: &TurnGraph, metric: Metric) -> Result<Hier
         return Err(corrupt("the node count differs from the graph's"));
     }
     let total: usize = enc.stream_lengths.iter().map(|&l| l as usize).sum();
-    // Every stream value takes at least one byte; a node has at most a few dozen edges.
-    let max_edges = (enc.edges_fwd as usize).saturating_add(enc.edges_bwd as usize);
-    if total
-        > n.saturating_mul(12)
-            .saturating_add(max_edges.saturating_mul(12))
-    {
+    // A varint of a `u32` takes at most 5 bytes: 3 values per node (order, two degrees) and
+    // at most 3 per edge (kind, centre, offset).
+    let edges = (enc.edges_fwd as usize).saturating_add(enc.edges_bwd as usize);
+    if total > n.saturating_add(edges).saturating_mul(15) {
         return Err(corrupt("the stream lengths are implausible"));
     }
     let raw = zstd::bulk::decompress(&enc.payload, total)
