@@ -69,7 +69,7 @@ fn time_open(p: &Pack) {
     );
     config.rate_limits = RateLimitMode::Off;
     config.packs_dir = Some(p.tmp.path().join("packs"));
-    let engine = Engine::open(config).unwrap();
+    let engine = std::sync::Arc::new(Engine::open(config).unwrap());
     let open = started.elapsed();
     let mut line = format!("{} open: engine {:.1} ms", p.id, open.as_secs_f64() * 1e3);
     for mode in [
