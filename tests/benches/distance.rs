@@ -4,7 +4,7 @@
 //! Before the criterion groups, each case is also timed call by call (2,000 calls, or 200 for
 //! the matrix) and its p50 / p95 printed, since the targets are percentiles. First, the pack
 //! open is timed once per pack: a new engine over the installed pack (no install), then its
-//! first route of each profile and metric (each loads that profile's turn graph and
+//! first route of each routing mode and metric (each loads that profile's turn graph and
 //! hierarchy; the first also opens the roads layer).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -72,11 +72,11 @@ fn time_open(p: &Pack) {
     let engine = std::sync::Arc::new(Engine::open(config).unwrap());
     let open = started.elapsed();
     let mut line = format!("{} open: engine {:.1} ms", p.id, open.as_secs_f64() * 1e3);
+    // (Routes take driving, walking and cycling; the truck graph serves matrices.)
     for mode in [
         TravelMode::Driving,
         TravelMode::Walking,
         TravelMode::Cycling,
-        TravelMode::Truck,
     ] {
         for method in [RouteMethod::Time, RouteMethod::Distance] {
             let t = std::time::Instant::now();
