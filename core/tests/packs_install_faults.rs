@@ -165,19 +165,19 @@ fn a_missing_file_is_refused() {
 fn an_unsupported_format_is_refused() {
     fault_case(
         "format",
-        |m| m.format_version = 2,
+        |m| m.format_version = 1,
         |_| {},
         |e| {
             matches!(
                 e,
                 InstallError::UnsupportedFormat {
-                    found: 2,
-                    supported: 1,
+                    found: 1,
+                    supported: 2,
                     ..
                 }
             )
         },
-        "format version 2 is not supported",
+        "format version 1 is not supported",
     );
 }
 

@@ -1,8 +1,9 @@
 //! Routing layer: the prepared contraction hierarchies of every profile and metric, built
 //! from the roads layer of `data.sqlite` into `routing/<profile>-<metric>.fp` (format in
-//! `waymark_core::routing::ch`). The turn-expanded graph is derived by the same code the
-//! readers use, so a prepared file always matches the roads of its pack; each file records the
-//! signature of the graph it was prepared from.
+//! `waymark_core::routing::ch`, encoded by `waymark_core::routing::compact`, ADR 0005). The
+//! turn-expanded graph is derived by the same code the readers use, so a prepared file always
+//! matches the roads of its pack; each file records the signature of the graph it was
+//! prepared from, and is checked to decode to exactly the hierarchy prepared.
 //!
 //! The time hierarchy of a profile is contracted from scratch; the distance hierarchy reuses
 //! its node order (`fast_paths::prepare_with_order`), which is several times faster, unless
@@ -11,6 +12,7 @@
 use std::path::Path;
 use std::time::Instant;
 
+use fast_paths::FastGraph;
 use rusqlite::Connection;
 use serde::Serialize;
 use waymark_core::routing::ch::{self, PreparedFile};
@@ -56,22 +58,22 @@ fn prepare_profile(
     let mut order: Option<Vec<usize>> = None;
     for metric in Metric::ALL {
         let started = Instant::now();
-        let mut file: PreparedFile = ch::prepare(&g, metric, order.as_deref());
-        let edges = |f: &PreparedFile| f.graph.get_num_out_edges() + f.graph.get_num_in_edges();
+        let mut fast: FastGraph = ch::prepare(&g, metric, order.as_deref());
+        let edges = |f: &FastGraph| f.get_num_out_edges() + f.get_num_in_edges();
         // A borrowed order can be poor (cycling: the fastest and the shortest ways differ
         // most); when it yields 1.5× the shortcuts of the first hierarchy, contract anew.
         if let Some(first) = out.first().map(|s: &GraphStats| s.ch_edges)
-            && edges(&file) * 2 > first * 3
+            && edges(&fast) * 2 > first * 3
         {
-            file = ch::prepare(&g, metric, None);
+            fast = ch::prepare(&g, metric, None);
         }
         let prepare_ms = started.elapsed().as_millis() as u64;
         if order.is_none() {
-            order = Some(fast_paths::get_node_ordering(&file.graph));
+            order = Some(fast_paths::get_node_ordering(&fast));
         }
-        let ch_edges = edges(&file);
-        let bytes = file
-            .to_bytes()
+        let ch_edges = edges(&fast);
+        let bytes = PreparedFile::new(&g, metric, &fast)
+            .and_then(|f| f.to_bytes())
             .map_err(|e| BuildError::Invalid(e.to_string()))?;
         let rel = ch::file_name(profile, metric);
         let path = dir.join(&rel);

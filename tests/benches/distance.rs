@@ -2,22 +2,28 @@
 //! `cargo bench -p waymark-tests --bench distance`.
 //!
 //! Before the criterion groups, each case is also timed call by call (2,000 calls, or 200 for
-//! the matrix) and its p50 / p95 printed, since the targets are percentiles.
+//! the matrix) and its p50 / p95 printed, since the targets are percentiles. First, the pack
+//! open is timed once per pack: a new engine over the installed pack (no install), then its
+//! first route of each routing mode and metric (each loads that profile's turn graph and
+//! hierarchy; the first also opens the roads layer).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use waymark_core::Engine;
 use waymark_core::api::*;
 use waymark_core::auth::Caller;
+use waymark_core::auth::RateLimitMode;
+use waymark_core::auth::keys::Publisher;
 use waymark_core::operation::Credentials;
+use waymark_core::{Engine, EngineConfig};
 
 struct Pack {
     id: &'static str,
-    _tmp: tempfile::TempDir,
+    tmp: tempfile::TempDir,
     engine: std::sync::Arc<Engine>,
     caller: Caller,
+    publisher: Publisher,
     points: Vec<LatLng>,
 }
 
@@ -43,11 +49,55 @@ fn pack(id: &'static str) -> Pack {
     drop(stmt);
     Pack {
         id,
-        _tmp: tmp,
+        tmp,
         engine,
         caller: waymark_tests::private_caller(&publisher),
+        publisher,
         points,
     }
+}
+
+/// Opens a new engine over the installed pack of `p` (no install: as an app starting) and
+/// prints the time of the open and of the first route of each profile and metric.
+fn time_open(p: &Pack) {
+    let started = std::time::Instant::now();
+    let mut config = EngineConfig::new(
+        &p.tmp
+            .path()
+            .join(format!("state-open-{}", std::process::id())),
+        vec![p.publisher.verifying()],
+    );
+    config.rate_limits = RateLimitMode::Off;
+    config.packs_dir = Some(p.tmp.path().join("packs"));
+    let engine = std::sync::Arc::new(Engine::open(config).unwrap());
+    let open = started.elapsed();
+    let mut line = format!("{} open: engine {:.1} ms", p.id, open.as_secs_f64() * 1e3);
+    // (Routes take driving, walking and cycling; the truck graph serves matrices.)
+    for mode in [
+        TravelMode::Driving,
+        TravelMode::Walking,
+        TravelMode::Cycling,
+    ] {
+        for method in [RouteMethod::Time, RouteMethod::Distance] {
+            let t = std::time::Instant::now();
+            let r = engine
+                .call(
+                    &Credentials::Http(&p.caller),
+                    RouteRequest {
+                        mode,
+                        method,
+                        ..route_req(p, 0)
+                    },
+                )
+                .unwrap();
+            black_box(r);
+            line += &format!(
+                ", first {mode} {method} {:.1} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+    }
+    eprintln!("{line}");
 }
 
 /// A named way to make the `i`-th request of a case.
@@ -63,6 +113,7 @@ fn route_req(p: &Pack, i: usize) -> RouteRequest {
 
 fn bench(c: &mut Criterion) {
     for p in [pack("andorra"), pack("neubrandenburg")] {
+        time_open(&p);
         let route = |req: RouteRequest| p.engine.call(&Credentials::Http(&p.caller), req).unwrap();
         let cases: Vec<Case<'_>> = vec![
             ("route", Box::new(|i| route_req(&p, i))),

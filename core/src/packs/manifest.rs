@@ -25,8 +25,9 @@ use serde_json::Value;
 
 use crate::auth::keys::{Publisher, PublisherKey};
 
-/// The pack format this build reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+/// The pack format this build reads and writes: `2` since the compact routing graphs of
+/// ADR 0005 (a version 1 pack holds `fast_paths` graphs this build cannot read).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// One file of the pack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -324,18 +325,24 @@ mod tests {
     #[test]
     fn unsupported_format_untrusted_and_unsigned_are_refused() {
         let (p, bytes) = signed();
-        let mut v: Value = serde_json::from_slice(&bytes).unwrap();
-        v["format_version"] = Value::from(2);
-        let err = Manifest::parse_verified(&serde_json::to_vec(&v).unwrap(), &[p.verifying()])
-            .unwrap_err();
-        assert!(matches!(
-            err,
-            ManifestError::UnsupportedFormat {
-                found: 2,
-                supported: 1
-            }
-        ));
-        assert!(err.to_string().contains("not supported"));
+        // An older pack (version 1: the routing graphs before ADR 0005) and a newer one.
+        for found in [1, 3] {
+            let mut v: Value = serde_json::from_slice(&bytes).unwrap();
+            v["format_version"] = Value::from(found);
+            let err = Manifest::parse_verified(&serde_json::to_vec(&v).unwrap(), &[p.verifying()])
+                .unwrap_err();
+            assert_eq!(
+                err,
+                ManifestError::UnsupportedFormat {
+                    found,
+                    supported: 2
+                }
+            );
+            assert!(
+                err.to_string()
+                    .contains(&format!("version {found} is not supported"))
+            );
+        }
         let other = Publisher::generate().unwrap();
         assert!(matches!(
             Manifest::parse_verified(&bytes, &[other.verifying()]),

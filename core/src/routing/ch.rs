@@ -1,10 +1,14 @@
 //! Contraction hierarchies over the turn-expanded graph, prepared with `fast_paths` when a
 //! pack is built and stored in the pack as `routing/<profile>-<metric>.fp`.
 //!
-//! **File format** (postcard): [`PreparedFile`] — a magic string, the format version, the
-//! profile and metric, the [`TurnGraph::signature`] of the graph it was prepared from, and the
-//! `fast_paths` graph in its 32-bit form. A reader derives the turn graph from the pack's roads
-//! layer and refuses a prepared graph whose signature differs.
+//! **File format** (postcard, version 2, ADR 0005): [`PreparedFile`] — a magic string, the
+//! format version, the profile and metric, the [`TurnGraph::signature`] of the graph it was
+//! prepared from, and the hierarchy in the compact encoding of [`super::compact`] (what the
+//! turn graph cannot tell: the node order, the degrees, which transition each original edge
+//! is, the centre of each shortcut; weights are derived again). A reader derives the turn graph
+//! from the pack's roads layer, refuses a prepared graph whose signature differs, and decodes
+//! the hierarchy against it. Version 1 files (the `fast_paths` graph in its 32-bit form) are
+//! refused with a message naming both versions.
 //!
 //! **Queries.** Point-to-point queries go through `fast_paths`' own bidirectional search with
 //! several weighted sources and targets (the snapped points' partial arcs). Matrices use a
@@ -18,13 +22,14 @@ use fast_paths::{FastGraph, FastGraph32, InputGraph, PathCalculator};
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
+use super::compact::{self, CodecError, Encoded};
 use super::graph::TurnGraph;
 use super::profile::{Metric, Profile};
 
 /// Magic string of a prepared graph file.
 pub const MAGIC: &str = "waymark-ch";
 /// Version of the prepared graph file format.
-pub const FILE_VERSION: u32 = 1;
+pub const FILE_VERSION: u32 = 2;
 
 /// The relative path of the prepared graph of `profile` and `metric` in a pack.
 pub fn file_name(profile: Profile, metric: Metric) -> String {
@@ -46,12 +51,15 @@ pub struct PreparedFile {
     pub signature: u64,
     /// Number of arcs.
     pub arcs: u32,
-    /// The hierarchy.
-    #[serde(
-        serialize_with = "fast_paths::serialize_32",
-        deserialize_with = "fast_paths::deserialize_32"
-    )]
-    pub graph: FastGraph,
+    /// The hierarchy, encoded ([`compact`]).
+    pub graph: Encoded,
+}
+
+/// The first fields of every version of [`PreparedFile`], read before the rest.
+#[derive(Debug, Deserialize)]
+struct Header {
+    magic: String,
+    version: u32,
 }
 
 /// Why a prepared graph cannot be used.
@@ -66,6 +74,9 @@ pub enum ChError {
     /// Reading failed.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The encoded hierarchy is damaged, or a hierarchy cannot be encoded.
+    #[error("{0}")]
+    Codec(#[from] CodecError),
 }
 
 /// The input of `fast_paths` for a turn graph in `metric`. A dummy node numbered `arc_count`
@@ -90,27 +101,32 @@ pub fn input_graph(g: &TurnGraph, metric: Metric) -> InputGraph {
 
 /// Prepares the hierarchy of `g` in `metric` (with `order`, a node order of another metric of
 /// the same graph, contraction reuses it).
-pub fn prepare(g: &TurnGraph, metric: Metric, order: Option<&[usize]>) -> PreparedFile {
+pub fn prepare(g: &TurnGraph, metric: Metric, order: Option<&[usize]>) -> FastGraph {
     let input = input_graph(g, metric);
-    let graph = match order {
+    match order {
         Some(order) if order.len() == input.get_num_nodes() => {
             fast_paths::prepare_with_order(&input, order)
                 .unwrap_or_else(|_| fast_paths::prepare(&input))
         }
         _ => fast_paths::prepare(&input),
-    };
-    PreparedFile {
-        magic: MAGIC.to_string(),
-        version: FILE_VERSION,
-        profile: g.profile.name().to_string(),
-        metric: metric.name().to_string(),
-        signature: g.signature(metric),
-        arcs: g.arc_count() as u32,
-        graph,
     }
 }
 
 impl PreparedFile {
+    /// The file of `graph`, prepared from `g` in `metric` (encoded, and checked to decode to
+    /// the same hierarchy).
+    pub fn new(g: &TurnGraph, metric: Metric, graph: &FastGraph) -> Result<PreparedFile, ChError> {
+        Ok(PreparedFile {
+            magic: MAGIC.to_string(),
+            version: FILE_VERSION,
+            profile: g.profile.name().to_string(),
+            metric: metric.name().to_string(),
+            signature: g.signature(metric),
+            arcs: g.arc_count() as u32,
+            graph: compact::encode(g, metric, graph)?,
+        })
+    }
+
     /// The bytes of the file.
     pub fn to_bytes(&self) -> Result<Vec<u8>, ChError> {
         postcard::to_stdvec(self).map_err(|e| ChError::Format(e.to_string()))
@@ -118,15 +134,16 @@ impl PreparedFile {
 
     /// Parses a file.
     pub fn from_bytes(bytes: &[u8]) -> Result<PreparedFile, ChError> {
-        let f: PreparedFile = postcard::from_bytes(bytes)
-            .map_err(|e| ChError::Format(format!("not a prepared routing graph: {e}")))?;
-        if f.magic != MAGIC || f.version != FILE_VERSION {
+        let not_graph =
+            |e: postcard::Error| ChError::Format(format!("not a prepared routing graph: {e}"));
+        let (h, _): (Header, _) = postcard::take_from_bytes(bytes).map_err(not_graph)?;
+        if h.magic != MAGIC || h.version != FILE_VERSION {
             return Err(ChError::Format(format!(
-                "prepared routing graph format {} {} is not supported (this build reads {MAGIC} {FILE_VERSION})",
-                f.magic, f.version
+                "prepared routing graph format {} {} is not supported (this build reads {MAGIC} {FILE_VERSION}); install a pack built for it",
+                h.magic, h.version
             )));
         }
-        Ok(f)
+        postcard::from_bytes(bytes).map_err(not_graph)
     }
 }
 
@@ -166,16 +183,26 @@ impl ChGraph {
             || file.metric != metric.name()
             || file.arcs as usize != g.arc_count()
             || file.signature != g.signature(metric)
-            || file.graph.get_num_nodes() != g.arc_count() + 1
+            || file.graph.nodes as usize != g.arc_count() + 1
         {
             return Err(ChError::Mismatch);
         }
-        Ok(Self::from_fast(file.graph, g, metric))
+        let up = compact::decode(&file.graph, g, metric)?;
+        Ok(Self::from_parts(
+            up.clone().convert_to_usize(),
+            up,
+            g,
+            metric,
+        ))
     }
 
     /// Wraps a hierarchy prepared from `g` in `metric`.
     pub fn from_fast(fast: FastGraph, g: &TurnGraph, metric: Metric) -> ChGraph {
         let up = FastGraph32::new(&fast);
+        Self::from_parts(fast, up, g, metric)
+    }
+
+    fn from_parts(fast: FastGraph, up: FastGraph32, g: &TurnGraph, metric: Metric) -> ChGraph {
         let other = match metric {
             Metric::Time => Metric::Distance,
             Metric::Distance => Metric::Time,
@@ -532,5 +559,48 @@ impl ChGraph {
             }
         }
         kept
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The start of a version 1 file: the same header, then the `fast_paths` graph.
+    #[derive(Serialize)]
+    struct V1 {
+        magic: String,
+        version: u32,
+        profile: String,
+        metric: String,
+        signature: u64,
+        arcs: u32,
+        graph: Vec<u32>,
+    }
+
+    #[test]
+    fn a_version_1_file_or_another_file_is_refused_by_name() {
+        let v1 = postcard::to_stdvec(&V1 {
+            magic: MAGIC.into(),
+            version: 1,
+            profile: "driving".into(),
+            metric: "time".into(),
+            signature: 7,
+            arcs: 3,
+            graph: vec![4, 0, 1, 2, 3],
+        })
+        .unwrap();
+        let err = PreparedFile::from_bytes(&v1).unwrap_err().to_string();
+        assert!(
+            err.contains("waymark-ch 1 is not supported") && err.contains("reads waymark-ch 2"),
+            "{err}"
+        );
+        let err = PreparedFile::from_bytes(b"\x05hello\x02")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("format hello 2 is not supported"), "{err}");
+        let err = PreparedFile::from_bytes(b"").unwrap_err().to_string();
+        assert!(err.contains("not a prepared routing graph"), "{err}");
     }
 }

@@ -6,6 +6,7 @@
 //! * [`graph`]: the turn-expanded graph of a profile (turn restrictions included);
 //! * [`ch`]: contraction hierarchies prepared with `fast_paths` at build time and stored in
 //!   the pack (`routing/<profile>-<metric>.fp`), point-to-point and many-to-many queries;
+//! * [`compact`]: the compact, zstd-compressed encoding of a stored hierarchy (ADR 0005);
 //! * [`search`]: plain Dijkstra (reference, query-time avoidance, isochrones);
 //! * [`snap`]: snapping to the nearest point of a usable edge;
 //! * [`reach`]: components of a profile's graph, so that points next to cut-off road pieces
@@ -13,6 +14,7 @@
 //! * [`router`]: [`Router`], all of it for one pack, loaded lazily, and the
 //!   [`SearchAlgorithm`] a path search runs.
 pub mod ch;
+pub mod compact;
 pub mod graph;
 pub mod network;
 pub mod profile;
