@@ -484,13 +484,32 @@ fn ensure_sample_packs(
     sources: &Path,
     publisher: &Publisher,
 ) -> Result<(), String> {
-    use waymark_core::packs::PackStore;
+    use waymark_core::packs::{FORMAT_VERSION, PackStore};
     let store = PackStore::open(packs_dir).map_err(|e| e.to_string())?;
-    if !store.list().map_err(|e| e.to_string())?.is_empty() {
+    let installed = store.list().map_err(|e| e.to_string())?;
+    // Packs of an older format (installed by an earlier release) no longer load: they do not
+    // count, and older sample packs are replaced by new builds.
+    let (current, older): (Vec<_>, Vec<_>) = installed
+        .into_iter()
+        .partition(|p| pack_format(&p.dir) == Some(u64::from(FORMAT_VERSION)));
+    if !current.is_empty() {
         return Ok(());
     }
+    for old in older
+        .iter()
+        .filter(|p| p.id == "helsinki" || p.id == "base")
+    {
+        println!(
+            "removing sample pack {} {}: its format is older than this release's ({FORMAT_VERSION})",
+            old.id, old.version
+        );
+        store
+            .remove(&old.id, &old.version)
+            .map_err(|e| format!("removing {} {}: {e}", old.id, old.version))?;
+    }
     println!(
-        "no data packs installed: building the Helsinki sample pack and the base pack (first run only)"
+        "no usable data pack installed: building the Helsinki sample pack and the base pack \
+         (first run only)"
     );
     let sources = waymark_packs::sources::Sources::load(sources).map_err(|e| e.to_string())?;
     let build_dir = state_dir.join("build");
@@ -528,6 +547,13 @@ fn ensure_sample_packs(
         );
     }
     Ok(())
+}
+
+/// The `format_version` of the installed pack in `dir` (`None` when its manifest is unreadable).
+fn pack_format(dir: &Path) -> Option<u64> {
+    let bytes = std::fs::read(dir.join("manifest.json")).ok()?;
+    let manifest: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    manifest.get("format_version")?.as_u64()
 }
 
 fn dev_setup(state_dir: &Path) -> Result<(PublisherKey, DevKeys), String> {

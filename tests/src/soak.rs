@@ -72,7 +72,12 @@ pub fn prepare(work: &Path) -> Prepared {
         .map(|v| work.join("monaco").join(format!("monaco-{v}")))
         .collect();
     let dataset = work.join("buildings.geojson");
-    if !publisher_file.exists() {
+    // Packs built by an older release use an older format that no longer loads: rebuilt.
+    let stamp = work.join(format!(
+        "prepared-format-{}",
+        waymark_core::packs::FORMAT_VERSION
+    ));
+    if !publisher_file.exists() || !stamp.exists() {
         let _ = std::fs::remove_dir_all(work);
         std::fs::create_dir_all(work).unwrap();
         let (engine, publisher) =
@@ -123,6 +128,7 @@ pub fn prepare(work: &Path) -> Prepared {
         )
         .unwrap();
         publisher.write_file(&publisher_file).unwrap();
+        std::fs::write(&stamp, b"").unwrap();
     }
     Prepared {
         packs,
