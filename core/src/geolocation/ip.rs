@@ -9,13 +9,19 @@
 //! The ranges of SQLite layers are read once per pack set into sorted arrays of range
 //! starts and ends, IPv4 as `u32` and IPv6 as `u128` (IPv4-mapped IPv6 is searched as IPv4),
 //! each pointing at a shared record: a lookup is one binary search per pack. Identical
-//! records (every range of a city) are stored once; strings are shared.
+//! records (every range of a city) are stored once; strings are shared. The engine reads them
+//! on a background thread ([`IpIndex::add_pack_deferred`], [`IpIndex::load_in_background`]):
+//! until a pack's arrays are in memory, its lookups are one indexed seek in its `ip_ranges`
+//! table (a `WITHOUT ROWID` table keyed by the range start), so the first answer after start
+//! does not wait for the load (London's pack holds 38 MB of ranges).
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
-use rusqlite::Connection;
+use parking_lot::Mutex;
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Row};
 use serde::Deserialize;
 
 /// Radius for a city-level record, in km (DB-IP Lite gives city centroids).
@@ -137,6 +143,175 @@ struct PackRanges {
     v6: Ranges<u128>,
 }
 
+impl PackRanges {
+    /// The record of the range containing the address with key `k` (`v4`: the address when it
+    /// is IPv4).
+    fn find(&self, v4: Option<u32>, k: u128) -> Option<u32> {
+        match v4 {
+            Some(a) => self.v4.find(a).or_else(|| self.v6.find(k)),
+            None => self.v6.find(k),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.v4.len() + self.v6.len()
+    }
+
+    /// Reads the `ip_ranges` table of a pack in key order; identical records are pushed once
+    /// onto `records`.
+    fn read(conn: &Connection, records: &mut Vec<IpRecord>) -> rusqlite::Result<PackRanges> {
+        let mut strings: HashMap<String, Arc<str>> = HashMap::new();
+        let mut intern = |s: Option<String>| -> Option<Arc<str>> {
+            s.filter(|s| !s.is_empty()).map(|s| {
+                strings
+                    .entry(s.clone())
+                    .or_insert_with(|| Arc::from(s))
+                    .clone()
+            })
+        };
+        let mut known: HashMap<RecordKey, u32> = HashMap::new();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {RANGE_COLUMNS} FROM ip_ranges ORDER BY start"
+        ))?;
+        let mut rows = stmt.query([])?;
+        let mut ranges = PackRanges::default();
+        while let Some(r) = rows.next()? {
+            let Some((start, end, record)) = range_row(r, &mut intern)? else {
+                continue;
+            };
+            let rk: RecordKey = (
+                record.country_code.clone(),
+                record.region.clone(),
+                record.city.clone(),
+                record.postal_code.clone(),
+                record.position.map(|(a, b)| (a.to_bits(), b.to_bits())),
+                record.accuracy_km.to_bits(),
+            );
+            let id = *known.entry(rk).or_insert_with(|| {
+                records.push(record);
+                (records.len() - 1) as u32
+            });
+            match (mapped_v4(start), mapped_v4(end)) {
+                (Some(s), Some(e)) => {
+                    ranges.v4.starts.push(s);
+                    ranges.v4.ends.push(e);
+                    ranges.v4.records.push(id);
+                }
+                _ => {
+                    ranges.v6.starts.push(start);
+                    ranges.v6.ends.push(end);
+                    ranges.v6.records.push(id);
+                }
+            }
+        }
+        records.shrink_to_fit();
+        Ok(ranges)
+    }
+}
+
+/// The columns of `ip_ranges` that [`range_row`] reads.
+const RANGE_COLUMNS: &str =
+    "start, end, country_code, region, city, postal_code, lat, lng, accuracy_km";
+
+/// A row of [`RANGE_COLUMNS`]: the range's keys and record (`None` for a malformed key, which
+/// no lookup can match), strings passed through `text`.
+fn range_row(
+    r: &Row<'_>,
+    text: &mut dyn FnMut(Option<String>) -> Option<Arc<str>>,
+) -> rusqlite::Result<Option<(u128, u128, IpRecord)>> {
+    let (Some(start), Some(end)) = (
+        key_of(&r.get::<_, Vec<u8>>(0)?),
+        key_of(&r.get::<_, Vec<u8>>(1)?),
+    ) else {
+        return Ok(None);
+    };
+    let lat: Option<f64> = r.get(6)?;
+    let lng: Option<f64> = r.get(7)?;
+    let record = IpRecord {
+        country_code: text(r.get(2)?),
+        region: text(r.get(3)?),
+        city: text(r.get(4)?),
+        postal_code: text(r.get(5)?),
+        position: lat.zip(lng),
+        accuracy_km: r.get(8)?,
+    };
+    Ok(Some((start, end, record)))
+}
+
+/// The ranges of a pack and their records, read in the background.
+#[derive(Debug, Default)]
+struct Loaded {
+    ranges: PackRanges,
+    records: Vec<IpRecord>,
+}
+
+/// The ranges of a pack's SQLite layer, searched by indexed queries until the background load
+/// ([`IpIndex::load_in_background`]) has put them in memory.
+#[derive(Debug)]
+struct Deferred {
+    /// The pack's SQLite file.
+    db: PathBuf,
+    /// The connection the queries use until the ranges are loaded (opened on first use,
+    /// dropped once they are).
+    conn: SharedConn,
+    /// The ranges, once loaded.
+    loaded: Arc<OnceLock<Loaded>>,
+}
+
+/// A connection shared by the lookups of a [`Deferred`] and its background load.
+type SharedConn = Arc<Mutex<Option<Connection>>>;
+
+fn open_read_only(db: &Path) -> rusqlite::Result<Connection> {
+    Connection::open_with_flags(
+        db,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+}
+
+impl Deferred {
+    /// The record of the range containing `k`: in memory once loaded, else the range with the
+    /// greatest start at or below `k` in the table, if it reaches `k`. Ranges do not overlap,
+    /// and none straddles the IPv4-mapped block (the builder writes IPv4 ranges with both ends
+    /// mapped), so this is the range the arrays find.
+    fn find(&self, v4: Option<u32>, k: u128) -> Option<Cow<'_, IpRecord>> {
+        if let Some(l) = self.loaded.get() {
+            let id = l.ranges.find(v4, k)?;
+            return l.records.get(id as usize).map(Cow::Borrowed);
+        }
+        let mut conn = self.conn.lock();
+        if let Some(l) = self.loaded.get() {
+            drop(conn);
+            let id = l.ranges.find(v4, k)?;
+            return l.records.get(id as usize).map(Cow::Borrowed);
+        }
+        let found = (|| -> rusqlite::Result<Option<IpRecord>> {
+            let c = match &mut *conn {
+                Some(c) => c,
+                None => conn.insert(open_read_only(&self.db)?),
+            };
+            let mut stmt = c.prepare_cached(&format!(
+                "SELECT {RANGE_COLUMNS} FROM ip_ranges WHERE start <= ?1 ORDER BY start DESC LIMIT 1"
+            ))?;
+            let row = stmt
+                .query_row([&k.to_be_bytes()[..]], |r| {
+                    range_row(r, &mut |s| s.filter(|s| !s.is_empty()).map(Arc::from))
+                })
+                .optional()?;
+            Ok(row
+                .flatten()
+                .filter(|(_, end, _)| *end >= k)
+                .map(|(_, _, rec)| rec))
+        })();
+        match found {
+            Ok(r) => r.map(Cow::Owned),
+            Err(e) => {
+                tracing::warn!(db = %self.db.display(), error = %e, "IP range query failed");
+                None
+            }
+        }
+    }
+}
+
 /// The MaxMind DB files of a world IP pack, mapped read-only.
 #[derive(Debug)]
 struct WorldIp {
@@ -180,6 +355,8 @@ fn map_mmdb(
 enum Source {
     /// Ranges read from the pack's SQLite `ip_ranges` table.
     Ranges(PackRanges),
+    /// The same, read in the background and queried in SQLite until then.
+    Deferred(Deferred),
     /// The MaxMind DB files of a world IP pack.
     World(Box<WorldIp>),
 }
@@ -277,68 +454,99 @@ impl IpIndex {
     ) -> rusqlite::Result<()> {
         let pack = self.attributions.len();
         self.attributions.push(attribution);
-        let mut strings: HashMap<String, Arc<str>> = HashMap::new();
-        let mut intern = |s: Option<String>| -> Option<Arc<str>> {
-            s.filter(|s| !s.is_empty()).map(|s| {
-                strings
-                    .entry(s.clone())
-                    .or_insert_with(|| Arc::from(s))
-                    .clone()
-            })
-        };
-        let mut known: HashMap<RecordKey, u32> = HashMap::new();
-        let mut stmt = conn.prepare(
-            "SELECT start, end, country_code, region, city, postal_code, lat, lng, accuracy_km
-             FROM ip_ranges ORDER BY start",
-        )?;
-        let mut rows = stmt.query([])?;
-        let mut ranges = PackRanges::default();
-        while let Some(r) = rows.next()? {
-            let (Some(start), Some(end)) = (
-                key_of(&r.get::<_, Vec<u8>>(0)?),
-                key_of(&r.get::<_, Vec<u8>>(1)?),
-            ) else {
-                continue;
-            };
-            let lat: Option<f64> = r.get(6)?;
-            let lng: Option<f64> = r.get(7)?;
-            let record = IpRecord {
-                country_code: intern(r.get(2)?),
-                region: intern(r.get(3)?),
-                city: intern(r.get(4)?),
-                postal_code: intern(r.get(5)?),
-                position: lat.zip(lng),
-                accuracy_km: r.get(8)?,
-            };
-            let rk: RecordKey = (
-                record.country_code.clone(),
-                record.region.clone(),
-                record.city.clone(),
-                record.postal_code.clone(),
-                record.position.map(|(a, b)| (a.to_bits(), b.to_bits())),
-                record.accuracy_km.to_bits(),
-            );
-            let id = *known.entry(rk).or_insert_with(|| {
-                self.records.push(record);
-                (self.records.len() - 1) as u32
-            });
-            match (mapped_v4(start), mapped_v4(end)) {
-                (Some(s), Some(e)) => {
-                    ranges.v4.starts.push(s);
-                    ranges.v4.ends.push(e);
-                    ranges.v4.records.push(id);
-                }
-                _ => {
-                    ranges.v6.starts.push(start);
-                    ranges.v6.ends.push(end);
-                    ranges.v6.records.push(id);
-                }
-            }
-        }
-        if ranges.v4.len() + ranges.v6.len() > 0 {
+        let ranges = PackRanges::read(conn, &mut self.records)?;
+        if ranges.len() > 0 {
             self.ranges.push((pack, Source::Ranges(ranges)));
         }
-        self.records.shrink_to_fit();
+        self.add_countries(conn, pack)
+    }
+
+    /// As [`IpIndex::add_pack_attributed`] for the pack whose SQLite file is `db`, but its
+    /// ranges are only read by [`IpIndex::load_in_background`]; lookups query the file until
+    /// then. Its countries are read now.
+    pub fn add_pack_deferred(
+        &mut self,
+        db: &Path,
+        attribution: Vec<String>,
+    ) -> rusqlite::Result<()> {
+        let conn = open_read_only(db)?;
+        let pack = self.attributions.len();
+        self.attributions.push(attribution);
+        let has_ranges: bool =
+            conn.query_row("SELECT EXISTS (SELECT 1 FROM ip_ranges)", [], |r| r.get(0))?;
+        if has_ranges {
+            self.ranges.push((
+                pack,
+                Source::Deferred(Deferred {
+                    db: db.to_path_buf(),
+                    conn: Arc::new(Mutex::new(None)),
+                    loaded: Arc::new(OnceLock::new()),
+                }),
+            ));
+        }
+        self.add_countries(&conn, pack)
+    }
+
+    /// Reads the ranges of the packs added with [`IpIndex::add_pack_deferred`] into memory on
+    /// a background thread, one pack after the other (lookups query SQLite until then).
+    pub fn load_in_background(&self) {
+        let jobs: Vec<(PathBuf, SharedConn, Arc<OnceLock<Loaded>>)> = self
+            .ranges
+            .iter()
+            .filter_map(|(_, s)| match s {
+                Source::Deferred(d) => Some((d.db.clone(), d.conn.clone(), d.loaded.clone())),
+                _ => None,
+            })
+            .collect();
+        if jobs.is_empty() {
+            return;
+        }
+        let spawned = std::thread::Builder::new()
+            .name("waymark-ip-ranges".into())
+            .spawn(move || {
+                for (db, conn, loaded) in jobs {
+                    let read = open_read_only(&db).and_then(|c| {
+                        let mut records = Vec::new();
+                        let ranges = PackRanges::read(&c, &mut records)?;
+                        Ok(Loaded { ranges, records })
+                    });
+                    match read {
+                        Ok(l) => {
+                            let _ = loaded.set(l);
+                            // Lookups no longer query the file.
+                            *conn.lock() = None;
+                        }
+                        Err(e) => tracing::warn!(
+                            db = %db.display(), error = %e,
+                            "IP ranges not loaded into memory: lookups keep querying the file"
+                        ),
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "no thread to load the IP ranges: lookups query the files");
+        }
+    }
+
+    /// Whether every deferred pack's ranges are in memory.
+    pub fn loaded(&self) -> bool {
+        self.ranges.iter().all(|(_, s)| match s {
+            Source::Deferred(d) => d.loaded.get().is_some(),
+            _ => true,
+        })
+    }
+
+    /// Waits until [`IpIndex::loaded`] (tests and benchmarks measure the arrays, not the
+    /// queries).
+    pub fn wait_loaded(&self) {
+        while !self.loaded() {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
+    /// Reads the `countries` table of pack number `pack` (the first pack to name a country
+    /// wins).
+    fn add_countries(&mut self, conn: &Connection, pack: usize) -> rusqlite::Result<()> {
         let mut stmt = conn.prepare("SELECT code2, name, continent, lat, lng FROM countries")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
@@ -380,11 +588,20 @@ impl IpIndex {
             .ranges
             .iter()
             .map(|(_, s)| match s {
-                Source::Ranges(r) => r.v4.len() + r.v6.len(),
+                Source::Ranges(r) => r.len(),
+                Source::Deferred(d) => d.loaded.get().map_or(0, |l| l.ranges.len()),
                 Source::World(_) => 0,
             })
             .sum();
-        (ranges, self.records.len())
+        let deferred: usize = self
+            .ranges
+            .iter()
+            .map(|(_, s)| match s {
+                Source::Deferred(d) => d.loaded.get().map_or(0, |l| l.records.len()),
+                _ => 0,
+            })
+            .sum();
+        (ranges, self.records.len() + deferred)
     }
 
     /// Approximate heap bytes of the ranges and records (strings and mapped files not
@@ -395,6 +612,11 @@ impl IpIndex {
             .iter()
             .map(|(_, s)| match s {
                 Source::Ranges(r) => r.v4.len() * 12 + r.v6.len() * 36,
+                Source::Deferred(d) => d.loaded.get().map_or(0, |l| {
+                    l.ranges.v4.len() * 12
+                        + l.ranges.v6.len() * 36
+                        + l.records.len() * std::mem::size_of::<IpRecord>()
+                }),
                 Source::World(_) => 0,
             })
             .sum();
@@ -416,13 +638,8 @@ impl IpIndex {
         };
         self.ranges.iter().find_map(|(pack, source)| {
             let record = match source {
-                Source::Ranges(r) => {
-                    let id = match v4 {
-                        Some(a) => r.v4.find(a).or_else(|| r.v6.find(k)),
-                        None => r.v6.find(k),
-                    }?;
-                    Cow::Borrowed(self.records.get(id as usize)?)
-                }
+                Source::Ranges(r) => Cow::Borrowed(self.records.get(r.find(v4, k)? as usize)?),
+                Source::Deferred(d) => d.find(v4, k)?,
                 Source::World(w) => Cow::Owned(w.find(ip)?),
             };
             Some(IpHit {
@@ -527,6 +744,147 @@ mod tests {
         let r = idx.lookup("80.1.1.1".parse().unwrap()).unwrap();
         assert_eq!((r.city.as_deref(), r.accuracy_km), (None, 1000.0));
         assert!(idx.lookup("83.0.0.1".parse().unwrap()).is_none());
+        assert_eq!(idx.country("FI").unwrap().name, "Finland");
+    }
+
+    /// A pack file of non-overlapping IPv4 and IPv6 ranges (with gaps) and its boundaries.
+    fn ranges_file(dir: &Path) -> (PathBuf, Vec<u128>) {
+        let db = dir.join("data.sqlite");
+        let conn = Connection::open(&db).unwrap();
+        crate::packs::schema::create_all(&conn).unwrap();
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut probes = Vec::new();
+        let tx = conn.unchecked_transaction().unwrap();
+        let mut insert = |start: u128, end: u128, i: usize| {
+            tx.execute(
+                "INSERT INTO ip_ranges VALUES (?1, ?2, ?3, NULL, ?4, NULL, ?5, ?6, ?7)",
+                rusqlite::params![
+                    &start.to_be_bytes()[..],
+                    &end.to_be_bytes()[..],
+                    ["FI", "DE", "GB"][i % 3],
+                    (!i.is_multiple_of(5)).then(|| format!("city {}", i % 40)),
+                    60.0 + (i % 40) as f64 * 0.1,
+                    24.0,
+                    if i.is_multiple_of(5) { 1000.0 } else { 25.0 }
+                ],
+            )
+            .unwrap();
+            probes.extend([
+                start.wrapping_sub(1),
+                start,
+                start + 1,
+                end - 1,
+                end,
+                end + 1,
+            ]);
+        };
+        // IPv4, mapped on both ends.
+        let mut a: u32 = 1 << 24;
+        for i in 0..2000 {
+            a = a.saturating_add((next() % 50_000) as u32);
+            let len = 1 + (next() % 100_000) as u32;
+            let (s, e) = (a, a.saturating_add(len));
+            if e == u32::MAX {
+                break;
+            }
+            insert(
+                key(IpAddr::from(s.to_be_bytes())),
+                key(IpAddr::from(e.to_be_bytes())),
+                i,
+            );
+            a = e + 1;
+        }
+        // IPv6 from 2000::/3.
+        let mut b: u128 = 0x2000 << 112;
+        for i in 0..500 {
+            b += u128::from(next() >> 40) << 64;
+            let e = b + (u128::from(next() % 1000) << 64) + 0xffff;
+            insert(b, e, i);
+            b = e + 1;
+        }
+        tx.commit().unwrap();
+        for _ in 0..2000 {
+            probes.push(key(IpAddr::from((next() as u32).to_be_bytes())));
+            probes.push((0x2000 << 112) + (u128::from(next()) << 56));
+        }
+        (db, probes)
+    }
+
+    fn address(k: u128) -> IpAddr {
+        let v6 = std::net::Ipv6Addr::from(k);
+        v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4)
+    }
+
+    fn same(a: Option<Cow<'_, IpRecord>>, b: Option<Cow<'_, IpRecord>>) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(a), Some(b)) => {
+                (
+                    &a.country_code,
+                    &a.region,
+                    &a.city,
+                    &a.postal_code,
+                    a.position,
+                ) == (
+                    &b.country_code,
+                    &b.region,
+                    &b.city,
+                    &b.postal_code,
+                    b.position,
+                ) && a.accuracy_km == b.accuracy_km
+            }
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn deferred_ranges_answer_as_the_arrays_before_and_after_the_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let (db, probes) = ranges_file(dir.path());
+        let mut eager = IpIndex::default();
+        eager.add_pack(&Connection::open(&db).unwrap()).unwrap();
+        let mut deferred = IpIndex::default();
+        deferred.add_pack_deferred(&db, Vec::new()).unwrap();
+        assert!(!deferred.loaded());
+        assert_eq!(deferred.counts().0, 0);
+        let mut hits = 0;
+        for &k in &probes {
+            let ip = address(k);
+            let want = eager.lookup(ip);
+            hits += usize::from(want.is_some());
+            assert!(same(deferred.lookup(ip), want), "query path, {ip}");
+        }
+        assert!(hits > probes.len() / 3, "{hits} of {}", probes.len());
+        deferred.load_in_background();
+        deferred.wait_loaded();
+        assert_eq!(deferred.counts().0, eager.counts().0);
+        for &k in &probes {
+            let ip = address(k);
+            assert!(same(deferred.lookup(ip), eager.lookup(ip)), "arrays, {ip}");
+        }
+    }
+
+    #[test]
+    fn a_pack_without_ranges_adds_only_its_countries() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("data.sqlite");
+        let conn = Connection::open(&db).unwrap();
+        crate::packs::schema::create_all(&conn).unwrap();
+        conn.execute(
+            "INSERT INTO countries VALUES ('FI','FIN','246','Finland','Europe',64.0,26.0,NULL)",
+            [],
+        )
+        .unwrap();
+        let mut idx = IpIndex::default();
+        idx.add_pack_deferred(&db, Vec::new()).unwrap();
+        assert!(idx.is_empty());
+        assert!(idx.loaded());
         assert_eq!(idx.country("FI").unwrap().name, "Finland");
     }
 }

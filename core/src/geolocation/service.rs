@@ -13,7 +13,7 @@ use crate::distance::LocalTime;
 use crate::error::{ApiError, ErrorCode};
 use crate::geo::Pt;
 use crate::operation::Call;
-use crate::packs::registry::{LoadedPack, PackSet, PackSetCache};
+use crate::packs::registry::{LoadedPack, PackSet, PackSetCache, SQLITE_FILE};
 use crate::packs::schema::layers;
 
 use super::ip::{IpIndex, WORLD_IP_FILES, is_local};
@@ -187,7 +187,8 @@ impl Geolocation {
                             )
                         })?;
                 } else {
-                    index.add_pack_attributed(&pack.sqlite()?, attribution)?;
+                    // Read into memory in the background (below); queried in SQLite until then.
+                    index.add_pack_deferred(&pack.path(SQLITE_FILE), attribution)?;
                 }
             }
             // Country names may come from a pack without IP ranges.
@@ -205,6 +206,7 @@ impl Geolocation {
                     "no installed pack has the ip layer; install the base pack or a region pack",
                 ));
             }
+            index.load_in_background();
             Ok(index)
         })
     }
