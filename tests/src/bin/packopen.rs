@@ -65,12 +65,7 @@ fn single_pack_dir(work: &Path, installed: &Path, id: &str) -> PathBuf {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let arg = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
+    let arg = |name: &str| waymark_tests::arg_value(&args, name);
     let packs = PathBuf::from(arg("--packs").expect("--packs DIR"));
     let publisher =
         Publisher::read_file(Path::new(&arg("--publisher").expect("--publisher F"))).unwrap();
