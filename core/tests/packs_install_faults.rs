@@ -172,7 +172,7 @@ fn an_unsupported_format_is_refused() {
                 e,
                 InstallError::UnsupportedFormat {
                     found: 1,
-                    supported: 2,
+                    supported: waymark_core::packs::FORMAT_VERSION,
                     ..
                 }
             )

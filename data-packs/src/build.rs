@@ -85,6 +85,9 @@ pub fn sample_plans() -> Vec<PackPlan> {
     ]
 }
 
+/// Page size of a finished pack's `data.sqlite` (set by the final `VACUUM`).
+const PACK_PAGE_SIZE: i64 = 1024;
+
 /// Id of the optional world IP pack.
 pub const WORLD_IP_PACK: &str = "world-ip";
 
@@ -494,6 +497,11 @@ pub fn build_pack_edited(
         [serde_json::to_string(&all_sources).unwrap_or_default()],
     )?;
     conn.execute_batch("ANALYZE;")?;
+    // Rewrite the file once, densely, in 1 KiB pages: the layer-by-layer writes leave pages
+    // partly filled, and a read-only pack gains nothing from larger pages (issue 24: 5-6 %
+    // of data.sqlite; docs/performance.md).
+    conn.pragma_update(None, "page_size", PACK_PAGE_SIZE)?;
+    conn.execute_batch("VACUUM;")?;
     drop(conn);
 
     let polygon = if plan.base {

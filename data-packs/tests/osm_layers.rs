@@ -70,9 +70,72 @@ fn check_roads(conn: &Connection) {
         ),
         0
     );
+    // The R-tree: one box per run of consecutive edges of one way; the runs cover every edge
+    // once, each run is one way, and its box holds every point of its edges.
     assert_eq!(
-        count(conn, "SELECT count(*) FROM road_edges_rtree"),
+        count(
+            conn,
+            "SELECT coalesce(sum(last_edge - id + 1), 0) FROM road_ways_rtree"
+        ),
         count(conn, "SELECT count(*) FROM road_edges")
+    );
+    assert!(
+        count(conn, "SELECT count(*) FROM road_ways_rtree")
+            < count(conn, "SELECT count(*) FROM road_edges"),
+        "runs join edges"
+    );
+    assert_eq!(
+        count(
+            conn,
+            "SELECT count(*) FROM road_edges e WHERE (SELECT count(*) FROM road_ways_rtree r \
+             WHERE e.id BETWEEN r.id AND r.last_edge) != 1"
+        ),
+        0,
+        "every edge in exactly one run"
+    );
+    assert_eq!(
+        count(
+            conn,
+            "SELECT count(*) FROM road_ways_rtree r WHERE (SELECT count(DISTINCT way_id) \
+             FROM road_edges e WHERE e.id BETWEEN r.id AND r.last_edge) != 1"
+        ),
+        0,
+        "a run is one way"
+    );
+    let mut boxes = conn
+        .prepare(
+            "SELECT r.min_lat, r.max_lat, r.min_lng, r.max_lng, e.geometry FROM road_ways_rtree r \
+             JOIN road_edges e ON e.id BETWEEN r.id AND r.last_edge",
+        )
+        .unwrap();
+    let rows = boxes
+        .query_map([], |r| {
+            Ok((
+                [
+                    r.get::<_, f64>(0)?,
+                    r.get::<_, f64>(1)?,
+                    r.get::<_, f64>(2)?,
+                    r.get::<_, f64>(3)?,
+                ],
+                r.get::<_, String>(4)?,
+            ))
+        })
+        .unwrap();
+    for row in rows {
+        let ([s, n, w, e], geom) = row.unwrap();
+        for p in decode_polyline6(&geom).unwrap() {
+            assert!(
+                // polyline6 rounds to 1e-6 degrees
+                p.lat >= s - 1e-6 && p.lat <= n + 1e-6 && p.lng >= w - 1e-6 && p.lng <= e + 1e-6,
+                "{p:?} outside its run's box"
+            );
+        }
+    }
+    // Edges share their attribute rows.
+    assert!(
+        count(conn, "SELECT count(*) FROM road_attrs") * 3
+            < count(conn, "SELECT count(*) FROM road_edges"),
+        "attribute rows are shared"
     );
     // length >= straight-line distance between the end nodes, and == polyline length
     let mut stmt = conn
@@ -287,6 +350,25 @@ fn neubrandenburg_restrictions_addresses_places() {
     assert_eq!(
         count(&conn, "SELECT count(*) FROM addresses_rtree"),
         addresses
+    );
+    // The shared parts: far fewer rows than addresses, none unused, none repeated.
+    let parts = count(&conn, "SELECT count(*) FROM address_parts");
+    assert!(parts * 5 < addresses, "{parts} parts for {addresses}");
+    assert_eq!(
+        count(
+            &conn,
+            "SELECT count(*) FROM address_parts a WHERE NOT EXISTS \
+             (SELECT 1 FROM address_points p WHERE p.parts = a.id)"
+        ),
+        0
+    );
+    assert_eq!(
+        count(
+            &conn,
+            "SELECT count(*) FROM (SELECT 1 FROM address_parts GROUP BY street, place, postcode, \
+             city, country_code HAVING count(*) > 1)"
+        ),
+        0
     );
     assert!(
         count(

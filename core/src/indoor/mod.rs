@@ -383,8 +383,9 @@ pub fn read_venue(conn: &Connection, id: &str) -> Result<VenueData, ReadError> {
             )
             .optional()?;
         match blob {
-            Some((v, bytes)) if v == i64::from(graph::GRAPH_VERSION) => {
-                Some(Graph::from_bytes(&bytes).map_err(|e| ReadError::Graph(e.to_string()))?)
+            // A version this build does not know leaves the venue without routing.
+            Some((v, bytes)) if (1..=i64::from(graph::GRAPH_VERSION)).contains(&v) => {
+                Some(Graph::from_bytes(v, &bytes).map_err(|e| ReadError::Graph(e.to_string()))?)
             }
             _ => None,
         }

@@ -540,7 +540,8 @@ fn nearest_street(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item>
         let conn = idx.sqlite(pack);
         let b = box_around(lat, lng, REVERSE_STREET_M);
         let Ok(mut st) = conn.prepare_cached(
-            "SELECT e.name, e.geometry FROM road_edges e JOIN road_edges_rtree r ON e.id = r.id \
+            "SELECT e.name, e.geometry FROM road_ways_rtree r \
+             JOIN road_edges e ON e.id BETWEEN r.id AND r.last_edge \
              WHERE r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 AND r.min_lng <= ?4 \
              AND e.name IS NOT NULL",
         ) else {

@@ -286,11 +286,17 @@ fn roads(
         .map(|(i, c)| (*c, i))
         .collect();
     let mut st = conn.prepare_cached(
-        "SELECT e.way_id, e.highway, e.name, e.geometry FROM road_edges e \
-         JOIN road_edges_rtree r ON e.id = r.id \
+        "SELECT e.way_id, e.highway, e.name, e.geometry FROM road_ways_rtree r \
+         JOIN road_edges e ON e.id BETWEEN r.id AND r.last_edge \
          WHERE r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 AND r.min_lng <= ?4 \
          ORDER BY e.way_id, e.id",
     )?;
+    let view = crate::geo::BBox {
+        south: bbox[1],
+        west: bbox[0],
+        north: bbox[3],
+        east: bbox[2],
+    };
     let rows = st.query_map(box_params(bbox), |r| {
         Ok((
             r.get::<_, i64>(0)?,
@@ -310,7 +316,11 @@ fn roads(
         let Ok(points) = decode_polyline6(&geometry) else {
             continue;
         };
-        if points.len() < 2 {
+        // The R-tree boxes a whole run of the way's edges: keep the edges whose own box meets
+        // the map's.
+        if points.len() < 2
+            || !crate::geo::BBox::of(points.iter().copied()).is_some_and(|b| b.intersects(&view))
+        {
             continue;
         }
         match &mut current {

@@ -26,8 +26,10 @@ use serde_json::Value;
 use crate::auth::keys::{Publisher, PublisherKey};
 
 /// The pack format this build reads and writes: `2` since the compact routing graphs of
-/// ADR 0005 (a version 1 pack holds `fast_paths` graphs this build cannot read).
-pub const FORMAT_VERSION: u32 = 2;
+/// ADR 0005 (a version 1 pack holds `fast_paths` graphs this build cannot read); `3` since the
+/// road and address tables share their repeated attributes (`road_attrs`, `address_parts`)
+/// and the road R-tree has one box per way (`road_ways_rtree`).
+pub const FORMAT_VERSION: u32 = 3;
 
 /// One file of the pack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -325,8 +327,13 @@ mod tests {
     #[test]
     fn unsupported_format_untrusted_and_unsigned_are_refused() {
         let (p, bytes) = signed();
-        // An older pack (version 1: the routing graphs before ADR 0005) and a newer one.
-        for found in [1, 3] {
+        // Older packs (version 1: the routing graphs before ADR 0005; version 2: the road and
+        // address tables before the shared attribute rows) and a newer one.
+        for found in [
+            1,
+            u64::from(FORMAT_VERSION) - 1,
+            u64::from(FORMAT_VERSION) + 1,
+        ] {
             let mut v: Value = serde_json::from_slice(&bytes).unwrap();
             v["format_version"] = Value::from(found);
             let err = Manifest::parse_verified(&serde_json::to_vec(&v).unwrap(), &[p.verifying()])
@@ -335,7 +342,7 @@ mod tests {
                 err,
                 ManifestError::UnsupportedFormat {
                     found,
-                    supported: 2
+                    supported: FORMAT_VERSION
                 }
             );
             assert!(

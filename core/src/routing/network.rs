@@ -1,5 +1,6 @@
 //! The road network of a pack, read from the roads layer of `data.sqlite` (tables
-//! `road_nodes`, `road_edges`, `turn_restrictions`, `toll_booths`; see
+//! `road_nodes`, `road_attrs` and `road_segments` (the view `road_edges`), `turn_restrictions`,
+//! `toll_booths`; see
 //! [`crate::packs::schema::ROADS`]).
 //!
 //! Edges are kept in `road_edges.id` order, which makes every structure derived from the
@@ -133,6 +134,18 @@ pub enum NetworkError {
     Invalid(String),
 }
 
+/// One `road_attrs` row as the network holds it.
+struct EdgeAttrs {
+    highway: Highway,
+    name: u32,
+    r#ref: u32,
+    maxspeed: Option<f64>,
+    oneway: i8,
+    access: [bool; 4],
+    toll: bool,
+    ferry: bool,
+}
+
 impl RoadNetwork {
     /// Reads the roads layer.
     pub fn load(conn: &Connection) -> Result<RoadNetwork, NetworkError> {
@@ -164,12 +177,38 @@ impl RoadNetwork {
                 }
             }
         };
+        // The shared attribute rows first (pack format 3), each parsed and interned once.
+        let mut attrs: HashMap<i64, EdgeAttrs> = HashMap::new();
+        {
+            let mut stmt = conn.prepare(
+                "SELECT id, highway, name, ref, maxspeed_kmh, oneway, car, truck, foot, bicycle, \
+                 toll, ferry FROM road_attrs",
+            )?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let flag = |i: usize| -> rusqlite::Result<bool> { Ok(r.get::<_, i64>(i)? != 0) };
+                let oneway: i64 = r.get(5)?;
+                attrs.insert(
+                    r.get(0)?,
+                    EdgeAttrs {
+                        highway: Highway::parse(&r.get::<_, String>(1)?),
+                        name: intern(r.get(2)?),
+                        r#ref: intern(r.get(3)?),
+                        maxspeed: r.get(4)?,
+                        oneway: oneway.clamp(-1, 1) as i8,
+                        access: [flag(6)?, flag(7)?, flag(8)?, flag(9)?],
+                        toll: flag(10)?,
+                        ferry: flag(11)?,
+                    },
+                );
+            }
+        }
         let mut edges = Vec::new();
         let mut points = Vec::new();
         {
             let mut stmt = conn.prepare(
-                "SELECT id, way_id, from_node, to_node, length_m, highway, name, ref, maxspeed_kmh, \
-                 oneway, car, truck, foot, bicycle, toll, ferry, geometry FROM road_edges ORDER BY id",
+                "SELECT id, way_id, from_node, to_node, length_m, attrs, geometry \
+                 FROM road_segments ORDER BY id",
             )?;
             let mut rows = stmt.query([])?;
             while let Some(r) = rows.next()? {
@@ -182,7 +221,13 @@ impl RoadNetwork {
                         "edge {id} references a missing node"
                     )));
                 };
-                let geometry: String = r.get(16)?;
+                let attrs_id: i64 = r.get(5)?;
+                let Some(a) = attrs.get(&attrs_id) else {
+                    return Err(NetworkError::Invalid(format!(
+                        "edge {id} references missing attributes {attrs_id}"
+                    )));
+                };
+                let geometry: String = r.get(6)?;
                 let start = points.len() as u32;
                 decode_polyline(&geometry, 6, &mut points).map_err(|e| {
                     NetworkError::Invalid(format!("edge {id}: geometry does not decode: {e}"))
@@ -193,23 +238,20 @@ impl RoadNetwork {
                     points.push(nodes[to as usize]);
                 }
                 let end = points.len() as u32;
-                let oneway: i64 = r.get(9)?;
-                let flag = |i: usize| -> rusqlite::Result<bool> { Ok(r.get::<_, i64>(i)? != 0) };
-                let access = [flag(10)?, flag(11)?, flag(12)?, flag(13)?];
                 edges.push(RoadEdge {
                     id,
                     way_id: r.get(1)?,
                     from,
                     to,
                     length_m: r.get::<_, f64>(4)?.max(0.0),
-                    highway: Highway::parse(&r.get::<_, String>(5)?),
-                    name: intern(r.get(6)?),
-                    r#ref: intern(r.get(7)?),
-                    maxspeed: r.get(8)?,
-                    oneway: oneway.clamp(-1, 1) as i8,
-                    access,
-                    toll: flag(14)?,
-                    ferry: flag(15)?,
+                    highway: a.highway,
+                    name: a.name,
+                    r#ref: a.r#ref,
+                    maxspeed: a.maxspeed,
+                    oneway: a.oneway,
+                    access: a.access,
+                    toll: a.toll,
+                    ferry: a.ferry,
                     geometry: (start, end),
                 });
             }

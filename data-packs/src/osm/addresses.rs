@@ -1,4 +1,5 @@
-//! Addresses layer: `addresses` (+ R-tree) and `address_interpolations`.
+//! Addresses layer: `address_points` with their shared `address_parts` (read through the
+//! view `addresses`), its R-tree, and `address_interpolations`.
 //!
 //! Rules:
 //!
@@ -18,7 +19,7 @@ use std::collections::HashMap;
 use rusqlite::{Transaction, params};
 use waymark_core::geo::{BBox, Pt, encode_polyline6};
 
-use super::models::{OsmData, OsmError, OsmNode, OsmStats, Tags, rtree_insert};
+use super::models::{Interner, OsmData, OsmError, OsmNode, OsmStats, Tags, rtree_insert};
 
 fn leading_number(v: &str) -> Option<i64> {
     let d: String = v
@@ -37,13 +38,21 @@ pub fn build(
     progress: &mut dyn FnMut(&str, u64, u64),
 ) -> Result<(), OsmError> {
     let mut ins = tx.prepare(
-        "INSERT INTO addresses(id, osm_type, osm_id, housenumber, street, place, postcode, city, \
-         country_code, lat, lng) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        "INSERT INTO address_points(id, osm_type, osm_id, housenumber, parts, lat, lng) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
+    let mut ins_parts = tx.prepare(
+        "INSERT INTO address_parts(id, street, place, postcode, city, country_code) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    let after: i64 = tx.query_row("SELECT coalesce(max(id), 0) FROM address_parts", [], |r| {
+        r.get(0)
+    })?;
+    let mut parts: Interner<[Option<String>; 5]> = Interner::new(after);
     let mut rt = tx.prepare(
         "INSERT INTO addresses_rtree(id, min_lat, max_lat, min_lng, max_lng) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
-    let mut id: i64 = tx.query_row("SELECT coalesce(max(id), 0) FROM addresses", [], |r| {
+    let mut id: i64 = tx.query_row("SELECT coalesce(max(id), 0) FROM address_points", [], |r| {
         r.get(0)
     })?;
     let mut write = |osm_type: &str, osm_id: i64, tags: &Tags, p: Pt| -> Result<(), OsmError> {
@@ -51,19 +60,19 @@ pub fn build(
             return Ok(());
         };
         id += 1;
-        ins.execute(params![
-            id,
-            osm_type,
-            osm_id,
-            hn,
-            tags.get("addr:street"),
-            tags.get("addr:place"),
-            tags.get("addr:postcode"),
-            tags.get("addr:city"),
+        let key = [
+            tags.get("addr:street").map(str::to_string),
+            tags.get("addr:place").map(str::to_string),
+            tags.get("addr:postcode").map(str::to_string),
+            tags.get("addr:city").map(str::to_string),
             tags.get("addr:country").map(str::to_ascii_uppercase),
-            p.lat,
-            p.lng,
-        ])?;
+        ];
+        let part = parts.id(&key, |pid, [street, place, postcode, city, cc]| {
+            ins_parts
+                .execute(params![pid, street, place, postcode, city, cc])
+                .map(|_| ())
+        })?;
+        ins.execute(params![id, osm_type, osm_id, hn, part, p.lat, p.lng])?;
         rtree_insert(&mut rt, id, BBox::point(p))?;
         stats.addresses += 1;
         Ok(())

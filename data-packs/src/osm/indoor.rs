@@ -218,24 +218,29 @@ fn outdoor_lines(
 ) -> Result<Vec<(serde_json::Value, Pt)>, OsmError> {
     let (dlat, dlng) = waymark_core::geo::degrees_for(40.0, (bbox.south + bbox.north) / 2.0);
     let mut st = tx.prepare(
-        "SELECT e.geometry FROM road_edges e JOIN road_edges_rtree r ON r.id = e.id \
+        "SELECT e.geometry FROM road_ways_rtree r \
+         JOIN road_edges e ON e.id BETWEEN r.id AND r.last_edge \
          WHERE e.foot = 1 AND r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 \
          AND r.min_lng <= ?4 ORDER BY e.id",
     )?;
-    let rows = st.query_map(
-        params![
-            bbox.south - dlat,
-            bbox.north + dlat,
-            bbox.west - dlng,
-            bbox.east + dlng
-        ],
-        |r| r.get::<_, String>(0),
-    )?;
+    let near = BBox {
+        south: bbox.south - dlat,
+        west: bbox.west - dlng,
+        north: bbox.north + dlat,
+        east: bbox.east + dlng,
+    };
+    let rows = st.query_map(params![near.south, near.north, near.west, near.east], |r| {
+        r.get::<_, String>(0)
+    })?;
     let mut out = Vec::new();
     for row in rows {
         let Ok(pts) = waymark_core::geo::decode_polyline6(&row?) else {
             continue;
         };
+        // The R-tree boxes a whole run of a way's edges: keep the edges whose own box is near.
+        if !BBox::of(pts.iter().copied()).is_some_and(|b| b.intersects(&near)) {
+            continue;
+        }
         if let Some(first) = pts.first().copied()
             && pts.len() >= 2
         {

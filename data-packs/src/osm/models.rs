@@ -34,6 +34,8 @@ pub struct OsmStats {
     pub road_nodes: u64,
     /// `road_edges` rows.
     pub road_edges: u64,
+    /// `road_attrs` rows (attribute sets shared by the edges).
+    pub road_attrs: u64,
     /// Edges with `toll = 1`.
     pub toll_edges: u64,
     /// Edges with `ferry = 1`.
@@ -386,4 +388,42 @@ pub(crate) fn rtree_insert(
     let [min_lat, max_lat, min_lng, max_lng] = b.to_rtree();
     stmt.execute(rusqlite::params![id, min_lat, max_lat, min_lng, max_lng])?;
     Ok(())
+}
+
+/// Ids of distinct attribute rows (`road_attrs`, `address_parts`): each key is inserted once,
+/// the first time it is seen, and every later row refers to its id.
+pub(crate) struct Interner<K> {
+    ids: std::collections::HashMap<K, i64>,
+    next: i64,
+}
+
+impl<K: std::hash::Hash + Eq + Clone> Interner<K> {
+    /// An interner whose first new id is `after + 1` (`after`: the table's largest id).
+    pub(crate) fn new(after: i64) -> Self {
+        Interner {
+            ids: std::collections::HashMap::new(),
+            next: after + 1,
+        }
+    }
+
+    /// The id of `key`, calling `insert(id, &key)` when it is new.
+    pub(crate) fn id<E>(
+        &mut self,
+        key: &K,
+        insert: impl FnOnce(i64, &K) -> Result<(), E>,
+    ) -> Result<i64, E> {
+        if let Some(id) = self.ids.get(key) {
+            return Ok(*id);
+        }
+        let id = self.next;
+        insert(id, key)?;
+        self.ids.insert(key.clone(), id);
+        self.next += 1;
+        Ok(id)
+    }
+
+    /// Distinct keys so far.
+    pub(crate) fn len(&self) -> usize {
+        self.ids.len()
+    }
 }

@@ -41,7 +41,7 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::{Transaction, params};
 use waymark_core::geo::{BBox, Pt, encode_polyline6, road_length_m};
 
-use super::models::{MemberKind, OsmData, OsmError, OsmStats, Tags, rtree_insert};
+use super::models::{Interner, MemberKind, OsmData, OsmError, OsmStats, Tags};
 
 /// `highway` values that are routable.
 pub const ROUTABLE_HIGHWAYS: &[&str] = &[
@@ -272,6 +272,122 @@ struct EdgeRow<'a> {
     bbox: BBox,
 }
 
+/// The attributes an edge shares with others (a `road_attrs` row); `maxspeed` as its bits.
+type AttrKey = (
+    String,
+    Option<String>,
+    Option<String>,
+    Option<u64>,
+    i64,
+    [bool; 6],
+);
+
+/// Writes `road_attrs`, `road_segments` and `road_ways_rtree`, numbering edges from 1.
+struct EdgeWriter<'t> {
+    attrs: Interner<AttrKey>,
+    ins_attrs: rusqlite::Statement<'t>,
+    ins_seg: rusqlite::Statement<'t>,
+    ins_box: rusqlite::Statement<'t>,
+    last_id: i64,
+    /// The open run: its way, first and last edge, and box.
+    run: Option<(i64, i64, i64, BBox)>,
+}
+
+impl<'t> EdgeWriter<'t> {
+    fn new(tx: &'t Transaction<'_>) -> Result<Self, OsmError> {
+        let after: i64 = tx.query_row("SELECT coalesce(max(id), 0) FROM road_attrs", [], |r| {
+            r.get(0)
+        })?;
+        Ok(EdgeWriter {
+            attrs: Interner::new(after),
+            ins_attrs: tx.prepare(
+                "INSERT INTO road_attrs(id, highway, name, ref, maxspeed_kmh, oneway, car, truck, \
+                 foot, bicycle, toll, ferry) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            )?,
+            ins_seg: tx.prepare(
+                "INSERT INTO road_segments(id, way_id, from_node, to_node, length_m, attrs, geometry) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?,
+            ins_box: tx.prepare(
+                "INSERT INTO road_ways_rtree(id, min_lat, max_lat, min_lng, max_lng, last_edge) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?,
+            last_id: 0,
+            run: None,
+        })
+    }
+
+    fn edge(&mut self, e: &EdgeRow<'_>) -> Result<(), OsmError> {
+        let key: AttrKey = (
+            e.highway.to_string(),
+            e.name.map(str::to_string),
+            e.r#ref.map(str::to_string),
+            e.maxspeed.map(f64::to_bits),
+            e.oneway,
+            [
+                e.access.car,
+                e.access.truck,
+                e.access.foot,
+                e.access.bicycle,
+                e.toll,
+                e.ferry,
+            ],
+        );
+        let ins_attrs = &mut self.ins_attrs;
+        let attrs = self.attrs.id(&key, |id, k| {
+            let (hw, name, r, speed, oneway, [car, truck, foot, bicycle, toll, ferry]) = k;
+            ins_attrs
+                .execute(params![
+                    id,
+                    hw,
+                    name,
+                    r,
+                    speed.map(f64::from_bits),
+                    oneway,
+                    car,
+                    truck,
+                    foot,
+                    bicycle,
+                    toll,
+                    ferry
+                ])
+                .map(|_| ())
+        })?;
+        self.last_id += 1;
+        let id = self.last_id;
+        self.ins_seg.execute(params![
+            id, e.way_id, e.from, e.to, e.length, attrs, e.geometry
+        ])?;
+        match &mut self.run {
+            Some((way, _, last, bbox)) if *way == e.way_id => {
+                *last = id;
+                *bbox = bbox.union(e.bbox);
+            }
+            _ => {
+                self.close_run()?;
+                self.run = Some((e.way_id, id, id, e.bbox));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the R-tree box of the open run.
+    fn close_run(&mut self) -> Result<(), OsmError> {
+        if let Some((_, first, last, bbox)) = self.run.take() {
+            let [min_lat, max_lat, min_lng, max_lng] = bbox.to_rtree();
+            self.ins_box
+                .execute(params![first, min_lat, max_lat, min_lng, max_lng, last])?;
+        }
+        Ok(())
+    }
+
+    /// Closes the last run; returns the number of attribute rows written.
+    fn finish(mut self) -> Result<u64, OsmError> {
+        self.close_run()?;
+        Ok(self.attrs.len() as u64)
+    }
+}
+
 /// Builds the roads layer.
 pub fn build(
     data: &OsmData,
@@ -352,40 +468,8 @@ pub fn build(
     stats.road_nodes = node_id.len() as u64;
     progress("roads:nodes", 1, 4);
 
-    // edges
-    let mut ins = tx.prepare(
-        "INSERT INTO road_edges(id, way_id, from_node, to_node, length_m, highway, name, ref, \
-         maxspeed_kmh, oneway, car, truck, foot, bicycle, toll, ferry, geometry) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-    )?;
-    let mut rt = tx.prepare(
-        "INSERT INTO road_edges_rtree(id, min_lat, max_lat, min_lng, max_lng) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    let mut edge_id: i64 = 0;
-    let mut write = |e: &EdgeRow<'_>| -> Result<(), OsmError> {
-        edge_id += 1;
-        ins.execute(params![
-            edge_id,
-            e.way_id,
-            e.from,
-            e.to,
-            e.length,
-            e.highway,
-            e.name,
-            e.r#ref,
-            e.maxspeed,
-            e.oneway,
-            e.access.car,
-            e.access.truck,
-            e.access.foot,
-            e.access.bicycle,
-            e.toll,
-            e.ferry,
-            e.geometry,
-        ])?;
-        rtree_insert(&mut rt, edge_id, e.bbox)?;
-        Ok(())
-    };
+    // edges: shared attribute rows, segments, and one R-tree box per run of a way's edges
+    let mut write = EdgeWriter::new(tx)?;
     let total = pieces.len() as u64;
     for (i, (way_id, hw, refs)) in pieces.iter().enumerate() {
         let Some(way) = data.ways.get(way_id) else {
@@ -438,7 +522,7 @@ pub fn build(
                     .map_err(|why| OsmError::Geometry { way: *way_id, why })?,
                 bbox: BBox::of(pts.iter().copied()).unwrap_or(BBox::point(Pt::default())),
             };
-            write(&row)?;
+            write.edge(&row)?;
             stats.road_edges += 1;
             if toll {
                 stats.toll_edges += 1;
@@ -457,7 +541,7 @@ pub fn build(
                     },
                     ..row
                 };
-                write(&bike)?;
+                write.edge(&bike)?;
                 stats.road_edges += 1;
                 if toll {
                     stats.toll_edges += 1;
@@ -469,7 +553,7 @@ pub fn build(
             progress("roads:edges", i as u64, total);
         }
     }
-    drop(ins);
+    stats.road_attrs = write.finish()?;
     progress("roads:edges", total, total);
 
     // turn restrictions

@@ -30,7 +30,8 @@ use std::path::Path;
 
 use rusqlite::Connection;
 use serde::Serialize;
-use tantivy::Index;
+use tantivy::store::{Compressor, ZstdCompressor};
+use tantivy::{Index, IndexSettings};
 use waymark_core::packs::search as s;
 
 mod collect;
@@ -94,7 +95,10 @@ pub fn build(
     std::fs::create_dir_all(&dir)
         .map_err(|e| SearchBuildError::Io(format!("{}: {e}", dir.display())))?;
     let (schema, fields) = s::schema();
-    let index = Index::create_in_dir(&dir, schema)?;
+    let index = Index::builder()
+        .schema(schema)
+        .settings(index_settings())
+        .create_in_dir(&dir)?;
     let mut w = Writer {
         writer: index.writer_with_num_threads(1, 100_000_000)?,
         f: fields,
@@ -135,6 +139,24 @@ pub fn build(
     stats.bytes = dir_size(&dir);
     Ok(stats)
 }
+
+/// The doc store of a pack's index: zstd in 64 KiB blocks instead of tantivy's lz4 in 16 KiB
+/// (written once, read a few documents per query; issue 24, docs/performance.md). Readers
+/// need no setting: the store records its compressor.
+fn index_settings() -> IndexSettings {
+    IndexSettings {
+        docstore_compression: Compressor::Zstd(ZstdCompressor {
+            compression_level: Some(DOCSTORE_ZSTD_LEVEL),
+        }),
+        docstore_blocksize: DOCSTORE_BLOCK_BYTES,
+        ..IndexSettings::default()
+    }
+}
+
+/// zstd level of the doc store.
+const DOCSTORE_ZSTD_LEVEL: i32 = 19;
+/// Uncompressed bytes per doc-store block.
+const DOCSTORE_BLOCK_BYTES: usize = 64 * 1024;
 
 fn dir_size(dir: &Path) -> u64 {
     std::fs::read_dir(dir)
