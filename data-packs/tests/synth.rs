@@ -21,12 +21,15 @@ fn sources() -> Sources {
     Sources::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("sources.toml")).unwrap()
 }
 
+type Tags = Vec<(String, String)>;
+type Members = Vec<(RelMemberType, i64, String)>;
+
 /// Everything read back from a PBF file.
 #[derive(Default)]
 struct Read {
-    nodes: HashMap<i64, (f64, f64, Vec<(String, String)>)>,
-    ways: HashMap<i64, (Vec<i64>, Vec<(String, String)>)>,
-    relations: Vec<(Vec<(RelMemberType, i64, String)>, Vec<(String, String)>)>,
+    nodes: HashMap<i64, (f64, f64, Tags)>,
+    ways: HashMap<i64, (Vec<i64>, Tags)>,
+    relations: Vec<(Members, Tags)>,
 }
 
 fn tags<'a>(it: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<(String, String)> {

@@ -259,12 +259,12 @@ impl Grid {
     }
 
     fn has_footway(&self, i: usize, j: usize) -> bool {
-        self.built_up(i, j) && mix(&[self.seed, 1, i as u64, j as u64]) % 11 == 0
+        self.built_up(i, j) && mix(&[self.seed, 1, i as u64, j as u64]).is_multiple_of(11)
     }
 
     fn poi_kind(&self, i: usize, j: usize) -> Option<u64> {
         let h = mix(&[self.seed, 2, i as u64, j as u64]);
-        (self.built_up(i, j) && h % 17 == 0).then_some((h >> 8) % 8)
+        (self.built_up(i, j) && h.is_multiple_of(17)).then_some((h >> 8) % 8)
     }
 
     fn has_suburb(&self, i: usize, j: usize) -> bool {
@@ -273,11 +273,11 @@ impl Grid {
 
     /// Street `k` of rows (`horizontal`) or columns.
     fn street(&self, horizontal: bool, k: usize) -> Street {
-        let (highway, maxspeed) = if k % 20 == 0 {
+        let (highway, maxspeed) = if k.is_multiple_of(20) {
             ("primary", "60")
-        } else if k % 10 == 0 {
+        } else if k.is_multiple_of(10) {
             ("secondary", "50")
-        } else if k % 5 == 0 {
+        } else if k.is_multiple_of(5) {
             ("tertiary", "50")
         } else {
             ("residential", "30")
@@ -292,17 +292,14 @@ impl Grid {
             format!("{stem}{suffix} {}", round + 1)
         };
         let h = mix(&[self.seed, 3, u64::from(horizontal), k as u64]);
-        let oneway = (highway == "residential" && h % 4 == 0).then_some(if h % 8 == 0 {
-            "yes"
-        } else {
-            "-1"
-        });
+        let oneway = (highway == "residential" && h.is_multiple_of(4))
+            .then_some(if h.is_multiple_of(8) { "yes" } else { "-1" });
         Street {
             highway,
             name,
             maxspeed,
             oneway,
-            bicycle_contraflow: oneway.is_some() && (h >> 8) % 2 == 0,
+            bicycle_contraflow: oneway.is_some() && (h >> 8).is_multiple_of(2),
         }
     }
 
@@ -669,7 +666,7 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
     let column_way = |i: usize, j: usize| 1 + ((g + j) * grid.chunks + i / CHUNK) as i64;
     for i in (CHUNK / 2..g - 1).step_by(CHUNK) {
         for j in (CHUNK / 2..g - 1).step_by(CHUNK) {
-            if (i / CHUNK + j / CHUNK) % 3 != 0 || i == grid.rm || i == grid.rm + 1 {
+            if !(i / CHUNK + j / CHUNK).is_multiple_of(3) || i == grid.rm || i == grid.rm + 1 {
                 continue;
             }
             relation_id += 1;
