@@ -3,8 +3,9 @@
 # sample extract and of synthetic city grids (`waymark-packs synth`) of about 0.5, 1, 2 and 5
 # million nodes, each under `/usr/bin/time -v`, and prints a Markdown table: input, nodes read
 # by the builder (`stats.roads.nodes_read` of the manifest), wall time, peak RSS, pack size,
-# and the load average of the machine around each build. Long (the 5-million-node grid alone
-# takes minutes); not part of CI.
+# and the load average of the machine around each build. Not part of CI. Long: with today's
+# routing preparation a 500 k-node grid alone takes over an hour (docs/performance.md, issue 24),
+# so try SYNTH_NODES="50000" first.
 #
 #   bash data-packs/scripts/build-scaling.sh [OUT_DIR]
 #
