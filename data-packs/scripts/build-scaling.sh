@@ -4,7 +4,8 @@
 # million nodes, each under `/usr/bin/time -v`, and prints a Markdown table: input, nodes read
 # by the builder (`stats.roads.nodes_read` of the manifest), wall time, peak RSS, pack size,
 # and the load average of the machine around each build. Not part of CI. Long: with today's
-# routing preparation a 500 k-node grid alone takes over an hour (docs/performance.md, issue 24),
+# routing preparation a 500 k-node grid alone takes well over half an hour (not run to the end;
+# docs/performance.md, issue 24),
 # so try SYNTH_NODES="50000" first.
 #
 #   bash data-packs/scripts/build-scaling.sh [OUT_DIR]
