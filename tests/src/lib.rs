@@ -487,3 +487,11 @@ pub fn parity_engine_in(work: &Path, packs: &Path, state: &Path) -> (Arc<Engine>
     install(&engine, &dir);
     (engine, publisher)
 }
+
+/// The value after `name` on a tool's command line (`--work DIR` gives `DIR`).
+pub fn arg_value(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+}

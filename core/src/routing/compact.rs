@@ -553,34 +553,7 @@ mod tests {
                 }
             }
         }
-        let mut first_out = vec![0u32];
-        let mut head = Vec::new();
-        let mut turn_ms = Vec::new();
-        for l in &out {
-            for &(b, t) in l {
-                head.push(b);
-                turn_ms.push(t);
-            }
-            first_out.push(head.len() as u32);
-        }
-        let mut first_in = vec![0u32; n as usize + 1];
-        for &b in &head {
-            first_in[b as usize + 1] += 1;
-        }
-        for i in 0..n as usize {
-            first_in[i + 1] += first_in[i];
-        }
-        let mut fill = first_in.clone();
-        let mut tail = vec![0u32; head.len()];
-        let mut in_transition = vec![0u32; head.len()];
-        for a in 0..n as usize {
-            for t in first_out[a]..first_out[a + 1] {
-                let b = head[t as usize] as usize;
-                tail[fill[b] as usize] = a as u32;
-                in_transition[fill[b] as usize] = t;
-                fill[b] += 1;
-            }
-        }
+        let t = crate::routing::graph::Transitions::from_lists(&out);
         TurnGraph {
             profile: Profile::Driving,
             arc_edge: (0..n).collect(),
@@ -589,12 +562,12 @@ mod tests {
             arc_dist_cm: (0..n).map(|_| 1 + next(90_000)).collect(),
             edge_arcs: (0..n).map(|a| [a, NO_ARC]).collect(),
             original_arcs: n,
-            turn_ms,
-            first_out,
-            head,
-            first_in,
-            in_transition,
-            tail,
+            turn_ms: t.turn_ms,
+            first_out: t.first_out,
+            head: t.head,
+            first_in: t.first_in,
+            in_transition: t.in_transition,
+            tail: t.tail,
         }
     }
 

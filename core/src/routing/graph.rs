@@ -61,6 +61,64 @@ pub struct TurnGraph {
     pub tail: Vec<u32>,
 }
 
+/// The transition arrays of a [`TurnGraph`] (the fields of the same names), in both
+/// directions.
+#[derive(Debug, Default)]
+pub(crate) struct Transitions {
+    pub first_out: Vec<u32>,
+    pub head: Vec<u32>,
+    pub turn_ms: Vec<u32>,
+    pub first_in: Vec<u32>,
+    pub in_transition: Vec<u32>,
+    pub tail: Vec<u32>,
+}
+
+impl Transitions {
+    /// From the transitions leaving each arc: `out[a]` lists `(b, turn_ms)`.
+    pub fn from_lists(out: &[Vec<(u32, u32)>]) -> Transitions {
+        let n = out.len();
+        let mut first_out = Vec::with_capacity(n + 1);
+        let mut head = Vec::new();
+        let mut turn_ms = Vec::new();
+        first_out.push(0u32);
+        for list in out {
+            for &(b, t) in list {
+                head.push(b);
+                turn_ms.push(t);
+            }
+            first_out.push(head.len() as u32);
+        }
+        let mut in_count = vec![0u32; n + 1];
+        for &b in &head {
+            in_count[b as usize + 1] += 1;
+        }
+        for i in 0..n {
+            in_count[i + 1] += in_count[i];
+        }
+        let first_in = in_count.clone();
+        let mut fill = in_count;
+        let mut in_transition = vec![0u32; head.len()];
+        let mut tail = vec![0u32; head.len()];
+        for a in 0..n {
+            for t in first_out[a]..first_out[a + 1] {
+                let b = head[t as usize] as usize;
+                let slot = fill[b] as usize;
+                in_transition[slot] = t;
+                tail[slot] = a as u32;
+                fill[b] += 1;
+            }
+        }
+        Transitions {
+            first_out,
+            head,
+            turn_ms,
+            first_in,
+            in_transition,
+            tail,
+        }
+    }
+}
+
 impl TurnGraph {
     /// Builds the graph of `profile` from the network.
     pub fn build(net: &RoadNetwork, profile: Profile) -> TurnGraph {
@@ -219,39 +277,7 @@ impl TurnGraph {
             }
         }
 
-        // CSR.
-        let n = arc_edge.len();
-        let mut first_out = Vec::with_capacity(n + 1);
-        let mut head = Vec::new();
-        let mut turn_ms = Vec::new();
-        first_out.push(0u32);
-        for list in &out {
-            for &(b, t) in list {
-                head.push(b);
-                turn_ms.push(t);
-            }
-            first_out.push(head.len() as u32);
-        }
-        let mut in_count = vec![0u32; n + 1];
-        for &b in &head {
-            in_count[b as usize + 1] += 1;
-        }
-        for i in 0..n {
-            in_count[i + 1] += in_count[i];
-        }
-        let first_in = in_count.clone();
-        let mut fill = in_count;
-        let mut in_transition = vec![0u32; head.len()];
-        let mut tail = vec![0u32; head.len()];
-        for a in 0..n {
-            for t in first_out[a]..first_out[a + 1] {
-                let b = head[t as usize] as usize;
-                let slot = fill[b] as usize;
-                in_transition[slot] = t;
-                tail[slot] = a as u32;
-                fill[b] += 1;
-            }
-        }
+        let t = Transitions::from_lists(&out);
         TurnGraph {
             profile,
             arc_edge,
@@ -260,12 +286,12 @@ impl TurnGraph {
             arc_dist_cm,
             edge_arcs,
             original_arcs,
-            first_out,
-            head,
-            turn_ms,
-            first_in,
-            in_transition,
-            tail,
+            first_out: t.first_out,
+            head: t.head,
+            turn_ms: t.turn_ms,
+            first_in: t.first_in,
+            in_transition: t.in_transition,
+            tail: t.tail,
         }
     }
 

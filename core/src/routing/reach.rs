@@ -275,34 +275,11 @@ mod tests {
 
     /// A graph from transitions between `n` arcs.
     fn graph(n: u32, edges: &[(u32, u32)]) -> TurnGraph {
-        let mut out: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+        let mut out: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n as usize];
         for &(a, b) in edges {
-            out[a as usize].push(b);
+            out[a as usize].push((b, 0));
         }
-        let mut first_out = vec![0u32];
-        let mut head = Vec::new();
-        for l in &out {
-            head.extend(l);
-            first_out.push(head.len() as u32);
-        }
-        let mut first_in = vec![0u32; n as usize + 1];
-        for &b in &head {
-            first_in[b as usize + 1] += 1;
-        }
-        for i in 0..n as usize {
-            first_in[i + 1] += first_in[i];
-        }
-        let mut fill = first_in.clone();
-        let mut tail = vec![0u32; head.len()];
-        let mut in_transition = vec![0u32; head.len()];
-        for a in 0..n as usize {
-            for t in first_out[a]..first_out[a + 1] {
-                let b = head[t as usize] as usize;
-                tail[fill[b] as usize] = a as u32;
-                in_transition[fill[b] as usize] = t;
-                fill[b] += 1;
-            }
-        }
+        let t = crate::routing::graph::Transitions::from_lists(&out);
         TurnGraph {
             profile: super::super::Profile::Driving,
             arc_edge: (0..n).collect(),
@@ -311,12 +288,12 @@ mod tests {
             arc_dist_cm: vec![1; n as usize],
             edge_arcs: (0..n).map(|a| [a, NO_ARC]).collect(),
             original_arcs: n,
-            turn_ms: vec![0; head.len()],
-            first_out,
-            head,
-            first_in,
-            in_transition,
-            tail,
+            turn_ms: t.turn_ms,
+            first_out: t.first_out,
+            head: t.head,
+            first_in: t.first_in,
+            in_transition: t.in_transition,
+            tail: t.tail,
         }
     }
 

@@ -86,12 +86,7 @@ const FIRST_CALLS: [(&str, &str); 3] = [
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let arg = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
+    let arg = |name: &str| waymark_tests::arg_value(&args, name);
     let work = PathBuf::from(arg("--work").expect("--work DIR"));
     if args.iter().any(|a| a == "--ffi-once") {
         ffi_once(&work);
