@@ -7,7 +7,10 @@
 //!   `tertiary`, every 10th `secondary`, every 20th `primary`, with `maxspeed`, `surface`,
 //!   `cycleway=lane` on the larger ones; a quarter of the residential streets `oneway=yes`,
 //!   half of those open to bicycles both ways). Blocks are [`SPACING_M`] apart; each street is
-//!   cut into ways of [`CHUNK`] blocks, with one shape node in the middle of every block side.
+//!   cut into ways of [`CHUNK`] blocks, with [`SHAPE_NODES`] shape nodes along every block side
+//!   (the streets bend with the warp of the plane, so a real way needs them too). Junctions are
+//!   therefore about one OSM node in fifteen, as in real extracts (Neubrandenburg: 12,568 road
+//!   graph nodes of 119,320 nodes read).
 //! * **A tolled motorway**: two carriageways (`highway=motorway`, `oneway=yes`, `toll=yes`,
 //!   `maxspeed=120`, `ref=A 100`) across the middle of the grid, joined to every 8th column
 //!   street, with a `barrier=toll_booth`.
@@ -46,12 +49,24 @@ pub const CHUNK: usize = 10;
 /// The city's name (`place=city`, `addr:city`, the boundary).
 pub const CITY: &str = "Rasterstadt";
 
-/// Node ids reserved per block (not all used).
-const SLOTS: u64 = 13;
+/// Node ids reserved per block (not all used): 0 and 1 the middle shape nodes of the row and
+/// column side, 2 footway, 3..11 building corners, 11 POI, 12 suburb, 13..17 the other shape
+/// nodes.
+const SLOTS: u64 = 17;
 
-/// Nodes per block, on average: 1 junction, 2 shape nodes, 8 building corners, 1/11 footway
-/// node, 1/17 POI.
-const NODES_PER_BLOCK: f64 = 11.15;
+/// Shape nodes along every block side of a street.
+pub const SHAPE_NODES: usize = 3;
+
+/// Nodes per block, on average: 1 junction, 2 × 3 shape nodes, 8 building corners, 1/11
+/// footway node, 1/17 POI.
+const NODES_PER_BLOCK: f64 = 15.15;
+
+/// Positions of the shape nodes along a block side (fractions of the side) and their slots:
+/// row side, column side.
+const SHAPE_AT: [(f64, u64, u64); SHAPE_NODES] = [(0.25, 13, 15), (0.5, 0, 1), (0.75, 14, 16)];
+
+/// Every this many streets one is an arterial (tertiary or larger, through).
+const ARTERIAL_EVERY: usize = 5;
 
 /// Every this many columns the motorway joins the column street.
 const JUNCTION_EVERY: usize = 8;
@@ -249,6 +264,12 @@ impl Grid {
         self.special(2 * self.g + k)
     }
 
+    /// Whether the column side from junction `(i, j)` north has shape nodes (not where it
+    /// crosses the motorway: there the motorway's nodes are on it).
+    fn has_column_shape(&self, i: usize, j: usize) -> bool {
+        self.has_side(false, i, j) && !(i == self.rm && self.is_junction_column(j))
+    }
+
     fn is_junction_column(&self, j: usize) -> bool {
         j % JUNCTION_EVERY == JUNCTION_EVERY / 2
     }
@@ -259,7 +280,10 @@ impl Grid {
     }
 
     fn has_footway(&self, i: usize, j: usize) -> bool {
-        self.built_up(i, j) && mix(&[self.seed, 1, i as u64, j as u64]).is_multiple_of(11)
+        self.built_up(i, j)
+            && self.has_side(true, i, j)
+            && self.has_side(true, i + 1, j)
+            && mix(&[self.seed, 1, i as u64, j as u64]).is_multiple_of(11)
     }
 
     fn poi_kind(&self, i: usize, j: usize) -> Option<u64> {
@@ -269,6 +293,37 @@ impl Grid {
 
     fn has_suburb(&self, i: usize, j: usize) -> bool {
         self.built_up(i, j) && i % 40 == 20 && j % 40 == 20
+    }
+
+    /// Whether street `k` of rows (`horizontal`) or columns is residential (not an arterial
+    /// of the every-5th-street network).
+    fn is_residential(k: usize) -> bool {
+        !k.is_multiple_of(ARTERIAL_EVERY)
+    }
+
+    /// Whether the block side from junction `(i, j)` east (`horizontal`) or north exists.
+    /// Arterials run through; residential streets do not, as in a real city: on alternate
+    /// streets the residential side that reaches the next arterial is missing (a T-junction
+    /// there, and no through route across the arterial grid), and about one residential row
+    /// side in eight inside a superblock is missing (dead ends). Every junction keeps at least
+    /// one side (a junction loses its north side only at `i % 5 == 4`, its south side only at
+    /// `i % 5 == 0`); the motorway's crossings and the sides at the grid's edge stay.
+    fn has_side(&self, horizontal: bool, i: usize, j: usize) -> bool {
+        let (street, along) = if horizontal { (i, j) } else { (j, i) };
+        let g = self.g;
+        if along + 1 >= g {
+            return false;
+        }
+        if !Self::is_residential(street) || (!horizontal && i == self.rm) {
+            return true;
+        }
+        let next = along + 1;
+        if next.is_multiple_of(ARTERIAL_EVERY) && (street + next / ARTERIAL_EVERY) % 2 == 1 {
+            return false;
+        }
+        !(horizontal
+            && matches!(along % ARTERIAL_EVERY, 1 | 2)
+            && mix(&[self.seed, 5, i as u64, j as u64]).is_multiple_of(8))
     }
 
     /// Street `k` of rows (`horizontal`) or columns.
@@ -402,10 +457,10 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
     for i in 0..g {
         for j in 0..g {
             let (y, x) = (i as f64, j as f64);
-            if j + 1 < g {
+            if grid.has_side(true, i, j) {
                 node(&mut w, grid.slot(i, j, 0), y, x + 0.5, &[])?;
             }
-            if i + 1 < g && !(i == grid.rm && grid.is_junction_column(j)) {
+            if grid.has_column_shape(i, j) {
                 node(&mut w, grid.slot(i, j, 1), y + 0.5, x, &[])?;
             }
             if grid.has_footway(i, j) {
@@ -455,6 +510,20 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
                     x + 0.25,
                     &[("place", "suburb"), ("name", name.as_str())],
                 )?;
+            }
+            if grid.has_side(true, i, j) {
+                for &(f, row, _) in &SHAPE_AT {
+                    if row != 0 {
+                        node(&mut w, grid.slot(i, j, row), y, x + f, &[])?;
+                    }
+                }
+            }
+            if grid.has_column_shape(i, j) {
+                for &(f, _, column) in &SHAPE_AT {
+                    if column != 1 {
+                        node(&mut w, grid.slot(i, j, column), y + f, x, &[])?;
+                    }
+                }
             }
         }
     }
@@ -516,39 +585,54 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
         Ok(way_id)
     };
     let chunk_range = |c: usize| (c * CHUNK, ((c + 1) * CHUNK).min(g - 1));
-    for i in 0..g {
-        let tags = street_tags(&grid.street(true, i));
-        for c in 0..grid.chunks {
-            let (a, b) = chunk_range(c);
-            let mut r = Vec::with_capacity(2 * CHUNK + 1);
-            for j in a..=b {
-                r.push(grid.junction(i, j));
-                if j < b {
-                    r.push(grid.slot(i, j, 0));
-                }
-            }
-            way(&mut w, &r, &refs(&tags))?;
-            stats.routable_ways += 1;
-        }
-    }
-    for j in 0..g {
-        let tags = street_tags(&grid.street(false, j));
-        for c in 0..grid.chunks {
-            let (a, b) = chunk_range(c);
-            let mut r = Vec::with_capacity(2 * CHUNK + 2);
-            for i in a..=b {
-                r.push(grid.junction(i, j));
-                if i < b {
-                    if i == grid.rm && grid.is_junction_column(j) {
+    // The way holding each street chunk's first junction, for the restrictions (they lie on
+    // arterials, whose chunks are one way each).
+    let mut chunk_way: std::collections::HashMap<(bool, usize, usize), i64> =
+        std::collections::HashMap::new();
+    for horizontal in [true, false] {
+        for k in 0..g {
+            let tags = street_tags(&grid.street(horizontal, k));
+            for c in 0..grid.chunks {
+                let (a, b) = chunk_range(c);
+                // (i, j) of position `along` of this street.
+                let at = |along: usize| if horizontal { (k, along) } else { (along, k) };
+                let mut parts: Vec<Vec<i64>> = Vec::new();
+                let mut r = Vec::with_capacity((SHAPE_NODES + 1) * CHUNK + 2);
+                for along in a..=b {
+                    let (i, j) = at(along);
+                    r.push(grid.junction(i, j));
+                    if along == b {
+                        break;
+                    }
+                    if !grid.has_side(horizontal, i, j) {
+                        if r.len() >= 2 {
+                            parts.push(std::mem::take(&mut r));
+                        }
+                        r.clear();
+                    } else if horizontal {
+                        r.extend(SHAPE_AT.iter().map(|&(_, row, _)| grid.slot(i, j, row)));
+                    } else if i == grid.rm && grid.is_junction_column(j) {
                         r.push(grid.mw_east(j));
                         r.push(grid.mw_west(j));
                     } else {
-                        r.push(grid.slot(i, j, 1));
+                        r.extend(
+                            SHAPE_AT
+                                .iter()
+                                .map(|&(_, _, column)| grid.slot(i, j, column)),
+                        );
                     }
                 }
+                if r.len() >= 2 {
+                    parts.push(r);
+                }
+                for (n, part) in parts.iter().enumerate() {
+                    let id = way(&mut w, part, &refs(&tags))?;
+                    if n == 0 {
+                        chunk_way.insert((horizontal, k, c), id);
+                    }
+                    stats.routable_ways += 1;
+                }
             }
-            way(&mut w, &r, &refs(&tags))?;
-            stats.routable_ways += 1;
         }
     }
     let motorway: [(&str, &str); 6] = [
@@ -662,20 +746,23 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
             ("name", CITY),
         ],
     )?;
-    let row_way = |i: usize, j: usize| 1 + (i * grid.chunks + j / CHUNK) as i64;
-    let column_way = |i: usize, j: usize| 1 + ((g + j) * grid.chunks + i / CHUNK) as i64;
+    let row_way = |i: usize, j: usize| chunk_way.get(&(true, i, j / CHUNK)).copied();
+    let column_way = |i: usize, j: usize| chunk_way.get(&(false, j, i / CHUNK)).copied();
     for i in (CHUNK / 2..g - 1).step_by(CHUNK) {
         for j in (CHUNK / 2..g - 1).step_by(CHUNK) {
             if !(i / CHUNK + j / CHUNK).is_multiple_of(3) || i == grid.rm || i == grid.rm + 1 {
                 continue;
             }
+            let (Some(from), Some(to)) = (row_way(i, j), column_way(i, j)) else {
+                continue;
+            };
             relation_id += 1;
             w.relation(
                 relation_id,
                 &[
-                    (MemberType::Way, row_way(i, j), "from"),
+                    (MemberType::Way, from, "from"),
                     (MemberType::Node, grid.junction(i, j), "via"),
-                    (MemberType::Way, column_way(i, j), "to"),
+                    (MemberType::Way, to, "to"),
                 ],
                 &[("type", "restriction"), ("restriction", "no_left_turn")],
             )?;
