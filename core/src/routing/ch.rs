@@ -117,8 +117,8 @@ impl PrepareLimits {
     /// The limits the builder uses: `fast_paths`' defaults except 20 (not 100) settled nodes
     /// when a contracted node's neighbours are re-prioritised. On a 100 k-node synthetic city
     /// that halves the contraction time (driving-time 8.4 → 3.4 s, walking-distance 20 → 12.5 s)
-    /// for 2–7 % more hierarchy edges; the sample packs' routing files grow by 0.0–0.2 %
-    /// (`docs/performance.md`, issue 24).
+    /// for 2–7 % more hierarchy edges; the eight sample packs' routing layers stay within
+    /// −3.4 % and +1.2 % of before (`docs/performance.md`, issue 24).
     pub const BUILD: PrepareLimits = PrepareLimits {
         initial_relevance: 500,
         neighbor_relevance: 20,
