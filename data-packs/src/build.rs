@@ -38,10 +38,10 @@ pub fn default_version() -> String {
     chrono::Utc::now().format("%Y.%m.%d").to_string()
 }
 
-/// The sample packs: the eight regions of `../shared/data/osm` and the global base pack.
-pub fn sample_plans() -> Vec<PackPlan> {
-    // Region packs carry every layer they have data for; the base pack the world-wide ones.
-    let region = |id: &str, osm: &[&str]| PackPlan {
+/// The plan of a region pack `id` built from the first available of the OSM sources `osm`:
+/// every layer a region has data for.
+pub fn region_plan(id: &str, osm: &[&str]) -> PackPlan {
+    PackPlan {
         id: id.to_string(),
         osm: osm.iter().map(|s| s.to_string()).collect(),
         layers: [
@@ -60,7 +60,13 @@ pub fn sample_plans() -> Vec<PackPlan> {
         .map(|s| s.to_string())
         .collect(),
         base: false,
-    };
+    }
+}
+
+/// The sample packs: the eight regions of `../shared/data/osm` and the global base pack.
+pub fn sample_plans() -> Vec<PackPlan> {
+    // Region packs carry every layer they have data for; the base pack the world-wide ones.
+    let region = region_plan;
     vec![
         region("neubrandenburg", &["osm-neubrandenburg"]),
         region("andorra", &["osm-andorra"]),

@@ -11,6 +11,7 @@ pub mod routing;
 pub mod search;
 pub mod sources;
 pub mod stores;
+pub mod synth;
 pub mod threewords;
 pub mod timezones;
 pub mod tolls;

@@ -3,6 +3,8 @@
 //! ```text
 //! waymark-packs fetch-sources [--only ID]...
 //! waymark-packs build --pack andorra [--version V] [--out DIR] [--publisher publisher.json] [--force]
+//! waymark-packs build --pack synth --extract FILE.osm.pbf [--extract-licence L] [--extract-attribution A]
+//! waymark-packs synth --nodes N --out FILE.osm.pbf [--seed S] [--lat LAT --lng LNG]
 //! waymark-packs sign --publisher publisher.json DIR
 //! waymark-packs verify --trust KEY DIR
 //! waymark-packs inspect [--json] [--extract FILE] DIR
@@ -69,6 +71,40 @@ enum Command {
         /// With --edit-ways: drop those ways instead of changing them.
         #[arg(long, requires = "edit_ways")]
         drop_ways: bool,
+        /// Build from this OSM PBF extract instead of the plan's (registered as source
+        /// `osm-<pack>`); a --pack that is not a sample pack gets every region layer.
+        #[arg(long)]
+        extract: Option<PathBuf>,
+        /// With --extract: the extract's licence, carried into the manifest.
+        #[arg(long, default_value = "ODbL-1.0", requires = "extract")]
+        extract_licence: String,
+        /// With --extract: the extract's attribution, carried into the manifest.
+        #[arg(
+            long,
+            default_value = "© OpenStreetMap contributors",
+            requires = "extract"
+        )]
+        extract_attribution: String,
+    },
+    /// Write a synthetic city-grid road network (streets with realistic tags, a tolled
+    /// motorway, footways, addressed buildings, POIs, places, a boundary, turn restrictions)
+    /// as an OSM PBF file, for measuring build cost (issue 24).
+    Synth {
+        /// About how many nodes.
+        #[arg(long)]
+        nodes: u64,
+        /// Output `.osm.pbf` file.
+        #[arg(long)]
+        out: PathBuf,
+        /// Seed: the same seed and size give the same file.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Latitude of the grid's south-west corner.
+        #[arg(long, default_value_t = waymark_packs::synth::DEFAULT_ORIGIN.0)]
+        lat: f64,
+        /// Longitude of the grid's south-west corner.
+        #[arg(long, default_value_t = waymark_packs::synth::DEFAULT_ORIGIN.1)]
+        lng: f64,
     },
     /// Build the delta from the pack directory OLD to the pack directory NEW (the same pack id,
     /// both built): per-file zstd patches and a delta manifest signed by --publisher, written
@@ -257,7 +293,7 @@ fn spinner() -> ProgressBar {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
-    let sources = Sources::load(&cli.sources).map_err(|e| e.to_string())?;
+    let mut sources = Sources::load(&cli.sources).map_err(|e| e.to_string())?;
     match cli.command {
         Command::FetchSources { only } => {
             for s in &sources.sources {
@@ -295,6 +331,9 @@ fn run(cli: Cli) -> Result<(), String> {
             force,
             edit_ways,
             drop_ways,
+            extract,
+            extract_licence,
+            extract_attribution,
         } => {
             let edit = (edit_ways > 0).then_some(waymark_packs::osm::OsmEdit {
                 ways: edit_ways,
@@ -304,7 +343,16 @@ fn run(cli: Cli) -> Result<(), String> {
                 .as_ref()
                 .map(|p| Publisher::read_file(p).map_err(|e| e.to_string()))
                 .transpose()?;
-            let plans = if pack == "all" {
+            let plans = if let Some(file) = &extract {
+                let osm_id = format!("osm-{pack}");
+                sources
+                    .add_local_extract(&osm_id, file, &extract_licence, &extract_attribution)
+                    .map_err(|e| e.to_string())?;
+                let mut plan = build::sample_plan(&pack)
+                    .unwrap_or_else(|_| build::region_plan(&pack, &[osm_id.as_str()]));
+                plan.osm = vec![osm_id];
+                vec![plan]
+            } else if pack == "all" {
                 build::sample_plans()
             } else {
                 vec![build::sample_plan(&pack).map_err(|e| e.to_string())?]
@@ -357,6 +405,38 @@ fn run(cli: Cli) -> Result<(), String> {
                 out.display(),
                 s.features,
                 s.skipped
+            );
+            Ok(())
+        }
+        Command::Synth {
+            nodes,
+            out,
+            seed,
+            lat,
+            lng,
+        } => {
+            let opts = waymark_packs::synth::SynthOptions {
+                nodes,
+                seed,
+                origin: (lat, lng),
+            };
+            let started = std::time::Instant::now();
+            let s = waymark_packs::synth::write_synthetic(&out, &opts)
+                .map_err(|e| format!("{}: {e}", out.display()))?;
+            println!(
+                "{}: grid {}x{}, {} nodes, {} ways ({} routable, {} addressed buildings), {} relations ({} turn restrictions), {} POIs, {} bytes, in {:.1} s",
+                out.display(),
+                s.grid,
+                s.grid,
+                s.nodes,
+                s.ways,
+                s.routable_ways,
+                s.addressed_buildings,
+                s.relations,
+                s.restrictions,
+                s.pois,
+                s.bytes,
+                started.elapsed().as_secs_f64()
             );
             Ok(())
         }

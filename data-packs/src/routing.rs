@@ -5,10 +5,10 @@
 //! matches the roads of its pack; each file records the signature of the graph it was
 //! prepared from, and is checked to decode to exactly the hierarchy prepared.
 //!
-//! The time hierarchy of a profile is contracted from scratch; the distance hierarchy reuses
-//! its node order (`fast_paths::prepare_with_order`), which is several times faster, unless
-//! that order yields 1.5× the shortcuts (then it is contracted anew). Profiles are prepared on
-//! two threads.
+//! Every hierarchy is contracted from scratch, each profile × metric its own job, the largest
+//! graphs first, on two threads. (Reusing the time metric's node order for the distance metric
+//! was faster on the sample extracts but, on larger city networks, gave several times the
+//! shortcuts and took five times as long as contracting anew: `docs/performance.md`, issue 24.)
 use std::path::Path;
 use std::time::Instant;
 
@@ -48,46 +48,26 @@ pub struct RoutingStats {
     pub tolls: crate::tolls::TollStats,
 }
 
-fn prepare_profile(
-    net: &RoadNetwork,
-    profile: Profile,
-    dir: &Path,
-) -> Result<Vec<GraphStats>, BuildError> {
-    let g = TurnGraph::build(net, profile);
-    let mut out = Vec::new();
-    let mut order: Option<Vec<usize>> = None;
-    for metric in Metric::ALL {
-        let started = Instant::now();
-        let mut fast: FastGraph = ch::prepare(&g, metric, order.as_deref());
-        let edges = |f: &FastGraph| f.get_num_out_edges() + f.get_num_in_edges();
-        // A borrowed order can be poor (cycling: the fastest and the shortest ways differ
-        // most); when it yields 1.5× the shortcuts of the first hierarchy, contract anew.
-        if let Some(first) = out.first().map(|s: &GraphStats| s.ch_edges)
-            && edges(&fast) * 2 > first * 3
-        {
-            fast = ch::prepare(&g, metric, None);
-        }
-        let prepare_ms = started.elapsed().as_millis() as u64;
-        if order.is_none() {
-            order = Some(fast_paths::get_node_ordering(&fast));
-        }
-        let ch_edges = edges(&fast);
-        let bytes = PreparedFile::new(&g, metric, &fast)
-            .and_then(|f| f.to_bytes())
-            .map_err(|e| BuildError::Invalid(e.to_string()))?;
-        let rel = ch::file_name(profile, metric);
-        let path = dir.join(&rel);
-        std::fs::write(&path, &bytes).map_err(|e| io(&path, e))?;
-        out.push(GraphStats {
-            file: rel,
-            arcs: g.arc_count(),
-            transitions: g.transition_count(),
-            ch_edges,
-            prepare_ms,
-            bytes: bytes.len() as u64,
-        });
-    }
-    Ok(out)
+/// Prepares the hierarchy of `g` in `metric` and writes its file.
+fn prepare_graph(g: &TurnGraph, metric: Metric, dir: &Path) -> Result<GraphStats, BuildError> {
+    let started = Instant::now();
+    let fast: FastGraph = ch::prepare(g, metric, None);
+    let prepare_ms = started.elapsed().as_millis() as u64;
+    let ch_edges = fast.get_num_out_edges() + fast.get_num_in_edges();
+    let bytes = PreparedFile::new(g, metric, &fast)
+        .and_then(|f| f.to_bytes())
+        .map_err(|e| BuildError::Invalid(e.to_string()))?;
+    let rel = ch::file_name(g.profile, metric);
+    let path = dir.join(&rel);
+    std::fs::write(&path, &bytes).map_err(|e| io(&path, e))?;
+    Ok(GraphStats {
+        file: rel,
+        arcs: g.arc_count(),
+        transitions: g.transition_count(),
+        ch_edges,
+        prepare_ms,
+        bytes: bytes.len() as u64,
+    })
 }
 
 /// Prepares every profile × metric of the roads in `conn` into `<pack_dir>/routing/`.
@@ -104,21 +84,31 @@ pub fn build(
         std::fs::remove_dir_all(&dir).map_err(|e| io(&dir, e))?;
     }
     std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
-    let total = Profile::ALL.len() as u64;
+    // The turn graphs, largest first, then one job per graph and metric: two workers (the
+    // machine's cores) take the next job, so the longest contractions start first.
+    let mut turn_graphs: Vec<TurnGraph> = Profile::ALL
+        .iter()
+        .map(|&p| TurnGraph::build(&net, p))
+        .collect();
+    turn_graphs.sort_by_key(|g| std::cmp::Reverse(g.transition_count()));
+    let jobs: Vec<(&TurnGraph, Metric)> = turn_graphs
+        .iter()
+        .flat_map(|g| Metric::ALL.iter().map(move |&m| (g, m)))
+        .collect();
+    let total = jobs.len() as u64;
     progress("routing", 0, total);
-    // Two workers (the machine's cores), each taking the next profile.
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<Result<Vec<GraphStats>, BuildError>> = std::thread::scope(|s| {
+    let results: Vec<Result<GraphStats, BuildError>> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..2)
             .map(|_| {
                 s.spawn(|| {
                     let mut mine = Vec::new();
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                        let Some(&profile) = Profile::ALL.get(i) else {
+                        let Some(&(g, metric)) = jobs.get(i) else {
                             break;
                         };
-                        mine.push(prepare_profile(&net, profile, pack_dir));
+                        mine.push(prepare_graph(g, metric, pack_dir));
                     }
                     mine
                 })
@@ -137,7 +127,7 @@ pub fn build(
     });
     let mut graphs = Vec::new();
     for r in results {
-        graphs.extend(r?);
+        graphs.push(r?);
     }
     graphs.sort_by(|a, b| a.file.cmp(&b.file));
     progress("routing", total, total);

@@ -261,6 +261,48 @@ impl Sources {
         Ok(path)
     }
 
+    /// Adds the OSM extract at `path` (read in place) as source `id`, pinned to the file's
+    /// sha256 and size as it is now, replacing a source of that id: a generated network
+    /// ([`crate::synth`]) or an extract given on the command line can then be named in a
+    /// [`crate::build::PackPlan`] like the shared extracts.
+    pub fn add_local_extract(
+        &mut self,
+        id: &str,
+        path: &Path,
+        licence: &str,
+        attribution: &str,
+    ) -> Result<(), SourceError> {
+        let path = std::fs::canonicalize(path).map_err(|e| io(path, e))?;
+        let (sha256, size) = sha256_file(&path).map_err(|e| io(&path, e))?;
+        let name = path
+            .file_name()
+            .map_or_else(|| id.to_string(), |n| n.to_string_lossy().into_owned());
+        self.sources.retain(|s| s.id != id);
+        self.sources.push(Source {
+            id: id.to_string(),
+            client: "shared".into(),
+            package: "local".into(),
+            version: "local".into(),
+            artifact: name.clone(),
+            path: Some(path.display().to_string()),
+            fetch: None,
+            sha256,
+            size,
+            files: vec![name],
+            licence: licence.to_string(),
+            attribution: attribution.to_string(),
+            layers: ["roads", "places", "addresses", "pois"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            data_version: None,
+            inner_sha256: None,
+            inner_size: None,
+            notes: Some(format!("local extract {}", path.display())),
+        });
+        Ok(())
+    }
+
     /// Extracts `member` (a path inside the artifact, as listed in `files`) into the cache and
     /// returns its path. Shared artifacts are returned as they are.
     pub fn member(&self, id: &str, member: &str) -> Result<PathBuf, SourceError> {

@@ -1,0 +1,803 @@
+//! Synthetic city-grid networks for measuring build cost (issue 24): a square grid of streets
+//! written as a real OSM PBF file ([`pbf::PbfWriter`]), of about as many nodes as asked.
+//!
+//! What the grid holds, so that every OSM layer of the builder has input:
+//!
+//! * **Streets**: every grid row and column is a named street (`highway=residential`, every 5th
+//!   `tertiary`, every 10th `secondary`, every 20th `primary`, with `maxspeed`, `surface`,
+//!   `cycleway=lane` on the larger ones; a quarter of the residential streets `oneway=yes`,
+//!   half of those open to bicycles both ways). Blocks are [`SPACING_M`] apart; each street is
+//!   cut into ways of [`CHUNK`] blocks, with [`SHAPE_NODES`] shape nodes along every block side
+//!   (the streets bend with the warp of the plane, so a real way needs them too). Junctions are
+//!   therefore about one OSM node in fifteen, as in real extracts (Neubrandenburg: 12,568 road
+//!   graph nodes of 119,320 nodes read).
+//! * **A tolled motorway**: two carriageways (`highway=motorway`, `oneway=yes`, `toll=yes`,
+//!   `maxspeed=120`, `ref=A 100`) across the middle of the grid, joined to every 8th column
+//!   street, with a `barrier=toll_booth`.
+//! * **Footways and cycleways** across about one block in eleven.
+//! * **Buildings with addresses**: two per block (`building=*`, `addr:housenumber`,
+//!   `addr:street`, `addr:postcode`, `addr:city`).
+//! * **POIs** in about one block in seventeen (cafés, restaurants, pharmacies, branded
+//!   supermarkets and bakeries, fuel stations, banks, hotels), a `place=city` node, a
+//!   `place=suburb` node every 40 blocks, the city's `boundary=administrative` relation, a
+//!   shopping mall with two indoor rooms, and `no_left_turn` restrictions at some junctions.
+//!
+//! The plane is warped a little (see `Grid::at`) so that blocks differ in size as in a real
+//! city. The grid's south-west corner is [`DEFAULT_ORIGIN`] (south of Berlin) unless given, so
+//! that country, timezone and IP layers find their data. Everything is a pure function of
+//! the options: the same options give the same file. The file is written as it is generated
+//! (nodes, then ways, then relations, ids ascending), without holding the network in memory.
+
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::Path;
+
+pub mod pbf;
+
+use pbf::{MemberType, PbfWriter};
+
+/// The grid's south-west corner by default, `(lat, lng)`: Brandenburg, south of Berlin (a
+/// 5-million-node grid reaches about 70 km north and east, still in Germany).
+pub const DEFAULT_ORIGIN: (f64, f64) = (52.05, 13.0);
+
+/// Distance between neighbouring streets, metres.
+pub const SPACING_M: f64 = 100.0;
+
+/// Blocks per street way.
+pub const CHUNK: usize = 10;
+
+/// The city's name (`place=city`, `addr:city`, the boundary).
+pub const CITY: &str = "Rasterstadt";
+
+/// Node ids reserved per block (not all used): 0 and 1 the middle shape nodes of the row and
+/// column side, 2 footway, 3..11 building corners, 11 POI, 12 suburb, 13..17 the other shape
+/// nodes.
+const SLOTS: u64 = 17;
+
+/// Shape nodes along every block side of a street.
+pub const SHAPE_NODES: usize = 3;
+
+/// Nodes per block, on average: 1 junction, 2 × 3 shape nodes, 8 building corners, 1/11
+/// footway node, 1/17 POI.
+const NODES_PER_BLOCK: f64 = 15.15;
+
+/// Positions of the shape nodes along a block side (fractions of the side) and their slots:
+/// row side, column side.
+const SHAPE_AT: [(f64, u64, u64); SHAPE_NODES] = [(0.25, 13, 15), (0.5, 0, 1), (0.75, 14, 16)];
+
+/// Every this many streets one is an arterial (tertiary or larger, through).
+const ARTERIAL_EVERY: usize = 5;
+
+/// Every this many columns the motorway joins the column street.
+const JUNCTION_EVERY: usize = 8;
+
+/// Replication timestamp of the generated file (2026-01-01T00:00:00Z).
+const TIMESTAMP: i64 = 1_767_225_600;
+
+/// What to generate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SynthOptions {
+    /// About how many nodes (the grid is the square whose node count is nearest).
+    pub nodes: u64,
+    /// Varies the street classes, one-way streets, building and POI types.
+    pub seed: u64,
+    /// South-west corner, `(lat, lng)`.
+    pub origin: (f64, f64),
+}
+
+impl SynthOptions {
+    /// `nodes` nodes at [`DEFAULT_ORIGIN`] with seed 1.
+    pub fn nodes(nodes: u64) -> Self {
+        SynthOptions {
+            nodes,
+            seed: 1,
+            origin: DEFAULT_ORIGIN,
+        }
+    }
+}
+
+/// What was written.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SynthStats {
+    /// Junctions per side of the grid.
+    pub grid: usize,
+    /// Nodes written.
+    pub nodes: u64,
+    /// Ways written.
+    pub ways: u64,
+    /// Relations written.
+    pub relations: u64,
+    /// Routable ways among them (streets, motorway, footways, cycleways).
+    pub routable_ways: u64,
+    /// Buildings with an address.
+    pub addressed_buildings: u64,
+    /// POI nodes (the toll booth and places not counted).
+    pub pois: u64,
+    /// Turn restriction relations.
+    pub restrictions: u64,
+    /// `[west, south, east, north]` of every node.
+    pub bbox: [f64; 4],
+    /// File size.
+    pub bytes: u64,
+}
+
+/// SplitMix64 of a few numbers: the deterministic choices of the grid.
+fn mix(parts: &[u64]) -> u64 {
+    let mut h: u64 = 0x9E37_79B9_7F4A_7C15;
+    for &p in parts {
+        let mut z = h ^ p.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        h = z ^ (z >> 31);
+    }
+    h
+}
+
+const STEMS: &[&str] = &[
+    "Ahorn",
+    "Birken",
+    "Buchen",
+    "Eichen",
+    "Eschen",
+    "Fichten",
+    "Kastanien",
+    "Kiefern",
+    "Linden",
+    "Pappel",
+    "Tannen",
+    "Ulmen",
+    "Weiden",
+    "Erlen",
+    "Holunder",
+    "Rosen",
+    "Tulpen",
+    "Nelken",
+    "Flieder",
+    "Lilien",
+    "Amsel",
+    "Drossel",
+    "Falken",
+    "Finken",
+    "Lerchen",
+    "Meisen",
+    "Schwalben",
+    "Sperlings",
+    "Stern",
+    "Sonnen",
+    "Mond",
+    "Garten",
+    "Wiesen",
+    "Feld",
+    "Wald",
+    "Berg",
+    "Bach",
+    "Mühlen",
+    "Brunnen",
+    "Schul",
+];
+const SUFFIXES: &[&str] = &["straße", "weg", "allee", "ring", "damm", "gasse"];
+
+/// A street of the grid: `(highway, name, maxspeed, oneway)`.
+#[derive(Debug, Clone)]
+struct Street {
+    highway: &'static str,
+    name: String,
+    maxspeed: &'static str,
+    oneway: Option<&'static str>,
+    bicycle_contraflow: bool,
+}
+
+/// The grid's geometry and id layout.
+#[derive(Debug, Clone)]
+struct Grid {
+    g: usize,
+    seed: u64,
+    lat0: f64,
+    lon0: f64,
+    dlat: f64,
+    dlon: f64,
+    /// The motorway runs inside block row `rm` (between street rows `rm` and `rm + 1`).
+    rm: usize,
+    /// Block of the shopping mall.
+    mall: (usize, usize),
+    /// Street ways per street.
+    chunks: usize,
+}
+
+impl Grid {
+    fn new(o: &SynthOptions) -> Grid {
+        let blocks = (o.nodes as f64 / NODES_PER_BLOCK).max(1.0);
+        let g = (blocks.sqrt().round() as usize).max(12);
+        let dlat = SPACING_M / 111_320.0;
+        let dlon = dlat / o.origin.0.to_radians().cos();
+        Grid {
+            g,
+            seed: o.seed,
+            lat0: o.origin.0,
+            lon0: o.origin.1,
+            dlat,
+            dlon,
+            rm: g / 2,
+            mall: (g / 2 + 3, g / 2 + 3),
+            chunks: (g - 1).div_ceil(CHUNK),
+        }
+    }
+
+    /// `(lat, lng)` of grid position `y` (rows, north) and `x` (columns, east), through a
+    /// smooth warp of the plane: streets bend a little and blocks are 70-130 % of
+    /// [`SPACING_M`], as in a real city. A perfectly regular grid would make every block side
+    /// the same length to the centimetre, a pathological case of equal-cost paths that no
+    /// real extract has (it slows the routing preparation down by orders of magnitude).
+    fn at(&self, y: f64, x: f64) -> (f64, f64) {
+        let p = (self.seed % 1000) as f64 * 0.001;
+        let wy = y + 0.12 * (0.71 * x + p).sin() + 0.11 * (1.37 * y + 2.0 * p).sin();
+        let wx = x + 0.12 * (0.83 * y + 3.0 * p).sin() + 0.11 * (1.19 * x + 4.0 * p).sin();
+        (self.lat0 + wy * self.dlat, self.lon0 + wx * self.dlon)
+    }
+
+    fn junction(&self, i: usize, j: usize) -> i64 {
+        1 + (i * self.g + j) as i64
+    }
+
+    fn slot(&self, i: usize, j: usize, k: u64) -> i64 {
+        let g = self.g as u64;
+        (1 + g * g + (i as u64 * g + j as u64) * SLOTS + k) as i64
+    }
+
+    fn special(&self, k: usize) -> i64 {
+        let g = self.g as u64;
+        (1 + g * g + g * g * SLOTS) as i64 + k as i64
+    }
+
+    /// Eastbound motorway node at column `j`.
+    fn mw_east(&self, j: usize) -> i64 {
+        self.special(j)
+    }
+
+    /// Westbound motorway node at column `j`.
+    fn mw_west(&self, j: usize) -> i64 {
+        self.special(self.g + j)
+    }
+
+    /// Other special nodes: 0..4 boundary corners, 4 city, 5..9 mall, 9..13 and 13..17 rooms.
+    fn other(&self, k: usize) -> i64 {
+        self.special(2 * self.g + k)
+    }
+
+    /// Whether the column side from junction `(i, j)` north has shape nodes (not where it
+    /// crosses the motorway: there the motorway's nodes are on it).
+    fn has_column_shape(&self, i: usize, j: usize) -> bool {
+        self.has_side(false, i, j) && !(i == self.rm && self.is_junction_column(j))
+    }
+
+    fn is_junction_column(&self, j: usize) -> bool {
+        j % JUNCTION_EVERY == JUNCTION_EVERY / 2
+    }
+
+    /// Whether block `(i, j)` holds ordinary buildings (not the motorway's row, not the mall).
+    fn built_up(&self, i: usize, j: usize) -> bool {
+        i + 1 < self.g && j + 1 < self.g && i != self.rm && (i, j) != self.mall
+    }
+
+    fn has_footway(&self, i: usize, j: usize) -> bool {
+        self.built_up(i, j)
+            && self.has_side(true, i, j)
+            && self.has_side(true, i + 1, j)
+            && mix(&[self.seed, 1, i as u64, j as u64]).is_multiple_of(11)
+    }
+
+    fn poi_kind(&self, i: usize, j: usize) -> Option<u64> {
+        let h = mix(&[self.seed, 2, i as u64, j as u64]);
+        (self.built_up(i, j) && h.is_multiple_of(17)).then_some((h >> 8) % 8)
+    }
+
+    fn has_suburb(&self, i: usize, j: usize) -> bool {
+        self.built_up(i, j) && i % 40 == 20 && j % 40 == 20
+    }
+
+    /// Whether street `k` of rows (`horizontal`) or columns is residential (not an arterial
+    /// of the every-5th-street network).
+    fn is_residential(k: usize) -> bool {
+        !k.is_multiple_of(ARTERIAL_EVERY)
+    }
+
+    /// Whether the block side from junction `(i, j)` east (`horizontal`) or north exists.
+    /// Arterials run through; residential streets do not, as in a real city: on alternate
+    /// streets the residential side that reaches the next arterial is missing (a T-junction
+    /// there, and no through route across the arterial grid), and about one residential row
+    /// side in eight inside a superblock is missing (dead ends). Every junction keeps at least
+    /// one side (a junction loses its north side only at `i % 5 == 4`, its south side only at
+    /// `i % 5 == 0`); the motorway's crossings and the sides at the grid's edge stay.
+    fn has_side(&self, horizontal: bool, i: usize, j: usize) -> bool {
+        let (street, along) = if horizontal { (i, j) } else { (j, i) };
+        let g = self.g;
+        if along + 1 >= g {
+            return false;
+        }
+        if !Self::is_residential(street) || (!horizontal && i == self.rm) {
+            return true;
+        }
+        let next = along + 1;
+        if next.is_multiple_of(ARTERIAL_EVERY) && (street + next / ARTERIAL_EVERY) % 2 == 1 {
+            return false;
+        }
+        !(horizontal
+            && matches!(along % ARTERIAL_EVERY, 1 | 2)
+            && mix(&[self.seed, 5, i as u64, j as u64]).is_multiple_of(8))
+    }
+
+    /// Street `k` of rows (`horizontal`) or columns.
+    fn street(&self, horizontal: bool, k: usize) -> Street {
+        let (highway, maxspeed) = if k.is_multiple_of(20) {
+            ("primary", "60")
+        } else if k.is_multiple_of(10) {
+            ("secondary", "50")
+        } else if k.is_multiple_of(5) {
+            ("tertiary", "50")
+        } else {
+            ("residential", "30")
+        };
+        let n = 2 * k + usize::from(horizontal);
+        let stem = STEMS[n % STEMS.len()];
+        let suffix = SUFFIXES[(n / STEMS.len()) % SUFFIXES.len()];
+        let round = n / (STEMS.len() * SUFFIXES.len());
+        let name = if round == 0 {
+            format!("{stem}{suffix}")
+        } else {
+            format!("{stem}{suffix} {}", round + 1)
+        };
+        let h = mix(&[self.seed, 3, u64::from(horizontal), k as u64]);
+        let oneway = (highway == "residential" && h.is_multiple_of(4))
+            .then_some(if h.is_multiple_of(8) { "yes" } else { "-1" });
+        Street {
+            highway,
+            name,
+            maxspeed,
+            oneway,
+            bicycle_contraflow: oneway.is_some() && (h >> 8).is_multiple_of(2),
+        }
+    }
+
+    fn postcode(&self, i: usize, j: usize) -> String {
+        format!("{:05}", 14_000 + (i / 20) * 64 + j / 20)
+    }
+
+    /// Holds every node: the warp moves points by less than a quarter of a block.
+    fn bbox(&self) -> [f64; 4] {
+        let e = self.g as f64;
+        [
+            self.lon0 - self.dlon,
+            self.lat0 - self.dlat,
+            self.lon0 + e * self.dlon,
+            self.lat0 + e * self.dlat,
+        ]
+    }
+}
+
+fn street_tags(s: &Street) -> Vec<(&'static str, String)> {
+    let mut t = vec![
+        ("highway", s.highway.to_string()),
+        ("name", s.name.clone()),
+        ("maxspeed", s.maxspeed.to_string()),
+        ("surface", "asphalt".to_string()),
+    ];
+    if let Some(o) = s.oneway {
+        t.push(("oneway", o.to_string()));
+        if s.bicycle_contraflow {
+            t.push(("oneway:bicycle", "no".to_string()));
+        }
+    }
+    if matches!(s.highway, "primary" | "secondary") {
+        t.push(("cycleway", "lane".to_string()));
+        t.push(("lanes", "2".to_string()));
+    }
+    t
+}
+
+fn refs<'a>(tags: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    tags.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
+const POIS: &[(&str, &str, &str)] = &[
+    ("amenity", "cafe", "Café"),
+    ("amenity", "restaurant", "Gasthaus"),
+    ("amenity", "pharmacy", "Apotheke"),
+    ("shop", "supermarket", "Rasterkauf"),
+    ("shop", "bakery", "Gitterbäcker"),
+    ("amenity", "fuel", "Rastertank"),
+    ("amenity", "bank", "Rasterbank"),
+    ("tourism", "hotel", "Hotel"),
+];
+
+/// Writes the network of `opts` to `path` as OSM PBF.
+pub fn write_synthetic(path: &Path, opts: &SynthOptions) -> io::Result<SynthStats> {
+    let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    let grid = Grid::new(opts);
+    let (stats, _) = write_grid(&grid, file)?;
+    Ok(stats)
+}
+
+fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> {
+    let g = grid.g;
+    let bbox = grid.bbox();
+    let mut w = PbfWriter::new(out, bbox, TIMESTAMP)?;
+    let mut stats = SynthStats {
+        grid: g,
+        nodes: 0,
+        ways: 0,
+        relations: 0,
+        routable_ways: 0,
+        addressed_buildings: 0,
+        pois: 0,
+        restrictions: 0,
+        bbox,
+        bytes: 0,
+    };
+    let node = |w: &mut PbfWriter<W>, id: i64, y: f64, x: f64, tags: &[(&str, &str)]| {
+        let (lat, lon) = grid.at(y, x);
+        w.node(id, lat, lon, tags)
+    };
+
+    // Nodes, ids ascending: junctions, then each block's slots, then the special nodes.
+    for i in 0..g {
+        for j in 0..g {
+            node(&mut w, grid.junction(i, j), i as f64, j as f64, &[])?;
+        }
+    }
+    let building = |i: usize, j: usize, first: u64| -> [(i64, f64, f64); 4] {
+        let (a, b) = if first == 3 { (0.12, 0.4) } else { (0.6, 0.88) };
+        let (y, x) = (i as f64, j as f64);
+        [
+            (grid.slot(i, j, first), y + a, x + a),
+            (grid.slot(i, j, first + 1), y + a, x + b),
+            (grid.slot(i, j, first + 2), y + b, x + b),
+            (grid.slot(i, j, first + 3), y + b, x + a),
+        ]
+    };
+    for i in 0..g {
+        for j in 0..g {
+            let (y, x) = (i as f64, j as f64);
+            if grid.has_side(true, i, j) {
+                node(&mut w, grid.slot(i, j, 0), y, x + 0.5, &[])?;
+            }
+            if grid.has_column_shape(i, j) {
+                node(&mut w, grid.slot(i, j, 1), y + 0.5, x, &[])?;
+            }
+            if grid.has_footway(i, j) {
+                node(&mut w, grid.slot(i, j, 2), y + 0.5, x + 0.5, &[])?;
+            }
+            if grid.built_up(i, j) {
+                for first in [3, 7] {
+                    for (id, yy, xx) in building(i, j, first) {
+                        node(&mut w, id, yy, xx, &[])?;
+                    }
+                }
+            }
+            if let Some(kind) = grid.poi_kind(i, j) {
+                let (key, value, label) = POIS[kind as usize];
+                let street = grid.street(true, i);
+                let name = if matches!(value, "supermarket" | "bakery" | "fuel" | "bank") {
+                    format!("{label} {}", street.name)
+                } else {
+                    format!("{label} {} {}", street.name, j + 1)
+                };
+                let number = format!("{}a", 2 * j + 1);
+                let postcode = grid.postcode(i, j);
+                let mut tags = vec![
+                    (key, value),
+                    ("name", name.as_str()),
+                    ("opening_hours", "Mo-Sa 08:00-20:00"),
+                    ("addr:street", street.name.as_str()),
+                    ("addr:housenumber", number.as_str()),
+                    ("addr:postcode", postcode.as_str()),
+                    ("addr:city", CITY),
+                ];
+                if matches!(value, "supermarket" | "bakery" | "fuel" | "bank") {
+                    tags.push(("brand", label));
+                }
+                if value == "restaurant" {
+                    tags.push(("cuisine", "german"));
+                }
+                node(&mut w, grid.slot(i, j, 11), y + 0.25, x + 0.75, &tags)?;
+                stats.pois += 1;
+            }
+            if grid.has_suburb(i, j) {
+                let name = format!("{}viertel", STEMS[(i / 40 * 7 + j / 40) % STEMS.len()]);
+                node(
+                    &mut w,
+                    grid.slot(i, j, 12),
+                    y + 0.75,
+                    x + 0.25,
+                    &[("place", "suburb"), ("name", name.as_str())],
+                )?;
+            }
+            if grid.has_side(true, i, j) {
+                for &(f, row, _) in &SHAPE_AT {
+                    if row != 0 {
+                        node(&mut w, grid.slot(i, j, row), y, x + f, &[])?;
+                    }
+                }
+            }
+            if grid.has_column_shape(i, j) {
+                for &(f, _, column) in &SHAPE_AT {
+                    if column != 1 {
+                        node(&mut w, grid.slot(i, j, column), y + f, x, &[])?;
+                    }
+                }
+            }
+        }
+    }
+    let (my, wy) = (grid.rm as f64 + 0.35, grid.rm as f64 + 0.65);
+    let booth = g / 3;
+    for j in 0..g {
+        let tags: &[(&str, &str)] = if j == booth {
+            &[
+                ("barrier", "toll_booth"),
+                ("name", "Mautstelle Rasterstadt"),
+            ]
+        } else {
+            &[]
+        };
+        node(&mut w, grid.mw_east(j), my, j as f64, tags)?;
+    }
+    for j in 0..g {
+        node(&mut w, grid.mw_west(j), wy, j as f64, &[])?;
+    }
+    let e = g as f64 - 0.5;
+    for (k, (y, x)) in [(-0.5, -0.5), (-0.5, e), (e, e), (e, -0.5)]
+        .into_iter()
+        .enumerate()
+    {
+        node(&mut w, grid.other(k), y, x, &[])?;
+    }
+    let population = (g * g * 4).to_string();
+    let c = g as f64 / 2.0 + 1.5;
+    node(
+        &mut w,
+        grid.other(4),
+        c,
+        c,
+        &[
+            ("place", "city"),
+            ("name", CITY),
+            ("population", population.as_str()),
+        ],
+    )?;
+    let (mi, mj) = grid.mall;
+    let rect = |y0: f64, x0: f64, y1: f64, x1: f64| [(y0, x0), (y0, x1), (y1, x1), (y1, x0)];
+    let (my0, mx0) = (mi as f64, mj as f64);
+    let shapes = [
+        rect(my0 + 0.15, mx0 + 0.15, my0 + 0.85, mx0 + 0.85),
+        rect(my0 + 0.2, mx0 + 0.2, my0 + 0.45, mx0 + 0.45),
+        rect(my0 + 0.55, mx0 + 0.55, my0 + 0.8, mx0 + 0.8),
+    ];
+    for (s, shape) in shapes.iter().enumerate() {
+        for (k, (y, x)) in shape.iter().enumerate() {
+            node(&mut w, grid.other(5 + 4 * s + k), *y, *x, &[])?;
+        }
+    }
+
+    // Ways: row streets, column streets (ids by formula, for the restrictions), then the rest.
+    let mut way_id = 0i64;
+    let mut way = |w: &mut PbfWriter<W>, refs: &[i64], tags: &[(&str, &str)]| -> io::Result<i64> {
+        way_id += 1;
+        w.way(way_id, refs, tags)?;
+        Ok(way_id)
+    };
+    let chunk_range = |c: usize| (c * CHUNK, ((c + 1) * CHUNK).min(g - 1));
+    // The way holding each street chunk's first junction, for the restrictions (they lie on
+    // arterials, whose chunks are one way each).
+    let mut chunk_way: std::collections::HashMap<(bool, usize, usize), i64> =
+        std::collections::HashMap::new();
+    for horizontal in [true, false] {
+        for k in 0..g {
+            let tags = street_tags(&grid.street(horizontal, k));
+            for c in 0..grid.chunks {
+                let (a, b) = chunk_range(c);
+                // (i, j) of position `along` of this street.
+                let at = |along: usize| if horizontal { (k, along) } else { (along, k) };
+                let mut parts: Vec<Vec<i64>> = Vec::new();
+                let mut r = Vec::with_capacity((SHAPE_NODES + 1) * CHUNK + 2);
+                for along in a..=b {
+                    let (i, j) = at(along);
+                    r.push(grid.junction(i, j));
+                    if along == b {
+                        break;
+                    }
+                    if !grid.has_side(horizontal, i, j) {
+                        if r.len() >= 2 {
+                            parts.push(std::mem::take(&mut r));
+                        }
+                        r.clear();
+                    } else if horizontal {
+                        r.extend(SHAPE_AT.iter().map(|&(_, row, _)| grid.slot(i, j, row)));
+                    } else if i == grid.rm && grid.is_junction_column(j) {
+                        r.push(grid.mw_east(j));
+                        r.push(grid.mw_west(j));
+                    } else {
+                        r.extend(
+                            SHAPE_AT
+                                .iter()
+                                .map(|&(_, _, column)| grid.slot(i, j, column)),
+                        );
+                    }
+                }
+                if r.len() >= 2 {
+                    parts.push(r);
+                }
+                for (n, part) in parts.iter().enumerate() {
+                    let id = way(&mut w, part, &refs(&tags))?;
+                    if n == 0 {
+                        chunk_way.insert((horizontal, k, c), id);
+                    }
+                    stats.routable_ways += 1;
+                }
+            }
+        }
+    }
+    let motorway: [(&str, &str); 6] = [
+        ("highway", "motorway"),
+        ("oneway", "yes"),
+        ("toll", "yes"),
+        ("maxspeed", "120"),
+        ("ref", "A 100"),
+        ("lanes", "2"),
+    ];
+    for c in 0..grid.chunks {
+        let (a, b) = chunk_range(c);
+        let r: Vec<i64> = (a..=b).map(|j| grid.mw_east(j)).collect();
+        way(&mut w, &r, &motorway)?;
+        let r: Vec<i64> = (a..=b).rev().map(|j| grid.mw_west(j)).collect();
+        way(&mut w, &r, &motorway)?;
+        stats.routable_ways += 2;
+    }
+    for i in 0..g {
+        for j in 0..g {
+            if grid.has_footway(i, j) {
+                let r = [
+                    grid.slot(i, j, 0),
+                    grid.slot(i, j, 2),
+                    grid.slot(i + 1, j, 0),
+                ];
+                let tags: &[(&str, &str)] = if (i + j) % 2 == 0 {
+                    &[("highway", "footway"), ("surface", "paving_stones")]
+                } else {
+                    &[("highway", "cycleway"), ("surface", "asphalt")]
+                };
+                way(&mut w, &r, tags)?;
+                stats.routable_ways += 1;
+            }
+            if grid.built_up(i, j) {
+                for (first, street_row, number) in [(3, i, 2 * j + 1), (7, i + 1, 2 * j + 2)] {
+                    let corners = building(i, j, first);
+                    let r = [
+                        corners[0].0,
+                        corners[1].0,
+                        corners[2].0,
+                        corners[3].0,
+                        corners[0].0,
+                    ];
+                    let h = mix(&[grid.seed, 4, i as u64, j as u64, first]);
+                    let kind = ["residential", "apartments", "house"][(h % 3) as usize];
+                    let levels = (1 + h % 5).to_string();
+                    let street = grid.street(true, street_row);
+                    let number = number.to_string();
+                    let postcode = grid.postcode(i, j);
+                    let tags = [
+                        ("building", kind),
+                        ("building:levels", levels.as_str()),
+                        ("addr:street", street.name.as_str()),
+                        ("addr:housenumber", number.as_str()),
+                        ("addr:postcode", postcode.as_str()),
+                        ("addr:city", CITY),
+                    ];
+                    way(&mut w, &r, &tags)?;
+                    stats.addressed_buildings += 1;
+                }
+            }
+        }
+    }
+    let ring = |k: usize| {
+        let ids: Vec<i64> = (0..4).map(|n| grid.other(k + n)).collect();
+        [ids[0], ids[1], ids[2], ids[3], ids[0]]
+    };
+    let mall_street = grid.street(true, mi);
+    let mall_number = format!("{}", 2 * mj + 1);
+    let mall_postcode = grid.postcode(mi, mj);
+    way(
+        &mut w,
+        &ring(5),
+        &[
+            ("building", "retail"),
+            ("shop", "mall"),
+            ("name", "Rasterpassage"),
+            ("building:levels", "2"),
+            ("addr:street", mall_street.name.as_str()),
+            ("addr:housenumber", mall_number.as_str()),
+            ("addr:postcode", mall_postcode.as_str()),
+            ("addr:city", CITY),
+        ],
+    )?;
+    stats.addressed_buildings += 1;
+    for (k, name, shop) in [(9, "Gitter Moden", "clothes"), (13, "Raster Buch", "books")] {
+        way(
+            &mut w,
+            &ring(k),
+            &[
+                ("indoor", "room"),
+                ("level", "0"),
+                ("shop", shop),
+                ("name", name),
+            ],
+        )?;
+    }
+    let boundary_way = way(&mut w, &ring(0), &[])?;
+
+    // Relations: the city's boundary, then the turn restrictions.
+    let mut relation_id = 0i64;
+    relation_id += 1;
+    w.relation(
+        relation_id,
+        &[(MemberType::Way, boundary_way, "outer")],
+        &[
+            ("type", "boundary"),
+            ("boundary", "administrative"),
+            ("admin_level", "8"),
+            ("name", CITY),
+        ],
+    )?;
+    let row_way = |i: usize, j: usize| chunk_way.get(&(true, i, j / CHUNK)).copied();
+    let column_way = |i: usize, j: usize| chunk_way.get(&(false, j, i / CHUNK)).copied();
+    for i in (CHUNK / 2..g - 1).step_by(CHUNK) {
+        for j in (CHUNK / 2..g - 1).step_by(CHUNK) {
+            if !(i / CHUNK + j / CHUNK).is_multiple_of(3) || i == grid.rm || i == grid.rm + 1 {
+                continue;
+            }
+            let (Some(from), Some(to)) = (row_way(i, j), column_way(i, j)) else {
+                continue;
+            };
+            relation_id += 1;
+            w.relation(
+                relation_id,
+                &[
+                    (MemberType::Way, from, "from"),
+                    (MemberType::Node, grid.junction(i, j), "via"),
+                    (MemberType::Way, to, "to"),
+                ],
+                &[("type", "restriction"), ("restriction", "no_left_turn")],
+            )?;
+            stats.restrictions += 1;
+        }
+    }
+    [stats.nodes, stats.ways, stats.relations] = w.written();
+    let (out, bytes) = w.finish()?;
+    stats.bytes = bytes;
+    Ok((stats, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_size_follows_the_node_count() {
+        for n in [10_000u64, 100_000, 1_000_000, 5_000_000] {
+            let g = Grid::new(&SynthOptions::nodes(n)).g as f64;
+            let approx = g * g * NODES_PER_BLOCK;
+            assert!(
+                (approx / n as f64 - 1.0).abs() < 0.1,
+                "{n}: grid {g} gives {approx}"
+            );
+        }
+    }
+
+    #[test]
+    fn street_names_are_distinct_between_rows_and_columns() {
+        let grid = Grid::new(&SynthOptions::nodes(5_000_000));
+        let mut names = std::collections::HashSet::new();
+        for k in 0..grid.g {
+            assert!(names.insert(grid.street(true, k).name));
+            assert!(names.insert(grid.street(false, k).name));
+        }
+    }
+}
