@@ -540,6 +540,15 @@ fn check_poi_vocabulary(conn: &Connection) {
         count(conn, "SELECT count(*) FROM pois_rtree"),
         count(conn, "SELECT count(*) FROM pois")
     );
+    // Each type list is stored once, and every POI finds its own through the view.
+    assert_eq!(
+        count(conn, "SELECT count(*) FROM poi_typesets"),
+        count(conn, "SELECT count(DISTINCT types) FROM pois")
+    );
+    assert_eq!(
+        count(conn, "SELECT count(*) FROM pois"),
+        count(conn, "SELECT count(*) FROM poi_points")
+    );
     assert_eq!(
         count(
             conn,

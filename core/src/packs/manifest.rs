@@ -27,7 +27,8 @@ use crate::auth::keys::{Publisher, PublisherKey};
 
 /// The pack format this build reads and writes: `2` since the compact routing graphs of
 /// ADR 0005 (a version 1 pack holds `fast_paths` graphs this build cannot read); `3` since the
-/// road and address tables share their repeated attributes (`road_attrs`, `address_parts`)
+/// road, address and POI tables share their repeated attributes (`road_attrs`,
+/// `address_parts`, `poi_typesets`)
 /// and the road R-tree has one box per way (`road_ways_rtree`).
 pub const FORMAT_VERSION: u32 = 3;
 

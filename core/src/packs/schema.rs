@@ -251,12 +251,19 @@ CREATE TABLE IF NOT EXISTS address_interpolations (
 /// Points of interest. `types` is the `|`-joined list of the spec's POI types, most specific
 /// first (e.g. `business.food_and_drinks.cafe|business.food_and_drinks|business`); `tags` a
 /// JSON object of the OSM tags kept (opening_hours, website, phone, wheelchair, ...).
+///
+/// Stored compactly (pack format 3, issue 24): each distinct type list is one `poi_typesets`
+/// row (Porto: a few dozen for 3,161 POIs); the view `pois` joins it back as `types`.
 pub const POIS: &str = "
-CREATE TABLE IF NOT EXISTS pois (
+CREATE TABLE IF NOT EXISTS poi_typesets (
+    id            INTEGER PRIMARY KEY,
+    types         TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS poi_points (
     id            INTEGER PRIMARY KEY,
     osm_type      TEXT NOT NULL,
     osm_id        INTEGER NOT NULL,
-    types         TEXT NOT NULL,
+    typeset       INTEGER NOT NULL REFERENCES poi_typesets(id),
     name          TEXT,
     lat           REAL NOT NULL,
     lng           REAL NOT NULL,
@@ -266,9 +273,14 @@ CREATE TABLE IF NOT EXISTS pois (
     city          TEXT,
     tags          TEXT NOT NULL
 );
+CREATE VIEW IF NOT EXISTS pois AS
+    SELECT p.id AS id, p.osm_type AS osm_type, p.osm_id AS osm_id, t.types AS types,
+           p.name AS name, p.lat AS lat, p.lng AS lng, p.street AS street,
+           p.housenumber AS housenumber, p.postcode AS postcode, p.city AS city, p.tags AS tags
+    FROM poi_points p JOIN poi_typesets t ON t.id = p.typeset;
 CREATE VIRTUAL TABLE IF NOT EXISTS pois_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
 CREATE TABLE IF NOT EXISTS poi_names (
-    poi_id INTEGER NOT NULL REFERENCES pois(id),
+    poi_id INTEGER NOT NULL REFERENCES poi_points(id),
     lang   TEXT NOT NULL,
     name   TEXT NOT NULL,
     PRIMARY KEY (poi_id, lang)

@@ -114,14 +114,16 @@ pub struct PrepareLimits {
 }
 
 impl PrepareLimits {
-    /// The limits the builder uses: `fast_paths`' defaults except 20 (not 100) settled nodes
-    /// when a contracted node's neighbours are re-prioritised. On a 100 k-node synthetic city
-    /// that halves the contraction time (driving-time 8.4 → 3.4 s, walking-distance 20 → 12.5 s)
-    /// for 2–7 % more hierarchy edges; the eight sample packs' routing layers stay within
-    /// −3.4 % and +1.2 % of before (`docs/performance.md`, issue 24).
+    /// The limits the builder uses: `fast_paths`' defaults. 20 (not 100) settled nodes when a
+    /// contracted node's neighbours are re-prioritised halves the contraction time on a 100 k-node
+    /// synthetic city for 2–7 % more hierarchy edges (`docs/performance.md`, issue 24), but the
+    /// different hierarchy loses Andorra's second route between Andorra la Vella and Encamp
+    /// (`alternatives=true`, tests/tests/distance.rs): alternatives come from the hierarchy's
+    /// search spaces. Kept at 100 until the alternatives are found in a way that does not
+    /// depend on the hierarchy's shape; [`PrepareLimits`] lets `examples/ch_limits` try others.
     pub const BUILD: PrepareLimits = PrepareLimits {
         initial_relevance: 500,
-        neighbor_relevance: 20,
+        neighbor_relevance: 100,
         contraction: 500,
         contraction_with_order: 100,
     };

@@ -28,7 +28,7 @@ use rusqlite::{Transaction, params};
 use waymark_core::api::PoiType;
 use waymark_core::geo::{BBox, Pt};
 
-use super::models::{OsmData, OsmError, OsmStats, Tags, rtree_insert};
+use super::models::{Interner, OsmData, OsmError, OsmStats, Tags, rtree_insert};
 
 /// One row of the mapping: OSM `key=value` (`*` for any value) → POI type.
 #[derive(Debug, Clone, Copy)]
@@ -311,15 +311,22 @@ pub fn build(
     progress: &mut dyn FnMut(&str, u64, u64),
 ) -> Result<(), OsmError> {
     let mut ins = tx.prepare(
-        "INSERT INTO pois(id, osm_type, osm_id, types, name, lat, lng, street, housenumber, \
-         postcode, city, tags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        "INSERT INTO poi_points(id, osm_type, osm_id, typeset, name, lat, lng, street, \
+         housenumber, postcode, city, tags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?;
+    let mut ins_types = tx.prepare("INSERT INTO poi_typesets(id, types) VALUES (?1, ?2)")?;
+    let after: i64 = tx.query_row("SELECT coalesce(max(id), 0) FROM poi_typesets", [], |r| {
+        r.get(0)
+    })?;
+    let mut typesets: Interner<String> = Interner::new(after);
     let mut names =
         tx.prepare("INSERT OR IGNORE INTO poi_names(poi_id, lang, name) VALUES (?1, ?2, ?3)")?;
     let mut rt = tx.prepare(
         "INSERT INTO pois_rtree(id, min_lat, max_lat, min_lng, max_lng) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
-    let mut id: i64 = tx.query_row("SELECT coalesce(max(id), 0) FROM pois", [], |r| r.get(0))?;
+    let mut id: i64 = tx.query_row("SELECT coalesce(max(id), 0) FROM poi_points", [], |r| {
+        r.get(0)
+    })?;
     let mut write =
         |osm_type: &str, osm_id: i64, tags: &Tags, p: Option<Pt>| -> Result<(), OsmError> {
             let Some(c) = classify(tags) else {
@@ -331,11 +338,14 @@ pub fn build(
             }
             let Some(p) = p else { return Ok(()) };
             id += 1;
+            let typeset = typesets.id(&c.types, |tid, types| {
+                ins_types.execute(params![tid, types]).map(|_| ())
+            })?;
             ins.execute(params![
                 id,
                 osm_type,
                 osm_id,
-                c.types,
+                typeset,
                 name,
                 p.lat,
                 p.lng,
