@@ -1,14 +1,14 @@
-//! Routing layer: the prepared contraction hierarchies of every profile and metric, built
-//! from the roads layer of `data.sqlite` into `routing/<profile>-<metric>.fp` (format in
+//! Routing layer: the prepared contraction hierarchies of every profile in the time metric,
+//! built from the roads layer of `data.sqlite` into `routing/<profile>-time.fp` (format in
 //! `waymark_core::routing::ch`, encoded by `waymark_core::routing::compact`, ADR 0005). The
 //! turn-expanded graph is derived by the same code the readers use, so a prepared file always
 //! matches the roads of its pack; each file records the signature of the graph it was
 //! prepared from, and is checked to decode to exactly the hierarchy prepared.
 //!
-//! Every hierarchy is contracted from scratch, each profile × metric its own job, the largest
-//! graphs first, on two threads. (Reusing the time metric's node order for the distance metric
-//! was faster on the sample extracts but, on larger city networks, gave several times the
-//! shortcuts and took five times as long as contracting anew: `docs/performance.md`, issue 24.)
+//! Every hierarchy is contracted from scratch, each profile its own job, the largest graphs
+//! first, on two threads. The distance metric has no hierarchy (ADR 0006): it is rarely asked
+//! (`method=distance` routes), its hierarchies doubled the layer and the build, and a search
+//! directed towards the target answers it on the turn graph.
 use std::path::Path;
 use std::time::Instant;
 
@@ -70,7 +70,8 @@ fn prepare_graph(g: &TurnGraph, metric: Metric, dir: &Path) -> Result<GraphStats
     })
 }
 
-/// Prepares every profile × metric of the roads in `conn` into `<pack_dir>/routing/`.
+/// Prepares the time-metric hierarchy of every profile of the roads in `conn` into
+/// `<pack_dir>/routing/`.
 pub fn build(
     pack_dir: &Path,
     conn: &Connection,
@@ -91,10 +92,9 @@ pub fn build(
         .map(|&p| TurnGraph::build(&net, p))
         .collect();
     turn_graphs.sort_by_key(|g| std::cmp::Reverse(g.transition_count()));
-    let jobs: Vec<(&TurnGraph, Metric)> = turn_graphs
-        .iter()
-        .flat_map(|g| Metric::ALL.iter().map(move |&m| (g, m)))
-        .collect();
+    // The time metric only: distance-metric paths are searched on the turn graph at query
+    // time (ADR 0006).
+    let jobs: Vec<(&TurnGraph, Metric)> = turn_graphs.iter().map(|g| (g, Metric::Time)).collect();
     let total = jobs.len() as u64;
     progress("routing", 0, total);
     let next = std::sync::atomic::AtomicUsize::new(0);

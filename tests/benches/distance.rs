@@ -132,6 +132,13 @@ fn bench(c: &mut Criterion) {
                 }),
             ),
             (
+                "route method=distance",
+                Box::new(|i| RouteRequest {
+                    method: RouteMethod::Distance,
+                    ..route_req(&p, i)
+                }),
+            ),
+            (
                 "route avoid=tolls|highways",
                 Box::new(|i| RouteRequest {
                     avoid: vec![RouteAvoid::Tolls, RouteAvoid::Highways],

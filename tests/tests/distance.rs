@@ -24,15 +24,11 @@ fn fixture() -> &'static Fixture {
         let mut plan = waymark_tests::routing_plan("andorra");
         plan.layers.push("timezones".into());
         let (engine, publisher) = waymark_tests::engine_with_pack(&plan, tmp.path());
-        // The prepared graphs were installed with the pack (listed and verified like any file).
+        // The prepared graphs were installed with the pack (listed and verified like any file):
+        // one per profile, in the time metric only (ADR 0006).
         let pack = engine.packs().snapshot().get("andorra").unwrap().clone();
-        for name in [
-            "driving-time",
-            "truck-distance",
-            "walking-time",
-            "cycling-distance",
-        ] {
-            let rel = format!("routing/{name}.fp");
+        for profile in ["driving", "truck", "walking", "cycling"] {
+            let rel = format!("routing/{profile}-time.fp");
             assert!(
                 pack.manifest
                     .files
@@ -40,6 +36,8 @@ fn fixture() -> &'static Fixture {
                     .any(|f| f.path == rel && f.sha256.len() == 64)
             );
             assert!(pack.path(&rel).is_file(), "{rel} installed");
+            let distance = format!("routing/{profile}-distance.fp");
+            assert!(!pack.manifest.files.iter().any(|f| f.path == distance));
         }
         Fixture {
             _tmp: tmp,

@@ -38,7 +38,8 @@ pub mod layers {
     /// Name search index (tantivy, `search/`) over places, postal codes, streets, addresses
     /// and POIs; see [`crate::packs::search`].
     pub const SEARCH: &str = "search";
-    /// Prepared routing graphs (`routing/<profile>-<metric>.fp`), derived from the roads layer.
+    /// Prepared routing graphs (`routing/<profile>-time.fp`; the distance metric has none, ADR
+    /// 0006), derived from the roads layer.
     pub const ROUTING: &str = "routing";
     /// Three-word addresses (ADR 0003): word lists, the region table of the grid, the world's
     /// populated places and country shapes (base pack).

@@ -5,9 +5,11 @@
 //!   and `cycling`, metrics `time` and `distance`;
 //! * [`graph`]: the turn-expanded graph of a profile (turn restrictions included);
 //! * [`ch`]: contraction hierarchies prepared with `fast_paths` at build time and stored in
-//!   the pack (`routing/<profile>-<metric>.fp`), point-to-point and many-to-many queries;
+//!   the pack (`routing/<profile>-time.fp`: the time metric only, ADR 0006), point-to-point
+//!   and many-to-many queries;
 //! * [`compact`]: the compact, zstd-compressed encoding of a stored hierarchy (ADR 0005);
-//! * [`search`]: plain Dijkstra (reference, query-time avoidance, isochrones);
+//! * [`search`]: Dijkstra (reference, query-time avoidance, isochrones) and its directed form
+//!   (A*) that answers the distance metric;
 //! * [`snap`]: snapping to the nearest point of a usable edge;
 //! * [`reach`]: components of a profile's graph, so that points next to cut-off road pieces
 //!   snap onto the main network unless the other end is on the same piece;

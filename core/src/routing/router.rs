@@ -1,6 +1,7 @@
 //! Routing on one pack: the road network, its snapping index, the turn graph of each profile
-//! (derived on first use) and the prepared hierarchies (loaded on first use from the pack's
-//! `routing/*.fp` files).
+//! (derived on first use) and the prepared hierarchies of the time metric (loaded on first use
+//! from the pack's `routing/*.fp` files). Distance-metric paths are searched towards their
+//! target on the turn graph (ADR 0006).
 //!
 //! **Partial edges.** A point snapped at fraction `f` of an edge can leave along each arc of
 //! that edge the profile allows: the forward arc with `1 - f` of it still ahead, the backward
@@ -24,6 +25,7 @@ use super::profile::{Metric, Profile};
 use super::reach::{Reach, SnapCandidates};
 use super::search::{Dijkstra, with_dijkstra};
 use super::snap::{Snap, SnapIndex};
+use crate::geo::{Pt, haversine_m};
 
 /// A place on an arc: the arc and the fraction of it behind (in the arc's direction).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -243,8 +245,13 @@ impl Router {
     }
 
     /// The prepared hierarchy of `profile` and `metric`, `None` when the pack has none or it
-    /// does not belong to this network (logged).
+    /// does not belong to this network (logged). The distance metric has none by design (ADR
+    /// 0006): its paths are searched towards the target on the turn graph
+    /// ([`Router::distance_bound`]), its matrices with one search per origin.
     pub fn hierarchy(&self, profile: Profile, metric: Metric) -> Option<Arc<ChGraph>> {
+        if metric == Metric::Distance {
+            return None;
+        }
         self.hierarchies[profile.index()][metric.index()]
             .get_or_init(|| {
                 let path = self.dir.join(file_name(profile, metric));
@@ -368,8 +375,13 @@ impl Router {
         } else {
             let s: Vec<(u32, i64)> = starts.iter().map(|x| (x.0, x.1 as i64)).collect();
             let t: Vec<(u32, i64)> = ends.iter().map(|x| (x.0, x.1 as i64)).collect();
-            with_dijkstra(g.arc_count(), |d| {
-                d.shortest(&g, &s, &t, |a, t| Some(g.transition_cost(metric, a, t)), ok)
+            let weight = |a, t| Some(g.transition_cost(metric, a, t));
+            with_dijkstra(g.arc_count(), |d| match metric {
+                Metric::Distance => {
+                    let bound = self.distance_bound(&g, to.point);
+                    d.shortest_towards(&g, &s, &t, weight, ok, bound)
+                }
+                Metric::Time => d.shortest(&g, &s, &t, weight, ok),
             })
             .map(|f| (f.cost.max(0) as u64, f.arcs))
         };
@@ -383,6 +395,22 @@ impl Router {
         match (via_graph, direct) {
             (Some(a), Some(b)) => Some(if b.cost <= a.cost { b } else { a }),
             (a, b) => a.or(b),
+        }
+    }
+
+    /// A lower bound of the distance-metric cost (cm) from the start of each arc of `g` to
+    /// `target`: 90 % of the great-circle distance. Arc lengths are sums of great-circle
+    /// distances along their geometry, rounded to the centimetre, so the bound never
+    /// overestimates (the margin covers the rounding of many short arcs).
+    pub fn distance_bound<'a>(&'a self, g: &'a TurnGraph, target: Pt) -> impl Fn(u32) -> i64 + 'a {
+        move |a: u32| {
+            let e = &self.net.edges[g.arc_edge[a as usize] as usize];
+            let node = if g.arc_forward[a as usize] {
+                e.from
+            } else {
+                e.to
+            };
+            (haversine_m(self.net.nodes[node as usize], target) * 90.0) as i64
         }
     }
 

@@ -120,6 +120,24 @@ impl Dijkstra {
         weight: impl Fn(u32, u32) -> Option<u64>,
         usable: impl Fn(u32) -> bool,
     ) -> Option<Found> {
+        self.shortest_towards(g, sources, targets, weight, usable, |_| 0)
+    }
+
+    /// [`Dijkstra::shortest`] directed towards the targets (A*): `bound(a)` is a lower bound
+    /// of the cost from the start of arc `a` to the cheapest target, end cost included (`0`
+    /// everywhere: plain Dijkstra). Arcs are taken in order of label + bound and the search
+    /// stops when that reaches the best path found, so the answer is exact for any bound that
+    /// never overestimates; an arc whose label drops after it was expanded (a bound that is
+    /// admissible but not consistent, e.g. through rounding) is expanded again.
+    pub fn shortest_towards(
+        &mut self,
+        g: &TurnGraph,
+        sources: &[(u32, i64)],
+        targets: &[(u32, i64)],
+        weight: impl Fn(u32, u32) -> Option<u64>,
+        usable: impl Fn(u32) -> bool,
+        bound: impl Fn(u32) -> i64,
+    ) -> Option<Found> {
         self.begin(g.arc_count());
         for &(b, w) in targets {
             if usable(b) {
@@ -131,16 +149,20 @@ impl Dijkstra {
             }
         }
         for &(a, w) in sources {
-            if usable(a) {
-                self.relax(a, w, NO_ARC);
+            if usable(a) && self.label(a).is_none_or(|old| w < old) {
+                self.stamp[a as usize] = self.round;
+                self.dist[a as usize] = w;
+                self.parent[a as usize] = NO_ARC;
+                self.heap.push(Reverse((w + bound(a), a)));
             }
         }
         let mut best: Option<(i64, u32)> = None;
-        while let Some(Reverse((d, a))) = self.heap.pop() {
-            if self.settled[a as usize] == self.round || self.label(a) != Some(d) {
+        while let Some(Reverse((key, a))) = self.heap.pop() {
+            let Some(d) = self.label(a) else { continue };
+            if key != d + bound(a) {
                 continue;
             }
-            if best.is_some_and(|(b, _)| d >= b) {
+            if best.is_some_and(|(b, _)| key >= b) {
                 break;
             }
             self.settled[a as usize] = self.round;
@@ -152,11 +174,17 @@ impl Dijkstra {
             }
             for t in g.out_range(a) {
                 let b = g.head[t as usize];
-                if self.settled[b as usize] == self.round || !usable(b) {
+                if !usable(b) {
                     continue;
                 }
                 if let Some(w) = weight(a, t) {
-                    self.relax(b, d + w as i64, a);
+                    let nd = d + w as i64;
+                    if self.label(b).is_none_or(|old| nd < old) {
+                        self.stamp[b as usize] = self.round;
+                        self.dist[b as usize] = nd;
+                        self.parent[b as usize] = a;
+                        self.heap.push(Reverse((nd + bound(b), b)));
+                    }
                 }
             }
         }
