@@ -528,14 +528,14 @@ fn shortcut(
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::routing::Profile;
     use crate::routing::ch::{ChGraph, prepare};
     use crate::routing::graph::NO_ARC;
 
     /// A random turn graph of `n` arcs, about `per` transitions each, random costs.
-    fn random_graph(n: u32, per: u32, seed: u64) -> TurnGraph {
+    pub(crate) fn random_graph(n: u32, per: u32, seed: u64) -> TurnGraph {
         let mut s = seed | 1;
         let mut next = move |m: u32| {
             s ^= s << 13;

@@ -25,7 +25,7 @@ use super::profile::{Metric, Profile};
 use super::reach::{Reach, SnapCandidates};
 use super::search::{Dijkstra, with_dijkstra};
 use super::snap::{Snap, SnapIndex};
-use crate::geo::{Pt, haversine_m};
+use crate::geo::{Pt, xyz as sphere_xyz};
 
 /// A place on an arc: the arc and the fraction of it behind (in the arc's direction).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -207,6 +207,8 @@ pub struct Router {
     graphs: [OnceLock<Arc<TurnGraph>>; 4],
     reach: [OnceLock<Arc<Reach>>; 4],
     hierarchies: [[OnceLock<Option<Arc<ChGraph>>>; 2]; 4],
+    /// Each node's position on the sphere ([`crate::geo::xyz`]), for distance bounds.
+    node_xyz: OnceLock<Vec<[f64; 3]>>,
 }
 
 impl Router {
@@ -226,6 +228,7 @@ impl Router {
             graphs: Default::default(),
             reach: Default::default(),
             hierarchies: Default::default(),
+            node_xyz: OnceLock::new(),
         })
     }
 
@@ -399,10 +402,16 @@ impl Router {
     }
 
     /// A lower bound of the distance-metric cost (cm) from the start of each arc of `g` to
-    /// `target`: 90 % of the great-circle distance. Arc lengths are sums of great-circle
-    /// distances along their geometry, rounded to the centimetre, so the bound never
-    /// overestimates (the margin covers the rounding of many short arcs).
+    /// `target`: 90 % of the straight (chord) distance through the Earth, which is shorter
+    /// than the great-circle distance. Arc lengths are sums of great-circle distances along
+    /// their geometry, rounded to the centimetre, so the bound never overestimates (the margin
+    /// covers the rounding of many short arcs). The nodes' positions on the sphere are computed
+    /// once per network, so a bound costs a square root.
     pub fn distance_bound<'a>(&'a self, g: &'a TurnGraph, target: Pt) -> impl Fn(u32) -> i64 + 'a {
+        let xyz = self
+            .node_xyz
+            .get_or_init(|| self.net.nodes.iter().map(|&p| sphere_xyz(p)).collect());
+        let t = sphere_xyz(target);
         move |a: u32| {
             let e = &self.net.edges[g.arc_edge[a as usize] as usize];
             let node = if g.arc_forward[a as usize] {
@@ -410,7 +419,10 @@ impl Router {
             } else {
                 e.to
             };
-            (haversine_m(self.net.nodes[node as usize], target) * 90.0) as i64
+            let p = xyz[node as usize];
+            let chord =
+                ((p[0] - t[0]).powi(2) + (p[1] - t[1]).powi(2) + (p[2] - t[2]).powi(2)).sqrt();
+            (chord * 90.0) as i64
         }
     }
 

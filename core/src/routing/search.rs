@@ -269,3 +269,70 @@ impl Dijkstra {
 pub fn metric_weight(g: &TurnGraph, metric: Metric) -> impl Fn(u32, u32) -> Option<u64> + '_ {
     move |a, t| Some(g.transition_cost(metric, a, t))
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::routing::compact::tests::random_graph;
+
+    /// The directed search finds Dijkstra's cost with any bound that never overestimates, also
+    /// one that is not consistent (a random share of the true remaining cost per arc), and its
+    /// path is a chain of transitions of that cost.
+    #[test]
+    fn directed_search_is_exact_with_an_admissible_bound() {
+        let g = random_graph(300, 4, 17);
+        let metric = Metric::Distance;
+        let weight = metric_weight(&g, metric);
+        let mut d = Dijkstra::new(g.arc_count());
+        let mut checked = 0;
+        for target in (0..300).step_by(13) {
+            // The true remaining cost from the start of each arc to `target` (end cost 0).
+            let remaining: Vec<Option<i64>> = (0..300)
+                .map(|a| {
+                    d.explore(&g, &[(a, 0)], i64::MAX, &weight, |_| true);
+                    d.reached(target)
+                })
+                .collect();
+            let mut s = u64::from(target) * 2_654_435_761 + 1;
+            let share: Vec<f64> = (0..300)
+                .map(|_| {
+                    s ^= s << 13;
+                    s ^= s >> 7;
+                    s ^= s << 17;
+                    (s % 1001) as f64 / 1000.0
+                })
+                .collect();
+            let bound =
+                |a: u32| remaining[a as usize].map_or(0, |r| (r as f64 * share[a as usize]) as i64);
+            for source in (0..300).step_by(7) {
+                let want = d.shortest(&g, &[(source, 0)], &[(target, 0)], &weight, |_| true);
+                let got = d.shortest_towards(
+                    &g,
+                    &[(source, 0)],
+                    &[(target, 0)],
+                    &weight,
+                    |_| true,
+                    bound,
+                );
+                assert_eq!(got.as_ref().map(|f| f.cost), want.map(|f| f.cost));
+                if let Some(f) = got {
+                    checked += 1;
+                    let sum: u64 = f
+                        .arcs
+                        .windows(2)
+                        .map(|w| {
+                            g.out_range(w[0])
+                                .filter(|&t| g.head[t as usize] == w[1])
+                                .map(|t| g.transition_cost(metric, w[0], t))
+                                .min()
+                                .unwrap()
+                        })
+                        .sum();
+                    assert_eq!(sum as i64, f.cost);
+                }
+            }
+        }
+        assert!(checked > 300, "{checked}");
+    }
+}
