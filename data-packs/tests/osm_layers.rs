@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 use waymark_core::api::PoiType;
 use waymark_core::geo::{Pt, decode_polyline6, encode_polyline6, haversine_m, road_length_m};
+use waymark_core::packs::schema::PoiTags;
 use waymark_packs::osm::rings::assemble_rings;
 use waymark_packs::osm::{OsmLayers, OsmStats, build_osm};
 
@@ -557,18 +558,44 @@ fn check_poi_vocabulary(conn: &Connection) {
         ),
         0
     );
-    for tags in conn
-        .prepare("SELECT tags FROM pois")
-        .unwrap()
-        .query_map([], |r| r.get::<_, String>(0))
-        .unwrap()
-    {
-        assert!(
-            serde_json::from_str::<serde_json::Value>(&tags.unwrap())
-                .unwrap()
-                .is_object()
-        );
+    // Pack format 4: the tags are zstd frames with the pack's trained dictionary; each decodes
+    // to the JSON object of the POI's kept tags, whose address tags are the row's columns.
+    let codec = PoiTags::load(conn).unwrap();
+    assert!(codec.dict().is_some(), "no tag dictionary");
+    assert_eq!(count(conn, "SELECT count(*) FROM poi_tag_dicts"), 1);
+    let (mut frames, mut texts) = (0, 0);
+    let mut st = conn
+        .prepare("SELECT tags, street, housenumber, postcode, city FROM pois")
+        .unwrap();
+    let mut rows = st.query([]).unwrap();
+    while let Some(r) = rows.next().unwrap() {
+        let blob: Vec<u8> = r.get(0).unwrap();
+        let text = codec.decode(&blob).unwrap();
+        let tags: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text).unwrap();
+        assert!(!tags.is_empty(), "{text}");
+        for (i, key) in [
+            "addr:street",
+            "addr:housenumber",
+            "addr:postcode",
+            "addr:city",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let column: Option<String> = r.get(i + 1).unwrap();
+            assert_eq!(
+                tags.get(key).and_then(|v| v.as_str()),
+                column.as_deref(),
+                "{key} of {text}"
+            );
+        }
+        frames += blob.len();
+        texts += text.len();
     }
+    assert!(
+        frames + codec.dict().map_or(0, <[u8]>::len) < texts,
+        "{frames} B of frames for {texts} B of tags"
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use tantivy::collector::Count;
 use tantivy::query::TermQuery;
-use tantivy::schema::IndexRecordOption;
+use tantivy::schema::{IndexRecordOption, Value as _};
 use waymark_core::auth::keys::Publisher;
 use waymark_core::packs::Manifest;
 use waymark_core::packs::search::{self, kinds};
@@ -99,6 +99,7 @@ fn search_index_is_built_listed_verified_and_rebuilt_incrementally() {
     .unwrap();
     assert!(steps.iter().any(|s| s == "search"), "{steps:?}");
     assert!(count_kind(&dir, kinds::POI) > 100);
+    check_format_4(&dir);
     // Nothing new: the index is not rebuilt.
     let mut steps = Vec::new();
     build::build_pack(
@@ -111,4 +112,69 @@ fn search_index_is_built_listed_verified_and_rebuilt_incrementally() {
     )
     .unwrap();
     assert!(!steps.iter().any(|s| s == "search"), "{steps:?}");
+}
+
+/// Pack format 4: points and ranks are fast fields only (not in the doc store); an address's
+/// point reads back as its `addresses` row, every point lies near the coverage (gazetteer
+/// places may lie a little outside it); `data.sqlite` keeps `sqlite_stat1` and has no
+/// `sqlite_stat4`.
+fn check_format_4(dir: &Path) {
+    let m: Manifest =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let [west, south, east, north] = m.coverage.bbox;
+    let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+    let (index, f) = search::open_index(&dir.join(search::SEARCH_DIR)).unwrap();
+    let searcher = index.reader().unwrap().searcher();
+    let hits = searcher
+        .search(
+            &tantivy::query::AllQuery,
+            &tantivy::collector::TopDocs::with_limit(100_000).order_by_score(),
+        )
+        .unwrap();
+    assert!(hits.len() > 100);
+    let (mut ranked, mut addresses) = (0, 0);
+    for (_, addr) in hits {
+        let doc: tantivy::TantivyDocument = searcher.doc(addr).unwrap();
+        for field in [f.lat, f.lng, f.rank] {
+            assert!(doc.get_first(field).is_none(), "stored point or rank");
+        }
+        let id = doc
+            .get_first(f.public_id)
+            .and_then(|v| v.as_str())
+            .unwrap()
+            .to_string();
+        let (lat, lng, rank) = search::doc_point(&searcher, addr).unwrap();
+        if !id.starts_with("place.country-") {
+            assert!(
+                (south - 0.5..=north + 0.5).contains(&lat)
+                    && (west - 0.5..=east + 0.5).contains(&lng),
+                "{id} at {lat},{lng}"
+            );
+        }
+        assert!((0.0..=1.0).contains(&rank), "{id}: rank {rank}");
+        ranked += usize::from(rank > 0.0);
+        if let Some(osm_id) = id.strip_prefix("addr.osm-n") {
+            let row: (f64, f64) = conn
+                .query_row(
+                    "SELECT lat, lng FROM addresses WHERE osm_type = 'node' AND osm_id = ?1",
+                    [osm_id.parse::<i64>().unwrap()],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .unwrap();
+            assert_eq!((lat, lng), row, "{id}");
+            addresses += 1;
+        }
+    }
+    assert!(ranked > 0);
+    assert!(addresses > 100, "{addresses} node addresses");
+    let table = |name: &str| -> i64 {
+        conn.query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+            [name],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    assert_eq!(table("sqlite_stat1"), 1);
+    assert_eq!(table("sqlite_stat4"), 0);
 }

@@ -58,8 +58,8 @@ fn bench(c: &mut Criterion) {
             items.push((
                 s(f.public_id),
                 s(f.kind),
-                d.get_first(f.lat).and_then(|v| v.as_f64()).unwrap(),
-                d.get_first(f.lng).and_then(|v| v.as_f64()).unwrap(),
+                search::doc_point(&searcher, a).unwrap().0,
+                search::doc_point(&searcher, a).unwrap().1,
                 serde_json::from_str(&s(f.data)).unwrap(),
             ));
         }

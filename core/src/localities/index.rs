@@ -289,7 +289,7 @@ impl LocalitiesIndex {
             doc.get_first(field)
                 .and_then(|v| v.as_str().map(str::to_string))
         };
-        let num = |field| doc.get_first(field).and_then(|v| v.as_f64());
+        let (lat, lng, rank) = search::doc_point(searcher, addr)?;
         Some(Item {
             pack,
             public_id: text(f.public_id)?,
@@ -299,9 +299,9 @@ impl LocalitiesIndex {
                 .filter_map(|v| v.as_str().map(str::to_string))
                 .collect(),
             cc: text(f.cc),
-            lat: num(f.lat)?,
-            lng: num(f.lng)?,
-            rank: num(f.rank).unwrap_or(0.0),
+            lat,
+            lng,
+            rank,
             data: text(f.data)
                 .and_then(|d| serde_json::from_str(&d).ok())
                 .unwrap_or_default(),

@@ -29,8 +29,10 @@ use crate::auth::keys::{Publisher, PublisherKey};
 /// ADR 0005 (a version 1 pack holds `fast_paths` graphs this build cannot read); `3` since the
 /// road, address and POI tables share their repeated attributes (`road_attrs`,
 /// `address_parts`, `poi_typesets`)
-/// and the road R-tree has one box per way (`road_ways_rtree`).
-pub const FORMAT_VERSION: u32 = 3;
+/// and the road R-tree has one box per way (`road_ways_rtree`); `4` since the search index
+/// keeps `lat`, `lng` and `rank` as fast fields only (search schema 2), `data.sqlite` has no
+/// `sqlite_stat4` and POI tags are zstd frames with a per-pack dictionary (`poi_tag_dicts`).
+pub const FORMAT_VERSION: u32 = 4;
 
 /// One file of the pack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -329,9 +331,12 @@ mod tests {
     fn unsupported_format_untrusted_and_unsigned_are_refused() {
         let (p, bytes) = signed();
         // Older packs (version 1: the routing graphs before ADR 0005; version 2: the road and
-        // address tables before the shared attribute rows) and a newer one.
+        // address tables before the shared attribute rows; version 3: the search index with
+        // stored points) and a newer one.
         for found in [
             1,
+            2,
+            3,
             u64::from(FORMAT_VERSION) - 1,
             u64::from(FORMAT_VERSION) + 1,
         ] {

@@ -254,7 +254,10 @@ CREATE TABLE IF NOT EXISTS address_interpolations (
 /// JSON object of the OSM tags kept (opening_hours, website, phone, wheelchair, ...).
 ///
 /// Stored compactly (pack format 3, issue 24): each distinct type list is one `poi_typesets`
-/// row (Porto: 55 rows for 3,161 POIs); the view `pois` joins it back as `types`.
+/// row (Porto: 55 rows for 3,161 POIs); the view `pois` joins it back as `types`. Since pack
+/// format 4 `tags` is a BLOB: the JSON text as one zstd frame, compressed with the pack's
+/// dictionary (row 1 of `poi_tag_dicts`, trained on the pack's own tags; no row: frames
+/// without a dictionary). Read it with [`PoiTags`].
 pub const POIS: &str = "
 CREATE TABLE IF NOT EXISTS poi_typesets (
     id            INTEGER PRIMARY KEY,
@@ -272,7 +275,11 @@ CREATE TABLE IF NOT EXISTS poi_points (
     housenumber   TEXT,
     postcode      TEXT,
     city          TEXT,
-    tags          TEXT NOT NULL
+    tags          BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS poi_tag_dicts (
+    id            INTEGER PRIMARY KEY,
+    dict          BLOB NOT NULL
 );
 CREATE VIEW IF NOT EXISTS pois AS
     SELECT p.id AS id, p.osm_type AS osm_type, p.osm_id AS osm_id, t.types AS types,
@@ -286,6 +293,46 @@ CREATE TABLE IF NOT EXISTS poi_names (
     name   TEXT NOT NULL,
     PRIMARY KEY (poi_id, lang)
 ) WITHOUT ROWID;";
+
+/// Decoder of `pois.tags` (pack format 4): the zstd dictionary of the pack, if any.
+#[derive(Debug, Clone, Default)]
+pub struct PoiTags {
+    dict: Option<Vec<u8>>,
+}
+
+impl PoiTags {
+    /// Row id of the dictionary in `poi_tag_dicts`.
+    pub const DICT_ID: i64 = 1;
+
+    /// Reads the pack's dictionary (none if `poi_tag_dicts` has no row).
+    pub fn load(conn: &rusqlite::Connection) -> rusqlite::Result<Self> {
+        use rusqlite::OptionalExtension as _;
+        let dict = conn
+            .query_row(
+                "SELECT dict FROM poi_tag_dicts WHERE id = ?1",
+                [Self::DICT_ID],
+                |r| r.get::<_, Vec<u8>>(0),
+            )
+            .optional()?;
+        Ok(Self { dict })
+    }
+
+    /// The dictionary, if the pack has one.
+    pub fn dict(&self) -> Option<&[u8]> {
+        self.dict.as_deref()
+    }
+
+    /// The JSON text of one row's `tags`.
+    pub fn decode(&self, blob: &[u8]) -> std::io::Result<String> {
+        use std::io::Read as _;
+        let mut out = String::new();
+        match &self.dict {
+            Some(d) => zstd::stream::Decoder::with_dictionary(blob, d)?.read_to_string(&mut out)?,
+            None => zstd::stream::Decoder::new(blob)?.read_to_string(&mut out)?,
+        };
+        Ok(out)
+    }
+}
 
 /// Indoor venues from OSM indoor tagging or a venue file (IMDF-like GeoJSON). `venue_id` is
 /// `osm-<type>-<id>` of the building (or site) that contains the indoor features, or

@@ -15,7 +15,7 @@
 //! | `context` | text (whitespace tokens) | tokens of what surrounds the name: house number, postal code, city, parent areas |
 //! | `street_key` | string | [`street_key`] of a street's or an address's street name |
 //! | `postcode_key` | string | `CC:CODE` of a postal code or an address's postal code |
-//! | `lat`, `lng`, `rank` | f64, fast + stored | point; importance in `0..=1` (kind, population) |
+//! | `lat`, `lng`, `rank` | f64, fast (not stored: read with [`doc_point`]) | point; importance in `0..=1` (kind, population) |
 //! | `data` | stored JSON | [`DocData`]: names by language, address parts, parents, bbox, source row |
 //!
 //! **Public ids** are derived from the sources, never from row numbers, so they survive
@@ -50,7 +50,7 @@ use tantivy::tokenizer::{AsciiFoldingFilter, LowerCaser, SimpleTokenizer, TextAn
 pub const SEARCH_DIR: &str = "search";
 
 /// Version of the index schema, recorded in the commit payload of the index.
-pub const SEARCH_SCHEMA_VERSION: u32 = 1;
+pub const SEARCH_SCHEMA_VERSION: u32 = 2;
 
 /// The commit payload the builder writes and the reader checks.
 pub fn commit_payload() -> String {
@@ -142,12 +142,24 @@ pub fn schema() -> (Schema, SearchFields) {
         context: b.add_text_field("context", text),
         street_key: b.add_text_field("street_key", STRING),
         postcode_key: b.add_text_field("postcode_key", STRING),
-        lat: b.add_f64_field("lat", FAST | STORED),
-        lng: b.add_f64_field("lng", FAST | STORED),
-        rank: b.add_f64_field("rank", FAST | STORED),
+        // Fast only (pack format 4): the doc store held each value a second time.
+        lat: b.add_f64_field("lat", FAST),
+        lng: b.add_f64_field("lng", FAST),
+        rank: b.add_f64_field("rank", FAST),
         data: b.add_text_field("data", STORED),
     };
     (b.build(), fields)
+}
+
+/// `(lat, lng, rank)` of the document at `addr`, from the fast-field columns (these fields
+/// are not stored). `None` if the segment has no such column or no value for the document.
+pub fn doc_point(
+    searcher: &tantivy::Searcher,
+    addr: tantivy::DocAddress,
+) -> Option<(f64, f64, f64)> {
+    let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
+    let value = |name: &str| ff.f64(name).ok()?.first(addr.doc_id);
+    Some((value("lat")?, value("lng")?, value("rank").unwrap_or(0.0)))
 }
 
 /// Why a pack's index cannot be used.

@@ -116,6 +116,9 @@ pub enum OsmError {
     /// An indoor graph cannot be encoded.
     #[error("indoor graph: {0}")]
     IndoorGraph(String),
+    /// A compressed column cannot be written.
+    #[error("compressing {0}")]
+    Compress(String),
 }
 
 /// OSM tags of an element, in file order.

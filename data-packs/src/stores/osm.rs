@@ -57,6 +57,7 @@ pub fn stores_from_pois(
                 .insert(r.get(1)?, r.get(2)?);
         }
     }
+    let tag_codec = waymark_core::packs::schema::PoiTags::load(conn)?;
     let mut stmt = conn.prepare(
         "SELECT id, osm_type, osm_id, types, name, lat, lng, street, housenumber, postcode, city, tags \
          FROM pois ORDER BY osm_type, osm_id",
@@ -73,8 +74,11 @@ pub fn stores_from_pois(
             .filter(|t| !t.is_empty())
             .map(str::to_owned)
             .collect();
-        let tags: Map<String, Value> =
-            serde_json::from_str(&r.get::<_, String>(11)?).unwrap_or_default();
+        let tags: Map<String, Value> = tag_codec
+            .decode(&r.get::<_, Vec<u8>>(11)?)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
         let tag = |k: &str| tags.get(k).and_then(Value::as_str).map(str::to_owned);
         let brand = tag("brand");
         let mut types: Vec<String> = poi_types

@@ -64,8 +64,8 @@ pub fn fixture() -> &'static Fixture {
                         .filter_map(|v| v.as_str().map(str::to_string))
                         .collect(),
                     cc: s(f.cc),
-                    lat: d.get_first(f.lat).and_then(|v| v.as_f64()).unwrap(),
-                    lng: d.get_first(f.lng).and_then(|v| v.as_f64()).unwrap(),
+                    lat: search::doc_point(&searcher, addr).unwrap().0,
+                    lng: search::doc_point(&searcher, addr).unwrap().1,
                     data: serde_json::from_str(&s(f.data)).unwrap(),
                 });
             }
