@@ -218,6 +218,33 @@ fn alternatives_are_different_and_only_the_first_is_recommended() {
 }
 
 #[test]
+fn shortest_distance_alternatives_start_with_the_shortest_route() {
+    // No distance hierarchy (ADR 0006): the directed search gives the route, the penalty
+    // method its alternatives.
+    let req = RouteRequest {
+        method: RouteMethod::Distance,
+        ..trip(ANDORRA_LA_VELLA, ENCAMP)
+    };
+    let one = route(req.clone());
+    let r = route(RouteRequest {
+        alternatives: true,
+        ..req
+    });
+    assert_eq!(r.status, DistanceStatus::Ok);
+    assert!((1..=3).contains(&r.routes.len()));
+    assert_eq!(
+        r.routes[0].legs[0].distance.value,
+        one.routes[0].legs[0].distance.value
+    );
+    let fastest = route(trip(ANDORRA_LA_VELLA, ENCAMP));
+    assert!(one.routes[0].legs[0].distance.value <= fastest.routes[0].legs[0].distance.value);
+    for alt in &r.routes[1..] {
+        assert_ne!(alt.overview_polyline, r.routes[0].overview_polyline);
+        assert!(alt.legs[0].distance.value >= one.routes[0].legs[0].distance.value);
+    }
+}
+
+#[test]
 fn without_a_genuine_alternative_one_route_comes_back() {
     // Sant Julià → Encamp: every other way is a long detour through the mountains.
     let r = route(RouteRequest {

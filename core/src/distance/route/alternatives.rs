@@ -1,5 +1,6 @@
 //! Alternative routes: via-node candidates of the hierarchy, or penalised re-searches on the
 //! turn graph with `avoid` (see the [module notes](super)).
+use crate::routing::Metric;
 use crate::routing::graph::TurnGraph;
 use crate::routing::router::{ArcPath, Router, arc_path, expand_sources, positions, targets};
 use crate::routing::search::Dijkstra;
@@ -70,9 +71,12 @@ pub(super) fn alternatives(
             }
         }
     } else {
-        // Penalty method on the turn graph.
+        // Penalty method on the turn graph. Penalised costs are never below the real ones, so
+        // the distance metric's bound (ADR 0006) still never overestimates and directs each
+        // search; the time metric searches undirected.
         let mut penalised: std::collections::HashSet<u32> = best.arcs.iter().copied().collect();
         let mut d = Dijkstra::new(g.arc_count());
+        let bound = router.distance_bound(g, to.point);
         for _ in 0..3 {
             let s: Vec<(u32, i64)> = starts.iter().map(|x| (x.0, x.1 as i64)).collect();
             let t: Vec<(u32, i64)> = ends.iter().map(|x| (x.0, x.1 as i64)).collect();
@@ -80,7 +84,11 @@ pub(super) fn alternatives(
                 let w = g.transition_cost(q.metric, a, tr);
                 Some(if penalised.contains(&a) { w * 3 / 2 } else { w })
             };
-            let Some(f) = d.shortest(g, &s, &t, weight, ok) else {
+            let searched = match q.metric {
+                Metric::Distance => d.shortest_towards(g, &s, &t, weight, ok, &bound),
+                Metric::Time => d.shortest(g, &s, &t, weight, ok),
+            };
+            let Some(f) = searched else {
                 break;
             };
             // The real cost of the path found.
