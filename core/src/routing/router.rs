@@ -206,7 +206,8 @@ pub struct Router {
     dir: std::path::PathBuf,
     graphs: [OnceLock<Arc<TurnGraph>>; 4],
     reach: [OnceLock<Arc<Reach>>; 4],
-    hierarchies: [[OnceLock<Option<Arc<ChGraph>>>; 2]; 4],
+    /// The time-metric hierarchy of each profile (the distance metric has none, ADR 0006).
+    hierarchies: [OnceLock<Option<Arc<ChGraph>>>; 4],
     /// Each node's position on the sphere ([`crate::geo::xyz`]), for distance bounds.
     node_xyz: OnceLock<Vec<[f64; 3]>>,
 }
@@ -255,7 +256,7 @@ impl Router {
         if metric == Metric::Distance {
             return None;
         }
-        self.hierarchies[profile.index()][metric.index()]
+        self.hierarchies[profile.index()]
             .get_or_init(|| {
                 let path = self.dir.join(file_name(profile, metric));
                 let bytes = match std::fs::read(&path) {
