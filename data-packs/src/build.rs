@@ -31,6 +31,8 @@ pub struct PackPlan {
     pub layers: Vec<String>,
     /// Whether this is the global base pack (countries, IP country ranges).
     pub base: bool,
+    /// How the routing hierarchies are prepared.
+    pub routing: crate::routing::Preparation,
 }
 
 /// Default pack version: today's UTC date, `YYYY.MM.DD`.
@@ -60,6 +62,7 @@ pub fn region_plan(id: &str, osm: &[&str]) -> PackPlan {
         .map(|s| s.to_string())
         .collect(),
         base: false,
+        routing: Default::default(),
     }
 }
 
@@ -87,6 +90,7 @@ pub fn sample_plans() -> Vec<PackPlan> {
                 layers::THREEWORDS.into(),
             ],
             base: true,
+            routing: Default::default(),
         },
     ]
 }
@@ -106,6 +110,7 @@ pub fn optional_plans() -> Vec<PackPlan> {
         osm: vec![],
         layers: vec![layers::IP.into()],
         base: false,
+        routing: Default::default(),
     }]
 }
 
@@ -312,7 +317,7 @@ pub fn build_pack_edited(
 
     // Prepared routing graphs, from the roads layer.
     if wants(plan, layers::ROUTING, &conn)? && layer_done(&conn, layers::ROADS)? {
-        let stats = crate::routing::build(&work, &conn, &mut *progress)?;
+        let stats = crate::routing::build(&work, &conn, plan.routing, &mut *progress)?;
         used_sources.push(crate::tolls::fare_source());
         mark_done(
             &conn,

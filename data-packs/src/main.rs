@@ -64,6 +64,10 @@ enum Command {
         /// Rebuild from scratch instead of adding missing layers.
         #[arg(long)]
         force: bool,
+        /// How routing hierarchies are prepared: `auto` contracts graphs of up to 50,000 arcs
+        /// and prepares larger ones in a nested-dissection order (ADR 0007).
+        #[arg(long, value_enum, default_value_t = waymark_packs::routing::Preparation::Auto)]
+        routing_preparation: waymark_packs::routing::Preparation,
         /// Measurement only (delta sizes): change this many routable named ways of the extract
         /// as read (renamed, 30 km/h), spread evenly in id order.
         #[arg(long, default_value_t = 0)]
@@ -329,6 +333,7 @@ fn run(cli: Cli) -> Result<(), String> {
             layers,
             publisher,
             force,
+            routing_preparation,
             edit_ways,
             drop_ways,
             extract,
@@ -358,6 +363,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 vec![build::sample_plan(&pack).map_err(|e| e.to_string())?]
             };
             for mut plan in plans {
+                plan.routing = routing_preparation;
                 if let Some(l) = &layers {
                     plan.layers = l.split(',').map(|s| s.trim().to_string()).collect();
                 }

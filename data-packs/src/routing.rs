@@ -5,20 +5,51 @@
 //! matches the roads of its pack; each file records the signature of the graph it was
 //! prepared from, and is checked to decode to exactly the hierarchy prepared.
 //!
-//! Every hierarchy is contracted from scratch, each profile its own job, the largest graphs
-//! first, on two threads. The distance metric has no hierarchy (ADR 0006): it is rarely asked
+//! Every hierarchy is prepared from scratch, each profile its own job, the largest graphs
+//! first, on two threads. Graphs of up to [`ND_FROM_ARCS`] arcs are contracted by `fast_paths`
+//! (witness searches, the fastest queries); larger ones are prepared in a nested-dissection
+//! order (`waymark_core::routing::cch`, ADR 0007), whose cost grows close to linearly where the
+//! contraction's grows with the square of the network. [`Preparation`] overrides the choice. The distance metric has no hierarchy (ADR 0006): it is rarely asked
 //! (`method=distance` routes), its hierarchies doubled the layer and the build, and a search
 //! directed towards the target answers it on the turn graph.
 use std::path::Path;
 use std::time::Instant;
 
-use fast_paths::FastGraph;
+use fast_paths::FastGraph32;
 use rusqlite::Connection;
 use serde::Serialize;
 use waymark_core::routing::ch::{self, PreparedFile};
-use waymark_core::routing::{Metric, Profile, RoadNetwork, TurnGraph};
+use waymark_core::routing::{Metric, Profile, RoadNetwork, TurnGraph, cch};
 
 use crate::error::{BuildError, io};
+
+/// Turn graphs with more arcs than this are prepared in a nested-dissection order. The sample
+/// packs have 2–32 k arcs per graph; the 476 k-node synthetic city has 115–132 k and took
+/// `fast_paths` 1.7–22 minutes per graph (`docs/performance.md`, issue 24).
+pub const ND_FROM_ARCS: usize = 50_000;
+
+/// How the hierarchies are prepared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Preparation {
+    /// Contraction up to [`ND_FROM_ARCS`] arcs, nested dissection above.
+    #[default]
+    Auto,
+    /// `fast_paths`' contraction with witness searches, whatever the size.
+    Contraction,
+    /// Nested dissection, whatever the size.
+    NestedDissection,
+}
+
+impl Preparation {
+    /// Whether a graph of `arcs` arcs is prepared in a nested-dissection order.
+    pub fn nested_dissection(self, arcs: usize) -> bool {
+        match self {
+            Preparation::Auto => arcs > ND_FROM_ARCS,
+            Preparation::Contraction => false,
+            Preparation::NestedDissection => true,
+        }
+    }
+}
 
 /// Figures of one prepared graph.
 #[derive(Debug, Clone, Serialize)]
@@ -31,6 +62,8 @@ pub struct GraphStats {
     pub transitions: usize,
     /// Edges of the hierarchy (original and shortcuts, both directions).
     pub ch_edges: usize,
+    /// `contraction` or `nested-dissection`.
+    pub preparation: &'static str,
     /// Preparation time, ms.
     pub prepare_ms: u64,
     /// File size, bytes.
@@ -49,14 +82,28 @@ pub struct RoutingStats {
 }
 
 /// Prepares the hierarchy of `g` in `metric` and writes its file.
-fn prepare_graph(g: &TurnGraph, metric: Metric, dir: &Path) -> Result<GraphStats, BuildError> {
+fn prepare_graph(
+    g: &TurnGraph,
+    net: &RoadNetwork,
+    metric: Metric,
+    how: Preparation,
+    dir: &Path,
+) -> Result<GraphStats, BuildError> {
     let started = Instant::now();
-    let fast: FastGraph = ch::prepare(g, metric, None);
+    let nd = how.nested_dissection(g.arc_count());
+    let up: FastGraph32 = if nd {
+        cch::prepare(g, metric, &cch::arc_ends(g, net))
+            .map_err(|e| BuildError::Invalid(e.to_string()))?
+            .0
+    } else {
+        FastGraph32::new(&ch::prepare(g, metric, None))
+    };
     let prepare_ms = started.elapsed().as_millis() as u64;
-    let ch_edges = fast.get_num_out_edges() + fast.get_num_in_edges();
-    let bytes = PreparedFile::new(g, metric, &fast)
+    let ch_edges = up.edges_fwd.len() + up.edges_bwd.len();
+    let bytes = PreparedFile::from_up(g, metric, &up)
         .and_then(|f| f.to_bytes())
         .map_err(|e| BuildError::Invalid(e.to_string()))?;
+    drop(up);
     let rel = ch::file_name(g.profile, metric);
     let path = dir.join(&rel);
     std::fs::write(&path, &bytes).map_err(|e| io(&path, e))?;
@@ -65,6 +112,11 @@ fn prepare_graph(g: &TurnGraph, metric: Metric, dir: &Path) -> Result<GraphStats
         arcs: g.arc_count(),
         transitions: g.transition_count(),
         ch_edges,
+        preparation: if nd {
+            "nested-dissection"
+        } else {
+            "contraction"
+        },
         prepare_ms,
         bytes: bytes.len() as u64,
     })
@@ -75,6 +127,7 @@ fn prepare_graph(g: &TurnGraph, metric: Metric, dir: &Path) -> Result<GraphStats
 pub fn build(
     pack_dir: &Path,
     conn: &Connection,
+    how: Preparation,
     progress: &mut dyn FnMut(&str, u64, u64),
 ) -> Result<RoutingStats, BuildError> {
     let started = Instant::now();
@@ -108,7 +161,7 @@ pub fn build(
                         let Some(&(g, metric)) = jobs.get(i) else {
                             break;
                         };
-                        mine.push(prepare_graph(g, metric, pack_dir));
+                        mine.push(prepare_graph(g, &net, metric, how, pack_dir));
                     }
                     mine
                 })

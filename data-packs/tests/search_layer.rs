@@ -24,6 +24,7 @@ fn plan(layers: &[&str]) -> PackPlan {
         osm: vec!["osm-monaco".into()],
         layers: layers.iter().map(|s| s.to_string()).collect(),
         base: false,
+        routing: Default::default(),
     }
 }
 

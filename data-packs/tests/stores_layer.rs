@@ -28,6 +28,7 @@ fn andorra(out: &Path, layers: &[&str]) -> Option<std::path::PathBuf> {
         osm: vec!["osm-andorra".into()],
         layers: layers.iter().map(|s| s.to_string()).collect(),
         base: false,
+        routing: Default::default(),
     };
     Some(build::build_pack(&plan, "2026.11.24", &s, out, false, &mut |_, _, _| {}).unwrap())
 }

@@ -110,6 +110,7 @@ fn install_helsinki(s: &Server) {
             .map(|s| s.to_string())
             .collect(),
         base: false,
+        routing: Default::default(),
     };
     let dir = build::build_pack(
         &plan,

@@ -24,6 +24,7 @@ fn install(s: &Server, id: &str) {
             .map(|s| s.to_string())
             .collect(),
         base: false,
+        routing: Default::default(),
     };
     let dir = build::build_pack(
         &plan,

@@ -59,6 +59,7 @@ fn install_monaco(tmp: &Path, publisher: &Publisher) -> (std::path::PathBuf, std
             .map(|s| s.to_string())
             .collect(),
         base: false,
+        routing: Default::default(),
     };
     let dir = waymark_packs::build::build_pack(
         &plan,

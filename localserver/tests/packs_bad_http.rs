@@ -123,6 +123,7 @@ fn bad_packs_are_refused_and_the_installed_version_keeps_answering() {
             .map(|s| s.to_string())
             .collect(),
         base: false,
+        routing: Default::default(),
     };
     let out = s.dir.path().join("built");
     let built =

@@ -120,6 +120,7 @@ fn pack_installs_survive_sigkill_whole_or_not_at_all() {
             .map(|s| s.to_string())
             .collect(),
         base: false,
+        routing: Default::default(),
     };
     let built = waymark_packs::build::build_pack(
         &plan,

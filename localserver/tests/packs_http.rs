@@ -268,6 +268,7 @@ fn install_timezones(s: &Server) {
         osm: vec![],
         layers: vec!["timezones".into()],
         base: true,
+        routing: Default::default(),
     };
     let out = s.dir.path().join("built");
     let dir =

@@ -68,6 +68,7 @@ fn prepare(tmp: &Path, publisher: &Publisher) -> (Vec<StoreAsset>, PathBuf, Path
         osm: vec!["osm-monaco".into()],
         layers: vec!["places".into()],
         base: false,
+        routing: Default::default(),
     };
     let source =
         waymark_packs::stores::pack::customer_source("proprietary", "generated test stores");

@@ -32,6 +32,7 @@ fn bench(c: &mut Criterion) {
         osm: vec!["osm-monaco".into()],
         layers: vec!["places".into()],
         base: false,
+        routing: Default::default(),
     };
     let dir = waymark_packs::build::build_pack(
         &plan,

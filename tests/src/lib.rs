@@ -73,6 +73,7 @@ pub fn threewords_plan() -> PackPlan {
         osm: vec![],
         layers: vec![waymark_core::packs::schema::layers::THREEWORDS.to_string()],
         base: true,
+        routing: Default::default(),
     }
 }
 
@@ -266,6 +267,7 @@ pub fn stores_pack(
         osm: vec!["osm-monaco".into()],
         layers: vec!["places".into()],
         base: false,
+        routing: Default::default(),
     };
     let (dir, _) = waymark_packs::stores::pack::build_with_stores(
         &plan,

@@ -91,6 +91,7 @@ pub fn prepare(work: &Path) -> Prepared {
                 .map(|s| s.to_string())
                 .collect(),
             base: false,
+            routing: Default::default(),
         };
         let built = build::build_pack(
             &plan,

@@ -4,13 +4,18 @@
 //! cost (and both agree on which pairs are unreachable). In the time metric these are the
 //! hierarchy's searches; in the distance metric (no hierarchy, ADR 0006) the search directed
 //! towards the target and the router's per-origin matrix.
+//!
+//! The same check runs on hierarchies prepared in a nested-dissection order (ADR 0007), which
+//! the builder uses for graphs larger than the sample packs': prepared from each pack's turn
+//! graphs, stored and read back as a pack file would be.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use waymark_core::geo::Pt;
+use waymark_core::routing::ch::{ChGraph, PreparedFile};
 use waymark_core::routing::router::{SearchAlgorithm, direct, expand_sources, positions, targets};
 use waymark_core::routing::search::Dijkstra;
 use waymark_core::routing::snap::Snap;
-use waymark_core::routing::{Metric, Profile, Router};
+use waymark_core::routing::{Metric, Profile, Router, cch};
 use waymark_tests::{Rng, routing_pack};
 
 /// Random points near the network, snapped for `profile`.
@@ -143,6 +148,115 @@ fn check_pack(id: &str) {
             );
         }
     }
+}
+
+/// Nested-dissection hierarchies of every profile (time metric) of pack `id`: point-to-point
+/// and many-to-many equal Dijkstra on 1,000 pairs.
+fn check_nested_dissection(id: &str) {
+    let dir = routing_pack(id);
+    let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+    let r = Router::open(id, &dir, &conn).unwrap();
+    let mut rng = Rng::new(0x0d15 ^ id.len() as u64);
+    let metric = Metric::Time;
+    for profile in Profile::ALL {
+        let g = r.graph(profile);
+        let (up, stats) = cch::prepare(&g, metric, &cch::arc_ends(&g, &r.net)).unwrap();
+        assert!(stats.kept > g.arc_count(), "{id} {profile}: {stats:?}");
+        let bytes = PreparedFile::from_up(&g, metric, &up)
+            .unwrap()
+            .to_bytes()
+            .unwrap();
+        let file = PreparedFile::from_bytes(&bytes).unwrap();
+        let nd = ChGraph::load(file, &g, metric).unwrap();
+        let sources = random_snaps(&r, profile, 40, &mut rng);
+        let dests = random_snaps(&r, profile, 25, &mut rng);
+        assert_eq!(sources.len(), 40, "{id} {profile}: too few snapped points");
+        let mut d = Dijkstra::new(g.arc_count());
+        let all = |_: u32| true;
+        let m2m_sources: Vec<Vec<(u32, u64, u64)>> = sources
+            .iter()
+            .map(|s| {
+                expand_sources(&g, metric, &positions(&g, s, &all), &all)
+                    .iter()
+                    .map(|x| (x.0, x.1, x.2))
+                    .collect()
+            })
+            .collect();
+        let m2m_targets: Vec<Vec<(u32, u64, u64)>> = dests
+            .iter()
+            .map(|t| targets(&g, metric, &positions(&g, t, &all)))
+            .collect();
+        let matrix = nd.many_to_many(&m2m_sources, &m2m_targets);
+        let mut reachable = 0;
+        for (i, s) in sources.iter().enumerate() {
+            let want = dijkstra_costs(&r, profile, metric, s, &dests, &mut d);
+            let from: Vec<(u32, u64)> = m2m_sources[i].iter().map(|x| (x.0, x.1)).collect();
+            for (j, t) in dests.iter().enumerate() {
+                let direct = direct(&g, metric, &positions(&g, s, &all), &positions(&g, t, &all))
+                    .map(|x| x.0);
+                let with_direct = |c: Option<u64>| match (c, direct) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                let to: Vec<(u32, u64)> = m2m_targets[j].iter().map(|x| (x.0, x.1)).collect();
+                let p2p = with_direct(nd.shortest(&from, &to).map(|x| x.0));
+                assert_eq!(
+                    p2p, want[j],
+                    "{id} {profile}: nested-dissection CH and Dijkstra differ from {s:?} to {t:?}"
+                );
+                let m = with_direct(matrix[i][j].map(|c| c.0));
+                assert_eq!(
+                    m, want[j],
+                    "{id} {profile}: nested-dissection many-to-many and Dijkstra differ"
+                );
+                reachable += usize::from(want[j].is_some());
+            }
+        }
+        assert!(
+            reachable > 500,
+            "{id} {profile}: only {reachable} of 1000 pairs connected"
+        );
+    }
+}
+
+#[test]
+fn andorra_nested_dissection_hierarchies_equal_dijkstra() {
+    check_nested_dissection("andorra");
+}
+
+#[test]
+fn monaco_nested_dissection_hierarchies_equal_dijkstra() {
+    check_nested_dissection("monaco");
+}
+
+#[test]
+fn liechtenstein_nested_dissection_hierarchies_equal_dijkstra() {
+    check_nested_dissection("liechtenstein");
+}
+
+#[test]
+fn neubrandenburg_nested_dissection_hierarchies_equal_dijkstra() {
+    check_nested_dissection("neubrandenburg");
+}
+
+#[test]
+fn munchen_nested_dissection_hierarchies_equal_dijkstra() {
+    check_nested_dissection("munchen");
+}
+
+#[test]
+fn london_nested_dissection_hierarchies_equal_dijkstra() {
+    check_nested_dissection("london");
+}
+
+#[test]
+fn porto_nested_dissection_hierarchies_equal_dijkstra() {
+    check_nested_dissection("porto");
+}
+
+#[test]
+fn helsinki_nested_dissection_hierarchies_equal_dijkstra() {
+    check_nested_dissection("helsinki");
 }
 
 #[test]

@@ -33,6 +33,7 @@ fn fixture() -> &'static Fixture {
                 .map(|s| s.to_string())
                 .collect(),
             base: false,
+            routing: Default::default(),
         };
         let (engine, publisher) = waymark_tests::engine_with_pack(&plan, dir.path());
         Fixture {

@@ -17,6 +17,7 @@ fn engine_with_world_timezones(tmp: &Path) -> (std::sync::Arc<Engine>, Caller) {
         osm: vec![],
         layers: vec!["timezones".into()],
         base: true,
+        routing: Default::default(),
     };
     let (engine, publisher) = waymark_tests::engine_with_pack(&plan, tmp);
     (engine, waymark_tests::private_caller(&publisher))

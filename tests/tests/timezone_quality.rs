@@ -183,6 +183,7 @@ fn ten_thousand_land_points_agree_with_an_independent_finder() {
         osm: vec![],
         layers: vec!["timezones".into()],
         base: true,
+        routing: Default::default(),
     };
     let (engine, publisher) = waymark_tests::engine_with_pack(&plan, tmp.path());
     let caller = waymark_tests::private_caller(&publisher);

@@ -167,6 +167,15 @@ impl PreparedFile {
     /// The file of `graph`, prepared from `g` in `metric` (encoded, and checked to decode to
     /// the same hierarchy).
     pub fn new(g: &TurnGraph, metric: Metric, graph: &FastGraph) -> Result<PreparedFile, ChError> {
+        Self::from_up(g, metric, &FastGraph32::new(graph))
+    }
+
+    /// [`PreparedFile::new`] of a hierarchy in its 32-bit layout.
+    pub fn from_up(
+        g: &TurnGraph,
+        metric: Metric,
+        graph: &FastGraph32,
+    ) -> Result<PreparedFile, ChError> {
         Ok(PreparedFile {
             magic: MAGIC.to_string(),
             version: FILE_VERSION,
@@ -174,7 +183,7 @@ impl PreparedFile {
             metric: metric.name().to_string(),
             signature: g.signature(metric),
             arcs: g.arc_count() as u32,
-            graph: compact::encode(g, metric, graph)?,
+            graph: compact::encode32(g, metric, graph)?,
         })
     }
 
@@ -245,6 +254,11 @@ impl ChGraph {
             g,
             metric,
         ))
+    }
+
+    /// Wraps a hierarchy in its 32-bit layout, prepared from `g` in `metric`.
+    pub fn from_up(up: FastGraph32, g: &TurnGraph, metric: Metric) -> ChGraph {
+        Self::from_parts(up.clone().convert_to_usize(), up, g, metric)
     }
 
     /// Wraps a hierarchy prepared from `g` in `metric`.

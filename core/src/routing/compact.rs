@@ -119,7 +119,7 @@ impl Stream<'_> {
 
 /// The weight `fast_paths` was given for transition `t` from `a` (see
 /// [`super::ch::input_graph`]).
-fn transition_weight(g: &TurnGraph, metric: Metric, a: u32, t: u32) -> u32 {
+pub(crate) fn transition_weight(g: &TurnGraph, metric: Metric, a: u32, t: u32) -> u32 {
     g.transition_cost(metric, a, t)
         .clamp(1, u64::from(INVALID - 1)) as u32
 }
@@ -171,7 +171,11 @@ fn candidates(
 
 /// Encodes `fast`, prepared from `g` in `metric`, and checks that decoding gives it back.
 pub fn encode(g: &TurnGraph, metric: Metric, fast: &FastGraph) -> Result<Encoded, CodecError> {
-    let up = FastGraph32::new(fast);
+    encode32(g, metric, &FastGraph32::new(fast))
+}
+
+/// [`encode`] of a hierarchy in its 32-bit layout.
+pub fn encode32(g: &TurnGraph, metric: Metric, up: &FastGraph32) -> Result<Encoded, CodecError> {
     let n = up.ranks.len();
     let bad = |m: &str| CodecError::Unrepresentable(m.to_string());
     if n != g.arc_count() + 1 {
@@ -254,7 +258,7 @@ pub fn encode(g: &TurnGraph, metric: Metric, fast: &FastGraph) -> Result<Encoded
         payload,
     };
     let back = decode_hierarchy(&encoded, g, metric).map_err(|e| bad(&e.to_string()))?;
-    if let Some(what) = difference(&up, &back) {
+    if let Some(what) = difference(up, &back) {
         return Err(bad(&format!("decoding gives another {what}")));
     }
     Ok(encoded)
@@ -300,26 +304,26 @@ fn difference(a: &FastGraph32, b: &Hierarchy) -> Option<&'static str> {
 /// An edge of a hierarchy, as `fast_paths` stores it in its 32-bit layout (whose edge type
 /// it does not export).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Edge {
-    base_node: u32,
-    adj_node: u32,
-    weight: u32,
-    replaced_in_edge: u32,
-    replaced_out_edge: u32,
+pub(crate) struct Edge {
+    pub(crate) base_node: u32,
+    pub(crate) adj_node: u32,
+    pub(crate) weight: u32,
+    pub(crate) replaced_in_edge: u32,
+    pub(crate) replaced_out_edge: u32,
 }
 
 /// A decoded hierarchy, the fields of [`FastGraph32`].
 #[derive(Debug, Default)]
-struct Hierarchy {
-    ranks: Vec<u32>,
-    edges_fwd: Vec<Edge>,
-    first_edge_ids_fwd: Vec<u32>,
-    edges_bwd: Vec<Edge>,
-    first_edge_ids_bwd: Vec<u32>,
+pub(crate) struct Hierarchy {
+    pub(crate) ranks: Vec<u32>,
+    pub(crate) edges_fwd: Vec<Edge>,
+    pub(crate) first_edge_ids_fwd: Vec<u32>,
+    pub(crate) edges_bwd: Vec<Edge>,
+    pub(crate) first_edge_ids_bwd: Vec<u32>,
 }
 
 impl Hierarchy {
-    fn into_fast32(self) -> Result<FastGraph32, CodecError> {
+    pub(crate) fn into_fast32(self) -> Result<FastGraph32, CodecError> {
         // `FastGraph32`'s edges are built through their `Deserialize` (a struct reads a
         // sequence of its fields).
         fn edges<T: for<'de> Deserialize<'de>>(v: Vec<Edge>) -> Result<Vec<T>, CodecError> {

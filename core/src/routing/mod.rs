@@ -7,6 +7,8 @@
 //! * [`ch`]: contraction hierarchies prepared with `fast_paths` at build time and stored in
 //!   the pack (`routing/<profile>-time.fp`: the time metric only, ADR 0006), point-to-point
 //!   and many-to-many queries;
+//! * [`cch`]: the same hierarchies prepared in a nested-dissection order (customisable CH,
+//!   ADR 0007), for networks too large for `fast_paths`' contraction;
 //! * [`compact`]: the compact, zstd-compressed encoding of a stored hierarchy (ADR 0005);
 //! * [`search`]: Dijkstra (reference, query-time avoidance, isochrones) and its directed form
 //!   (A*) that answers the distance metric;
@@ -15,6 +17,7 @@
 //!   snap onto the main network unless the other end is on the same piece;
 //! * [`router`]: [`Router`], all of it for one pack, loaded lazily, and the
 //!   [`SearchAlgorithm`] a path search runs.
+pub mod cch;
 pub mod ch;
 pub mod compact;
 pub mod graph;
