@@ -64,6 +64,13 @@ pub struct Encoded {
 
 /// zstd level of the payload (built once, read on every device).
 const LEVEL: i32 = 19;
+/// Raw streams longer than this (hierarchies of over a million arcs) are compressed at
+/// [`LEVEL_LARGE`]: on the 4.77 M-node city's walking graph (99 MB of streams) level 19 takes
+/// 57 s for 17.2 MB, level 15 26 s for 19.4 MB, level 12 5.8 s for 20.5 MB
+/// (`docs/performance.md`, issue 24, "Build cost with nested dissection").
+const LARGE_RAW: usize = 16 << 20;
+/// zstd level of payloads over [`LARGE_RAW`].
+const LEVEL_LARGE: i32 = 15;
 
 fn put(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -244,7 +251,12 @@ pub fn encode32(g: &TurnGraph, metric: Metric, up: &FastGraph32) -> Result<Encod
         *len = u32::try_from(s.len()).map_err(|_| bad("a stream is too long"))?;
         raw.extend_from_slice(s);
     }
-    let payload = zstd::bulk::Compressor::new(LEVEL)
+    let level = if raw.len() > LARGE_RAW {
+        LEVEL_LARGE
+    } else {
+        LEVEL
+    };
+    let payload = zstd::bulk::Compressor::new(level)
         .and_then(|mut c| {
             c.include_checksum(true)?;
             c.compress(&raw)
