@@ -15,7 +15,7 @@ use waymark_core::routing::ch::{ChGraph, PreparedFile};
 use waymark_core::routing::router::{SearchAlgorithm, direct, expand_sources, positions, targets};
 use waymark_core::routing::search::Dijkstra;
 use waymark_core::routing::snap::Snap;
-use waymark_core::routing::{Metric, Profile, Router, cch};
+use waymark_core::routing::{Metric, Profile, Router, TurnGraph, cch};
 use waymark_tests::{Rng, routing_pack};
 
 /// Random points near the network, snapped for `profile`.
@@ -79,6 +79,26 @@ fn some(snaps: &[Snap]) -> Vec<Option<Snap>> {
     snaps.iter().copied().map(Some).collect()
 }
 
+/// The many-to-many inputs of snapped sources and targets: `(arc, weight, second weight)`.
+type M2m = Vec<Vec<(u32, u64, u64)>>;
+fn m2m_inputs(g: &TurnGraph, metric: Metric, sources: &[Snap], dests: &[Snap]) -> (M2m, M2m) {
+    let all = |_: u32| true;
+    let from = sources
+        .iter()
+        .map(|s| {
+            expand_sources(g, metric, &positions(g, s, &all), &all)
+                .iter()
+                .map(|x| (x.0, x.1, x.2))
+                .collect()
+        })
+        .collect();
+    let to = dests
+        .iter()
+        .map(|t| targets(g, metric, &positions(g, t, &all)))
+        .collect();
+    (from, to)
+}
+
 fn check_pack(id: &str) {
     let dir = routing_pack(id);
     let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
@@ -100,19 +120,7 @@ fn check_pack(id: &str) {
             assert_eq!(sources.len(), 40, "{id} {profile}: too few snapped points");
             let mut d = Dijkstra::new(g.arc_count());
             let all = |_: u32| true;
-            let m2m_sources: Vec<Vec<(u32, u64, u64)>> = sources
-                .iter()
-                .map(|s| {
-                    expand_sources(&g, metric, &positions(&g, s, &all), &all)
-                        .iter()
-                        .map(|x| (x.0, x.1, x.2))
-                        .collect()
-                })
-                .collect();
-            let m2m_targets: Vec<Vec<(u32, u64, u64)>> = dests
-                .iter()
-                .map(|t| targets(&g, metric, &positions(&g, t, &all)))
-                .collect();
+            let (m2m_sources, m2m_targets) = m2m_inputs(&g, metric, &sources, &dests);
             let matrix = match &ch {
                 Some(ch) => ch.many_to_many(&m2m_sources, &m2m_targets),
                 None => r.matrix(profile, metric, &some(&sources), &some(&dests), None),
@@ -173,19 +181,7 @@ fn check_nested_dissection(id: &str) {
         assert_eq!(sources.len(), 40, "{id} {profile}: too few snapped points");
         let mut d = Dijkstra::new(g.arc_count());
         let all = |_: u32| true;
-        let m2m_sources: Vec<Vec<(u32, u64, u64)>> = sources
-            .iter()
-            .map(|s| {
-                expand_sources(&g, metric, &positions(&g, s, &all), &all)
-                    .iter()
-                    .map(|x| (x.0, x.1, x.2))
-                    .collect()
-            })
-            .collect();
-        let m2m_targets: Vec<Vec<(u32, u64, u64)>> = dests
-            .iter()
-            .map(|t| targets(&g, metric, &positions(&g, t, &all)))
-            .collect();
+        let (m2m_sources, m2m_targets) = m2m_inputs(&g, metric, &sources, &dests);
         let matrix = nd.many_to_many(&m2m_sources, &m2m_targets);
         let mut reachable = 0;
         for (i, s) in sources.iter().enumerate() {
