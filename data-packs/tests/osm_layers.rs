@@ -348,10 +348,7 @@ fn neubrandenburg_restrictions_addresses_places() {
     // not count a multipolygon relation). 0.5 % tolerance for such counting differences.
     let addresses = count(&conn, "SELECT count(*) FROM addresses");
     assert!((10_210..=10_312).contains(&addresses), "{addresses}");
-    assert_eq!(
-        count(&conn, "SELECT count(*) FROM addresses_rtree"),
-        addresses
-    );
+    assert_grid_holds_every_point(&conn, "addresses_grid", "address_points");
     // The shared parts: far fewer rows than addresses, none unused, none repeated.
     let parts = count(&conn, "SELECT count(*) FROM address_parts");
     assert!(parts * 5 < addresses, "{parts} parts for {addresses}");
@@ -537,10 +534,7 @@ fn check_poi_vocabulary(conn: &Connection) {
             assert!(w[0].starts_with(&format!("{}.", w[1])), "{types}");
         }
     }
-    assert_eq!(
-        count(conn, "SELECT count(*) FROM pois_rtree"),
-        count(conn, "SELECT count(*) FROM pois")
-    );
+    assert_grid_holds_every_point(conn, "pois_grid", "poi_points");
     // Each type list is stored once, and every POI finds its own through the view.
     assert_eq!(
         count(conn, "SELECT count(*) FROM poi_typesets"),
@@ -866,4 +860,40 @@ fn ring_assembly_joins_three_ways() {
         vec![9, 10, 8],
     ]);
     assert_eq!((rings.closed.len(), rings.open), (3, 0));
+}
+
+/// Every point of `points` is in its own cell of the grid `grid` (pack format 5), once.
+fn assert_grid_holds_every_point(conn: &Connection, grid: &str, points: &str) {
+    use waymark_core::packs::grid::{cell_of, decode_ids};
+    let mut in_grid = std::collections::HashMap::new();
+    let mut st = conn
+        .prepare(&format!("SELECT cell, ids FROM {grid}"))
+        .unwrap();
+    let mut rows = st.query([]).unwrap();
+    while let Some(r) = rows.next().unwrap() {
+        let cell: i64 = r.get(0).unwrap();
+        let mut ids = Vec::new();
+        decode_ids(r.get_ref(1).unwrap().as_blob().unwrap(), &mut ids);
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        for id in ids {
+            assert!(in_grid.insert(id, cell).is_none(), "{grid}: id {id} twice");
+        }
+    }
+    let mut st = conn
+        .prepare(&format!("SELECT id, lat, lng FROM {points}"))
+        .unwrap();
+    let pts: Vec<(i64, f64, f64)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(!pts.is_empty());
+    assert_eq!(pts.len(), in_grid.len(), "{grid}");
+    for (id, lat, lng) in pts {
+        assert_eq!(
+            in_grid.get(&id),
+            Some(&cell_of(lat, lng)),
+            "{grid}: id {id}"
+        );
+    }
 }

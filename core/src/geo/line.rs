@@ -35,6 +35,12 @@ impl LocalProjection {
         [p.lng * self.kx, p.lat * self.ky]
     }
 
+    /// The factors of [`LocalProjection::project`]: metres per degree of longitude and of
+    /// latitude.
+    pub fn factors(&self) -> (f64, f64) {
+        (self.kx, self.ky)
+    }
+
     /// Back to degrees.
     pub fn unproject(&self, xy: [f64; 2]) -> Pt {
         Pt::new(xy[1] / self.ky, xy[0] / self.kx)

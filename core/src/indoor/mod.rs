@@ -271,6 +271,9 @@ pub enum ReadError {
     /// The graph blob.
     #[error("graph: {0}")]
     Graph(String),
+    /// A compressed `properties` or `shape` (pack format 5).
+    #[error("feature text: {0}")]
+    Text(#[from] std::io::Error),
     /// tantivy.
     #[error("index: {0}")]
     Index(#[from] tantivy::TantivyError),
@@ -347,9 +350,10 @@ pub fn read_venue(conn: &Connection, id: &str) -> Result<VenueData, ReadError> {
             "SELECT id, kind, level_min, level_max, name, ref, category, building, properties, \
              shape, lat, lng FROM indoor_features WHERE venue_id = ?1 ORDER BY id",
         )?;
+        let text = crate::packs::schema::IndoorText::load(conn)?;
         let mut rows = st.query([id])?;
         while let Some(r) = rows.next()? {
-            let tags: Value = serde_json::from_str(&r.get::<_, String>(8)?)?;
+            let tags: Value = serde_json::from_str(&text.properties(r.get_ref(8)?)?)?;
             features.push(FeatureRow {
                 id: r.get(0)?,
                 kind: r.get(1)?,
@@ -360,7 +364,7 @@ pub fn read_venue(conn: &Connection, id: &str) -> Result<VenueData, ReadError> {
                 category: r.get(6)?,
                 building: r.get(7)?,
                 tags: tags.as_object().cloned().unwrap_or_default(),
-                shape: serde_json::from_str(&r.get::<_, String>(9)?)?,
+                shape: serde_json::from_str(&text.shape(r.get_ref(9)?)?)?,
                 pt: Pt::new(r.get(10)?, r.get(11)?),
             });
         }

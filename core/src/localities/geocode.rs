@@ -507,24 +507,33 @@ fn nearest_address(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item
     for pack in idx.packs_near(lat, lng, REVERSE_ADDRESS_M) {
         let conn = idx.sqlite(pack);
         let b = box_around(lat, lng, REVERSE_ADDRESS_M);
-        let Ok(mut st) = conn.prepare_cached(
-            "SELECT a.osm_type, a.osm_id, a.lat, a.lng FROM addresses a \
-             JOIN addresses_rtree r ON a.id = r.id \
-             WHERE r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 AND r.min_lng <= ?4",
-        ) else {
+        // The point grid (pack format 5) gives the ids of the cells around the box, points at
+        // the same position in the order the R-tree of formats 1-4 gave them (the first of
+        // equally near addresses wins).
+        let Ok(ids) = crate::packs::grid::ids_in_cells(&conn, "addresses_grid", b) else {
             continue;
         };
-        let Ok(rows) = st.query_map(b, |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, f64>(2)?,
-                r.get::<_, f64>(3)?,
-            ))
-        }) else {
+        let Ok(mut st) =
+            conn.prepare_cached("SELECT osm_type, osm_id, lat, lng FROM addresses WHERE id = ?1")
+        else {
             continue;
         };
-        for (t, id, alat, alng) in rows.flatten() {
+        let rows = ids.into_iter().filter_map(|id| {
+            st.query_row([id], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, f64>(2)?,
+                    r.get::<_, f64>(3)?,
+                ))
+            })
+            .ok()
+        });
+        for (t, id, alat, alng) in rows {
+            // Exactly the points the R-tree of formats 1-4 gave for this box.
+            if !crate::packs::grid::rtree_point_hit(alat, alng, b) {
+                continue;
+            }
             let d = haversine_m(Pt::new(lat, lng), Pt::new(alat, alng));
             if d <= REVERSE_ADDRESS_M && best.as_ref().is_none_or(|b| d < b.0) {
                 best = Some((d, osm_public_id("addr", &t, id)));

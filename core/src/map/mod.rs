@@ -446,21 +446,17 @@ fn places(
 }
 
 fn pois(conn: &rusqlite::Connection, bbox: [f64; 4], out: &mut Collected) -> rusqlite::Result<()> {
+    // The point grid (pack format 5) gives the ids, ascending, of the cells around the box.
+    let ids = crate::packs::grid::ids_in(conn, "pois_grid", box_params(bbox))?;
     let mut st = conn.prepare_cached(
-        "SELECT p.types, p.name, p.lat, p.lng FROM pois p JOIN pois_rtree r ON p.id = r.id \
-         WHERE r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 AND r.min_lng <= ?4 \
-         AND p.name IS NOT NULL AND p.name != '' ORDER BY p.id",
+        "SELECT p.types, p.name, p.lat, p.lng FROM pois p \
+         WHERE p.id = ?1 AND p.name IS NOT NULL AND p.name != ''",
     )?;
-    let rows = st.query_map(box_params(bbox), |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, f64>(2)?,
-            r.get::<_, f64>(3)?,
-        ))
-    })?;
-    for row in rows {
-        let (types, name, lat, lng) = row?;
+    for id in ids {
+        let mut rows = st.query([id])?;
+        let Some(r) = rows.next()? else { continue };
+        let (types, name, lat, lng): (String, String, f64, f64) =
+            (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
         if !inside(bbox, lat, lng) {
             continue;
         }

@@ -31,8 +31,11 @@ use crate::auth::keys::{Publisher, PublisherKey};
 /// `address_parts`, `poi_typesets`)
 /// and the road R-tree has one box per way (`road_ways_rtree`); `4` since the search index
 /// keeps `lat`, `lng` and `rank` as fast fields only (search schema 2), `data.sqlite` has no
-/// `sqlite_stat4` and POI tags are zstd frames with a per-pack dictionary (`poi_tag_dicts`).
-pub const FORMAT_VERSION: u32 = 4;
+/// `sqlite_stat4` and POI tags are zstd frames with a per-pack dictionary (`poi_tag_dicts`);
+/// `5` since addresses and POIs are found through point grids (`addresses_grid`, `pois_grid`,
+/// [`super::grid`]) instead of R-trees and the search index keeps no term frequencies and no
+/// field norms for the fields only constant-score queries read (search schema 3).
+pub const FORMAT_VERSION: u32 = 5;
 
 /// One file of the pack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,7 +5,8 @@
 //! Google-encoded polylines with precision 6 (`geometry` TEXT); area geometries are GeoJSON
 //! geometry objects (`shape` TEXT); languages are ISO 639-1 codes, `''` for the default name;
 //! every spatial table has an R-tree `<table>_rtree(id, min_lat, max_lat, min_lng, max_lng)`
-//! whose `id` is the row id of the table. A layer's tables exist in every pack (empty when the
+//! whose `id` is the row id of the table, except the point tables of addresses and POIs, which
+//! have a point grid `<layer>_grid` instead (pack format 5, [`super::grid`]). A layer's tables exist in every pack (empty when the
 //! layer is absent), so readers never have to test for a table.
 //!
 //! ```
@@ -235,8 +236,9 @@ CREATE VIEW IF NOT EXISTS addresses AS
            a.street AS street, a.place AS place, a.postcode AS postcode, a.city AS city,
            a.country_code AS country_code, p.lat AS lat, p.lng AS lng
     FROM address_points p JOIN address_parts a ON a.id = p.parts;
--- No index on street: addresses are found through the search index and the R-tree.
-CREATE VIRTUAL TABLE IF NOT EXISTS addresses_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
+-- No index on street: addresses are found through the search index and the point grid
+-- (pack format 5: `packs::grid`, in place of the R-tree `addresses_rtree`).
+CREATE TABLE IF NOT EXISTS addresses_grid (cell INTEGER PRIMARY KEY, ids BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS address_interpolations (
     id             INTEGER PRIMARY KEY,
     osm_id         INTEGER NOT NULL,
@@ -286,7 +288,8 @@ CREATE VIEW IF NOT EXISTS pois AS
            p.name AS name, p.lat AS lat, p.lng AS lng, p.street AS street,
            p.housenumber AS housenumber, p.postcode AS postcode, p.city AS city, p.tags AS tags
     FROM poi_points p JOIN poi_typesets t ON t.id = p.typeset;
-CREATE VIRTUAL TABLE IF NOT EXISTS pois_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
+-- Point grid (pack format 5: `packs::grid`, in place of the R-tree `pois_rtree`).
+CREATE TABLE IF NOT EXISTS pois_grid (cell INTEGER PRIMARY KEY, ids BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS poi_names (
     poi_id INTEGER NOT NULL REFERENCES poi_points(id),
     lang   TEXT NOT NULL,
@@ -334,6 +337,82 @@ impl PoiTags {
     }
 }
 
+/// Decoder of `indoor_features.properties` and `indoor_features.shape` (pack format 5): each
+/// is JSON text, or one zstd frame of that text compressed with the pack's dictionary for the
+/// column (`indoor_dicts` row [`IndoorText::PROPERTIES_DICT`] or [`IndoorText::SHAPE_DICT`];
+/// no row: frames without a dictionary). The OSM builder compresses its rows; rows added
+/// later by a venue file stay text.
+#[derive(Debug, Clone, Default)]
+pub struct IndoorText {
+    properties: Option<Vec<u8>>,
+    shape: Option<Vec<u8>>,
+}
+
+impl IndoorText {
+    /// Row id of the dictionary of `properties` in `indoor_dicts`.
+    pub const PROPERTIES_DICT: i64 = 1;
+    /// Row id of the dictionary of `shape` in `indoor_dicts`.
+    pub const SHAPE_DICT: i64 = 2;
+
+    /// Reads the pack's dictionaries.
+    pub fn load(conn: &rusqlite::Connection) -> rusqlite::Result<Self> {
+        use rusqlite::OptionalExtension as _;
+        let dict = |id: i64| {
+            conn.query_row("SELECT dict FROM indoor_dicts WHERE id = ?1", [id], |r| {
+                r.get::<_, Vec<u8>>(0)
+            })
+            .optional()
+        };
+        Ok(Self {
+            properties: dict(Self::PROPERTIES_DICT)?,
+            shape: dict(Self::SHAPE_DICT)?,
+        })
+    }
+
+    /// The dictionary of dictionary row `id`, if the pack has it.
+    pub fn dict(&self, id: i64) -> Option<&[u8]> {
+        match id {
+            Self::PROPERTIES_DICT => self.properties.as_deref(),
+            Self::SHAPE_DICT => self.shape.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The JSON text of a `properties` value.
+    pub fn properties(&self, v: rusqlite::types::ValueRef<'_>) -> std::io::Result<String> {
+        Self::decode(self.properties.as_deref(), v)
+    }
+
+    /// The JSON text of a `shape` value.
+    pub fn shape(&self, v: rusqlite::types::ValueRef<'_>) -> std::io::Result<String> {
+        Self::decode(self.shape.as_deref(), v)
+    }
+
+    fn decode(dict: Option<&[u8]>, v: rusqlite::types::ValueRef<'_>) -> std::io::Result<String> {
+        use rusqlite::types::ValueRef;
+        use std::io::Read as _;
+        let blob = match v {
+            ValueRef::Text(t) => {
+                return String::from_utf8(t.to_vec())
+                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e));
+            }
+            ValueRef::Blob(b) => b,
+            _ => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "indoor feature text is neither text nor a blob",
+                ));
+            }
+        };
+        let mut out = String::new();
+        match dict {
+            Some(d) => zstd::stream::Decoder::with_dictionary(blob, d)?.read_to_string(&mut out)?,
+            None => zstd::stream::Decoder::new(blob)?.read_to_string(&mut out)?,
+        };
+        Ok(out)
+    }
+}
+
 /// Indoor venues from OSM indoor tagging or a venue file (IMDF-like GeoJSON). `venue_id` is
 /// `osm-<type>-<id>` of the building (or site) that contains the indoor features, or
 /// `imdf-<venue id>`. A feature's `id` is stable across rebuilds
@@ -367,12 +446,16 @@ CREATE TABLE IF NOT EXISTS indoor_features (
     ref         TEXT,
     category    TEXT,
     building    TEXT,
-    properties  TEXT NOT NULL,
-    shape       TEXT NOT NULL,
+    properties  BLOB NOT NULL,
+    shape       BLOB NOT NULL,
     lat         REAL NOT NULL,
     lng         REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS indoor_features_venue ON indoor_features(venue_id);
+CREATE TABLE IF NOT EXISTS indoor_dicts (
+    id          INTEGER PRIMARY KEY,
+    dict        BLOB NOT NULL
+);
 CREATE TABLE IF NOT EXISTS indoor_graphs (
     venue_id  TEXT PRIMARY KEY NOT NULL REFERENCES indoor_venues(venue_id),
     version   INTEGER NOT NULL,
@@ -525,13 +608,13 @@ mod tests {
         create_all(&conn).unwrap();
         create_all(&conn).unwrap();
         conn.execute(
-            "INSERT INTO pois_rtree(id, min_lat, max_lat, min_lng, max_lng) VALUES (1, 1, 2, 3, 4)",
+            "INSERT INTO places_rtree(id, min_lat, max_lat, min_lng, max_lng) VALUES (1, 1, 2, 3, 4)",
             [],
         )
         .unwrap();
         let n: i64 = conn
             .query_row(
-                "SELECT count(*) FROM pois_rtree WHERE min_lat <= 1.5 AND max_lat >= 1.5",
+                "SELECT count(*) FROM places_rtree WHERE min_lat <= 1.5 AND max_lat >= 1.5",
                 [],
                 |r| r.get(0),
             )

@@ -50,7 +50,7 @@ use tantivy::tokenizer::{AsciiFoldingFilter, LowerCaser, SimpleTokenizer, TextAn
 pub const SEARCH_DIR: &str = "search";
 
 /// Version of the index schema, recorded in the commit payload of the index.
-pub const SEARCH_SCHEMA_VERSION: u32 = 2;
+pub const SEARCH_SCHEMA_VERSION: u32 = 3;
 
 /// The commit payload the builder writes and the reader checks.
 pub fn commit_payload() -> String {
@@ -128,16 +128,28 @@ pub struct SearchFields {
 /// The schema and its fields.
 pub fn schema() -> (Schema, SearchFields) {
     let mut b = Schema::builder();
+    // Search schema 3 (pack format 5): every query on these fields is a constant-score one
+    // (`localities::index`), so neither term frequencies (a document's tokens are distinct
+    // anyway) nor field norms (BM25's length) are kept for them.
     let text = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer("whitespace")
-            .set_index_option(IndexRecordOption::WithFreqs),
+            .set_index_option(IndexRecordOption::Basic)
+            .set_fieldnorms(false),
     );
+    let filter = TextOptions::default()
+        .set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer("raw")
+                .set_index_option(IndexRecordOption::Basic)
+                .set_fieldnorms(false),
+        )
+        .set_stored();
     let fields = SearchFields {
         public_id: b.add_text_field("public_id", STRING | STORED),
-        kind: b.add_text_field("kind", STRING | STORED),
-        types: b.add_text_field("types", STRING | STORED),
-        cc: b.add_text_field("cc", STRING | STORED),
+        kind: b.add_text_field("kind", filter.clone()),
+        types: b.add_text_field("types", filter.clone()),
+        cc: b.add_text_field("cc", filter),
         names: b.add_text_field("names", text.clone()),
         context: b.add_text_field("context", text),
         street_key: b.add_text_field("street_key", STRING),

@@ -17,9 +17,9 @@
 use std::collections::HashMap;
 
 use rusqlite::{Transaction, params};
-use waymark_core::geo::{BBox, Pt, encode_polyline6};
+use waymark_core::geo::{Pt, encode_polyline6};
 
-use super::models::{Interner, OsmData, OsmError, OsmNode, OsmStats, Tags, rtree_insert};
+use super::models::{Interner, OsmData, OsmError, OsmNode, OsmStats, Tags};
 
 fn leading_number(v: &str) -> Option<i64> {
     let d: String = v
@@ -49,9 +49,6 @@ pub fn build(
         r.get(0)
     })?;
     let mut parts: Interner<[Option<String>; 5]> = Interner::new(after);
-    let mut rt = tx.prepare(
-        "INSERT INTO addresses_rtree(id, min_lat, max_lat, min_lng, max_lng) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
     let mut id: i64 = tx.query_row("SELECT coalesce(max(id), 0) FROM address_points", [], |r| {
         r.get(0)
     })?;
@@ -73,7 +70,6 @@ pub fn build(
                 .map(|_| ())
         })?;
         ins.execute(params![id, osm_type, osm_id, hn, part, p.lat, p.lng])?;
-        rtree_insert(&mut rt, id, BBox::point(p))?;
         stats.addresses += 1;
         Ok(())
     };
@@ -97,6 +93,7 @@ pub fn build(
             write("relation", r.id, &r.tags, p)?;
         }
     }
+    waymark_core::packs::grid::rebuild(tx, "addresses_grid", "address_points")?;
     progress("addresses:points", 1, 2);
 
     let addr_nodes: HashMap<i64, &OsmNode> = data

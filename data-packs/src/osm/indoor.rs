@@ -38,7 +38,9 @@
 //!   [`waymark_core::indoor::osm_feature_id`]); `category` the first of `shop`, `amenity`,
 //!   `room` (not `yes`), `office`, `tourism`; `building` the venue id; `properties` every tag;
 //!   `shape` GeoJSON (`Point` for nodes, `Polygon` for closed ways, `LineString` for open ones,
-//!   the assembled area for relations); `lat`/`lng` a point inside.
+//!   the assembled area for relations); `lat`/`lng` a point inside. `properties` and `shape`
+//!   are stored as zstd frames with a per-pack dictionary per column (pack format 5,
+//!   [`waymark_core::packs::schema::IndoorText`]).
 //! * **Graph**: [`waymark_core::indoor::graph::build`] over the venue's features and, when the
 //!   roads layer is built with it, the foot-accessible road edges within 40 m of the venue
 //!   (kind `outdoor`, level 0); stored when it has edges.
@@ -777,7 +779,62 @@ pub fn build(
             ])?;
         }
     }
+    compress_feature_text(tx)?;
     progress("indoor", 3, 3);
+    Ok(())
+}
+
+/// zstd level of the feature text frames (written once at pack build).
+const TEXT_LEVEL: i32 = 19;
+
+/// Replaces each `indoor_features.properties` and `shape` still stored as JSON text by one
+/// zstd frame (pack format 5), compressed with the pack's dictionary for the column: the one
+/// already in `indoor_dicts`, else one trained on these rows (about a tenth of their bytes,
+/// 1-8 KiB; none for fewer than 64 rows or 8 KiB of text, where a dictionary does not pay).
+/// The text goes back with [`waymark_core::packs::schema::IndoorText`].
+fn compress_feature_text(tx: &Transaction<'_>) -> Result<(), OsmError> {
+    use waymark_core::packs::schema::IndoorText;
+    let err = |e: std::io::Error| OsmError::Compress(format!("indoor features: {e}"));
+    let known = IndoorText::load(tx)?;
+    for (column, dict_id) in [
+        ("properties", IndoorText::PROPERTIES_DICT),
+        ("shape", IndoorText::SHAPE_DICT),
+    ] {
+        let rows: Vec<(i64, String)> = {
+            let mut st = tx.prepare(&format!(
+                "SELECT id, {column} FROM indoor_features WHERE typeof({column}) = 'text' ORDER BY id"
+            ))?;
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?
+        };
+        if rows.is_empty() {
+            continue;
+        }
+        let mut dict = known.dict(dict_id).map(<[u8]>::to_vec);
+        let total: usize = rows.iter().map(|(_, t)| t.len()).sum();
+        if dict.is_none() && rows.len() >= 64 && total >= 8192 {
+            let samples: Vec<&[u8]> = rows.iter().map(|(_, t)| t.as_bytes()).collect();
+            // Training can fail on samples too alike or too few: frames without a dictionary.
+            if let Ok(d) = zstd::dict::from_samples(&samples, (total / 10).clamp(1024, 8192)) {
+                tx.execute(
+                    "INSERT INTO indoor_dicts(id, dict) VALUES (?1, ?2)",
+                    params![dict_id, d],
+                )?;
+                dict = Some(d);
+            }
+        }
+        let mut z = match &dict {
+            Some(d) => zstd::bulk::Compressor::with_dictionary(TEXT_LEVEL, d),
+            None => zstd::bulk::Compressor::new(TEXT_LEVEL),
+        }
+        .map_err(err)?;
+        let mut up = tx.prepare(&format!(
+            "UPDATE indoor_features SET {column} = ?2 WHERE id = ?1"
+        ))?;
+        for (id, text) in &rows {
+            up.execute(params![id, z.compress(text.as_bytes()).map_err(err)?])?;
+        }
+    }
     Ok(())
 }
 

@@ -26,9 +26,9 @@
 
 use rusqlite::{Transaction, params};
 use waymark_core::api::PoiType;
-use waymark_core::geo::{BBox, Pt};
+use waymark_core::geo::Pt;
 
-use super::models::{Interner, OsmData, OsmError, OsmStats, Tags, rtree_insert};
+use super::models::{Interner, OsmData, OsmError, OsmStats, Tags};
 
 /// One row of the mapping: OSM `key=value` (`*` for any value) → POI type.
 #[derive(Debug, Clone, Copy)]
@@ -321,9 +321,6 @@ pub fn build(
     let mut typesets: Interner<String> = Interner::new(after);
     let mut names =
         tx.prepare("INSERT OR IGNORE INTO poi_names(poi_id, lang, name) VALUES (?1, ?2, ?3)")?;
-    let mut rt = tx.prepare(
-        "INSERT INTO pois_rtree(id, min_lat, max_lat, min_lng, max_lng) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
     let mut id: i64 = tx.query_row("SELECT coalesce(max(id), 0) FROM poi_points", [], |r| {
         r.get(0)
     })?;
@@ -355,7 +352,6 @@ pub fn build(
                 tags.get("addr:city"),
                 serde_json::to_string(&kept_tags(tags, &c.tag))?,
             ])?;
-            rtree_insert(&mut rt, id, BBox::point(p))?;
             stats.pois += 1;
             for (lang, n) in tags.lang_names() {
                 stats.poi_names += names.execute(params![id, lang, n])? as u64;
@@ -380,6 +376,7 @@ pub fn build(
         }
     }
     compress_tags(tx)?;
+    waymark_core::packs::grid::rebuild(tx, "pois_grid", "poi_points")?;
     progress("pois", 3, 3);
     Ok(())
 }
