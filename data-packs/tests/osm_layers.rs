@@ -862,9 +862,10 @@ fn ring_assembly_joins_three_ways() {
     assert_eq!((rings.closed.len(), rings.open), (3, 0));
 }
 
-/// Every point of `points` is in its own cell of the grid `grid` (pack format 5), once.
+/// Every point of `points` is in its own cell of the grid `grid` (pack format 5), once, and
+/// its sub-cell holds its position.
 fn assert_grid_holds_every_point(conn: &Connection, grid: &str, points: &str) {
-    use waymark_core::packs::grid::{cell_of, decode_ids};
+    use waymark_core::packs::grid::{GridPoint, cell_of, decode_cell};
     let mut in_grid = std::collections::HashMap::new();
     let mut st = conn
         .prepare(&format!("SELECT cell, ids FROM {grid}"))
@@ -872,11 +873,15 @@ fn assert_grid_holds_every_point(conn: &Connection, grid: &str, points: &str) {
     let mut rows = st.query([]).unwrap();
     while let Some(r) = rows.next().unwrap() {
         let cell: i64 = r.get(0).unwrap();
-        let mut ids = Vec::new();
-        decode_ids(r.get_ref(1).unwrap().as_blob().unwrap(), &mut ids);
-        assert!(ids.windows(2).all(|w| w[0] < w[1]));
-        for id in ids {
-            assert!(in_grid.insert(id, cell).is_none(), "{grid}: id {id} twice");
+        let mut found: Vec<GridPoint> = Vec::new();
+        decode_cell(cell, r.get_ref(1).unwrap().as_blob().unwrap(), &mut found);
+        assert!(found.windows(2).all(|w| w[0].id < w[1].id));
+        for p in found {
+            assert!(
+                in_grid.insert(p.id, (cell, p)).is_none(),
+                "{grid}: id {} twice",
+                p.id
+            );
         }
     }
     let mut st = conn
@@ -890,10 +895,9 @@ fn assert_grid_holds_every_point(conn: &Connection, grid: &str, points: &str) {
     assert!(!pts.is_empty());
     assert_eq!(pts.len(), in_grid.len(), "{grid}");
     for (id, lat, lng) in pts {
-        assert_eq!(
-            in_grid.get(&id),
-            Some(&cell_of(lat, lng)),
-            "{grid}: id {id}"
-        );
+        let (cell, p) = in_grid[&id];
+        assert_eq!(cell, cell_of(lat, lng), "{grid}: id {id}");
+        assert!(p.lat[0] <= lat && lat <= p.lat[1], "{grid}: id {id} {p:?}");
+        assert!(p.lng[0] <= lng && lng <= p.lng[1], "{grid}: id {id} {p:?}");
     }
 }

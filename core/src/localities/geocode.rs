@@ -507,28 +507,42 @@ fn nearest_address(idx: &LocalitiesIndex, lat: f64, lng: f64) -> Option<Arc<Item
     for pack in idx.packs_near(lat, lng, REVERSE_ADDRESS_M) {
         let conn = idx.sqlite(pack);
         let b = box_around(lat, lng, REVERSE_ADDRESS_M);
-        // The point grid (pack format 5) gives the ids of the cells around the box, points at
-        // the same position in the order the R-tree of formats 1-4 gave them (the first of
-        // equally near addresses wins).
-        let Ok(ids) = crate::packs::grid::ids_in_cells(&conn, "addresses_grid", b) else {
+        // The point grid (pack format 5) gives the points of the cells around the box, points
+        // at the same position in the order the R-tree of formats 1-4 gave them (the first of
+        // equally near addresses wins). Each point's sub-cell bounds its distance: only the
+        // points that may be in the box and may beat the nearest point surely in it are read.
+        let Ok(points) = crate::packs::grid::points_in(&conn, "addresses_grid", b) else {
             continue;
         };
-        let Ok(mut st) =
-            conn.prepare_cached("SELECT osm_type, osm_id, lat, lng FROM addresses WHERE id = ?1")
+        let from = Pt::new(lat, lng);
+        let beat = points
+            .iter()
+            .filter(|p| p.surely_in(b))
+            .map(|p| p.distance_bounds_m(from).1)
+            .fold(
+                best.as_ref()
+                    .map_or(REVERSE_ADDRESS_M, |b| b.0.min(REVERSE_ADDRESS_M)),
+                f64::min,
+            );
+        let Ok(mut st) = conn
+            .prepare_cached("SELECT osm_type, osm_id, lat, lng FROM address_points WHERE id = ?1")
         else {
             continue;
         };
-        let rows = ids.into_iter().filter_map(|id| {
-            st.query_row([id], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, f64>(2)?,
-                    r.get::<_, f64>(3)?,
-                ))
-            })
-            .ok()
-        });
+        let rows = points
+            .into_iter()
+            .filter(|p| p.maybe_in(b) && p.distance_bounds_m(from).0 <= beat)
+            .filter_map(|p| {
+                st.query_row([p.id], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, f64>(2)?,
+                        r.get::<_, f64>(3)?,
+                    ))
+                })
+                .ok()
+            });
         for (t, id, alat, alng) in rows {
             // Exactly the points the R-tree of formats 1-4 gave for this box.
             if !crate::packs::grid::rtree_point_hit(alat, alng, b) {

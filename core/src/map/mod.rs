@@ -446,17 +446,35 @@ fn places(
 }
 
 fn pois(conn: &rusqlite::Connection, bbox: [f64; 4], out: &mut Collected) -> rusqlite::Result<()> {
-    // The point grid (pack format 5) gives the ids, ascending, of the cells around the box.
-    let ids = crate::packs::grid::ids_in(conn, "pois_grid", box_params(bbox))?;
+    // The point grid (pack format 5) gives the points of the cells around the box; those
+    // surely outside it (by their sub-cell) are not read.
+    let b = box_params(bbox);
+    let mut ids: Vec<i64> = crate::packs::grid::points_in(conn, "pois_grid", b)?
+        .into_iter()
+        .filter(|p| p.maybe_in(b))
+        .map(|p| p.id)
+        .collect();
+    ids.sort_unstable();
+    // Ids close together are read in one range scan (ids less than `GAP` apart: a whole-pack
+    // box reads the table once instead of seeking every row), the rest one by one.
+    const GAP: i64 = 16;
     let mut st = conn.prepare_cached(
-        "SELECT p.types, p.name, p.lat, p.lng FROM pois p \
-         WHERE p.id = ?1 AND p.name IS NOT NULL AND p.name != ''",
+        "SELECT p.id, p.types, p.name, p.lat, p.lng FROM pois p \
+         WHERE p.id BETWEEN ?1 AND ?2 AND p.name IS NOT NULL AND p.name != ''",
     )?;
-    for id in ids {
-        let mut rows = st.query([id])?;
-        let Some(r) = rows.next()? else { continue };
-        let (types, name, lat, lng): (String, String, f64, f64) =
-            (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
+    let mut found: Vec<(String, String, f64, f64)> = Vec::new();
+    for run in ids.chunk_by(|a, b| b - a < GAP) {
+        let (Some(&first), Some(&last)) = (run.first(), run.last()) else {
+            continue;
+        };
+        let mut rows = st.query([first, last])?;
+        while let Some(r) = rows.next()? {
+            if run.binary_search(&r.get::<_, i64>(0)?).is_ok() {
+                found.push((r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?));
+            }
+        }
+    }
+    for (types, name, lat, lng) in found {
         if !inside(bbox, lat, lng) {
             continue;
         }

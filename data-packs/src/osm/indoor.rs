@@ -784,9 +784,6 @@ pub fn build(
     Ok(())
 }
 
-/// zstd level of the feature text frames (written once at pack build).
-const TEXT_LEVEL: i32 = 19;
-
 /// Replaces each `indoor_features.properties` and `shape` still stored as JSON text by one
 /// zstd frame (pack format 5), compressed with the pack's dictionary for the column: the one
 /// already in `indoor_dicts`, else one trained on these rows (about a tenth of their bytes,
@@ -811,28 +808,22 @@ fn compress_feature_text(tx: &Transaction<'_>) -> Result<(), OsmError> {
             continue;
         }
         let mut dict = known.dict(dict_id).map(<[u8]>::to_vec);
-        let total: usize = rows.iter().map(|(_, t)| t.len()).sum();
-        if dict.is_none() && rows.len() >= 64 && total >= 8192 {
-            let samples: Vec<&[u8]> = rows.iter().map(|(_, t)| t.as_bytes()).collect();
-            // Training can fail on samples too alike or too few: frames without a dictionary.
-            if let Ok(d) = zstd::dict::from_samples(&samples, (total / 10).clamp(1024, 8192)) {
-                tx.execute(
-                    "INSERT INTO indoor_dicts(id, dict) VALUES (?1, ?2)",
-                    params![dict_id, d],
-                )?;
-                dict = Some(d);
-            }
+        let texts: Vec<&[u8]> = rows.iter().map(|(_, t)| t.as_bytes()).collect();
+        if dict.is_none()
+            && let Some(d) = super::frames::train(&texts)
+        {
+            tx.execute(
+                "INSERT INTO indoor_dicts(id, dict) VALUES (?1, ?2)",
+                params![dict_id, d],
+            )?;
+            dict = Some(d);
         }
-        let mut z = match &dict {
-            Some(d) => zstd::bulk::Compressor::with_dictionary(TEXT_LEVEL, d),
-            None => zstd::bulk::Compressor::new(TEXT_LEVEL),
-        }
-        .map_err(err)?;
+        let frames = super::frames::compress_all(&texts, dict.as_deref()).map_err(err)?;
         let mut up = tx.prepare(&format!(
             "UPDATE indoor_features SET {column} = ?2 WHERE id = ?1"
         ))?;
-        for (id, text) in &rows {
-            up.execute(params![id, z.compress(text.as_bytes()).map_err(err)?])?;
+        for ((id, _), frame) in rows.iter().zip(frames) {
+            up.execute(params![id, frame])?;
         }
     }
     Ok(())

@@ -21,6 +21,7 @@ use osmpbf::{Element, ElementReader, RelMemberType};
 use waymark_core::geo::{BBox, Pt};
 
 pub mod addresses;
+pub mod frames;
 pub mod indoor;
 mod models;
 pub mod places;

@@ -382,8 +382,6 @@ pub fn build(
 }
 
 /// zstd level of the tag frames (small rows: the level costs little time).
-const TAG_LEVEL: i32 = 19;
-
 /// Replaces each `poi_points.tags` still stored as JSON text by one zstd frame (pack format 4),
 /// compressed with the pack's dictionary: the one already in `poi_tag_dicts`, else one trained
 /// on these rows (about a tenth of their bytes, 1-8 KiB; none for fewer than 64 rows or
@@ -403,26 +401,20 @@ fn compress_tags(tx: &Transaction<'_>) -> Result<(), OsmError> {
     let mut dict = waymark_core::packs::schema::PoiTags::load(tx)?
         .dict()
         .map(<[u8]>::to_vec);
-    let total: usize = rows.iter().map(|(_, t)| t.len()).sum();
-    if dict.is_none() && rows.len() >= 64 && total >= 8192 {
-        let samples: Vec<&[u8]> = rows.iter().map(|(_, t)| t.as_bytes()).collect();
-        // Training can fail on samples too alike or too few: frames without a dictionary then.
-        if let Ok(d) = zstd::dict::from_samples(&samples, (total / 10).clamp(1024, 8192)) {
-            tx.execute(
-                "INSERT INTO poi_tag_dicts(id, dict) VALUES (?1, ?2)",
-                params![waymark_core::packs::schema::PoiTags::DICT_ID, d],
-            )?;
-            dict = Some(d);
-        }
+    let texts: Vec<&[u8]> = rows.iter().map(|(_, t)| t.as_bytes()).collect();
+    if dict.is_none()
+        && let Some(d) = super::frames::train(&texts)
+    {
+        tx.execute(
+            "INSERT INTO poi_tag_dicts(id, dict) VALUES (?1, ?2)",
+            params![waymark_core::packs::schema::PoiTags::DICT_ID, d],
+        )?;
+        dict = Some(d);
     }
-    let mut z = match &dict {
-        Some(d) => zstd::bulk::Compressor::with_dictionary(TAG_LEVEL, d),
-        None => zstd::bulk::Compressor::new(TAG_LEVEL),
-    }
-    .map_err(err)?;
+    let frames = super::frames::compress_all(&texts, dict.as_deref()).map_err(err)?;
     let mut up = tx.prepare("UPDATE poi_points SET tags = ?2 WHERE id = ?1")?;
-    for (id, text) in &rows {
-        up.execute(params![id, z.compress(text.as_bytes()).map_err(err)?])?;
+    for ((id, _), frame) in rows.iter().zip(frames) {
+        up.execute(params![id, frame])?;
     }
     Ok(())
 }
