@@ -828,6 +828,45 @@ pub struct SizeReport {
     pub bytes_per_extract_mb: Option<f64>,
     /// `total` minus `other_sources`, per MB of extract.
     pub osm_bytes_per_extract_mb: Option<f64>,
+    /// Bytes of the search index by part and field (`postings:context`, `terms:names`,
+    /// `fast:lat`, `store`, ...), summed over its segments, largest first; empty without an
+    /// index.
+    pub search_parts: Vec<(String, u64)>,
+}
+
+/// [`SizeReport::search_parts`] of the index in `dir` (tantivy's own space accounting).
+fn search_parts(dir: &Path) -> Vec<(String, u64)> {
+    use waymark_core::packs::search;
+    let Ok((index, _)) = search::open_index(dir) else {
+        return Vec::new();
+    };
+    let Ok(usage) = index.reader().and_then(|r| {
+        r.searcher()
+            .space_usage()
+            .map_err(tantivy::TantivyError::from)
+    }) else {
+        return Vec::new();
+    };
+    let mut parts: std::collections::BTreeMap<String, u64> = Default::default();
+    for seg in usage.segments() {
+        for (part, per_field) in [
+            ("terms", seg.termdict()),
+            ("postings", seg.postings()),
+            ("positions", seg.positions()),
+            ("fast", seg.fast_fields()),
+            ("norms", seg.fieldnorms()),
+        ] {
+            for f in per_field.fields() {
+                *parts
+                    .entry(format!("{part}:{}", f.field_name()))
+                    .or_default() += f.total().get_bytes();
+            }
+        }
+        *parts.entry("store".into()).or_default() += seg.store().total().get_bytes();
+    }
+    let mut out: Vec<(String, u64)> = parts.into_iter().filter(|(_, b)| *b > 0).collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    out
 }
 
 /// Measures the pack in `dir` ([`SizeReport`]); `extract` is the size of its OSM extract.
@@ -893,6 +932,7 @@ pub fn size_report(dir: &Path, extract: Option<u64>) -> Result<SizeReport, Build
         extract,
         bytes_per_extract_mb: per_mb(total),
         osm_bytes_per_extract_mb: per_mb(total.saturating_sub(other_total)),
+        search_parts: search_parts(&dir.join(waymark_core::packs::search::SEARCH_DIR)),
     })
 }
 
@@ -909,6 +949,12 @@ pub fn size_report_text(r: &SizeReport) -> String {
     out.push_str("  by file:\n");
     for (file, bytes) in &r.files {
         out.push_str(&format!("    {file:<40} {bytes:>12} bytes\n"));
+    }
+    if !r.search_parts.is_empty() {
+        out.push_str("  search index by part and field:\n");
+        for (part, bytes) in &r.search_parts {
+            out.push_str(&format!("    {part:<40} {bytes:>12} bytes\n"));
+        }
     }
     if !r.other_sources.is_empty() {
         out.push_str("  from inputs other than the OSM extract (included above):\n");

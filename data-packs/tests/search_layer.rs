@@ -87,6 +87,32 @@ fn search_index_is_built_listed_verified_and_rebuilt_incrementally() {
     bytes[0] ^= 0xff;
     std::fs::write(&victim, &bytes).unwrap();
 
+    // The size report splits the index by part and field, within the index's bytes.
+    let report = build::size_report(&dir, None).unwrap();
+    let part = |name: &str| {
+        report
+            .search_parts
+            .iter()
+            .find(|(p, _)| p == name)
+            .map(|(_, b)| *b)
+    };
+    assert!(
+        part("postings:names").unwrap_or(0) > 0,
+        "{:?}",
+        report.search_parts
+    );
+    assert!(
+        part("terms:names").unwrap_or(0) > 0,
+        "{:?}",
+        report.search_parts
+    );
+    assert!(part("store").unwrap_or(0) > 0, "{:?}", report.search_parts);
+    let index_bytes: u64 = index_files.iter().map(|f| f.size).sum();
+    let parts: u64 = report.search_parts.iter().map(|(_, b)| b).sum();
+    assert!(parts <= index_bytes, "{parts} > {index_bytes}");
+    assert!(report.search_parts.windows(2).all(|w| w[0].1 >= w[1].1));
+    assert!(build::size_report_text(&report).contains("postings:names"));
+
     // Adding the pois layer rebuilds the index from it.
     let mut steps = Vec::new();
     let dir = build::build_pack(

@@ -41,7 +41,7 @@ mod tests {
                     r#"{{"shop":"{}","name":"Laden {i}","opening_hours":"Mo-Fr 09:00-{}:00","level":"{}"}}"#,
                     ["bakery", "clothes", "kiosk", "florist"][i % 4],
                     16 + i % 5,
-                    i % 3 - 1
+                    (i % 3) as i64 - 1
                 )
             })
             .collect();
