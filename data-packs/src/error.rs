@@ -44,6 +44,9 @@ pub enum BuildError {
         /// Words needed.
         needed: usize,
     },
+    /// The stores layer could not be written.
+    #[error("stores layer: {0}")]
+    Stores(#[from] waymark_core::stores::packed::PackedError),
     /// The plan or the pack is not usable.
     #[error("{0}")]
     Invalid(String),

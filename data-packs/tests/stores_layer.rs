@@ -9,6 +9,7 @@ use std::path::Path;
 use rusqlite::Connection;
 use waymark_core::auth::keys::Publisher;
 use waymark_core::packs::{Manifest, PackSource};
+use waymark_core::stores::packed::{self, PackedStore, PackedZone};
 use waymark_packs::build::{self, PackPlan};
 use waymark_packs::sources::Sources;
 use waymark_packs::stores;
@@ -33,9 +34,10 @@ fn andorra(out: &Path, layers: &[&str]) -> Option<std::path::PathBuf> {
     Some(build::build_pack(&plan, "2026.11.24", &s, out, false, &mut |_, _, _| {}).unwrap())
 }
 
-fn count(dir: &Path, sql: &str) -> i64 {
+/// The pack's stores and zones (one zstd frame each, pack format 6).
+fn layer(dir: &Path) -> (Vec<PackedStore>, Vec<PackedZone>) {
     let conn = Connection::open(dir.join("data.sqlite")).unwrap();
-    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+    packed::read(&conn).unwrap()
 }
 
 #[test]
@@ -44,43 +46,32 @@ fn sample_stores_come_from_the_pois_with_hours_and_zones() {
     let Some(dir) = andorra(out.path(), &["pois", "places", "stores"]) else {
         return;
     };
-    let stores = count(&dir, "SELECT count(*) FROM stores");
-    assert!(stores > 30, "{stores} stores");
+    let (stores, zones) = layer(&dir);
+    assert!(stores.len() > 30, "{} stores", stores.len());
     assert!(
-        count(
-            &dir,
-            "SELECT count(*) FROM stores WHERE types LIKE '%pharmacy%'"
-        ) > 5
+        stores
+            .iter()
+            .filter(|s| s.types.iter().any(|t| t == "pharmacy"))
+            .count()
+            > 5
     );
+    assert!(stores.iter().filter(|s| s.opening_hours.is_some()).count() > 5);
     assert!(
-        count(
-            &dir,
-            "SELECT count(*) FROM stores WHERE opening_hours IS NOT NULL"
-        ) > 5
-    );
-    assert_eq!(
-        count(
-            &dir,
-            "SELECT count(*) FROM stores WHERE country_code = 'AD'"
-        ),
-        stores,
+        stores
+            .iter()
+            .all(|s| s.country_code.as_deref() == Some("AD")),
         "the pack's country"
     );
-    let zones = count(&dir, "SELECT count(*) FROM zones");
-    assert!(zones > 5, "{zones} zones");
-    assert_eq!(
-        count(&dir, "SELECT count(DISTINCT zone_id) FROM zones"),
-        zones
-    );
-    let conn = Connection::open(dir.join("data.sqlite")).unwrap();
-    let mut stmt = conn.prepare("SELECT polygon_wkt FROM zones").unwrap();
-    let polygons: Vec<String> = stmt
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    for p in polygons {
-        assert!(stores::polygon_problem(&p).is_none(), "{p}");
+    assert!(zones.len() > 5, "{} zones", zones.len());
+    let ids: std::collections::BTreeSet<&str> = zones.iter().map(|z| z.zone_id.as_str()).collect();
+    assert_eq!(ids.len(), zones.len());
+    for z in &zones {
+        assert!(
+            stores::polygon_problem(&z.polygon_wkt).is_none(),
+            "{}",
+            z.polygon_wkt
+        );
+        assert!(stores.iter().any(|s| s.store_id == z.store_id));
     }
     let manifest: Manifest =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
@@ -115,7 +106,7 @@ fn a_customer_csv_is_imported_atomically_and_the_pack_signs_and_verifies() {
         return;
     };
     let before = std::fs::read(dir.join("manifest.json")).unwrap();
-    let sample_stores = count(&dir, "SELECT count(*) FROM stores");
+    let sample_stores = layer(&dir).0.len();
 
     // Strict: the bad row refuses the whole import; the pack is untouched.
     let (records, problems) = stores::read::csv(CSV, Some(ZONES));
@@ -127,7 +118,7 @@ fn a_customer_csv_is_imported_atomically_and_the_pack_signs_and_verifies() {
         "{err}"
     );
     assert_eq!(std::fs::read(dir.join("manifest.json")).unwrap(), before);
-    assert_eq!(count(&dir, "SELECT count(*) FROM stores"), sample_stores);
+    assert_eq!(layer(&dir).0.len(), sample_stores);
 
     // Lenient: the bad row is skipped and reported; the layer is replaced.
     let (records, problems) = stores::read::csv(CSV, Some(ZONES));
@@ -136,11 +127,13 @@ fn a_customer_csv_is_imported_atomically_and_the_pack_signs_and_verifies() {
     assert_eq!((report.stats.stores, report.stats.zones), (2, 1));
     assert_eq!(report.skipped.len(), 1);
     assert_eq!(report.skipped[0].at, "line 4");
-    assert_eq!(count(&dir, "SELECT count(*) FROM stores"), 2);
-    assert_eq!(
-        count(&dir, "SELECT count(*) FROM zones WHERE store_id = 'AD101'"),
-        1
-    );
+    let (stores, zones) = layer(&dir);
+    assert_eq!(stores.len(), 2);
+    assert_eq!(zones.iter().filter(|z| z.store_id == "AD101").count(), 1);
+    let meritxell = stores.iter().find(|s| s.store_id == "AD100").unwrap();
+    assert_eq!(meritxell.name.as_deref(), Some("Farmacia Meritxell"));
+    assert_eq!(meritxell.tags, ["24h"]);
+    assert_eq!(meritxell.user_properties["rating"], 4.5);
     assert!(!out.path().join("andorra-2026.11.24.importing").exists());
 
     let publisher = Publisher::generate().unwrap();

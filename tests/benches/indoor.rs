@@ -1,9 +1,9 @@
 //! Indoor venues on the real indoor layers of the sample extracts:
 //! `cargo bench -p waymark-tests --bench indoor`.
 //!
-//! First the indoor layer (features and walkable graphs) of every sample pack is built and
-//! timed; then, on the largest sample venue (the München Stachus mall and station, by graph
-//! size), directions between random pairs of its POIs (default and wheelchair) and POI search
+//! First the indoor layer (venues and features; a venue's walkable graph is built when it is
+//! read) of every sample pack is built and timed; then, on the largest sample venue (the
+//! München Stachus mall and station, by features), directions between random pairs of its POIs (default and wheelchair) and POI search
 //! (typed names with typos, alphabetical lists, filters) are timed call by call through
 //! `Engine::call`, with p50 / p95 / p99 printed before criterion's groups, since the targets
 //! are percentiles.
@@ -19,7 +19,7 @@ fn bench(c: &mut Criterion) {
     let tmp = tempfile::tempdir().unwrap();
     // Indoor layer of every region sample pack.
     let started = std::time::Instant::now();
-    let mut graphs = 0;
+    let mut venues = 0;
     let mut indoor_ms = 0u64;
     for plan in waymark_packs::build::sample_plans() {
         if plan.base {
@@ -41,9 +41,9 @@ fn bench(c: &mut Criterion) {
         .unwrap();
         let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
         let n: i64 = conn
-            .query_row("SELECT count(*) FROM indoor_graphs", [], |r| r.get(0))
+            .query_row("SELECT count(*) FROM indoor_venues", [], |r| r.get(0))
             .unwrap();
-        graphs += n;
+        venues += n;
         let stats: String = conn
             .query_row(
                 "SELECT value FROM meta WHERE key = 'stats:indoor'",
@@ -56,7 +56,7 @@ fn bench(c: &mut Criterion) {
     }
     eprintln!(
         "roads + indoor layers of the 8 region sample packs (read OSM, roads, venues, features, \
-         {graphs} graphs): {:.2} s, of which the indoor layer (venues, features, graphs) {:.2} s",
+         {venues} venues; graphs are built when a venue is read): {:.2} s, of which the indoor layer (venues, features) {:.2} s",
         started.elapsed().as_secs_f64(),
         indoor_ms as f64 / 1e3
     );
@@ -67,11 +67,11 @@ fn bench(c: &mut Criterion) {
     );
     let caller = waymark_tests::private_caller(&publisher);
     let creds = Credentials::Http(&caller);
-    // The largest venue by graph size.
+    // The largest venue by feature count (its graph is built when it is read).
     let conn = rusqlite::Connection::open(dirs[0].join("data.sqlite")).unwrap();
     let venue: String = conn
         .query_row(
-            "SELECT venue_id FROM indoor_graphs ORDER BY length(graph) DESC LIMIT 1",
+            "SELECT venue_id FROM indoor_features GROUP BY venue_id ORDER BY count(*) DESC LIMIT 1",
             [],
             |r| r.get(0),
         )

@@ -528,13 +528,13 @@ fn mix(conn: &mut Conn, key: &str, packs: &Path, dataset_url: &str) -> Vec<Case>
         &[200],
     ));
     // A zone of a store, updated with its own polygon.
-    let (zone_id, store_id, wkt): (String, String, String) = conn_db
-        .query_row(
-            "SELECT zone_id, store_id, polygon_wkt FROM zones LIMIT 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
+    let zone = waymark_core::stores::packed::read(&conn_db)
+        .expect("the parity pack's stores layer reads")
+        .1
+        .into_iter()
+        .next()
         .expect("the parity pack has zones");
+    let (zone_id, store_id, wkt) = (zone.zone_id, zone.store_id, zone.polygon_wkt);
     let zones =
         json!({"zones": [{"zone_id": zone_id, "store_id": store_id, "polygon": wkt}]}).to_string();
     cases.push(case("zones-update", "PUT", "/zones".into(), &zones, &[200]));

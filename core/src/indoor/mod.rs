@@ -2,7 +2,8 @@
 //! indoor layer of the installed packs (`indoor_venues`, `indoor_features`, `indoor_graphs`).
 //!
 //! **Data flow.** The first request for a venue finds the pack that holds it, reads its row,
-//! its features and its walkable graph ([`graph`], prepared when the pack was built) and
+//! its features and builds its walkable graph ([`graph`], [`venue_graph`]; a venue file's
+//! graph is stored) and
 //! indexes the features' words in memory ([`search`]); the venue stays loaded for the pack set
 //! (a new set, after an install, starts afresh).
 //!
@@ -21,6 +22,7 @@
 //! POI search only with `extended=full`.
 pub mod filter;
 pub mod graph;
+pub mod levels;
 pub mod search;
 pub mod text;
 
@@ -369,7 +371,8 @@ pub fn read_venue(conn: &Connection, id: &str) -> Result<VenueData, ReadError> {
             });
         }
     }
-    // Packs built before the graph table existed have no routing configuration.
+    // A venue file's graph is stored (its connectors are not features); an OSM venue's is
+    // built from its features (pack format 6).
     let has_graphs: bool = conn
         .query_row(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'indoor_graphs'",
@@ -378,23 +381,23 @@ pub fn read_venue(conn: &Connection, id: &str) -> Result<VenueData, ReadError> {
         )
         .optional()?
         .unwrap_or(false);
-    let graph = if has_graphs {
-        let blob: Option<(i64, Vec<u8>)> = conn
-            .query_row(
-                "SELECT version, graph FROM indoor_graphs WHERE venue_id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        match blob {
-            // A version this build does not know leaves the venue without routing.
-            Some((v, bytes)) if (1..=i64::from(graph::GRAPH_VERSION)).contains(&v) => {
-                Some(Graph::from_bytes(v, &bytes).map_err(|e| ReadError::Graph(e.to_string()))?)
-            }
-            _ => None,
-        }
+    let stored: Option<(i64, Vec<u8>)> = if has_graphs {
+        conn.query_row(
+            "SELECT version, graph FROM indoor_graphs WHERE venue_id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?
     } else {
         None
+    };
+    let graph = match stored {
+        // A version this build does not know leaves the venue without routing.
+        Some((v, bytes)) if (1..=i64::from(graph::GRAPH_VERSION)).contains(&v) => {
+            Some(Graph::from_bytes(v, &bytes).map_err(|e| ReadError::Graph(e.to_string()))?)
+        }
+        Some(_) => None,
+        None => venue_graph(conn, bbox, &features)?,
     };
     let by_id = features
         .iter()
@@ -425,6 +428,101 @@ pub fn read_venue(conn: &Connection, id: &str) -> Result<VenueData, ReadError> {
         index,
         attribution: String::new(),
     })
+}
+
+/// How far around a venue the outdoor walking network joins its graph, m.
+const OUTDOOR_M: f64 = 40.0;
+
+/// The walkable graph of an OSM venue ([`graph::build`]), built when the venue is first read
+/// (pack format 6 stores none: München's graphs were 0.27 MB, a build takes at most 8 ms):
+/// every feature on every level its `level`/`repeat_on` tags name, in the order the pack
+/// builder met them (nodes, ways, relations, each by OSM id), then the pack's foot-accessible
+/// road edges within 40 m of the venue `bbox` (`[west, south, east, north]`) as `outdoor`
+/// lines. `None` when the graph has no edge.
+pub fn venue_graph(
+    conn: &Connection,
+    bbox: [f64; 4],
+    features: &[FeatureRow],
+) -> Result<Option<Graph>, ReadError> {
+    let mut order: Vec<&FeatureRow> = features.iter().collect();
+    order.sort_by_key(|f| (f.id.rem_euclid(4), f.id.div_euclid(4)));
+    let outdoor = outdoor_lines(conn, bbox)?;
+    let empty = Map::new();
+    let mut inputs: Vec<graph::GraphFeature<'_>> = order
+        .iter()
+        .map(|f| graph::GraphFeature {
+            id: f.id,
+            kind: &f.kind,
+            levels: levels::int_levels(&levels::feature_levels(
+                |k| f.tags.get(k).and_then(Value::as_str),
+                &f.kind,
+            )),
+            properties: &f.tags,
+            shape: &f.shape,
+            point: f.pt,
+            poi: f.poi(),
+        })
+        .collect();
+    inputs.extend(outdoor.iter().map(|(shape, start)| graph::GraphFeature {
+        id: -2,
+        kind: "outdoor",
+        levels: vec![0],
+        properties: &empty,
+        shape,
+        point: *start,
+        poi: false,
+    }));
+    let g = graph::build(&inputs);
+    Ok((!g.edges.is_empty()).then_some(g))
+}
+
+/// The foot-accessible road edges of the pack within [`OUTDOOR_M`] of `bbox`
+/// (`[west, south, east, north]`), in edge order: `(GeoJSON line, first point)`. None when
+/// the pack has no roads layer.
+fn outdoor_lines(conn: &Connection, bbox: [f64; 4]) -> Result<Vec<(Value, Pt)>, ReadError> {
+    let has_roads: bool = conn
+        .query_row(
+            "SELECT 1 FROM sqlite_master WHERE name = 'road_ways_rtree'",
+            [],
+            |_| Ok(true),
+        )
+        .optional()?
+        .unwrap_or(false);
+    if !has_roads {
+        return Ok(Vec::new());
+    }
+    let (dlat, dlng) = crate::geo::degrees_for(OUTDOOR_M, (bbox[1] + bbox[3]) / 2.0);
+    let near = crate::geo::BBox {
+        south: bbox[1] - dlat,
+        west: bbox[0] - dlng,
+        north: bbox[3] + dlat,
+        east: bbox[2] + dlng,
+    };
+    let mut st = conn.prepare_cached(
+        "SELECT e.geometry FROM road_ways_rtree r \
+         JOIN road_edges e ON e.id BETWEEN r.id AND r.last_edge \
+         WHERE e.foot = 1 AND r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 \
+         AND r.min_lng <= ?4 ORDER BY e.id",
+    )?;
+    let rows = st.query_map([near.south, near.north, near.west, near.east], |r| {
+        r.get::<_, String>(0)
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let Ok(pts) = crate::geo::decode_polyline6(&row?) else {
+            continue;
+        };
+        // The R-tree boxes a whole run of a way's edges: keep the edges whose own box is near.
+        if !crate::geo::BBox::of(pts.iter().copied()).is_some_and(|b| b.intersects(&near)) {
+            continue;
+        }
+        if let Some(first) = pts.first().copied()
+            && pts.len() >= 2
+        {
+            out.push((crate::geo::line_geojson(&pts), first));
+        }
+    }
+    Ok(out)
 }
 
 /// The indoor service of an engine.

@@ -34,8 +34,10 @@ use crate::auth::keys::{Publisher, PublisherKey};
 /// `sqlite_stat4` and POI tags are zstd frames with a per-pack dictionary (`poi_tag_dicts`);
 /// `5` since addresses and POIs are found through point grids (`addresses_grid`, `pois_grid`,
 /// [`super::grid`]) instead of R-trees and the search index keeps no term frequencies and no
-/// field norms for the fields only constant-score queries read (search schema 3).
-pub const FORMAT_VERSION: u32 = 5;
+/// field norms for the fields only constant-score queries read (search schema 3); `6` since
+/// OSM venues' walkable graphs are built when a venue is first read instead of stored
+/// ([`crate::indoor::venue_graph`]).
+pub const FORMAT_VERSION: u32 = 6;
 
 /// One file of the pack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -533,37 +533,10 @@ CREATE TABLE IF NOT EXISTS threewords_countries (
     shape        BLOB NOT NULL
 );";
 
-/// Stores (the spec's assets), zones and datasets: filled by imports, empty in packs built from
-/// open data. Free-form fields are JSON text; zone polygons WKT as received; dataset feature
-/// geometries GeoJSON.
+/// Datasets: filled by imports, empty in packs built from open data; feature geometries are
+/// GeoJSON. (Stores and zones, also imported, are one zstd frame each in `stores_layer`: pack
+/// format 6, [`crate::stores::packed`].)
 pub const IMPORTED: &str = "
-CREATE TABLE IF NOT EXISTS stores (
-    id               INTEGER PRIMARY KEY,
-    store_id         TEXT NOT NULL UNIQUE,
-    name             TEXT,
-    address_lines    TEXT NOT NULL DEFAULT '[]',
-    city             TEXT,
-    zipcode          TEXT,
-    country_code     TEXT,
-    lat              REAL NOT NULL,
-    lng              REAL NOT NULL,
-    types            TEXT NOT NULL DEFAULT '[]',
-    tags             TEXT NOT NULL DEFAULT '[]',
-    localized_names  TEXT NOT NULL DEFAULT '{}',
-    user_properties  TEXT NOT NULL DEFAULT '{}',
-    contact          TEXT NOT NULL DEFAULT '{}',
-    opening_hours    TEXT
-);
-CREATE TABLE IF NOT EXISTS zones (
-    id           INTEGER PRIMARY KEY,
-    zone_id      TEXT NOT NULL UNIQUE,
-    store_id     TEXT NOT NULL,
-    description  TEXT,
-    polygon_wkt  TEXT NOT NULL,
-    types        TEXT NOT NULL DEFAULT '[]',
-    status       TEXT
-);
-CREATE INDEX IF NOT EXISTS zones_store ON zones(store_id);
 CREATE TABLE IF NOT EXISTS datasets (
     id                            TEXT PRIMARY KEY NOT NULL,
     name                          TEXT NOT NULL,
@@ -586,7 +559,18 @@ CREATE VIRTUAL TABLE IF NOT EXISTS dataset_features_rtree USING rtree(fid, min_l
 /// Creates every table (all layers; empty layers cost nothing) and records the schema version.
 pub fn create_all(conn: &Connection) -> rusqlite::Result<()> {
     for ddl in [
-        META, ROADS, TOLLS, PLACES, ADDRESSES, POIS, INDOOR, IP, TIMEZONES, THREEWORDS, IMPORTED,
+        META,
+        ROADS,
+        TOLLS,
+        PLACES,
+        ADDRESSES,
+        POIS,
+        INDOOR,
+        IP,
+        TIMEZONES,
+        THREEWORDS,
+        crate::stores::packed::SCHEMA,
+        IMPORTED,
     ] {
         conn.execute_batch(ddl)?;
     }

@@ -12,6 +12,7 @@ use waymark_storequery::StoreFields;
 
 use super::edits::{ZoneEdit, ZoneOverlay};
 use super::hours::OpeningHours;
+use super::packed::{self, PackedZone};
 use super::zone::zone_shape;
 use crate::api::{JsonObject, PointGeometry, StoreAddress, StoreFeature, StoreProperties};
 use crate::error::{ApiError, ErrorCode};
@@ -197,17 +198,9 @@ fn lower(t: &str) -> String {
     t.chars().flat_map(char::to_lowercase).collect()
 }
 
-fn json_list(text: &str) -> Vec<String> {
-    serde_json::from_str(text).unwrap_or_default()
-}
-
-fn json_map(text: &str) -> Map<String, Value> {
-    serde_json::from_str(text).unwrap_or_default()
-}
-
-fn unreadable(pack: &str, e: rusqlite::Error) -> ApiError {
-    tracing::error!(pack, "the stores layer cannot be read");
-    ApiError::internal(&e)
+fn unreadable(pack: &str, e: &dyn std::error::Error) -> ApiError {
+    tracing::error!(pack, error = %e, "the stores layer cannot be read");
+    ApiError::internal(e)
 }
 
 impl StoreIndex {
@@ -227,73 +220,47 @@ impl StoreIndex {
         let mut zone_ids = HashMap::new();
         for pack in packs {
             let pack_id: Arc<str> = Arc::from(pack.id());
-            let conn = pack.sqlite().map_err(|e| unreadable(pack.id(), e))?;
+            let conn = pack.sqlite().map_err(|e| unreadable(pack.id(), &e))?;
+            let (packed_stores, packed_zones) =
+                packed::read(&conn).map_err(|e| unreadable(pack.id(), &e))?;
             let first = stores.len() as u32;
             let mut by_id = std::collections::HashMap::new();
-            {
-                let mut stmt = conn
-                    .prepare(
-                        "SELECT store_id, name, address_lines, city, zipcode, country_code, lat, lng, types, \
-                         tags, localized_names, user_properties, contact, opening_hours FROM stores ORDER BY id",
-                    )
-                    .map_err(|e| unreadable(pack.id(), e))?;
-                let rows = stmt
-                    .query_map([], |r| {
-                        Ok(StoreRecord {
-                            store_id: r.get(0)?,
-                            name: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                            lines: json_list(&r.get::<_, String>(2)?),
-                            city: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
-                            zipcode: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
-                            country_code: r.get(5)?,
-                            lat: r.get(6)?,
-                            lng: r.get(7)?,
-                            types: json_list(&r.get::<_, String>(8)?),
-                            tags: json_list(&r.get::<_, String>(9)?),
-                            localized_names: json_map(&r.get::<_, String>(10)?),
-                            user_properties: json_map(&r.get::<_, String>(11)?),
-                            contact: json_map(&r.get::<_, String>(12)?),
-                            opening_hours: r
-                                .get::<_, Option<String>>(13)?
-                                .and_then(|t| serde_json::from_str(&t).ok()),
-                        })
-                    })
-                    .map_err(|e| unreadable(pack.id(), e))?;
-                for row in rows {
-                    let record = row.map_err(|e| unreadable(pack.id(), e))?;
-                    let at = first + by_id.len() as u32;
-                    by_id.insert(record.store_id.clone(), at);
-                    store_ids.entry(record.store_id.clone()).or_insert(at);
-                    stores.push(record);
-                }
+            for s in packed_stores {
+                let record = StoreRecord {
+                    store_id: s.store_id,
+                    name: s.name.unwrap_or_default(),
+                    lines: s.address_lines,
+                    city: s.city.unwrap_or_default(),
+                    zipcode: s.zipcode.unwrap_or_default(),
+                    country_code: s.country_code,
+                    lat: s.lat,
+                    lng: s.lng,
+                    types: s.types,
+                    tags: s.tags,
+                    localized_names: s.localized_names,
+                    user_properties: s.user_properties,
+                    contact: s.contact,
+                    opening_hours: s.opening_hours.and_then(|h| serde_json::from_value(h).ok()),
+                };
+                let at = first + by_id.len() as u32;
+                by_id.insert(record.store_id.clone(), at);
+                store_ids.entry(record.store_id.clone()).or_insert(at);
+                stores.push(record);
             }
-            let mut stmt = conn
-                .prepare(
-                    "SELECT zone_id, store_id, description, polygon_wkt, types, status FROM zones \
-                     ORDER BY id",
-                )
-                .map_err(|e| unreadable(pack.id(), e))?;
-            let rows = stmt
-                .query_map([], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, Option<String>>(2)?,
-                        r.get::<_, String>(3)?,
-                        r.get::<_, String>(4)?,
-                        r.get::<_, Option<String>>(5)?,
-                    ))
-                })
-                .map_err(|e| unreadable(pack.id(), e))?;
-            for row in rows {
-                let (zone_id, store_id, description, wkt_text, types, status) =
-                    row.map_err(|e| unreadable(pack.id(), e))?;
+            for z in packed_zones {
+                let PackedZone {
+                    zone_id,
+                    store_id,
+                    description,
+                    polygon_wkt: wkt_text,
+                    types,
+                    status,
+                } = z;
                 let (Some(store), Some(shape)) = (by_id.get(&store_id), zone_shape(&wkt_text).ok())
                 else {
                     tracing::warn!(pack = pack.id(), store = %store_id, "zone skipped: unknown store or unreadable polygon");
                     continue;
                 };
-                let types = json_list(&types);
                 let digest = zone_digest(
                     &store_id,
                     description.as_deref(),

@@ -18,6 +18,7 @@
 pub mod edits;
 pub mod hours;
 mod index;
+pub mod packed;
 mod select;
 pub mod zone;
 

@@ -1,4 +1,4 @@
-//! Indoor layer: `indoor_venues`, `indoor_features` and `indoor_graphs` from OSM indoor tagging
+//! Indoor layer: `indoor_venues` and `indoor_features` from OSM indoor tagging
 //! (Simple Indoor Tagging).
 //!
 //! Rules:
@@ -13,7 +13,7 @@
 //!   `railway=platform`/`public_transport=platform` → `area`, a shop, amenity, office, tourism,
 //!   craft or healthcare, or a named element that is not a track, road, waterway, power line,
 //!   route or barrier → `poi`. Levels come from `level` plus
-//!   `repeat_on` ([`parse_levels`]: `0`, `-1`, `1;2`, `0-3`, `-2--1`, `0.5`), rounded to
+//!   `repeat_on` ([`waymark_core::indoor::levels::parse_levels`]: `0`, `-1`, `1;2`, `0-3`, `-2--1`, `0.5`), rounded to
 //!   integers (the API's levels are integers); untagged features other than doors are on
 //!   level 0 (doors take the levels of the areas whose outline has them).
 //! * **Grouping**: a feature belongs to the smallest building (`building=*` way or
@@ -41,16 +41,16 @@
 //!   the assembled area for relations); `lat`/`lng` a point inside. `properties` and `shape`
 //!   are stored as zstd frames with a per-pack dictionary per column (pack format 5,
 //!   [`waymark_core::packs::schema::IndoorText`]).
-//! * **Graph**: [`waymark_core::indoor::graph::build`] over the venue's features and, when the
-//!   roads layer is built with it, the foot-accessible road edges within 40 m of the venue
-//!   (kind `outdoor`, level 0); stored when it has edges.
+//! * **Graph**: not stored (pack format 6): the engine builds it from these features and the
+//!   pack's foot-accessible road edges when it first reads the venue
+//!   ([`waymark_core::indoor::venue_graph`]), in at most a few milliseconds.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rusqlite::{Transaction, params};
 use waymark_core::geo::{BBox, MultiPolygon, Pt, line_geojson, point_geojson};
-use waymark_core::indoor::graph::{self, GraphFeature};
-use waymark_core::indoor::{is_poi, osm_feature_id};
+use waymark_core::indoor::levels::{feature_levels, int_levels};
+use waymark_core::indoor::osm_feature_id;
 
 use super::models::{MemberKind, OsmData, OsmError, OsmStats, Tags};
 
@@ -202,73 +202,6 @@ pub fn relation_wanted(tags: &Tags) -> bool {
         || namer_rank(tags).is_some()
 }
 
-/// The level ranges of a feature; level 0 when untagged, except for doors and entrances
-/// (on the levels of the areas whose outline holds them).
-fn feature_levels(tags: &Tags, kind: &str) -> Vec<(f64, f64)> {
-    let v = levels_of(tags);
-    if v.is_empty() && !matches!(kind, "door" | "entrance") {
-        return vec![(0.0, 0.0)];
-    }
-    v
-}
-
-/// The walkable road edges (built by the roads layer of the same pack, when it is) within
-/// 40 m of `bbox`: `(GeoJSON line, first point)`.
-fn outdoor_lines(
-    tx: &Transaction<'_>,
-    bbox: BBox,
-) -> Result<Vec<(serde_json::Value, Pt)>, OsmError> {
-    let (dlat, dlng) = waymark_core::geo::degrees_for(40.0, (bbox.south + bbox.north) / 2.0);
-    let mut st = tx.prepare(
-        "SELECT e.geometry FROM road_ways_rtree r \
-         JOIN road_edges e ON e.id BETWEEN r.id AND r.last_edge \
-         WHERE e.foot = 1 AND r.max_lat >= ?1 AND r.min_lat <= ?2 AND r.max_lng >= ?3 \
-         AND r.min_lng <= ?4 ORDER BY e.id",
-    )?;
-    let near = BBox {
-        south: bbox.south - dlat,
-        west: bbox.west - dlng,
-        north: bbox.north + dlat,
-        east: bbox.east + dlng,
-    };
-    let rows = st.query_map(params![near.south, near.north, near.west, near.east], |r| {
-        r.get::<_, String>(0)
-    })?;
-    let mut out = Vec::new();
-    for row in rows {
-        let Ok(pts) = waymark_core::geo::decode_polyline6(&row?) else {
-            continue;
-        };
-        // The R-tree boxes a whole run of a way's edges: keep the edges whose own box is near.
-        if !BBox::of(pts.iter().copied()).is_some_and(|b| b.intersects(&near)) {
-            continue;
-        }
-        if let Some(first) = pts.first().copied()
-            && pts.len() >= 2
-        {
-            out.push((line_geojson(&pts), first));
-        }
-    }
-    Ok(out)
-}
-
-/// Integer levels of ranges (fractional levels rounded; ranges expanded, at most 200).
-fn int_levels(ranges: &[(f64, f64)]) -> Vec<i64> {
-    let mut out: Vec<i64> = Vec::new();
-    for &(a, b) in ranges {
-        let (a, b) = (a.round() as i64, b.round() as i64);
-        if b - a <= 200 {
-            out.extend(a..=b);
-        } else {
-            out.push(a);
-            out.push(b);
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
 /// The category of a feature: its `shop`, `amenity`, `room` (other than `yes`), `office` or
 /// `tourism` value (first present).
 fn category_of(tags: &Tags) -> Option<&str> {
@@ -323,42 +256,6 @@ fn venue_name(c: &Container, feats: &[&Feature<'_>], namers: &[(Pt, String, u8)]
         Some(n) => format!("Indoor venue ({n})"),
         None => "Indoor venue".to_owned(),
     }
-}
-
-/// Parses `level`/`repeat_on` values into `(min, max)` ranges: `0`, `-1`, `1;2`, `0-3`,
-/// `-2--1`, `0.5`. Unparseable parts are ignored.
-pub fn parse_levels(v: &str) -> Vec<(f64, f64)> {
-    let mut out = Vec::new();
-    for part in v.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-        let part = part.replace(',', ".");
-        if let Ok(x) = part.parse::<f64>() {
-            out.push((x, x));
-            continue;
-        }
-        // a range: find a '-' that is not a leading sign
-        let bytes = part.as_bytes();
-        let split = (1..bytes.len())
-            .find(|&i| bytes[i] == b'-' && bytes[i - 1] != b'-' && bytes[i - 1] != b'e');
-        if let Some(i) = split
-            && let (Ok(a), Ok(b)) = (
-                part[..i].trim().parse::<f64>(),
-                part[i + 1..].trim().parse::<f64>(),
-            )
-        {
-            out.push((a.min(b), a.max(b)));
-        }
-    }
-    out
-}
-
-fn levels_of(tags: &Tags) -> Vec<(f64, f64)> {
-    let mut v = Vec::new();
-    for k in ["level", "repeat_on"] {
-        if let Some(s) = tags.get(k) {
-            v.extend(parse_levels(s));
-        }
-    }
-    v
 }
 
 fn level_json(l: f64) -> serde_json::Value {
@@ -527,7 +424,7 @@ pub fn build(
                 osm_id: n.id,
                 kind,
                 tags: &n.tags,
-                ranges: feature_levels(&n.tags, kind),
+                ranges: feature_levels(|k| n.tags.get(k), kind),
                 point: p,
                 shape: point_geojson(p),
                 bbox: BBox::point(p),
@@ -554,7 +451,7 @@ pub fn build(
             osm_id: w.id,
             kind,
             tags: &w.tags,
-            ranges: feature_levels(&w.tags, kind),
+            ranges: feature_levels(|k| w.tags.get(k), kind),
             point,
             shape,
             bbox,
@@ -579,7 +476,7 @@ pub fn build(
             osm_id: r.id,
             kind,
             tags: &r.tags,
-            ranges: feature_levels(&r.tags, kind),
+            ranges: feature_levels(|k| r.tags.get(k), kind),
             point,
             shape,
             bbox,
@@ -620,10 +517,6 @@ pub fn build(
         "INSERT OR REPLACE INTO indoor_features(id, venue_id, osm_type, osm_id, kind, level_min, \
          level_max, name, ref, category, building, properties, shape, lat, lng) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-    )?;
-    let mut ins_g = tx.prepare(
-        "INSERT OR REPLACE INTO indoor_graphs(venue_id, version, profiles, graph) \
-         VALUES (?1, ?2, ?3, ?4)",
     )?;
     for ((is_b, ci), members) in &groups {
         let Some(c) = (if *is_b {
@@ -710,7 +603,6 @@ pub fn build(
             updated_at,
         ])?;
         stats.indoor_venues += 1;
-        let mut props: Vec<serde_json::Value> = Vec::with_capacity(feats.len());
         for f in &feats {
             let lmin = f.ranges.iter().map(|r| r.0).reduce(f64::min);
             let lmax = f.ranges.iter().map(|r| r.1).reduce(f64::max);
@@ -733,50 +625,7 @@ pub fn build(
                 f.point.lat,
                 f.point.lng,
             ])?;
-            props.push(tags);
             stats.indoor_features += 1;
-        }
-        // The walkable graph, with the outdoor walking network within 40 m of the venue.
-        let empty = serde_json::Map::new();
-        let outdoor = outdoor_lines(tx, bbox)?;
-        let mut inputs: Vec<GraphFeature<'_>> = feats
-            .iter()
-            .zip(&props)
-            .map(|(f, p)| GraphFeature {
-                id: osm_feature_id(f.osm_type, f.osm_id),
-                kind: f.kind,
-                levels: int_levels(&f.ranges),
-                properties: p.as_object().unwrap_or(&empty),
-                shape: &f.shape,
-                point: f.point,
-                poi: is_poi(
-                    f.kind,
-                    f.tags.get("name"),
-                    f.tags.get("ref"),
-                    category_of(f.tags),
-                ),
-            })
-            .collect();
-        inputs.extend(outdoor.iter().map(|(shape, start)| GraphFeature {
-            id: -2,
-            kind: "outdoor",
-            levels: vec![0],
-            properties: &empty,
-            shape,
-            point: *start,
-            poi: false,
-        }));
-        let g = graph::build(&inputs);
-        if !g.edges.is_empty() {
-            let bytes = g
-                .to_bytes()
-                .map_err(|e| OsmError::IndoorGraph(format!("{}: {e}", c.venue_id)))?;
-            ins_g.execute(params![
-                c.venue_id,
-                graph::GRAPH_VERSION,
-                serde_json::to_string(&g.profiles)?,
-                bytes,
-            ])?;
         }
     }
     compress_feature_text(tx)?;
@@ -827,24 +676,4 @@ fn compress_feature_text(tx: &Transaction<'_>) -> Result<(), OsmError> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn levels() {
-        assert_eq!(parse_levels("0"), vec![(0.0, 0.0)]);
-        assert_eq!(parse_levels("-1"), vec![(-1.0, -1.0)]);
-        assert_eq!(parse_levels("1;2"), vec![(1.0, 1.0), (2.0, 2.0)]);
-        assert_eq!(parse_levels("0-3"), vec![(0.0, 3.0)]);
-        assert_eq!(parse_levels("-2--1"), vec![(-2.0, -1.0)]);
-        assert_eq!(parse_levels("0.5"), vec![(0.5, 0.5)]);
-        assert_eq!(parse_levels("x"), vec![]);
-        assert_eq!(
-            int_levels(&[(0.0, 3.0), (-1.0, -1.0), (0.5, 0.5)]),
-            vec![-1, 0, 1, 2, 3]
-        );
-    }
 }

@@ -1,6 +1,7 @@
 //! Writes checked stores and their zones into a pack database (replacing the layer).
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use serde::Serialize;
+use waymark_core::stores::packed::{self, PackedError, PackedStore, PackedZone};
 
 use super::StoreAsset;
 use crate::error::BuildError;
@@ -29,85 +30,74 @@ fn timezone_at(lat: f64, lng: f64) -> String {
     }
 }
 
-/// Replaces the `stores` and `zones` tables of `conn` with `assets`, in one transaction: on
-/// any error nothing changes. The records must have been checked ([`super::check_all`]). The
-/// pack holds no spatial index of stores or zones: the engine builds its own (R-trees in
-/// memory) when it loads the layer.
+/// Replaces the stores layer of `conn` (the `stores_layer` frames, pack format 6,
+/// [`waymark_core::stores::packed`]) with `assets`, in one transaction: on any error nothing
+/// changes. The records must have been checked ([`super::check_all`]). The pack holds no
+/// spatial index of stores or zones: the engine builds its own (R-trees in memory) when it
+/// loads the layer.
 pub fn write_layer(
     conn: &mut Connection,
     assets: &[StoreAsset],
 ) -> Result<StoresStats, BuildError> {
-    let tx = conn.transaction()?;
-    // Older packs carried SQLite R-trees of stores and zones; nothing reads them.
-    tx.execute_batch(
-        "DELETE FROM stores; DELETE FROM zones; \
-         DROP TABLE IF EXISTS stores_rtree; DROP TABLE IF EXISTS zones_rtree;",
-    )?;
-    let mut stats = StoresStats::default();
-    {
-        let mut store = tx.prepare(
-            "INSERT INTO stores (id, store_id, name, address_lines, city, zipcode, country_code, lat, lng, \
-             types, tags, localized_names, user_properties, contact, opening_hours) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-        )?;
-        let mut zone = tx.prepare(
-            "INSERT INTO zones (id, zone_id, store_id, description, polygon_wkt, types, status) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?;
-        for (i, a) in assets.iter().enumerate() {
-            let id = i as i64 + 1;
-            // Hours without a timezone take the zone of the store's position, so the engine
-            // always knows the local time of a store.
-            let hours = a.opening_hours.as_ref().map(|h| match &h.timezone {
-                Some(_) => json(h),
-                None => {
-                    let mut h = h.clone();
-                    h.timezone = Some(timezone_at(a.location.lat, a.location.lng));
-                    json(&h)
-                }
-            });
-            store.execute(params![
-                id,
-                a.store_id,
-                a.name,
-                json(&a.address.lines),
-                a.address.city,
-                a.address.zipcode,
-                a.address
-                    .country_code
-                    .as_ref()
-                    .map(|c| c.to_ascii_uppercase()),
-                a.location.lat,
-                a.location.lng,
-                json(&a.types),
-                json(&a.tags),
-                json(&a.localized_names),
-                json(&a.user_properties),
-                json(&a.contact),
-                hours,
-            ])?;
-            stats.stores += 1;
-            for z in &a.zones {
-                let zid = stats.zones as i64 + 1;
-                zone.execute(params![
-                    zid,
-                    z.zone_id,
-                    a.store_id,
-                    z.description,
-                    z.polygon,
-                    json(&z.types),
-                    z.status,
-                ])?;
-                stats.zones += 1;
+    let object = |v: serde_json::Value| match v {
+        serde_json::Value::Object(m) => m,
+        _ => serde_json::Map::new(),
+    };
+    let mut stores = Vec::with_capacity(assets.len());
+    let mut zones = Vec::new();
+    for a in assets {
+        // Hours without a timezone take the zone of the store's position, so the engine
+        // always knows the local time of a store.
+        let hours = a.opening_hours.as_ref().map(|h| {
+            let mut h = h.clone();
+            if h.timezone.is_none() {
+                h.timezone = Some(timezone_at(a.location.lat, a.location.lng));
             }
+            serde_json::to_value(&h)
+        });
+        stores.push(PackedStore {
+            store_id: a.store_id.clone(),
+            name: Some(a.name.clone()),
+            address_lines: a.address.lines.clone(),
+            city: a.address.city.clone(),
+            zipcode: a.address.zipcode.clone(),
+            country_code: a
+                .address
+                .country_code
+                .as_ref()
+                .map(|c| c.to_ascii_uppercase()),
+            lat: a.location.lat,
+            lng: a.location.lng,
+            types: a.types.clone(),
+            tags: a.tags.clone(),
+            localized_names: object(
+                serde_json::to_value(&a.localized_names).map_err(PackedError::Json)?,
+            ),
+            user_properties: a.user_properties.clone(),
+            contact: object(serde_json::to_value(&a.contact).map_err(PackedError::Json)?),
+            opening_hours: hours.transpose().map_err(PackedError::Json)?,
+        });
+        for z in &a.zones {
+            zones.push(PackedZone {
+                zone_id: z.zone_id.clone(),
+                store_id: a.store_id.clone(),
+                description: z.description.clone(),
+                polygon_wkt: z.polygon.clone(),
+                types: z.types.clone(),
+                status: z.status.clone(),
+            });
         }
     }
+    let tx = conn.transaction()?;
+    // Packs before format 6 held one row per store and zone, older ones SQLite R-trees too.
+    tx.execute_batch(
+        "DROP TABLE IF EXISTS stores; DROP TABLE IF EXISTS zones; \
+         DROP TABLE IF EXISTS stores_rtree; DROP TABLE IF EXISTS zones_rtree;",
+    )?;
+    packed::write(&tx, &stores, &zones)?;
     tx.commit()?;
-    Ok(stats)
-}
-
-/// JSON text of a free-form column (lists, maps with string keys, JSON values: these always
-/// serialize).
-fn json<T: Serialize + ?Sized>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+    Ok(StoresStats {
+        stores: stores.len(),
+        zones: zones.len(),
+    })
 }
