@@ -41,8 +41,10 @@ pub struct PackedStore {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub country_code: Option<String>,
     /// Latitude.
+    #[serde(with = "exact_f64")]
     pub lat: f64,
     /// Longitude.
+    #[serde(with = "exact_f64")]
     pub lng: f64,
     /// Types.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -83,6 +85,23 @@ pub struct PackedZone {
     /// Status.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+}
+
+/// An `f64` as the text of its shortest round-trip form: serde_json's number parser may land
+/// one unit in the last place away from the written value (`42.508477400000004` reads back
+/// as `42.5084774`), and a store's position must read back exactly as it was written, as it
+/// did from a SQLite `REAL`.
+mod exact_f64 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(v)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 /// Why the layer could not be written or read.
@@ -200,7 +219,8 @@ mod tests {
                 store_id: format!("S{i}"),
                 name: Some(format!("Store {i}")),
                 address_lines: vec![format!("Main street {i}")],
-                lat: 48.0 + f64::from(i) * 1e-7,
+                // Values serde_json's own number parser does not read back exactly.
+                lat: 42.508_477_400_000_004 + f64::from(i) * 1e-7,
                 lng: 11.123_456_7,
                 types: vec!["pharmacy".into()],
                 contact: json!({"phone": "+49 89 1"}).as_object().unwrap().clone(),
@@ -215,7 +235,12 @@ mod tests {
             ..PackedZone::default()
         }];
         write(&conn, &stores, &zones).unwrap();
-        assert_eq!(read(&conn).unwrap(), (stores.clone(), zones.clone()));
+        let (back, back_zones) = read(&conn).unwrap();
+        assert_eq!((&back, &back_zones), (&stores, &zones));
+        for (a, b) in back.iter().zip(&stores) {
+            assert_eq!(a.lat.to_bits(), b.lat.to_bits());
+            assert_eq!(a.lng.to_bits(), b.lng.to_bits());
+        }
         // Written again: replaced, not appended.
         write(&conn, &stores[..2], &[]).unwrap();
         assert_eq!(read(&conn).unwrap(), (stores[..2].to_vec(), vec![]));
