@@ -373,15 +373,8 @@ pub fn read_venue(conn: &Connection, id: &str) -> Result<VenueData, ReadError> {
     }
     // A venue file's graph is stored (its connectors are not features); an OSM venue's is
     // built from its features (pack format 6).
-    let has_graphs: bool = conn
-        .query_row(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'indoor_graphs'",
-            [],
-            |_| Ok(true),
-        )
-        .optional()?
-        .unwrap_or(false);
-    let stored: Option<(i64, Vec<u8>)> = if has_graphs {
+    let stored: Option<(i64, Vec<u8>)> = if crate::packs::schema::has_table(conn, "indoor_graphs")?
+    {
         conn.query_row(
             "SELECT version, graph FROM indoor_graphs WHERE venue_id = ?1",
             [id],
@@ -480,15 +473,7 @@ pub fn venue_graph(
 /// (`[west, south, east, north]`), in edge order: `(GeoJSON line, first point)`. None when
 /// the pack has no roads layer.
 fn outdoor_lines(conn: &Connection, bbox: [f64; 4]) -> Result<Vec<(Value, Pt)>, ReadError> {
-    let has_roads: bool = conn
-        .query_row(
-            "SELECT 1 FROM sqlite_master WHERE name = 'road_ways_rtree'",
-            [],
-            |_| Ok(true),
-        )
-        .optional()?
-        .unwrap_or(false);
-    if !has_roads {
+    if !crate::packs::schema::has_table(conn, "road_ways_rtree")? {
         return Ok(Vec::new());
     }
     let (dlat, dlng) = crate::geo::degrees_for(OUTDOOR_M, (bbox[1] + bbox[3]) / 2.0);

@@ -556,6 +556,20 @@ CREATE TABLE IF NOT EXISTS dataset_features (
 CREATE INDEX IF NOT EXISTS dataset_features_dataset ON dataset_features(dataset_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS dataset_features_rtree USING rtree(fid, min_lat, max_lat, min_lng, max_lng);";
 
+/// Whether `conn` has a table (or virtual table) named `name`: readers of layers that older
+/// or partial packs lack check before they query.
+pub fn has_table(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+    use rusqlite::OptionalExtension;
+    Ok(conn
+        .query_row(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+            [name],
+            |_| Ok(true),
+        )
+        .optional()?
+        .unwrap_or(false))
+}
+
 /// Creates every table (all layers; empty layers cost nothing) and records the schema version.
 pub fn create_all(conn: &Connection) -> rusqlite::Result<()> {
     for ddl in [

@@ -190,15 +190,7 @@ fn read_part<T: for<'de> Deserialize<'de>>(
 /// The stores and zones of `conn`'s layer, in the order they were written; empty when the
 /// pack has no stores layer.
 pub fn read(conn: &Connection) -> Result<(Vec<PackedStore>, Vec<PackedZone>), PackedError> {
-    let exists: bool = conn
-        .query_row(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'stores_layer'",
-            [],
-            |_| Ok(true),
-        )
-        .optional()?
-        .unwrap_or(false);
-    if !exists {
+    if !crate::packs::schema::has_table(conn, TABLE)? {
         return Ok((Vec::new(), Vec::new()));
     }
     Ok((read_part(conn, "stores")?, read_part(conn, "zones")?))
