@@ -17,7 +17,7 @@ use waymark_core::packs::schema::{self, layers};
 
 pub use crate::error::BuildError;
 use crate::error::io;
-use crate::osm::{OsmEdit, OsmLayers, build_osm_edited};
+use crate::osm::{OsmEdit, OsmLayers, build_osm_with};
 use crate::sources::{Sources, sha256_file};
 
 /// What goes into a pack.
@@ -210,6 +210,65 @@ pub fn build_pack_edited(
     edit: Option<&OsmEdit>,
     progress: Progress,
 ) -> Result<PathBuf, BuildError> {
+    build_pack_with(
+        plan,
+        version,
+        sources,
+        out_dir,
+        &BuildOptions {
+            force,
+            edit: edit.copied(),
+            region: None,
+        },
+        progress,
+    )
+}
+
+/// How [`build_pack_with`] builds.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// Rebuild from scratch instead of adding missing layers.
+    pub force: bool,
+    /// An edit of the extract as read (measurements only).
+    pub edit: Option<OsmEdit>,
+    /// Build only the part of the extract in this region ([`crate::cut`]): the pack's
+    /// coverage is the region and it joins its installed neighbours.
+    pub region: Option<crate::cut::Region>,
+}
+
+/// Builds (or completes) the pack of `plan` under `out_dir` with `options`. A build that
+/// fails because its region does not fit the extract leaves no pack directory behind.
+pub fn build_pack_with(
+    plan: &PackPlan,
+    version: &str,
+    sources: &Sources,
+    out_dir: &Path,
+    options: &BuildOptions,
+    progress: Progress,
+) -> Result<PathBuf, BuildError> {
+    let work = out_dir.join(format!("{}-{version}.building", plan.id));
+    let fresh = !work.exists() && !out_dir.join(format!("{}-{version}", plan.id)).exists();
+    let r = build_pack_inner(plan, version, sources, out_dir, options, progress);
+    if let Err(BuildError::Cut(_)) = &r
+        && (fresh || options.force)
+        && work.exists()
+    {
+        std::fs::remove_dir_all(&work).map_err(|e| io(&work, e))?;
+    }
+    r
+}
+
+fn build_pack_inner(
+    plan: &PackPlan,
+    version: &str,
+    sources: &Sources,
+    out_dir: &Path,
+    options: &BuildOptions,
+    progress: Progress,
+) -> Result<PathBuf, BuildError> {
+    let force = options.force;
+    let edit = options.edit.as_ref();
+    let region = options.region.as_ref();
     let final_dir = out_dir.join(format!("{}-{version}", plan.id));
     let work = out_dir.join(format!("{}-{version}.building", plan.id));
     if force {
@@ -268,8 +327,11 @@ pub fn build_pack_edited(
         if any {
             let pbf = osm_extract(&osm_id, sources)?;
             let started = Instant::now();
-            let stats = build_osm_edited(&pbf, &mut conn, &osm_layers, edit, &mut *progress)
-                .map_err(|e| BuildError::Osm(e.to_string()))?;
+            let stats = build_osm_with(&pbf, &mut conn, &osm_layers, edit, region, &mut *progress)
+                .map_err(|e| match e {
+                    crate::osm::OsmError::Cut(c) => BuildError::Cut(c),
+                    e => BuildError::Osm(e.to_string()),
+                })?;
             let stats_json = serde_json::to_value(&stats).unwrap_or(Value::Null);
             bbox = Some(stats.bbox);
             conn.execute(
@@ -519,6 +581,8 @@ pub fn build_pack_edited(
 
     let polygon = if plan.base {
         None
+    } else if let Some(r) = region {
+        Some(r.geometry().clone())
     } else {
         coverage_hull(&db_path)?
     };
@@ -526,6 +590,7 @@ pub fn build_pack_edited(
     manifest.coverage = Coverage {
         bbox: bbox.unwrap_or([-180.0, -90.0, 180.0, 90.0]),
         polygon,
+        region: region.is_some(),
     };
     manifest.sources = all_sources;
     manifest.stats = Some(Value::Object(stats));
