@@ -177,6 +177,13 @@ enum Command {
         /// Fail on the first bad record instead of skipping it.
         #[arg(long)]
         strict: bool,
+        /// Import even when it would replace a non-empty stores layer with an empty one, or
+        /// skip more than --max-skipped-percent of the records.
+        #[arg(long, conflicts_with = "strict")]
+        force: bool,
+        /// The largest share of records, in percent, that a lenient import may skip.
+        #[arg(long, default_value_t = 10.0)]
+        max_skipped_percent: f64,
         /// Licence of the stores data, carried into the manifest.
         #[arg(long, default_value = "proprietary")]
         licence: String,
@@ -489,9 +496,21 @@ fn run(cli: Cli) -> Result<(), String> {
             csv,
             zones,
             strict,
+            force,
+            max_skipped_percent,
             licence,
             attribution,
         } => {
+            if !(0.0..=100.0).contains(&max_skipped_percent) {
+                return Err(format!(
+                    "--max-skipped-percent {max_skipped_percent} must be between 0 and 100"
+                ));
+            }
+            let policy = waymark_packs::stores::pack::ImportPolicy {
+                strict,
+                force,
+                max_skipped_share: max_skipped_percent / 100.0,
+            };
             let read = |p: &PathBuf| {
                 std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))
             };
@@ -505,7 +524,7 @@ fn run(cli: Cli) -> Result<(), String> {
             };
             let source = waymark_packs::stores::pack::customer_source(&licence, &attribution);
             let report = waymark_packs::stores::pack::import_into_pack(
-                &pack, records, problems, source, strict,
+                &pack, records, problems, source, policy,
             )
             .map_err(|e| e.to_string())?;
             for p in &report.skipped {
