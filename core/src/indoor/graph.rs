@@ -21,7 +21,7 @@
 //! from its lower to its upper end (`incline` says which end is which, else the ends' areas
 //! do), escalators one way when `conveying=forward|backward`, elevators between each pair of
 //! consecutive levels they serve. Walkable lines of different levels that share a vertex meet
-//! there, and a connector way's ends are on the levels of the lines they meet. Lines tagged
+//! there (a ramp edge: how the level changes is not mapped), and a connector way's ends are on the levels of the lines they meet. Lines tagged
 //! `oneway` or `conveying` are one way. A closed door or gate (`access=private|no`) cuts the
 //! edges at it. A door or connector point that lies in no area is joined to
 //! the nearest node of its level within 5 m. Features of kind `outdoor` (the foot-accessible
@@ -991,9 +991,12 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
             .then(a.2.cmp(&b.2))
     });
     joins.dedup_by(|a, b| pos_key(a.0) == pos_key(b.0) && a.1 == b.1 && a.2 == b.2);
+    // How the level changes there is not mapped: a ramp (a level change the instructions say),
+    // open to wheelchairs as the lines it joins are.
     for (p, lo, hi) in joins {
         let (x, y) = (b.node(p, lo), b.node(p, hi));
-        b.edge(x, y, 0.0, EdgeKind::Walk, false, true, -1);
+        let len = LEVEL_HEIGHT_M * (hi - lo) as f64;
+        b.edge(x, y, len, EdgeKind::Ramp, false, true, -1);
     }
 
     // Nodes of each area, and the visibility edges inside it.
