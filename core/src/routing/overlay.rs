@@ -89,6 +89,12 @@ struct Borders {
 /// One end of a query in each member that has its edge: `(member, (arc, weight, second))`.
 type Ends = Vec<(usize, Vec<(u32, u64, u64)>)>;
 
+/// Weighted arcs of one end of a hierarchy query.
+type Weighted = Vec<(u32, u64)>;
+
+/// Rows of `(time, distance)` cells.
+type Cells = Vec<Vec<Option<(u64, u64)>>>;
+
 /// A run of a path inside one member: from where to where, by the member's hierarchy.
 #[derive(Debug, Clone, Copy)]
 enum Hop {
@@ -399,7 +405,7 @@ impl Joined {
         hops.reverse();
         let mut arcs: Vec<u32> = Vec::new();
         for hop in hops {
-            let (m, s, t): (usize, Vec<(u32, u64)>, Vec<(u32, u64)>) = match hop {
+            let (m, s, t): (usize, Weighted, Weighted) = match hop {
                 Hop::Direct { member } => (
                     member,
                     pairs(&src.iter().find(|x| x.0 == member)?.1),
@@ -438,7 +444,7 @@ impl Joined {
         profile: Profile,
         from: &[Option<Snap>],
         to: &[Option<Snap>],
-    ) -> Option<Vec<Vec<Option<(u64, u64)>>>> {
+    ) -> Option<Cells> {
         let b = self.borders(joined, profile)?;
         let src: Vec<Ends> = from
             .iter()
@@ -451,7 +457,7 @@ impl Joined {
         // Destinations per member, for the cells inside one member.
         let mut per_member: Vec<(Vec<usize>, Buckets)> = Vec::with_capacity(b.members.len());
         // Costs from each member's entering portals to each destination.
-        let mut from_portals: Vec<Vec<Vec<Option<(u64, u64)>>>> = vec![Vec::new(); to.len()];
+        let mut from_portals: Vec<Cells> = vec![Vec::new(); to.len()];
         for (m, mb) in b.members.iter().enumerate() {
             let mut idx = Vec::new();
             let mut pts = Vec::new();
