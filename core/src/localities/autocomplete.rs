@@ -294,7 +294,12 @@ pub fn run(
             Some((score, shown))
         })
         .collect();
-    ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    // Equal scores in the order of the ids: the same answer whichever pack, or packs, hold
+    // the candidates.
+    ranked.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| a.1.item.public_id.cmp(&b.1.item.public_id))
+    });
 
     let extended = req.extended == Some(AutocompleteExtended::PostalCode);
     let mut out: Vec<LocalitySuggestion> = Vec::new();

@@ -9,7 +9,8 @@ use parking_lot::{Mutex, RwLock};
 use rusqlite::Connection;
 use tantivy::collector::TopDocs;
 use tantivy::query::{
-    BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, TermQuery,
+    Bm25StatisticsProvider, BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur,
+    Query, TermQuery,
 };
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{
@@ -381,10 +382,14 @@ impl LocalitiesIndex {
         limit: usize,
     ) -> Vec<(f64, Item)> {
         // Best hits of every pack first; documents are read only for the overall best.
-        let mut searchers = Vec::with_capacity(self.packs.len());
+        let searchers: Vec<Searcher> = self.packs.iter().map(|p| p.reader.searcher()).collect();
+        // Packs of one schema are scored with the statistics of all of them together, so
+        // that a text score means the same in every pack and the best of all packs are the
+        // best one index holding them all would give.
+        let pooled = Pooled::of(&searchers);
         let mut hits: Vec<(f64, usize, DocAddress)> = Vec::new();
         for (i, p) in self.packs.iter().enumerate() {
-            let searcher = p.reader.searcher();
+            let searcher = &searchers[i];
             let q = build(&p.f);
             let collector = TopDocs::with_limit(limit).tweak_score(move |seg: &SegmentReader| {
                 let ff = seg.fast_fields();
@@ -402,10 +407,13 @@ impl LocalitiesIndex {
                     s
                 }
             });
-            if let Ok(found) = searcher.search(&q, &collector) {
+            let found = match &pooled {
+                Some(stats) => searcher.search_with_statistics_provider(&*q, &collector, stats),
+                None => searcher.search(&*q, &collector),
+            };
+            if let Ok(found) = found {
                 hits.extend(found.into_iter().map(|(score, addr)| (score, i, addr)));
             }
-            searchers.push(searcher);
         }
         hits.sort_by(|a, b| b.0.total_cmp(&a.0));
         // The same item from two packs (countries): keep the first.
@@ -421,7 +429,52 @@ impl LocalitiesIndex {
                 all.push((score, item));
             }
         }
+        // A GeoNames place that one pack merged into its OSM place is the same answer as
+        // that place, where a neighbouring pack without the OSM place kept it.
+        let merged: std::collections::HashSet<&str> = all
+            .iter()
+            .flat_map(|(_, it)| it.data.merged.iter().map(String::as_str))
+            .collect();
+        if !merged.is_empty() {
+            let drop: std::collections::HashSet<String> = all
+                .iter()
+                .filter(|(_, it)| merged.contains(it.public_id.as_str()))
+                .map(|(_, it)| it.public_id.clone())
+                .collect();
+            all.retain(|(_, it)| !drop.contains(&it.public_id));
+        }
         all
+    }
+}
+
+/// BM25 statistics of several indexes of one schema taken together (term and document
+/// counts summed), as one index holding all their documents would have them.
+struct Pooled<'a>(&'a [Searcher]);
+
+impl<'a> Pooled<'a> {
+    /// `None` for a single index or indexes of different schemas (field ids would not match).
+    fn of(searchers: &'a [Searcher]) -> Option<Self> {
+        let first = searchers.first()?.schema();
+        (searchers.len() > 1 && searchers.iter().all(|s| s.schema() == first))
+            .then_some(Pooled(searchers))
+    }
+
+    fn sum(&self, each: impl Fn(&Searcher) -> tantivy::Result<u64>) -> tantivy::Result<u64> {
+        self.0.iter().map(each).sum()
+    }
+}
+
+impl Bm25StatisticsProvider for Pooled<'_> {
+    fn total_num_tokens(&self, field: tantivy::schema::Field) -> tantivy::Result<u64> {
+        self.sum(|s| Bm25StatisticsProvider::total_num_tokens(s, field))
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        self.sum(Bm25StatisticsProvider::total_num_docs)
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        self.sum(|s| s.doc_freq(term))
     }
 }
 

@@ -255,6 +255,11 @@ pub struct DocData {
     /// Postal codes related to a settlement (as displayed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub postcodes: Vec<String>,
+    /// Public ids of the GeoNames places merged into this OSM place at build time. A pack
+    /// that lacks this place (a neighbouring region cut at a border between the two points)
+    /// keeps the GeoNames place; across packs the two are one answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged: Vec<String>,
 }
 
 impl DocData {

@@ -180,6 +180,7 @@ pub(super) fn write_places(
             bbox: p.area.as_ref().map(|a| a.bbox.to_wsen()),
             shape_row: p.area.as_ref().map(|_| p.row),
             postcodes: postcodes.clone(),
+            merged: p.merged.clone(),
             ..DocData::default()
         };
         let mut types = vec![p.kind.clone()];

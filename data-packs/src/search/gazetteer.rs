@@ -33,6 +33,8 @@ pub(super) struct Place {
     /// `(lang, name)`, default names with lang `""`.
     pub(super) names: Vec<(String, String)>,
     pub(super) public_id: String,
+    /// Public ids of the GeoNames places merged into this one.
+    pub(super) merged: Vec<String>,
 }
 
 impl Place {
@@ -239,6 +241,7 @@ pub(super) fn load_places(conn: &Connection) -> Result<Vec<Place>, SearchBuildEr
             cc: cc.map(|c| c.to_uppercase()),
             postal_code: pc,
             public_id,
+            merged: Vec::new(),
         });
     }
     Ok(out)
@@ -394,6 +397,7 @@ pub(super) fn merge_gazetteer(places: &mut [Place]) -> (Vec<bool>, u64) {
                     o.names.push((lang, n));
                 }
             }
+            o.merged.push(g.public_id);
             dropped[gi] = true;
             merged += 1;
         }
