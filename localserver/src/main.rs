@@ -495,10 +495,7 @@ fn ensure_sample_packs(
     if !current.is_empty() {
         return Ok(());
     }
-    for old in older
-        .iter()
-        .filter(|p| p.id == "helsinki" || p.id == "base")
-    {
+    for old in older.iter().filter(|p| DEV_PACKS.contains(&p.id.as_str())) {
         println!(
             "removing sample pack {} {}: its format is older than this release's ({FORMAT_VERSION})",
             old.id, old.version
@@ -508,13 +505,13 @@ fn ensure_sample_packs(
             .map_err(|e| format!("removing {} {}: {e}", old.id, old.version))?;
     }
     println!(
-        "no usable data pack installed: building the Helsinki sample pack and the base pack \
-         (first run only)"
+        "no usable data pack installed: building the Helsinki sample pack, the base pack and \
+         the world IP pack (first run only)"
     );
     let sources = waymark_packs::sources::Sources::load(sources).map_err(|e| e.to_string())?;
     let build_dir = state_dir.join("build");
     let version = waymark_packs::build::default_version();
-    for id in ["helsinki", "base"] {
+    for id in DEV_PACKS {
         let plan = waymark_packs::build::sample_plan(id).map_err(|e| e.to_string())?;
         let started = std::time::Instant::now();
         let mut last = String::new();
@@ -548,6 +545,10 @@ fn ensure_sample_packs(
     }
     Ok(())
 }
+
+/// The packs development mode builds and installs on first run: a region, the world-wide
+/// base layers and the world IP networks (city-level positions; region packs carry none).
+const DEV_PACKS: [&str; 3] = ["helsinki", "base", waymark_packs::build::WORLD_IP_PACK];
 
 /// The `format_version` of the installed pack in `dir` (`None` when its manifest is unreadable).
 fn pack_format(dir: &Path) -> Option<u64> {

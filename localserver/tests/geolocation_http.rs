@@ -1,5 +1,5 @@
 //! `/geolocation/position` and `/geolocation/timezone` over real HTTP on 127.0.0.1 with the
-//! Helsinki and base sample packs: the DB-IP attribution header derived from the manifests of
+//! Helsinki, base and world IP packs: the DB-IP attribution header derived from the manifests of
 //! the packs that answered, `ip_address` with private and public keys, 404s without the
 //! header, and 402 once a free quota is used up.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -44,35 +44,56 @@ fn ip_sources(s: &Server, id: &str) -> Vec<String> {
         .collect()
 }
 
-/// The first address of some city-level range of the Helsinki pack.
+/// The first address of a network the world IP pack places in Helsinki (read from its
+/// MaxMind DB file).
 fn helsinki_address(s: &Server) -> IpAddr {
+    use waymark_core::geolocation::ip::{DbIpCity, WORLD_IP_FILES};
     let set = s.engine.packs().snapshot();
-    let conn = set.get("helsinki").unwrap().sqlite().unwrap();
-    let start: Vec<u8> = conn
-        .query_row(
-            "SELECT start FROM ip_ranges WHERE city IS NOT NULL ORDER BY start LIMIT 1 OFFSET 100",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    let k = u128::from_be_bytes(start.try_into().unwrap());
-    waymark_core::auth::restrictions::canonical_ip(IpAddr::V6(k.into()))
+    let dir = &set.get(waymark_packs::build::WORLD_IP_PACK).unwrap().dir;
+    let reader = maxminddb::Reader::open_readfile(dir.join(WORLD_IP_FILES[0])).unwrap();
+    for item in reader
+        .networks(maxminddb::WithinOptions::default())
+        .unwrap()
+    {
+        let item = item.unwrap();
+        let rec: Option<DbIpCity> = item.decode().unwrap();
+        if rec.and_then(|r| r.city) == Some("Helsinki") {
+            return waymark_core::auth::restrictions::canonical_ip(item.network().unwrap().ip());
+        }
+    }
+    panic!("the world IP pack places no network in Helsinki")
 }
 
 #[test]
 fn position_carries_the_attribution_of_the_packs_that_answered() {
     let s = Server::start_with(RateLimitMode::Off);
-    install_samples(&s, &["helsinki", "base"]);
+    install_samples(
+        &s,
+        &["helsinki", "base", waymark_packs::build::WORLD_IP_PACK],
+    );
     let key = s.keys.private.clone();
-    let region = ip_sources(&s, "helsinki");
+    let helsinki_layers = s
+        .engine
+        .packs()
+        .snapshot()
+        .get("helsinki")
+        .unwrap()
+        .manifest
+        .layers
+        .clone();
+    assert!(
+        !helsinki_layers.iter().any(|l| l == "ip"),
+        "a region pack carries no IP networks: {helsinki_layers:?}"
+    );
+    let region = ip_sources(&s, waymark_packs::build::WORLD_IP_PACK);
     let base = ip_sources(&s, "base");
     assert!(
         region.iter().any(|a| a.contains("DB-IP")),
-        "the region pack's manifest names DB-IP: {region:?}"
+        "the world IP pack's manifest names DB-IP: {region:?}"
     );
     assert!(base.iter().any(|a| a.contains("DB-IP")), "{base:?}");
 
-    // A Helsinki address: city-level record of the region pack, country facts of the base.
+    // A Helsinki address: city-level record of the world IP pack, country facts of the base.
     let ip = helsinki_address(&s);
     let r = s.http(
         &Req::get(format!("/geolocation/position?ip_address={ip}")).header("X-Api-Key", &key),

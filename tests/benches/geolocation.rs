@@ -1,11 +1,12 @@
-//! Geolocation benchmarks on real packs (the Helsinki and base sample packs, built by the
-//! benchmark itself): `cargo bench -p waymark-tests --bench geolocation`.
+//! Geolocation benchmarks on real packs (the Helsinki, base and world IP sample packs, built
+//! by the benchmark itself): `cargo bench -p waymark-tests --bench geolocation`.
 //!
 //! * the lookups alone: `TimezoneIndex::lookup` on the world polygons of the base pack, and
-//!   `IpIndex::find` on the DB-IP ranges of the Helsinki pack (city level) and the base pack
-//!   (country level), each index built as the engine builds it;
+//!   `IpIndex::find` on the DB-IP Country ranges of the base pack, each index built as the
+//!   engine builds it;
 //! * the whole engine operations (grant check, validation, quota, lookup, chrono-tz offsets;
-//!   the position also looks up the timezone of the position).
+//!   the position also looks up the timezone of the position; city level from the world IP
+//!   pack's MaxMind DB files).
 //!
 //! Index build times and sizes are printed before the measurements.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
@@ -39,12 +40,12 @@ fn bench(c: &mut Criterion) {
     let plans = [
         build::sample_plan("helsinki").unwrap(),
         build::sample_plan("base").unwrap(),
+        build::sample_plan(build::WORLD_IP_PACK).unwrap(),
     ];
     let (engine, publisher, _) = waymark_tests::engine_with_packs(&plans, tmp.path());
     let caller = waymark_tests::private_caller(&publisher);
     let set = engine.packs().snapshot();
     let base = set.get("base").unwrap().clone();
-    let helsinki = set.get("helsinki").unwrap().clone();
 
     // Timezone index of the base pack's world polygons.
     let rss0 = rss_kib();
@@ -70,17 +71,15 @@ fn bench(c: &mut Criterion) {
         (rss_kib().saturating_sub(rss0)) as f64 / 1024.0,
     );
 
-    // IP index as the engine builds it: the region pack's city ranges first.
+    // IP index of the SQLite ranges as the engine builds it (the base pack's countries).
     let rss0 = rss_kib();
     let t = Instant::now();
     let mut ips = IpIndex::default();
-    for pack in [&helsinki, &base] {
-        ips.add_pack_attributed(
-            &pack.sqlite().unwrap(),
-            layer_attribution(&pack.manifest, "ip"),
-        )
-        .unwrap();
-    }
+    ips.add_pack_attributed(
+        &base.sqlite().unwrap(),
+        layer_attribution(&base.manifest, "ip"),
+    )
+    .unwrap();
     let (ranges, records) = ips.counts();
     eprintln!(
         "ip index: {ranges} ranges, {records} distinct records; build {:.0} ms; ~{:.1} MB heap \
@@ -97,11 +96,13 @@ fn bench(c: &mut Criterion) {
         .filter(|&(lat, lng)| !tz.lookup(lat, lng).starts_with("Etc/"))
         .take(4096)
         .collect();
-    // Addresses: half in the Helsinki pack's ranges (IPv4 and IPv6), a quarter any IPv4,
-    // a quarter any IPv6 in 2000::/3.
-    let helsinki_ranges: Vec<(u128, u128)> = {
-        let conn = helsinki.sqlite().unwrap();
-        let mut stmt = conn.prepare("SELECT start, end FROM ip_ranges").unwrap();
+    // Addresses: half in Finland's ranges (IPv4 and IPv6), a quarter any IPv4, a quarter any
+    // IPv6 in 2000::/3.
+    let finnish_ranges: Vec<(u128, u128)> = {
+        let conn = base.sqlite().unwrap();
+        let mut stmt = conn
+            .prepare("SELECT start, end FROM ip_ranges WHERE country_code = 'FI'")
+            .unwrap();
         stmt.query_map([], |r| {
             let a: Vec<u8> = r.get(0)?;
             let b: Vec<u8> = r.get(1)?;
@@ -118,7 +119,7 @@ fn bench(c: &mut Criterion) {
         .map(|i| match i % 4 {
             0 | 1 => {
                 let (a, _) =
-                    helsinki_ranges[(rng.next_u64() % helsinki_ranges.len() as u64) as usize];
+                    finnish_ranges[(rng.next_u64() % finnish_ranges.len() as u64) as usize];
                 waymark_core::auth::restrictions::canonical_ip(IpAddr::V6(Ipv6Addr::from(a)))
             }
             2 => IpAddr::V4(Ipv4Addr::from(rng.next_u64() as u32)),

@@ -494,7 +494,38 @@ pub fn parity_engine_in(work: &Path, packs: &Path, state: &Path) -> (Arc<Engine>
         build::sign_pack(&part, &publisher).unwrap();
         install(&engine, &part);
     }
+    // IP positions come from the world IP pack (region packs carry no networks).
+    let world_ip = build::build_pack(
+        &build::sample_plan(build::WORLD_IP_PACK).unwrap(),
+        "1",
+        &sources(),
+        work,
+        false,
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    build::sign_pack(&world_ip, &publisher).unwrap();
+    install(&engine, &world_ip);
     (engine, publisher)
+}
+
+/// The first IPv4 address of a network that DB-IP City Lite places in country `cc`, read
+/// from the MaxMind DB file of the world IP pack in `pack_dir` (so that position tests ask
+/// for an address the packs know).
+pub fn first_ipv4_in_country(pack_dir: &Path, cc: &str) -> Option<std::net::Ipv4Addr> {
+    use waymark_core::geolocation::ip::{DbIpCity, WORLD_IP_FILES};
+    let reader = maxminddb::Reader::open_readfile(pack_dir.join(WORLD_IP_FILES[0])).ok()?;
+    for item in reader.networks(maxminddb::WithinOptions::default()).ok()? {
+        let item = item.ok()?;
+        let rec: Option<DbIpCity> = item.decode().ok()?;
+        if rec.and_then(|r| r.country_code) == Some(cc) {
+            return match item.network().ok()?.ip() {
+                std::net::IpAddr::V4(a) => Some(a),
+                std::net::IpAddr::V6(a) => a.to_ipv4_mapped(),
+            };
+        }
+    }
+    None
 }
 
 /// The Monaco parts of the parity suite: pack id and cut box.

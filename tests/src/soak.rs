@@ -503,23 +503,14 @@ fn mix(conn: &mut Conn, key: &str, packs: &Path, dataset_url: &str) -> Vec<Case>
         "",
         &[200],
     ));
-    // An IP address of the pack.
-    let db = std::fs::read_dir(packs.join("andorra"))
+    // An address the world IP pack places in Andorra.
+    let world_ip = std::fs::read_dir(packs.join(waymark_packs::build::WORLD_IP_PACK))
         .unwrap()
         .next()
         .unwrap()
         .unwrap()
-        .path()
-        .join("data.sqlite");
-    let conn_db = rusqlite::Connection::open(&db).unwrap();
-    let start: Vec<u8> = conn_db
-        .query_row(
-            "SELECT start FROM ip_ranges WHERE substr(start, 1, 12) = X'00000000000000000000FFFF' ORDER BY start LIMIT 1",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    let ip = std::net::Ipv4Addr::from(<[u8; 4]>::try_from(&start[12..16]).unwrap());
+        .path();
+    let ip = crate::first_ipv4_in_country(&world_ip, "AD").unwrap();
     cases.push(case(
         "position",
         "GET",
@@ -528,6 +519,14 @@ fn mix(conn: &mut Conn, key: &str, packs: &Path, dataset_url: &str) -> Vec<Case>
         &[200],
     ));
     // A zone of a store, updated with its own polygon.
+    let db = std::fs::read_dir(packs.join("andorra"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .join("data.sqlite");
+    let conn_db = rusqlite::Connection::open(&db).unwrap();
     let zone = waymark_core::stores::packed::read(&conn_db)
         .expect("the parity pack's stores layer reads")
         .1

@@ -1,16 +1,18 @@
-//! Quality of `GET /geolocation/position` with the Helsinki and base sample packs installed:
-//! 10,000 seeded random addresses (IPv4 and IPv6, drawn mostly inside the Helsinki pack's
-//! ranges) against the source files read directly.
+//! Quality of `GET /geolocation/position` with the Helsinki, base and world IP packs
+//! installed: 10,000 seeded random addresses (IPv4 and IPv6, drawn mostly from the DB-IP City
+//! networks placed inside the Helsinki pack's coverage) against the source files read
+//! directly.
 //!
-//! Rule: an address whose DB-IP City record (the mmdb, read with the `maxminddb` crate) lies
-//! inside the Helsinki pack's coverage box is answered by that pack, and must come back with
-//! the record's country, region, city and coordinates exactly (float32 in the mmdb, widened
-//! to f64 in the pack). Any other address is answered by the base pack's country ranges,
-//! built from DB-IP Country Lite (a CSV of the same publisher, a few days apart from the City
-//! file): its country must be the CSV's, with no city and country-level accuracy. Addresses
-//! neither file knows, and local ones, are 404. Agreement must be 100%, and the country of
-//! every country-level answer must also be the City mmdb's wherever the mmdb has one (true of
-//! the pinned files; the counts are printed).
+//! Rule: the Helsinki region pack holds no IP networks (they are one world database, kept
+//! once). An address the DB-IP City record (the mmdb, read with the `maxminddb` crate)
+//! places is answered by the world IP pack, and must come back with the record's country,
+//! region, city and coordinates exactly (float32 in the mmdb, widened to f64). Any other
+//! address is answered by the base pack's country ranges, built from DB-IP Country Lite (a
+//! CSV of the same publisher, a few days apart from the City file): its country must be the
+//! CSV's, with no city and country-level accuracy. Addresses neither file knows, and local
+//! ones, are 404. Agreement must be 100%, and the country of every country-level answer must
+//! also be the City mmdb's wherever the mmdb has one (true of the pinned files; the counts
+//! are printed).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -117,29 +119,48 @@ fn ten_thousand_addresses_agree_with_the_source_files() {
     let plans = [
         build::sample_plan("helsinki").unwrap(),
         build::sample_plan("base").unwrap(),
+        build::sample_plan(build::WORLD_IP_PACK).unwrap(),
     ];
     let (engine, publisher, _) = waymark_tests::engine_with_packs(&plans, tmp.path());
     let caller = waymark_tests::private_caller(&publisher);
     let (v4, v6, countries) = source_files();
     let set = engine.packs().snapshot();
     let helsinki = set.get("helsinki").unwrap();
+    assert!(
+        !helsinki.manifest.layers.iter().any(|l| l == "ip"),
+        "a region pack carries no IP networks: {:?}",
+        helsinki.manifest.layers
+    );
     let [w, s, e, n] = helsinki.manifest.coverage.bbox;
-    // The Helsinki pack's ranges, to draw addresses from.
-    let ranges: Vec<(u128, u128)> = {
-        let conn = helsinki.sqlite().unwrap();
-        let mut stmt = conn.prepare("SELECT start, end FROM ip_ranges").unwrap();
-        stmt.query_map([], |r| {
-            let a: Vec<u8> = r.get(0)?;
-            let b: Vec<u8> = r.get(1)?;
-            Ok((
-                u128::from_be_bytes(a.try_into().unwrap()),
-                u128::from_be_bytes(b.try_into().unwrap()),
-            ))
-        })
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
-    };
+    // The City file's networks placed inside the Helsinki pack's coverage, to draw addresses
+    // from.
+    let mut ranges: Vec<(u128, u128)> = Vec::new();
+    for reader in [&v4, &v6] {
+        for item in reader
+            .networks(maxminddb::WithinOptions::default())
+            .unwrap()
+        {
+            let item = item.unwrap();
+            let Some(rec): Option<DbIpCity> = item.decode().unwrap() else {
+                continue;
+            };
+            let (Some(lat), Some(lng)) = (rec.latitude, rec.longitude) else {
+                continue;
+            };
+            let (lat, lng) = (f64::from(lat), f64::from(lng));
+            if lat >= s && lat <= n && lng >= w && lng <= e {
+                let net = item.network().unwrap();
+                let start = waymark_core::geolocation::ip::key(net.ip());
+                let host_bits = if net.ip().is_ipv4() { 32 } else { 128 } - u32::from(net.prefix());
+                let mask = if host_bits >= 128 {
+                    u128::MAX
+                } else {
+                    (1u128 << host_bits) - 1
+                };
+                ranges.push((start & !mask, (start & !mask) | mask));
+            }
+        }
+    }
     let v6_ranges: Vec<(u128, u128)> = ranges
         .iter()
         .copied()
@@ -165,9 +186,9 @@ fn ten_thousand_addresses_agree_with_the_source_files() {
     let mut addresses: Vec<IpAddr> = Vec::with_capacity(ADDRESSES);
     for i in 0..ADDRESSES {
         let ip = match i % 10 {
-            // 50%: anywhere in the Helsinki pack's ranges (IPv4 and IPv6 as they come).
+            // 50%: anywhere in the networks placed in Helsinki (IPv4 and IPv6 as they come).
             0..=4 => inside(&mut rng, &ranges),
-            // 20%: IPv6 ranges of the Helsinki pack.
+            // 20%: IPv6 networks placed in Helsinki.
             5 | 6 => inside(&mut rng, &v6_ranges),
             // 10%: an IPv4-mapped IPv6 spelling of a Helsinki address.
             7 => match inside(&mut rng, &ranges) {
@@ -206,11 +227,10 @@ fn ten_thousand_addresses_agree_with_the_source_files() {
         }
         let reader = if canon.is_ipv4() { &v4 } else { &v6 };
         let source: Option<DbIpCity> = reader.lookup(canon).unwrap().decode().unwrap();
-        let in_region = source.as_ref().and_then(|r| {
-            let (lat, lng) = (f64::from(r.latitude?), f64::from(r.longitude?));
-            (lat >= s && lat <= n && lng >= w && lng <= e).then_some((lat, lng))
-        });
-        match (in_region, source.as_ref()) {
+        let placed = source
+            .as_ref()
+            .and_then(|r| Some((f64::from(r.latitude?), f64::from(r.longitude?))));
+        match (placed, source.as_ref()) {
             (Some((lat, lng)), Some(rec)) => {
                 let got = got.unwrap_or_else(|e| panic!("{ip}: {e}"));
                 assert_is_record(&got, rec, lat, lng, *ip);
@@ -243,8 +263,8 @@ fn ten_thousand_addresses_agree_with_the_source_files() {
         }
     }
     println!(
-        "{ADDRESSES} addresses ({v6_seen} IPv6): {city_level} city-level (Helsinki pack, \
-         equal to the mmdb), {country_level} country-level (base pack, equal to the Country \
+        "{ADDRESSES} addresses ({v6_seen} IPv6): {city_level} placed by the world IP pack \
+         (equal to the mmdb), {country_level} country-level (base pack, equal to the Country \
          CSV), {unknown} unknown to both, {local} local; the Country CSV names the City \
          mmdb's country for {same_country_as_city_file} of {city_file_has_country} \
          country-level addresses the mmdb knows"

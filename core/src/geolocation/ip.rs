@@ -1,10 +1,13 @@
-//! Position of an IP address from the packs' `ip` layer and the `countries` table. Three
-//! precisions, the most precise answer wins:
-//! - region packs: the DB-IP City Lite networks placed inside the region (city-level);
-//! - the optional world IP pack (`world-ip`): the whole of DB-IP City Lite as its two MaxMind
-//!   DB files ([`WORLD_IP_FILES`]), memory-mapped and searched in place (city-level
-//!   everywhere, 134 MB on disk, next to nothing in memory);
+//! Position of an IP address from the packs' `ip` layer and the `countries` table. The most
+//! precise answer of the installed packs wins:
+//! - the world IP pack (`world-ip`): the whole of DB-IP City Lite as its two MaxMind DB files
+//!   ([`WORLD_IP_FILES`]), memory-mapped and searched in place (city-level everywhere, 134 MB
+//!   on disk, next to nothing in memory);
 //! - the base pack: DB-IP Country Lite ranges (country-level).
+//!
+//! Region packs carry no IP networks (the builder refuses the layer there): the networks are
+//! one world database, kept once. Region packs of earlier builds that still hold city ranges
+//! in the same table are read like the base pack's.
 //!
 //! The ranges of SQLite layers are read once per pack set into sorted arrays of range
 //! starts and ends, IPv4 as `u32` and IPv6 as `u128` (IPv4-mapped IPv6 is searched as IPv4),
@@ -13,7 +16,7 @@
 //! on a background thread ([`IpIndex::add_pack_deferred`], [`IpIndex::load_in_background`]):
 //! until a pack's arrays are in memory, its lookups are one indexed seek in its `ip_ranges`
 //! table (a `WITHOUT ROWID` table keyed by the range start), so the first answer after start
-//! does not wait for the load (London's pack holds 38 MB of ranges).
+//! does not wait for the load.
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::net::IpAddr;

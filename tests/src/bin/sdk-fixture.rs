@@ -76,25 +76,10 @@ fn main() {
     );
 }
 
-/// An address inside the first Andorran IPv4 range of the installed pack's `ip` layer (so that
-/// the position tests ask for an address the pack knows). Starts are stored as 16 bytes,
-/// IPv4 mapped into IPv6.
+/// An address of the first network the world IP pack places in Andorra (so that the
+/// position tests ask for an address the packs know).
 fn first_andorran_ip(engine: &waymark_core::Engine) -> Option<String> {
     let set = engine.packs().snapshot();
-    let pack = set
-        .with_layer(waymark_core::packs::schema::layers::IP)
-        .into_iter()
-        .next()?;
-    let start: Vec<u8> = pack
-        .sqlite()
-        .ok()?
-        .query_row(
-            "SELECT start FROM ip_ranges WHERE country_code = 'AD' \
-             AND substr(start, 1, 12) = X'00000000000000000000FFFF' ORDER BY start LIMIT 1",
-            [],
-            |r| r.get(0),
-        )
-        .ok()?;
-    let octets: [u8; 4] = start.get(12..16)?.try_into().ok()?;
-    Some(std::net::Ipv4Addr::from(octets).to_string())
+    let pack = set.get(waymark_packs::build::WORLD_IP_PACK)?;
+    waymark_tests::first_ipv4_in_country(&pack.dir, "AD").map(|a| a.to_string())
 }
