@@ -3,9 +3,14 @@
 # the end-to-end suite over real HTTP on 127.0.0.1, and the demo page in headless Chromium:
 # localserver/tests/browser.rs, which needs chromium and chromedriver), the drift check of the generated
 # bindings, the OpenAPI document's check, and the Kotlin library's JUnit suite (Maven, JNA) against the host-built
-# libwaymark_ffi.so and the Andorra sample pack.
+# libwaymark_ffi.so and the Andorra sample pack. It first installs what it needs when it is
+# missing (tests/setup.sh: rustfmt/clippy, a JDK and Maven, Chromium and chromedriver, the Python
+# packages of the OpenAPI check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "== tools the tests need (tests/setup.sh)"
+bash tests/setup.sh
 TARGET="${CARGO_TARGET_DIR:-$PWD/target}"
 
 echo "== cargo fmt --check"
