@@ -24,7 +24,7 @@ LOG="$(mktemp)"
 trap 'rm -f "$LOG"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$LOG"
 
-echo "== soak, 30 s (issue 23): the debug server under a mix of every endpoint, pack swaps and matrix jobs"
+echo "== soak, 30 s: the debug server under a mix of every endpoint, pack swaps and matrix jobs"
 # Built by the workspace test build above. No RSS limit here: 30 s of a debug build says nothing
 # about growth; the 10-minute release run is localserver/benches/soak.sh (docs/performance.md).
 "$TARGET/debug/soak" --server "$TARGET/debug/waymark" --work "$TARGET/soak-work" --duration 30 --clients 2 \

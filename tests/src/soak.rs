@@ -1,4 +1,4 @@
-//! The soak test (issue 23): the real `waymark serve` process under full load for a bounded
+//! The soak test: the real `waymark serve` process under full load for a bounded
 //! time, on 127.0.0.1 only.
 //!
 //! [`prepare`] builds (once, kept in the work directory) the parity pack (Andorra with every

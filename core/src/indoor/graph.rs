@@ -64,7 +64,7 @@ use serde_json::{Map, Value};
 use crate::geo::{LocalProjection, Pt, polygon_rings};
 
 /// Version of the stored graph format (`indoor_graphs.version`): 1 is the graph as postcard,
-/// 2 the same bytes in one zstd frame (issue 24: 40 % of München's indoor graphs), 3 (pack
+/// 2 the same bytes in one zstd frame (40 % of München's indoor graphs), 3 (pack
 /// format 5) the same values in columns ([`Graph::to_bytes`]) in one zstd frame. Readers take
 /// all three.
 pub const GRAPH_VERSION: u32 = 3;
