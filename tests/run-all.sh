@@ -45,10 +45,15 @@ FIXTURE="$TARGET/sdk-fixture"
 rm -rf "$FIXTURE"
 # Built by the workspace build of bindings/generate.sh above (same features, no rebuild).
 "$TARGET/debug/sdk-fixture" --out "$FIXTURE"
+rm -rf android/target/surefire-reports
 mvn -B -ntp -f android/pom.xml test \
   -Dwaymark.lib.dir="$TARGET/debug" -Dwaymark.fixture="$FIXTURE" 2>&1 | tee -a "$LOG" \
   | grep -E "Tests run:|FAIL|ERROR|BUILD|Exception" || true
 grep -q "BUILD SUCCESS" "$LOG" || { echo "FAIL: the Kotlin suite did not pass"; exit 1; }
+# Every test method of the sources ran (JUnit only warns about a @Test that returns a value and
+# skips it), none was skipped, and no fewer than the committed minimum ran.
+python3 tests/scripts/junit-check.py android/target/surefire-reports android/src/test/kotlin \
+  android/junit-minimum.txt
 
 # One closing line for the whole run (cargo's per-crate lines, and Maven's summary line).
 awk '/^test result:/ { p += $4; f += $6; i += $8 }
