@@ -19,7 +19,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET="${CARGO_TARGET_DIR:-$PWD/target}"
 cargo build --workspace --locked --quiet
-LIB="$TARGET/debug/libwaymark_ffi.so"
+# The host's name for the cdylib that cargo built: macOS (where ios/build-xcframework.sh runs)
+# makes a .dylib, Linux a .so. Library mode reads the same uniffi metadata from either.
+case "$(uname -s)" in
+  Darwin) LIB="$TARGET/debug/libwaymark_ffi.dylib" ;;
+  *) LIB="$TARGET/debug/libwaymark_ffi.so" ;;
+esac
+[[ -f "$LIB" ]] || { echo "bindings/generate.sh: $LIB is missing after the build" >&2; exit 1; }
 BINDGEN="$TARGET/debug/uniffi-bindgen"
 
 work="$(mktemp -d)"

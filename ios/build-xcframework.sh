@@ -6,6 +6,10 @@
 # x86_64-apple-ios (rustup target add ...). NOT RUN on the project's Linux machines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ "$(uname -s)" != Darwin ]] || ! command -v xcodebuild >/dev/null || ! command -v lipo >/dev/null; then
+  echo "ios/build-xcframework.sh needs macOS with Xcode (xcodebuild, lipo)" >&2
+  exit 1
+fi
 TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 PROFILE=release
 
@@ -13,8 +17,9 @@ for t in aarch64-apple-ios aarch64-apple-ios-sim x86_64-apple-ios; do
   cargo rustc -p waymark-ffi --lib --release --locked --target "$t" --crate-type staticlib
 done
 
-# Bindings from a host build of the same sources (library mode reads the metadata): the Swift
-# in ios/Sources/, the headers and module maps in ios/FFI/.
+# Bindings from a host build of the same sources (library mode reads the metadata from the host
+# cdylib, libwaymark_ffi.dylib on macOS): the Swift in ios/Sources/, the headers and module maps
+# in ios/FFI/.
 bash bindings/generate.sh
 
 work="$(mktemp -d)"

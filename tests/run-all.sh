@@ -3,9 +3,14 @@
 # the end-to-end suite over real HTTP on 127.0.0.1, and the demo page in headless Chromium:
 # localserver/tests/browser.rs, which needs chromium and chromedriver), the drift check of the generated
 # bindings, the OpenAPI document's check, and the Kotlin library's JUnit suite (Maven, JNA) against the host-built
-# libwaymark_ffi.so and the Andorra sample pack.
+# libwaymark_ffi.so and the Andorra sample pack. It first installs what it needs when it is
+# missing (tests/setup.sh: rustfmt/clippy, a JDK and Maven, Chromium and chromedriver, the Python
+# packages of the OpenAPI check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "== tools the tests need (tests/setup.sh)"
+bash tests/setup.sh
 TARGET="${CARGO_TARGET_DIR:-$PWD/target}"
 
 echo "== cargo fmt --check"
@@ -19,7 +24,7 @@ LOG="$(mktemp)"
 trap 'rm -f "$LOG"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$LOG"
 
-echo "== soak, 30 s (issue 23): the debug server under a mix of every endpoint, pack swaps and matrix jobs"
+echo "== soak, 30 s: the debug server under a mix of every endpoint, pack swaps and matrix jobs"
 # Built by the workspace test build above. No RSS limit here: 30 s of a debug build says nothing
 # about growth; the 10-minute release run is localserver/benches/soak.sh (docs/performance.md).
 "$TARGET/debug/soak" --server "$TARGET/debug/waymark" --work "$TARGET/soak-work" --duration 30 --clients 2 \
@@ -40,10 +45,15 @@ FIXTURE="$TARGET/sdk-fixture"
 rm -rf "$FIXTURE"
 # Built by the workspace build of bindings/generate.sh above (same features, no rebuild).
 "$TARGET/debug/sdk-fixture" --out "$FIXTURE"
+rm -rf android/target/surefire-reports
 mvn -B -ntp -f android/pom.xml test \
   -Dwaymark.lib.dir="$TARGET/debug" -Dwaymark.fixture="$FIXTURE" 2>&1 | tee -a "$LOG" \
   | grep -E "Tests run:|FAIL|ERROR|BUILD|Exception" || true
 grep -q "BUILD SUCCESS" "$LOG" || { echo "FAIL: the Kotlin suite did not pass"; exit 1; }
+# Every test method of the sources ran (JUnit only warns about a @Test that returns a value and
+# skips it), none was skipped, and no fewer than the committed minimum ran.
+python3 tests/scripts/junit-check.py android/target/surefire-reports android/src/test/kotlin \
+  android/junit-minimum.txt
 
 # One closing line for the whole run (cargo's per-crate lines, and Maven's summary line).
 awk '/^test result:/ { p += $4; f += $6; i += $8 }

@@ -56,7 +56,7 @@ impl Method {
 }
 
 /// Which credentials an endpoint accepts (see the spec's Authentication section and
-/// `docs/decisions.md`).
+/// `docs/decisions/keys-and-errors.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KeySet {
     /// Public `key` with a mandatory `Referer`, `private_key` query parameter, `X-Api-Key` header.

@@ -1,4 +1,4 @@
-//! Property tests of the parsers of client input (issue 23), one table for all of them.
+//! Property tests of the parsers of client input, one table for all of them.
 //!
 //! Every parser of a query value has the shape `fn(Loc, name, text) -> Result<T, FieldError>`;
 //! [`FIELD_PARSERS`] lists them all. For any text (arbitrary Unicode, and texts assembled from

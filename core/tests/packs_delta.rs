@@ -1,4 +1,4 @@
-//! Installing a new pack version from a delta of the installed one (issue 24): byte-identical
+//! Installing a new pack version from a delta of the installed one: byte-identical
 //! to a full install, a corrupted patch or a delta of another base falls back to the full
 //! files, and a killed install never leaves a half-written pack visible.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

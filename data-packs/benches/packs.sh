@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Pack benchmarks of issue 3 (figures in docs/performance.md):
+# Pack benchmarks (figures in docs/performance.md):
 #   1. build every sample pack (release), timing each and reporting data.sqlite vs the PBF;
 #   2. open all of them cold through PackRegistry (time, resident memory);
 #   3. install the largest from a local HTTP server (waymark-packs serve), MB/s incl. verification,

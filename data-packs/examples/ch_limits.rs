@@ -1,5 +1,5 @@
-//! Times the contraction of one pack's turn graphs under given witness-search limits (issue 24,
-//! build cost): `cargo run --release -p waymark-packs --example ch_limits -- PACK_DIR
+//! Times the contraction of one pack's turn graphs under given witness-search limits (build
+//! cost): `cargo run --release -p waymark-packs --example ch_limits -- PACK_DIR
 //! PROFILE[,PROFILE..] [INITIAL NEIGHBOR CONTRACTION WITH_ORDER] [fresh]` (`METRICS=time` or
 //! `distance` for one metric). Prints, per profile and
 //! metric, the arcs, transitions, hierarchy edges and preparation time; the distance metric

@@ -1,4 +1,4 @@
-//! Compares the two preparations of a pack's routing hierarchies (issue 24, scale; ADR 0007):
+//! Compares the two preparations of a pack's routing hierarchies (scale; ADR 0007):
 //! `cargo run --release -p waymark-packs --example nd_prepare -- PACK_DIR PROFILE[,PROFILE..]
 //! [nd|both]`. Per profile (time metric): arcs, the nested-dissection preparation's time,
 //! chordal and kept edges, file bytes, and point-to-point query times over 2,000 random arc

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Issue 24: build cost against network size. Builds (release `waymark-packs`) the pack of every
+# Build cost against network size. Builds (release `waymark-packs`) the pack of every
 # sample extract and of synthetic city grids (`waymark-packs synth`) of about 0.5, 1, 2 and 5
 # million nodes, each under `/usr/bin/time -v`, and prints a Markdown table: input, nodes read
 # by the builder (`stats.roads.nodes_read` of the manifest), wall time, peak RSS, pack size,
 # and the load average of the machine around each build. Not part of CI. Long: the routing
 # preparation grows faster than linearly; a 476 k-node city network took 34 minutes on the
-# 2-core VM (docs/performance.md, issue 24, "Build cost after"), so try SYNTH_NODES="100000"
+# 2-core VM (docs/performance.md, "Pack build at scale"), so try SYNTH_NODES="100000"
 # first.
 #
 #   bash data-packs/scripts/build-scaling.sh [OUT_DIR]

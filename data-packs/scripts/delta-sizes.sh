@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24: delta size of a sample pack rebuilt from a slightly edited extract.
+# Delta size of a sample pack rebuilt from a slightly edited extract.
 #
 #   bash data-packs/scripts/delta-sizes.sh [PACK] [WAYS] [OUT_DIR]
 #

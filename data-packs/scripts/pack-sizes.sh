@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24: the size table of every sample region pack (bytes per layer, per MB of extract).
+# The size table of every sample region pack (bytes per layer, per MB of extract).
 #
 #   bash data-packs/scripts/pack-sizes.sh [OUT_DIR] [PACK...]
 #

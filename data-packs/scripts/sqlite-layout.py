@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Issue 24: where a built pack's data.sqlite bytes go (docs/performance.md, "Sizes after pack
-format 3").
+"""Where a built pack's data.sqlite bytes go (docs/performance.md, "Pack sizes and
+delta updates").
 
     python3 data-packs/scripts/sqlite-layout.py tables PACK_DIR...   # bytes per table (dbstat)
     python3 data-packs/scripts/sqlite-layout.py pages PACK_DIR...    # file size after VACUUM at

@@ -577,10 +577,10 @@ fn build_pack_inner(
         [serde_json::to_string(&all_sources).unwrap_or_default()],
     )?;
     // `sqlite_stat1` only (pack format 4): the samples of `sqlite_stat4` (12-21 KiB a pack)
-    // change no plan of the readers' queries (docs/decisions.md, "Format 4").
+    // change no plan of the readers' queries (docs/decisions/packs.md, "Format 4").
     conn.execute_batch("ANALYZE; DROP TABLE IF EXISTS sqlite_stat4;")?;
     // Rewrite the file once, densely, in 1 KiB pages: the layer-by-layer writes leave pages
-    // partly filled, and a read-only pack gains nothing from larger pages (issue 24: 5-6 %
+    // partly filled, and a read-only pack gains nothing from larger pages (5-6 %
     // of data.sqlite; docs/performance.md).
     conn.pragma_update(None, "page_size", PACK_PAGE_SIZE)?;
     conn.execute_batch("VACUUM;")?;

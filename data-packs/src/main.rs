@@ -102,7 +102,7 @@ enum Command {
     },
     /// Write a synthetic city-grid road network (streets with realistic tags, a tolled
     /// motorway, footways, addressed buildings, POIs, places, a boundary, turn restrictions)
-    /// as an OSM PBF file, for measuring build cost (issue 24).
+    /// as an OSM PBF file, for measuring build cost.
     Synth {
         /// About how many nodes.
         #[arg(long)]

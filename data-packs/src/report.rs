@@ -46,7 +46,7 @@ pub fn layer_sizes(conn: &Connection) -> rusqlite::Result<Vec<(String, u64)>> {
     Ok(sizes.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
-/// Bytes of a pack by layer and by file, and per MB of its source extract (issue 24).
+/// Bytes of a pack by layer and by file, and per MB of its source extract.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SizeReport {
     /// Pack id.

@@ -166,9 +166,10 @@ fn every_region_plan_has_every_layer_and_the_base_plan_the_world_ones() {
         let want: Vec<&str> = if plan.base {
             vec!["places", "ip", "timezones", "threewords"]
         } else {
+            // IP networks are one world database, kept once (world IP and base packs).
             ALL.iter()
                 .copied()
-                .filter(|l| !BASE_ONLY.contains(l))
+                .filter(|l| !BASE_ONLY.contains(l) && *l != "ip")
                 .collect()
         };
         for layer in want {
@@ -178,7 +179,26 @@ fn every_region_plan_has_every_layer_and_the_base_plan_the_world_ones() {
                 plan.id
             );
         }
+        if !plan.base {
+            assert!(plan.check().is_ok(), "{}", plan.id);
+            assert!(!plan.layers.iter().any(|l| l == "ip"), "{}", plan.id);
+        }
     }
+}
+
+#[test]
+fn a_region_plan_with_the_ip_layer_is_refused_before_anything_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut plan = build::sample_plan("monaco").unwrap();
+    plan.layers.push("ip".into());
+    let e = build::build_pack(&plan, "1", &sources(), tmp.path(), false, &mut |_, _, _| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("no IP networks") && e.contains("world-ip"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! The synthetic city grid (issue 24, build-cost scaling): the PBF file it writes reads back
+//! The synthetic city grid (build-cost scaling): the PBF file it writes reads back
 //! with `osmpbf` (the reader the builder uses) with the counts and tags written, and a small
 //! grid builds into a pack through the normal build path (a plan naming the generated file as
 //! its OSM source) that routes between two corners of the grid.

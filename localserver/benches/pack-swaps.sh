@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory at pack swaps (issue 23): starts `waymark serve` over the soak's prepared packs (run
+# Memory at pack swaps: starts `waymark serve` over the soak's prepared packs (run
 # localserver/benches/soak.sh once first), then N times removes the Monaco pack and installs one
 # of its three versions again through the API, with a few requests after each, and prints the
 # server's RSS after each swap. Loopback only.

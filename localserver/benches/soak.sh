@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak test of the local server (issue 23): the release `waymark serve` process on 127.0.0.1,
+# Soak test of the local server: the release `waymark serve` process on 127.0.0.1,
 # at full rate for DURATION seconds over a mix of every built endpoint with real queries from
 # the parity pack (Andorra with every layer and the sample venue), while a Monaco pack is
 # installed and replaced twice and asynchronous matrix jobs run; the server's RSS is sampled

@@ -17,7 +17,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// mimalloc instead of glibc's malloc: glibc kept the memory of each pack set's indexes in its
 /// per-thread arenas after a pack swap freed them, so the server's resident memory grew by
-/// tens of megabytes at every install (docs/performance.md, "Memory at pack swaps");
+/// tens of megabytes at every install (docs/performance.md, "Reliability: soak, memory, cold start");
 /// mimalloc returns freed segments to the system.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -3,7 +3,7 @@
 //! The page (`localserver/web/`: `index.html`, `style.css`, plain JavaScript modules under
 //! `js/`, no build step) calls the REST contract with a public key, like any web view would,
 //! and draws its base map from `GET /map/features`. It is also the target of map links:
-//! `/?at=<lat>,<lng>` opens it on a point (see `docs/decisions.md`).
+//! `/?at=<lat>,<lng>` opens it on a point (see `docs/decisions/demo-page.md`).
 //!
 //! Every file is served with its content type, a strong `ETag` (a `304` answers a matching
 //! `If-None-Match`), `Cache-Control: no-cache` (revalidate: the files change with the binary),

@@ -1,4 +1,4 @@
-//! Bad packs over HTTP (issue 23): with a real pack installed (Monaco: places, addresses,
+//! Bad packs over HTTP: with a real pack installed (Monaco: places, addresses,
 //! POIs, search), `POST /packs` of a newer version that is truncated, has a flipped byte in
 //! any one of its files (every file of every layer is tried), is signed by a publisher the
 //! server does not trust, or comes from a newer format version fails with a message saying

@@ -1,4 +1,4 @@
-//! The request-level property harness (issue 23): strategies that make arbitrary requests for
+//! The request-level property harness: strategies that make arbitrary requests for
 //! any endpoint of the table — query pairs named after the endpoint's own parameters (and a
 //! few others), path segments, input headers and JSON bodies, mostly nearly valid — and the
 //! check that an error names what it refuses. Used by `tests/tests/properties.rs` through the

@@ -1,4 +1,4 @@
-//! Property tests of whole requests (issue 23), for every endpoint of the table:
+//! Property tests of whole requests, for every endpoint of the table:
 //!
 //! - through the request parsers (`FromRequestParts`, then the request's `Validate` rules):
 //!   any query, path, header and body gives a request or errors that each name a parameter of

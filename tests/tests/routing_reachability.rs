@@ -1,7 +1,7 @@
-//! Snapping onto road fragments (issue 21, item 1): a point next to a piece of road cut off
+//! Snapping onto road fragments: a point next to a piece of road cut off
 //! from the rest of the network must still route to the rest of the network.
 //!
-//! * The Helsinki case of the issue (driving 700 m from a point next to a cut-off service
+//! * The reported Helsinki case (driving 700 m from a point next to a cut-off service
 //!   road) answers `OK` with a sensible length, and its isochrone is not empty.
 //! * Random road nodes route to each other (status OK) in ≥ 99.9 % of pairs, per sample pack
 //!   and profile. The nearest-edge snap of the code before the fix is measured beside it and
@@ -184,7 +184,7 @@ fn the_helsinki_point_next_to_a_fragment_routes_and_reaches_the_city() {
         "road reached in 10 min driving from {FROM:?}: before {before:.2} km, after {after:.2} km"
     );
     assert!(after >= before);
-    // The pair of the issue with the nearest snaps (the code before) and with the fix.
+    // The reported pair with the nearest snaps (the code before) and with the fix.
     let (a, b) = (Pt::new(FROM.lat, FROM.lng), Pt::new(TO.lat, TO.lng));
     let old = r.path(
         p,
@@ -200,7 +200,7 @@ fn the_helsinki_point_next_to_a_fragment_routes_and_reaches_the_city() {
     );
     let new = r.path_between(p, Metric::Time, &ca, &cb, None, SearchAlgorithm::Ch);
     eprintln!(
-        "the issue's pair: before {:?}, after {:?}",
+        "the reported pair: before {:?}, after {:?}",
         old.as_ref().map(|x| x.cost),
         new.as_ref().map(|x| x.0.cost)
     );

@@ -74,7 +74,7 @@ CREATE TABLE IF NOT EXISTS meta (
 /// Access columns are 1 (allowed), 0 (forbidden). `maxspeed_kmh` is the tagged limit or NULL
 /// (the router applies per-class and country defaults).
 ///
-/// Stored compactly (pack format 3, issue 24): an edge's way attributes (class, name, ref,
+/// Stored compactly (pack format 3): an edge's way attributes (class, name, ref,
 /// limit, direction, access, toll, ferry) are one row of `road_attrs`, shared by every edge with
 /// the same attributes (Neubrandenburg: 1,191 rows for 16,397 edges), and `road_segments` holds
 /// the rest; the view `road_edges` joins them into the columns readers use. The R-tree
@@ -211,7 +211,7 @@ CREATE TABLE IF NOT EXISTS country_names (
 /// Address points (`addr:*` on nodes, ways, relations; ways/relations at their centroid) and
 /// interpolation lines (`addr:interpolation`).
 ///
-/// Stored compactly (pack format 3, issue 24): the parts many addresses share (street, place,
+/// Stored compactly (pack format 3): the parts many addresses share (street, place,
 /// postcode, city, country) are one row of `address_parts` (Neubrandenburg: 704 rows for
 /// 10,262 addresses); the view `addresses` joins them back into the columns readers use.
 pub const ADDRESSES: &str = "
@@ -256,7 +256,7 @@ CREATE TABLE IF NOT EXISTS address_interpolations (
 /// first (e.g. `business.food_and_drinks.cafe|business.food_and_drinks|business`); `tags` a
 /// JSON object of the OSM tags kept (opening_hours, website, phone, wheelchair, ...).
 ///
-/// Stored compactly (pack format 3, issue 24): each distinct type list is one `poi_typesets`
+/// Stored compactly (pack format 3): each distinct type list is one `poi_typesets`
 /// row (Porto: 55 rows for 3,161 POIs); the view `pois` joins it back as `types`. Since pack
 /// format 4 `tags` is a BLOB: the JSON text as one zstd frame, compressed with the pack's
 /// dictionary (row 1 of `poi_tag_dicts`, trained on the pack's own tags; no row: frames

@@ -116,7 +116,7 @@ pub struct PrepareLimits {
 impl PrepareLimits {
     /// The limits the builder uses: `fast_paths`' defaults. 20 (not 100) settled nodes when a
     /// contracted node's neighbours are re-prioritised halves the contraction time on a 100 k-node
-    /// synthetic city for 2–7 % more hierarchy edges (`docs/performance.md`, issue 24), but the
+    /// synthetic city for 2–7 % more hierarchy edges (`docs/performance.md`), but the
     /// different hierarchy loses Andorra's second route between Andorra la Vella and Encamp
     /// (`alternatives=true`, tests/tests/distance.rs): alternatives come from the hierarchy's
     /// search spaces. Kept at 100 until the alternatives are found in a way that does not

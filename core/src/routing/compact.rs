@@ -67,7 +67,7 @@ const LEVEL: i32 = 19;
 /// Raw streams longer than this (hierarchies of over a million arcs) are compressed at
 /// [`LEVEL_LARGE`]: on the 4.77 M-node city's walking graph (99 MB of streams) level 19 takes
 /// 57 s for 17.2 MB, level 15 26 s for 19.4 MB, level 12 5.8 s for 20.5 MB
-/// (`docs/performance.md`, issue 24, "Build cost with nested dissection").
+/// (`docs/performance.md`, "Pack build at scale").
 const LARGE_RAW: usize = 16 << 20;
 /// zstd level of payloads over [`LARGE_RAW`].
 const LEVEL_LARGE: i32 = 15;

@@ -6,7 +6,7 @@
 //! keyed permutation, shells of word ranks), three word ranks; the language's list names them.
 //! The answer adds the square, its centre, the country holding the centre (`ZZ` at sea), the
 //! nearest populated place and a `geo:` URI of the centre as `map` (RFC 5870, opened by the
-//! phone's own map app offline; see docs/decisions.md).
+//! phone's own map app offline; see docs/decisions/three-word-addresses.md).
 //!
 //! **Autosuggest.** The input is split into three words ([`suggest::parse_input`]); each full
 //! word brings its spelling neighbours (one edit, plural/singular, homophones heard by voice

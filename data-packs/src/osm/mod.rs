@@ -220,7 +220,7 @@ pub fn read_osm(
 }
 
 /// A deterministic edit of the extract as read, to measure what a small upstream change does
-/// to a pack (delta sizes, issue 24): `ways` routable named ways, spread evenly over the
+/// to a pack (delta sizes): `ways` routable named ways, spread evenly over the
 /// extract in id order, are renamed (` Edited` appended) and limited to 30 km/h, or dropped.
 /// For measurement only; published packs are built without it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -141,7 +141,7 @@ pub fn build(
 }
 
 /// The doc store of a pack's index: zstd in 64 KiB blocks instead of tantivy's lz4 in 16 KiB
-/// (written once, read a few documents per query; issue 24, docs/performance.md). Readers
+/// (written once, read a few documents per query; docs/performance.md). Readers
 /// need no setting: the store records its compressor.
 fn index_settings() -> IndexSettings {
     IndexSettings {

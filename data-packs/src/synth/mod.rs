@@ -1,4 +1,4 @@
-//! Synthetic city-grid networks for measuring build cost (issue 24): a square grid of streets
+//! Synthetic city-grid networks for measuring build cost: a square grid of streets
 //! written as a real OSM PBF file ([`pbf::PbfWriter`]), of about as many nodes as asked.
 //!
 //! What the grid holds, so that every OSM layer of the builder has input:

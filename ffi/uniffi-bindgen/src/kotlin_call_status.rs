@@ -6,7 +6,7 @@
 //! field of it to native memory before the call and back after it by reflection. Each JNA
 //! structure `malloc`s, registers in JNA's global memory map and its cleaner, and is freed by
 //! the cleaner thread after a GC: about 6 µs per status on our machines, two thirds of a
-//! timezone call (docs/performance.md, Issue 6).
+//! timezone call (docs/performance.md, "Native SDK").
 //!
 //! The pass makes the helper reuse one status per thread (a nested call on the same thread,
 //! e.g. from a callback, gets a fresh one) with JNA's automatic copying switched off: the code

@@ -1,5 +1,5 @@
 //! `coldstart --server PATH --work DIR --built DIR [--runs N]`: cold start and memory of the two
-//! faces with many packs installed (issue 23). Installs every signed pack directory under
+//! faces with many packs installed. Installs every signed pack directory under
 //! `--built` (for example all the sample packs of `waymark-packs build --pack all --publisher
 //! F`, signed by the publisher file `DIR/publisher.json`) into `DIR/packs` once, reads every
 //! pack file once (a warm file cache), then `--runs` times: starts `waymark serve` and measures

@@ -1,5 +1,5 @@
 //! `packopen --packs DIR --publisher FILE [--runs N]`: how long a pack takes to open for
-//! routing (issue 24, "pack open ≤ 50 ms"), with a warm file cache. For each installed pack
+//! routing ("pack open ≤ 50 ms"), with a warm file cache. For each installed pack
 //! with roads, `--runs` times: a new [`Engine`] over the packs directory (a new state
 //! directory, as an app's first start, then the same one again, as every later start), then
 //! its first route (driving, time), which opens the pack for routing: roads layer, snap

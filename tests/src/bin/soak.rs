@@ -1,5 +1,5 @@
 //! `soak --server PATH --work DIR [--duration SECS] [--clients N] [--max-rss-growth PCT]`: the
-//! soak test of issue 23 (see `waymark_tests::soak`); `localserver/benches/soak.sh` runs it
+//! soak test (see `waymark_tests::soak`); `localserver/benches/soak.sh` runs it
 //! against the release server. Prints the report; exits 1 when an answer had a status its
 //! request does not allow, a pack install or matrix job failed, or (with `--max-rss-growth`)
 //! the resident memory grew more than PCT percent after warm-up.

@@ -196,7 +196,7 @@ class OperationsTest {
     }
 
     @Test
-    fun datasetsImportFromAFileThenSearchContainReadAndDelete(@TempDir dir: File) = runBlocking {
+    fun datasetsImportFromAFileThenSearchContainReadAndDelete(@TempDir dir: File) = runBlocking<Unit> {
         val csv = File(dir, "hydrants.csv")
         csv.writeText(
             "name;lat;lng;pressure;kind\n" +
