@@ -36,7 +36,7 @@ use waymark_threewords::regions::{POPULATED, SEA};
 use super::index::{ThreeWordsIndex, Words};
 use super::locate;
 use crate::api::vocab::InputType;
-use crate::api::{AutosuggestRequest, FieldError, Loc, ThreeWordsSuggestion, kinds};
+use crate::api::{AutosuggestRequest, FieldError, LatLng, Loc, ThreeWordsSuggestion, kinds};
 use crate::error::ApiError;
 use crate::geo::{Pt, haversine_m, ring_contains};
 
@@ -141,6 +141,42 @@ pub fn parse_input(input: &str, input_type: InputType) -> Result<Option<Input>, 
             voice,
         })),
         _ => Ok(None),
+    }
+}
+
+/// The three words of a whole address (`words` of convert-to-coordinates): separated as in
+/// autosuggest input, a leading `///` dropped, lower-cased and accents folded. 422 at `words`
+/// saying what to fix when it is not three words of letters.
+pub fn parse_address(text: &str) -> Result<[String; 3], ApiError> {
+    let error = |msg: String| {
+        ApiError::validation(vec![FieldError::invalid(
+            Loc::Query,
+            "words",
+            kinds::VALUE,
+            msg,
+        )])
+    };
+    if text.chars().count() > MAX_INPUT_CHARS {
+        return Err(error(format!(
+            "words is longer than {MAX_INPUT_CHARS} characters: give three words joined by `.`"
+        )));
+    }
+    let trimmed = text.trim_start().trim_start_matches('/');
+    let mut words = Vec::new();
+    for raw in trimmed.split(is_separator).filter(|w| !w.is_empty()) {
+        words.push(fold_word(raw).ok_or_else(|| {
+            error(format!(
+                "`{raw}` is not a word of a three-word address: use letters and join the three words with `.`"
+            ))
+        })?);
+    }
+    match <[String; 3]>::try_from(words) {
+        Ok(three) => Ok(three),
+        Err(words) => Err(error(format!(
+            "{} word{} given: a three-word address has three, joined by `.` (`index.home.raft`)",
+            words.len(),
+            if words.len() == 1 { "" } else { "s" }
+        ))),
     }
 }
 
@@ -440,6 +476,9 @@ pub fn suggest(
                 distance_to_focus_km: s.distance_km.map(|d| d.round() as u32),
                 rank: i as u32 + 1,
                 language: words.language.clone(),
+                coordinates: req.coordinates.then(|| {
+                    LatLng::new(super::round6(at.centre.lat), super::round6(at.centre.lng))
+                }),
             }
         })
         .collect()
