@@ -47,6 +47,9 @@ pub enum BuildError {
     /// The stores layer could not be written.
     #[error("stores layer: {0}")]
     Stores(#[from] waymark_core::stores::packed::PackedError),
+    /// The region to cut does not fit the extract.
+    #[error(transparent)]
+    Cut(#[from] crate::cut::CutError),
     /// The plan or the pack is not usable.
     #[error("{0}")]
     Invalid(String),

@@ -2,11 +2,13 @@
 //! the layers of a pack into `data.sqlite` (schema shared with the readers in
 //! `waymark_core::packs::schema`), writes and signs `manifest.json` (ADR 0002).
 pub mod build;
+pub mod cut;
 pub mod datasets;
 pub mod error;
 pub mod geonames;
 pub mod ip;
 pub mod osm;
+pub mod report;
 pub mod routing;
 pub mod search;
 pub mod sources;

@@ -4,6 +4,7 @@
 //! waymark-packs fetch-sources [--only ID]...
 //! waymark-packs build --pack andorra [--version V] [--out DIR] [--publisher publisher.json] [--force]
 //! waymark-packs build --pack synth --extract FILE.osm.pbf [--extract-licence L] [--extract-attribution A]
+//! waymark-packs build --pack ID --extract FILE.osm.pbf --bbox SOUTH,WEST,NORTH,EAST | --polygon FILE.geojson
 //! waymark-packs synth --nodes N --out FILE.osm.pbf [--seed S] [--lat LAT --lng LNG]
 //! waymark-packs sign --publisher publisher.json DIR
 //! waymark-packs verify --trust KEY DIR
@@ -89,6 +90,15 @@ enum Command {
             requires = "extract"
         )]
         extract_attribution: String,
+        /// Build only the part of the extract inside this box, `SOUTH,WEST,NORTH,EAST` in
+        /// degrees: ways crossing the box are kept whole, and the pack joins the packs of
+        /// neighbouring boxes cut from the same extract into one road network.
+        #[arg(long, conflicts_with = "polygon", allow_hyphen_values = true)]
+        bbox: Option<String>,
+        /// Build only the part of the extract inside this GeoJSON Polygon or MultiPolygon
+        /// (a geometry, a Feature, or a FeatureCollection of one feature); as --bbox.
+        #[arg(long)]
+        polygon: Option<PathBuf>,
     },
     /// Write a synthetic city-grid road network (streets with realistic tags, a tolled
     /// motorway, footways, addressed buildings, POIs, places, a boundary, turn restrictions)
@@ -167,6 +177,13 @@ enum Command {
         /// Fail on the first bad record instead of skipping it.
         #[arg(long)]
         strict: bool,
+        /// Import even when it would replace a non-empty stores layer with an empty one, or
+        /// skip more than --max-skipped-percent of the records.
+        #[arg(long, conflicts_with = "strict")]
+        force: bool,
+        /// The largest share of records, in percent, that a lenient import may skip.
+        #[arg(long, default_value_t = 10.0)]
+        max_skipped_percent: f64,
         /// Licence of the stores data, carried into the manifest.
         #[arg(long, default_value = "proprietary")]
         licence: String,
@@ -339,7 +356,22 @@ fn run(cli: Cli) -> Result<(), String> {
             extract,
             extract_licence,
             extract_attribution,
+            bbox,
+            polygon,
         } => {
+            // The region is checked before anything is read or written.
+            let region = match (&bbox, &polygon) {
+                (Some(b), _) => {
+                    Some(waymark_packs::cut::Region::from_bbox_arg(b).map_err(|e| e.to_string())?)
+                }
+                (None, Some(p)) => Some(
+                    waymark_packs::cut::Region::from_polygon_file(p).map_err(|e| e.to_string())?,
+                ),
+                (None, None) => None,
+            };
+            if region.is_some() && pack == "all" {
+                return Err("--bbox and --polygon cut one pack: give --pack ID, not all".into());
+            }
             let edit = (edit_ways > 0).then_some(waymark_packs::osm::OsmEdit {
                 ways: edit_ways,
                 drop: drop_ways,
@@ -370,13 +402,17 @@ fn run(cli: Cli) -> Result<(), String> {
                 let bar = spinner();
                 let id = plan.id.clone();
                 let started = std::time::Instant::now();
-                let dir = build::build_pack_edited(
+                let options = build::BuildOptions {
+                    force,
+                    edit,
+                    region: region.clone(),
+                };
+                let dir = build::build_pack_with(
                     &plan,
                     &version,
                     &sources,
                     &out,
-                    force,
-                    edit.as_ref(),
+                    &options,
                     &mut |step, done, total| {
                         if total > 0 {
                             bar.set_message(format!("{id}: {step} {done}/{total}"));
@@ -460,9 +496,21 @@ fn run(cli: Cli) -> Result<(), String> {
             csv,
             zones,
             strict,
+            force,
+            max_skipped_percent,
             licence,
             attribution,
         } => {
+            if !(0.0..=100.0).contains(&max_skipped_percent) {
+                return Err(format!(
+                    "--max-skipped-percent {max_skipped_percent} must be between 0 and 100"
+                ));
+            }
+            let policy = waymark_packs::stores::pack::ImportPolicy {
+                strict,
+                force,
+                max_skipped_share: max_skipped_percent / 100.0,
+            };
             let read = |p: &PathBuf| {
                 std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))
             };
@@ -476,7 +524,7 @@ fn run(cli: Cli) -> Result<(), String> {
             };
             let source = waymark_packs::stores::pack::customer_source(&licence, &attribution);
             let report = waymark_packs::stores::pack::import_into_pack(
-                &pack, records, problems, source, strict,
+                &pack, records, problems, source, policy,
             )
             .map_err(|e| e.to_string())?;
             for p in &report.skipped {

@@ -266,6 +266,10 @@ pub fn import(
         if let Some(c) = category {
             t.insert(key.to_owned(), json!(c));
         }
+        // IMDF's `restriction` (`employeesonly`, `restricted`): closed to routes.
+        if it.props.get("restriction").is_some_and(|v| !v.is_null()) && !t.contains_key("access") {
+            t.insert("access".into(), json!("private"));
+        }
         t.insert("imdf:id".into(), json!(it.id));
         t
     };

@@ -52,7 +52,7 @@ fn bench(c: &mut Criterion) {
             records,
             problems,
             waymark_packs::stores::pack::customer_source("proprietary", "generated test stores"),
-            true,
+            waymark_packs::stores::pack::ImportPolicy::STRICT,
         )
         .unwrap();
         assert_eq!(report.stats.stores, n);

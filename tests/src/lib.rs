@@ -487,7 +487,32 @@ pub fn parity_engine_in(work: &Path, packs: &Path, state: &Path) -> (Arc<Engine>
     build::sign_pack(&dir, &publisher).unwrap();
     let engine = open_engine(state, packs, &publisher);
     install(&engine, &dir);
+    // Monaco cut in two at 7.42° E (roads and routing only): the crossing cases of the suite
+    // run on the two parts joined (ADR 0008).
+    for (id, bbox) in PARITY_MONACO_PARTS {
+        let part = cut_routing_pack(id, "monaco", bbox, work);
+        build::sign_pack(&part, &publisher).unwrap();
+        install(&engine, &part);
+    }
     (engine, publisher)
+}
+
+/// The Monaco parts of the parity suite: pack id and cut box.
+pub const PARITY_MONACO_PARTS: [(&str, &str); 2] = [
+    ("monaco-west", "40,0,50,7.42"),
+    ("monaco-east", "40,7.42,50,10"),
+];
+
+/// The [`routing_plan`] of sample extract `osm` cut to `bbox` as region pack `id`, built under
+/// `out` (unsigned).
+pub fn cut_routing_pack(id: &str, osm: &str, bbox: &str, out: &Path) -> std::path::PathBuf {
+    let mut plan = routing_plan(osm);
+    plan.id = id.to_string();
+    let options = build::BuildOptions {
+        region: Some(waymark_packs::cut::Region::from_bbox_arg(bbox).unwrap()),
+        ..Default::default()
+    };
+    build::build_pack_with(&plan, "1", &sources(), out, &options, &mut |_, _, _| {}).unwrap()
 }
 
 /// The value after `name` on a tool's command line (`--work DIR` gives `DIR`).
@@ -496,4 +521,20 @@ pub fn arg_value(args: &[String], name: &str) -> Option<String> {
         .position(|a| a == name)
         .and_then(|i| args.get(i + 1))
         .cloned()
+}
+
+/// The [`routing_plan`] of sample extract `osm` (`andorra`, `neubrandenburg`, ...) with the
+/// layers the localities operations read too, as pack `id`, cut to `bbox`
+/// (`SOUTH,WEST,NORTH,EAST`) when given, built under `out` (unsigned).
+pub fn cut_pack(id: &str, osm: &str, bbox: Option<&str>, out: &Path) -> std::path::PathBuf {
+    let mut plan = routing_plan(osm);
+    plan.id = id.to_string();
+    for l in ["pois", "search"] {
+        plan.layers.push(l.to_string());
+    }
+    let options = build::BuildOptions {
+        region: bbox.map(|b| waymark_packs::cut::Region::from_bbox_arg(b).unwrap()),
+        ..Default::default()
+    };
+    build::build_pack_with(&plan, "1", &sources(), out, &options, &mut |_, _, _| {}).unwrap()
 }

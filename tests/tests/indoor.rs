@@ -1,6 +1,6 @@
 //! Indoor venues, POI search and indoor directions on the real indoor layers of the München
-//! (Stachus underground mall, Marienplatz, Sendlinger Tor) and London (Farringdon) extracts,
-//! through the engine and over real HTTP on 127.0.0.1.
+//! (Stachus underground mall, Marienplatz, Sendlinger Tor), London (Farringdon) and Helsinki
+//! (Forum mall) extracts, through the engine and over real HTTP on 127.0.0.1.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::{Arc, OnceLock};
@@ -20,6 +20,9 @@ use waymark_core::operation::Credentials;
 const STACHUS: &str = "osm-relation-5299666";
 /// A venue of the London extract: Farringdon station (Elizabeth line part).
 const FARRINGDON: &str = "osm-way-577276951";
+/// The largest venue of the Helsinki extract: the Forum mall (five levels, shops as points
+/// and footways only).
+const FORUM: &str = "osm-way-289767497";
 
 struct Fixture {
     engine: Arc<Engine>,
@@ -44,7 +47,7 @@ fn fixture() -> &'static Fixture {
             &publisher,
         );
         let mut dirs = Vec::new();
-        for id in ["munchen", "london"] {
+        for id in ["munchen", "london", "helsinki"] {
             let d = waymark_packs::build::build_pack(
                 &waymark_tests::indoor_plan(id),
                 "1",
@@ -967,4 +970,130 @@ fn ref_points_and_stable_ids() {
         .collect();
     assert!(before.len() > 300, "{}", before.len());
     assert_eq!(ids(&again), before);
+}
+
+/// The venues of every pack built by the fixture.
+fn all_venue_ids() -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in &fixture().dirs {
+        let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+        let mut st = conn
+            .prepare("SELECT venue_id FROM indoor_venues ORDER BY venue_id")
+            .unwrap();
+        out.extend(
+            st.query_map([], |r| r.get::<_, String>(0))
+                .unwrap()
+                .map(Result::unwrap),
+        );
+    }
+    out
+}
+
+/// `routing_profiles` is true on every sample venue: under each listed profile one POI
+/// reaches a POI of every level that has POIs, and is reached back from it (a POI spanning
+/// levels counts for each of them). Checked with plain searches over the graph.
+#[test]
+fn listed_profiles_reach_every_poi_level() {
+    use std::collections::{BTreeMap, BTreeSet};
+    use waymark_core::indoor::graph::Profile;
+    let mut checked = 0;
+    for id in all_venue_ids() {
+        let v = venue(&id);
+        let Some(g) = (!v.routing_profiles.is_empty()).then(|| graph(&id)) else {
+            continue;
+        };
+        // POI id -> its nodes; level -> POI ids
+        let mut nodes_of: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
+        let mut on_level: BTreeMap<i64, BTreeSet<i64>> = BTreeMap::new();
+        for &(poi, n) in &g.pois {
+            nodes_of.entry(poi).or_default().push(n);
+            on_level
+                .entry(g.nodes[n as usize].level)
+                .or_default()
+                .insert(poi);
+        }
+        if on_level.len() < 2 {
+            continue;
+        }
+        for name in &v.routing_profiles {
+            let p = Profile::parse(name).unwrap();
+            let reach = |poi: i64| -> Vec<bool> {
+                let mut r = vec![false; g.nodes.len()];
+                for &n in &nodes_of[&poi] {
+                    let (m, _) = g.distances_from(&g.node_anchor(n).unwrap(), p);
+                    for (i, d) in m.iter().enumerate() {
+                        r[i] |= d.is_finite();
+                    }
+                }
+                r
+            };
+            let hub = nodes_of.keys().copied().find(|&origin| {
+                let fwd = reach(origin);
+                on_level.values().all(|pois| {
+                    pois.iter().any(|&other| {
+                        nodes_of[&other].iter().any(|&n| fwd[n as usize])
+                            && nodes_of[&origin].iter().any(|&n| reach(other)[n as usize])
+                    })
+                })
+            });
+            assert!(
+                hub.is_some(),
+                "{id} lists `{name}` but no POI reaches every level of {:?}",
+                on_level.keys().collect::<Vec<_>>()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 3, "{checked}");
+}
+
+/// Forum (Helsinki): its shops are points on levels -1 to 3 and its walkways footways of
+/// levels 1 to 3 that continue the streets at shared nodes, with a stair way between levels
+/// 2 and 3. Every level's shops are reached from the ground floor and back.
+#[test]
+fn forum_levels_connect() {
+    let v = venue(FORUM);
+    assert_eq!(v.name, "Forum");
+    assert_eq!(v.routing_profiles, ["default"]);
+    // Alepa (level 0) to Ajatar (level 1), and a shop of each other level
+    let alepa = 2438729660;
+    let ajatar = 1025031980;
+    let r = route(
+        FORUM,
+        IndoorPoint::PoiId(alepa),
+        IndoorPoint::PoiId(ajatar),
+        "default",
+    );
+    assert_eq!(r.status, "ok", "{r:?}");
+    let g = graph(FORUM);
+    assert_walkable(&g, &r);
+    let levels: Vec<i64> = r.routes[0].legs[0]
+        .steps
+        .iter()
+        .flat_map(|s| s.polyline.iter().map(|p| p[2] as i64))
+        .collect();
+    assert_eq!(levels.first(), Some(&0));
+    assert_eq!(levels.last(), Some(&1));
+    for shop in ["Vila", "Pentik", "Moomin Shop", "Seven Art"] {
+        let id = poi(FORUM, shop);
+        for (a, b) in [(alepa, id), (id, alepa)] {
+            let r = route(
+                FORUM,
+                IndoorPoint::PoiId(a),
+                IndoorPoint::PoiId(b),
+                "default",
+            );
+            assert_eq!(r.status, "ok", "{a} -> {b} ({shop})");
+        }
+    }
+    // the way to level 2 is a stair: no wheelchair profile
+    let e = directions(IndoorDirectionsRequest {
+        venue_id: FORUM.into(),
+        origin: IndoorPoint::PoiId(alepa),
+        destination: IndoorPoint::PoiId(ajatar),
+        mode: Some("wheelchair".into()),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Validation);
 }

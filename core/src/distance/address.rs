@@ -39,8 +39,30 @@ const PLACE_M: f64 = 3_000.0;
 impl AddressIndex {
     /// Reads the addresses and settlements of a pack (empty when the layers are absent).
     pub fn load(conn: &Connection, lat0: f64) -> rusqlite::Result<AddressIndex> {
+        AddressIndex::load_all(&[conn], lat0)
+    }
+
+    /// The addresses and settlements of several packs (joined regions) in one index.
+    pub fn load_all(conns: &[&Connection], lat0: f64) -> rusqlite::Result<AddressIndex> {
         let proj = LocalProjection::new(lat0);
         let mut addresses = Vec::new();
+        let mut places = Vec::new();
+        for conn in conns {
+            Self::read(conn, &proj, &mut addresses, &mut places)?;
+        }
+        Ok(AddressIndex {
+            proj,
+            addresses: RTree::bulk_load(addresses),
+            places: RTree::bulk_load(places),
+        })
+    }
+
+    fn read(
+        conn: &Connection,
+        proj: &LocalProjection,
+        addresses: &mut Vec<Entry>,
+        places: &mut Vec<Entry>,
+    ) -> rusqlite::Result<()> {
         let mut stmt = conn.prepare(
             "SELECT lat, lng, housenumber, street, place, postcode, city FROM addresses",
         )?;
@@ -67,7 +89,6 @@ impl AddressIndex {
                 text,
             });
         }
-        let mut places = Vec::new();
         let mut stmt = conn.prepare(
             "SELECT lat, lng, name FROM places WHERE kind IN \
              ('city','town','village','hamlet','suburb','quarter','neighbourhood','borough')",
@@ -80,11 +101,7 @@ impl AddressIndex {
                 text: r.get(2)?,
             });
         }
-        Ok(AddressIndex {
-            proj,
-            addresses: RTree::bulk_load(addresses),
-            places: RTree::bulk_load(places),
-        })
+        Ok(())
     }
 
     /// The address text nearest to `p`, if one is close enough.

@@ -141,7 +141,7 @@ impl Distance {
         let packs = self.routing.current()?;
         call.charge()?;
         let texts = Texts::new(req.units, req.effective_language());
-        match packs.for_points(&[pt(req.origin)])? {
+        match packs.for_area(pt(req.origin))? {
             Some(routing) => Ok(super::isochrone::isochrone(&routing, req, texts)),
             None => {
                 let mut r = super::isochrone::isochrone_empty(req, texts);

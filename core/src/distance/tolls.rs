@@ -137,6 +137,62 @@ impl TollTable {
         Ok(t)
     }
 
+    /// The toll data of joined packs as one table: a system of the same name and country in
+    /// several packs (a tolled road their border cuts) is one system with the ways and booths
+    /// of all; fares of one system, vehicle and name are kept once. Ids are the first pack's.
+    pub fn merge(tables: Vec<TollTable>) -> TollTable {
+        let mut t = TollTable::default();
+        for table in tables {
+            let mut ids: HashMap<i64, i64> = HashMap::new();
+            for sys in table.systems {
+                let original = sys.id;
+                let at = t
+                    .systems
+                    .iter()
+                    .position(|s| s.name == sys.name && s.country == sys.country);
+                let index = match at {
+                    Some(i) => {
+                        let have = &mut t.systems[i];
+                        have.ways.extend(sys.ways.iter().copied());
+                        for b in &sys.booths {
+                            if !have.booths.contains(b) {
+                                have.booths.push(*b);
+                            }
+                        }
+                        i
+                    }
+                    None => {
+                        let mut sys = sys;
+                        // Keep ids unique across packs.
+                        while t.systems.iter().any(|s| s.id == sys.id) {
+                            sys.id += 1_000_000;
+                        }
+                        t.systems.push(sys);
+                        t.systems.len() - 1
+                    }
+                };
+                ids.insert(original, t.systems[index].id);
+                for w in &t.systems[index].ways {
+                    t.by_way.insert(*w, index);
+                }
+            }
+            for mut f in table.fares {
+                let Some(&sys) = ids.get(&f.system) else {
+                    continue;
+                };
+                f.system = sys;
+                if !t
+                    .fares
+                    .iter()
+                    .any(|x| x.system == f.system && x.vehicle == f.vehicle && x.name == f.name)
+                {
+                    t.fares.push(f);
+                }
+            }
+        }
+        t
+    }
+
     /// Number of toll systems.
     pub fn len(&self) -> usize {
         self.systems.len()

@@ -4,27 +4,34 @@
 //! **Areas.** Rooms, corridors, `indoor=area`s and the footprints of stairs, escalators, ramps
 //! and elevators are polygons on one or more levels (`level`, `repeat_on`). `indoor=level`
 //! outlines are walkable only on a level that has no other area (else they would let a route
-//! cross walls).
+//! cross walls), the building's own outline (feature kind `building`, its floor) only on a
+//! level with neither. Features tagged `access=private|no` are not walked at all.
 //!
 //! **Nodes** of a level: doors and entrances, POI anchors (a point inside the POI), the
 //! representative point of each area, the inner corners of each area (reflex vertices moved
 //! 0.3 m inside, so a path can turn around them), the midpoints of the edges two areas share
 //! (openings: corridors split into several polygons, a stair footprint beside a corridor;
-//! a room is entered that way only when no door is mapped on its outline), and the vertices of
-//! walkable lines (`highway=footway|corridor` with a level, stairs and escalator ways).
+//! a room is entered that way only when no door is mapped on its outline, and never from
+//! another room), and the vertices of walkable lines (`highway=footway|corridor` with a level,
+//! stairs and escalator ways).
 //!
 //! **Edges.** Inside each area every pair of its nodes that see each other (the segment stays
 //! inside the polygon) is joined: a visibility graph, so routes cut across halls the way people
 //! walk. Walkable lines join their vertices. Connectors join levels: a stair or escalator way
 //! from its lower to its upper end (`incline` says which end is which, else the ends' areas
 //! do), escalators one way when `conveying=forward|backward`, elevators between each pair of
-//! consecutive levels they serve. A door or connector point that lies in no area is joined to
+//! consecutive levels they serve. Walkable lines of different levels that share a vertex meet
+//! there (a ramp edge: how the level changes is not mapped), and a connector way's ends are on the levels of the lines they meet. Lines tagged
+//! `oneway` or `conveying` are one way. A closed door or gate (`access=private|no`) cuts the
+//! edges at it. A door or connector point that lies in no area is joined to
 //! the nearest node of its level within 5 m. Features of kind `outdoor` (the foot-accessible
 //! road edges around the venue, level 0) are walkable lines too; entrances join their nearest
 //! vertex within 30 m, so routes can start on the street.
 //!
 //! **Profiles.** `default` takes every edge (escalators only in their direction); `wheelchair`
-//! never takes stairs or escalators, nor anything tagged `wheelchair=no`.
+//! never takes stairs or escalators, nor anything tagged `wheelchair=no` (doors and gates
+//! among them), nor turnstiles. A graph lists a profile only when it reaches every level that
+//! has POIs ([`Graph::serves_every_poi_level`]).
 //!
 //! ```
 //! use serde_json::json;
@@ -426,8 +433,27 @@ fn shape_line(shape: &Value) -> Option<Vec<Pt>> {
 fn is_area_kind(kind: &str) -> bool {
     matches!(
         kind,
-        "room" | "corridor" | "area" | "level" | "stairs" | "escalator" | "elevator" | "ramp"
+        "room"
+            | "corridor"
+            | "area"
+            | "level"
+            | "building"
+            | "stairs"
+            | "escalator"
+            | "elevator"
+            | "ramp"
     )
+}
+
+/// Kinds of outline that are walkable only where nothing smaller is mapped: a level outline,
+/// the building's own outline (its floor on a level with no mapped area at all).
+fn is_outline_kind(kind: &str) -> bool {
+    matches!(kind, "level" | "building")
+}
+
+/// The position of a point as a key (1e-7 degrees, the OSM grid).
+fn pos_key(p: Pt) -> (i64, i64) {
+    ((p.lat * 1e7).round() as i64, (p.lng * 1e7).round() as i64)
 }
 
 fn kind_edge(kind: &str) -> EdgeKind {
@@ -441,6 +467,40 @@ fn kind_edge(kind: &str) -> EdgeKind {
 
 fn wheelchair_ok(f: &GraphFeature<'_>, kind: EdgeKind) -> bool {
     !matches!(kind, EdgeKind::Stairs | EdgeKind::Escalator) && f.tag("wheelchair") != Some("no")
+}
+
+/// Whether a feature is closed to everyone: `access=private|no` (a venue file's restricted
+/// units are given `access=private`). `customers`, `permissive`, `yes` are open.
+fn closed_access(f: &GraphFeature<'_>) -> bool {
+    matches!(f.tag("access"), Some("private" | "no"))
+}
+
+/// Whether a barrier point stops wheelchairs: tagged `wheelchair=no`, or a turnstile not
+/// tagged `wheelchair=yes`.
+fn barrier_stops_wheelchairs(f: &GraphFeature<'_>) -> bool {
+    match f.tag("wheelchair") {
+        Some("no") => true,
+        Some("yes" | "limited" | "designated") => false,
+        _ => matches!(
+            f.tag("barrier"),
+            Some("turnstile" | "full-height_turnstile" | "kissing_gate" | "stile")
+        ),
+    }
+}
+
+/// The direction a walkable line may be walked in: `Some(true)` along it only, `Some(false)`
+/// against it only, `None` both ways (`oneway=yes|-1`, `conveying=forward|backward`).
+fn one_way(f: &GraphFeature<'_>) -> Option<bool> {
+    match f.tag("oneway") {
+        Some("yes" | "true" | "1") => return Some(true),
+        Some("-1" | "reverse") => return Some(false),
+        _ => {}
+    }
+    match f.tag("conveying") {
+        Some("forward") => Some(true),
+        Some("backward") => Some(false),
+        _ => None,
+    }
 }
 
 struct Builder {
@@ -541,7 +601,7 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
     }
     let mut areas: Vec<A> = Vec::new();
     for (fi, f) in features.iter().enumerate() {
-        if !is_area_kind(f.kind) {
+        if !is_area_kind(f.kind) || closed_access(f) {
             continue;
         }
         for rings in shape_polygons(f.shape) {
@@ -563,24 +623,54 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
             }
         }
     }
-    // Level outlines only where nothing else is walkable.
+    // Level outlines only where nothing else is walkable; the building's outline (its floor)
+    // only where neither an area nor a level outline is mapped.
+    let kind_of = |a: &A| features.get(a.f).map_or("", |f| f.kind);
     let mut covered: std::collections::HashSet<i64> = std::collections::HashSet::new();
+    let mut outlined: std::collections::HashSet<i64> = std::collections::HashSet::new();
     for a in &areas {
-        if features.get(a.f).is_some_and(|f| f.kind != "level") {
-            covered.insert(a.level);
+        match kind_of(a) {
+            "building" => {}
+            "level" => {
+                outlined.insert(a.level);
+            }
+            _ => {
+                covered.insert(a.level);
+            }
         }
     }
-    areas.retain(|a| {
-        features.get(a.f).is_some_and(|f| f.kind != "level") || !covered.contains(&a.level)
+    areas.retain(|a| match kind_of(a) {
+        "level" => !covered.contains(&a.level),
+        "building" => !covered.contains(&a.level) && !outlined.contains(&a.level),
+        _ => true,
     });
 
     // Point nodes: doors, entrances, POIs, connectors given as points.
     let mut point_nodes: Vec<(usize, u32)> = Vec::new();
     let mut doors_xy: Vec<(i64, Xy)> = Vec::new();
+    // doors that do not open (access=private|no): their rooms are still entered only by doors
+    let mut shut_doors_xy: Vec<(i64, Xy)> = Vec::new();
+    // positions no edge may touch (closed doors and barriers) and positions wheelchairs
+    // cannot pass (doors and barriers tagged `wheelchair=no`, turnstiles)
+    let mut shut_pos: std::collections::HashSet<(i64, i64)> = std::collections::HashSet::new();
+    let mut no_wheel_pos: std::collections::HashSet<(i64, i64)> = std::collections::HashSet::new();
+    for f in features {
+        if f.kind != "barrier" || shape_line(f.shape).is_some() {
+            continue;
+        }
+        if closed_access(f) {
+            shut_pos.insert(pos_key(f.point));
+        } else if barrier_stops_wheelchairs(f) {
+            no_wheel_pos.insert(pos_key(f.point));
+        }
+    }
     let mut pois: Vec<(i64, u32)> = Vec::new();
     for (fi, f) in features.iter().enumerate() {
         let is_door = matches!(f.kind, "door" | "entrance");
         let anchor = is_door || f.poi || matches!(f.kind, "elevator");
+        if matches!(f.kind, "elevator") && closed_access(f) && !f.poi {
+            continue;
+        }
         if !anchor {
             continue;
         }
@@ -594,7 +684,7 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
             // An untagged door is on the levels of the areas whose outline has it.
             levels = areas
                 .iter()
-                .filter(|a| a.poly.holds(xy, ON_OUTLINE_M))
+                .filter(|a| kind_of(a) != "building" && a.poly.holds(xy, ON_OUTLINE_M))
                 .map(|a| a.level)
                 .collect();
             levels.sort_unstable();
@@ -602,6 +692,16 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
             if levels.is_empty() {
                 levels.push(0);
             }
+        }
+        if is_door && closed_access(f) {
+            shut_pos.insert(pos_key(p));
+            for &l in &levels {
+                shut_doors_xy.push((l, xy));
+            }
+            continue;
+        }
+        if is_door && f.tag("wheelchair") == Some("no") {
+            no_wheel_pos.insert(pos_key(p));
         }
         for &l in &levels {
             let n = b.node(p, l);
@@ -664,6 +764,7 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
     let room_has_door = |a: &A| {
         doors_xy
             .iter()
+            .chain(&shut_doors_xy)
             .any(|(l, d)| *l == a.level && a.poly.holds(*d, ON_OUTLINE_M))
     };
     let door_rooms: Vec<bool> = areas.iter().map(room_has_door).collect();
@@ -683,10 +784,12 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
             {
                 continue;
             }
-            let closed = |k: usize| {
-                features[areas[k].f].kind == "room" && door_rooms.get(k).copied().unwrap_or(false)
-            };
-            if closed(i) || closed(j) {
+            // A room is entered through its doors, never through a wall it shares with
+            // another room; one without a mapped door is open on the sides it shares with a
+            // corridor or area (a shop front).
+            let room = |k: usize| features[areas[k].f].kind == "room";
+            let closed = |k: usize| room(k) && door_rooms.get(k).copied().unwrap_or(false);
+            if closed(i) || closed(j) || (room(i) && room(j)) {
                 continue;
             }
             for (ri, ring) in ai.poly.rings.iter().enumerate() {
@@ -717,11 +820,36 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
     let mut line_nodes: Vec<u32> = Vec::new();
     let mut outdoor_nodes: std::collections::HashSet<u32> = std::collections::HashSet::new();
     let mut on_line: std::collections::HashSet<u32> = std::collections::HashSet::new();
+    // The levels the walkable lines of one level (footways, corridors, the outdoor network)
+    // have at each of their vertices, with the feature: a connector's end is on the level of
+    // the lines it meets, and lines of different levels that share a vertex meet there.
+    let mut line_levels: HashMap<(i64, i64), Vec<(i64, i64)>> = HashMap::new();
     for f in features {
         let Some(line) = shape_line(f.shape) else {
             continue;
         };
-        if line.len() < 2 || f.levels.is_empty() {
+        if !matches!(f.kind, "corridor" | "area" | "footway" | "outdoor") || closed_access(f) {
+            continue;
+        }
+        for p in &line {
+            let e = line_levels.entry(pos_key(*p)).or_default();
+            for &l in &f.levels {
+                if !e.contains(&(f.id, l)) {
+                    e.push((f.id, l));
+                }
+            }
+        }
+    }
+    let meets = |p: Pt, l: i64| {
+        line_levels
+            .get(&pos_key(p))
+            .is_some_and(|v| v.iter().any(|(_, ll)| *ll == l))
+    };
+    for f in features {
+        let Some(line) = shape_line(f.shape) else {
+            continue;
+        };
+        if line.len() < 2 || f.levels.is_empty() || closed_access(f) {
             continue;
         }
         let kind = match f.kind {
@@ -743,24 +871,35 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
                 }
                 for w in ids.windows(2) {
                     let len = dist(b.xy[w[0] as usize], b.xy[w[1] as usize]);
-                    b.edge(w[0], w[1], len, kind, false, wheel, f.id);
+                    match one_way(f) {
+                        None => b.edge(w[0], w[1], len, kind, false, wheel, f.id),
+                        Some(true) => b.edge(w[0], w[1], len, kind, true, wheel, f.id),
+                        Some(false) => b.edge(w[1], w[0], len, kind, true, wheel, f.id),
+                    }
                 }
             }
             continue;
         }
         // Which end is low: `incline`, else where the ends' areas are.
-        let first = proj.project(line[0]);
-        let last = proj.project(line[line.len() - 1]);
-        let score = |p: Xy, l: i64| {
-            areas
+        let (first_pt, last_pt) = (line[0], line[line.len() - 1]);
+        let first = proj.project(first_pt);
+        let last = proj.project(last_pt);
+        // An end is on a level when a walkable line of that level has it as a vertex (a
+        // shared OSM node: the strongest sign), or when areas of that level hold it.
+        let score = |p: Xy, pt: Pt, l: i64| {
+            let on_areas = areas
                 .iter()
-                .filter(|a| a.level == l && a.poly.holds(p, 1.0))
-                .count()
+                .filter(|a| a.level == l && !is_outline_kind(kind_of(a)) && a.poly.holds(p, 1.0))
+                .count();
+            on_areas + if meets(pt, l) { 100 } else { 0 }
         };
         let first_low = match f.tag("incline") {
             Some(v) if v.starts_with("up") || v.starts_with('+') => true,
             Some(v) if v.starts_with("down") || v.starts_with('-') => false,
-            _ => score(first, lo) + score(last, hi) >= score(first, hi) + score(last, lo),
+            _ => {
+                score(first, first_pt, lo) + score(last, last_pt, hi)
+                    >= score(first, first_pt, hi) + score(last, last_pt, lo)
+            }
         };
         let (l_first, l_last) = if first_low { (lo, hi) } else { (hi, lo) };
         let n = line.len();
@@ -771,14 +910,10 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
             .collect();
         line_nodes.push(ids[0]);
         line_nodes.push(ids[n - 1]);
-        let (forward_only, backward_only) = if f.kind == "escalator" {
-            match f.tag("conveying") {
-                Some("forward") => (true, false),
-                Some("backward") => (false, true),
-                _ => (false, false),
-            }
-        } else {
-            (false, false)
+        let (forward_only, backward_only) = match one_way(f) {
+            Some(true) => (true, false),
+            Some(false) => (false, true),
+            None => (false, false),
         };
         for w in ids.windows(2) {
             let (x, y) = (w[0], w[1]);
@@ -799,6 +934,9 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
             "stairs" | "escalator" | "ramp" if shape_line(f.shape).is_none() => kind_edge(f.kind),
             _ => continue,
         };
+        if closed_access(f) {
+            continue;
+        }
         let mut levels = f.levels.clone();
         levels.sort_unstable();
         levels.dedup();
@@ -813,6 +951,52 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
             line_nodes.push(x);
             line_nodes.push(y);
         }
+    }
+
+    // Lines of different levels that share a vertex (an OSM node) meet there: the footway of
+    // level 1 that continues the street of level 0 at an entrance. Two features that share a
+    // level at the vertex already meet on it.
+    let mut joins: Vec<(Pt, i64, i64)> = Vec::new();
+    for f in features {
+        let Some(line) = shape_line(f.shape) else {
+            continue;
+        };
+        if !matches!(f.kind, "corridor" | "area" | "footway" | "outdoor") || closed_access(f) {
+            continue;
+        }
+        for p in &line {
+            let Some(v) = line_levels.get(&pos_key(*p)) else {
+                continue;
+            };
+            for &l in &f.levels {
+                // the nearest level of another feature with no level in common here
+                let mine = |id: i64| v.iter().any(|(o, ll)| *o == id && f.levels.contains(ll));
+                let best = v
+                    .iter()
+                    .filter(|(o, ll)| *o != f.id && !f.levels.contains(ll) && !mine(*o))
+                    .map(|(_, ll)| *ll)
+                    .min_by_key(|ll| ((ll - l).abs(), *ll));
+                if let Some(other) = best
+                    && other > l
+                {
+                    joins.push((*p, l, other));
+                }
+            }
+        }
+    }
+    joins.sort_by(|a, b| {
+        pos_key(a.0)
+            .cmp(&pos_key(b.0))
+            .then(a.1.cmp(&b.1))
+            .then(a.2.cmp(&b.2))
+    });
+    joins.dedup_by(|a, b| pos_key(a.0) == pos_key(b.0) && a.1 == b.1 && a.2 == b.2);
+    // How the level changes there is not mapped: a ramp (a level change the instructions say),
+    // open to wheelchairs as the lines it joins are.
+    for (p, lo, hi) in joins {
+        let (x, y) = (b.node(p, lo), b.node(p, hi));
+        let len = LEVEL_HEIGHT_M * (hi - lo) as f64;
+        b.edge(x, y, len, EdgeKind::Ramp, false, true, -1);
     }
 
     // Nodes of each area, and the visibility edges inside it.
@@ -915,24 +1099,34 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
         }
     }
 
+    // Closed doors and barriers cut every edge at them; wheelchairs do not pass the doors and
+    // barriers that stop them.
+    let node_pos: Vec<(i64, i64)> = b.nodes.iter().map(|n| pos_key(n.pt())).collect();
+    let at = |n: u32, set: &std::collections::HashSet<(i64, i64)>| {
+        node_pos.get(n as usize).is_some_and(|k| set.contains(k))
+    };
+    let mut edges = b.edges;
+    if !shut_pos.is_empty() {
+        edges.retain(|e| !at(e.a, &shut_pos) && !at(e.b, &shut_pos));
+    }
+    for e in &mut edges {
+        if at(e.a, &no_wheel_pos) || at(e.b, &no_wheel_pos) {
+            e.wheelchair = false;
+        }
+    }
     let mut g = Graph {
         version: GRAPH_VERSION,
         lat0,
         nodes: b.nodes,
-        edges: b.edges,
+        edges,
         areas: walk_areas,
         pois,
         profiles: Vec::new(),
         adjacency: Vec::new(),
     };
     g.index();
-    let levels: std::collections::BTreeSet<i64> = g.nodes.iter().map(|n| n.level).collect();
     for p in [Profile::Default, Profile::Wheelchair] {
-        let vertical = g
-            .edges
-            .iter()
-            .any(|e| g.allowed(e, p) && g.nodes[e.a as usize].level != g.nodes[e.b as usize].level);
-        if !g.edges.is_empty() && (levels.len() <= 1 || vertical) {
+        if !g.edges.is_empty() && g.serves_every_poi_level(p) {
             g.profiles.push(p.name().to_owned());
         }
     }
@@ -1072,12 +1266,132 @@ impl Graph {
         LocalProjection::new(self.lat0)
     }
 
+    /// Whether `profile` reaches every level that has a POI: one strongly connected part of
+    /// the graph under the profile (where every node reaches every other) holds a POI of each
+    /// such level. A POI spanning levels is one place: reached on one of its levels, it counts
+    /// for all of them. A graph without POIs is served when it is connected (one part).
+    pub fn serves_every_poi_level(&self, profile: Profile) -> bool {
+        let mut levels_of: HashMap<i64, Vec<i64>> = HashMap::new();
+        for &(id, n) in &self.pois {
+            if let Some(node) = self.nodes.get(n as usize) {
+                levels_of.entry(id).or_default().push(node.level);
+            }
+        }
+        if levels_of.is_empty() {
+            // no POI: any move between levels (or one level)
+            let levels = self.levels();
+            return levels.len() <= 1
+                || self.edges.iter().any(|e| {
+                    self.allowed(e, profile)
+                        && self.nodes.get(e.a as usize).map(|x| x.level)
+                            != self.nodes.get(e.b as usize).map(|x| x.level)
+                });
+        }
+        let comp = self.components(profile);
+        let wanted: std::collections::BTreeSet<i64> =
+            levels_of.values().flatten().copied().collect();
+        // per component, the POIs it holds
+        let mut held: HashMap<u32, std::collections::BTreeSet<i64>> = HashMap::new();
+        for &(id, n) in &self.pois {
+            if let Some(&c) = comp.get(n as usize) {
+                held.entry(c).or_default().insert(id);
+            }
+        }
+        held.values().any(|ids| {
+            let reached: std::collections::BTreeSet<i64> = ids
+                .iter()
+                .filter_map(|id| levels_of.get(id))
+                .flatten()
+                .copied()
+                .collect();
+            reached == wanted
+        })
+    }
+
+    /// The strongly connected component of every node under `profile` (Kosaraju, iterative).
+    fn components(&self, profile: Profile) -> Vec<u32> {
+        let n = self.nodes.len();
+        let mut fwd: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut back: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for e in &self.edges {
+            if !self.allowed(e, profile) {
+                continue;
+            }
+            let (a, b) = (e.a as usize, e.b as usize);
+            if a >= n || b >= n {
+                continue;
+            }
+            fwd[a].push(e.b);
+            back[b].push(e.a);
+            if !e.oneway {
+                fwd[b].push(e.a);
+                back[a].push(e.b);
+            }
+        }
+        // finishing order of a depth-first walk over the forward arcs
+        let mut seen = vec![false; n];
+        let mut order: Vec<u32> = Vec::with_capacity(n);
+        for s in 0..n as u32 {
+            if seen[s as usize] {
+                continue;
+            }
+            seen[s as usize] = true;
+            let mut stack: Vec<(u32, usize)> = vec![(s, 0)];
+            while let Some(top) = stack.last_mut() {
+                let (v, i) = (top.0 as usize, top.1);
+                if let Some(&w) = fwd[v].get(i) {
+                    top.1 += 1;
+                    if !seen[w as usize] {
+                        seen[w as usize] = true;
+                        stack.push((w, 0));
+                    }
+                } else {
+                    order.push(v as u32);
+                    stack.pop();
+                }
+            }
+        }
+        // components over the backward arcs, latest finished first
+        let mut comp = vec![u32::MAX; n];
+        let mut next = 0u32;
+        for &s in order.iter().rev() {
+            if comp[s as usize] != u32::MAX {
+                continue;
+            }
+            comp[s as usize] = next;
+            let mut stack = vec![s];
+            while let Some(v) = stack.pop() {
+                for &w in &back[v as usize] {
+                    if comp[w as usize] == u32::MAX {
+                        comp[w as usize] = next;
+                        stack.push(w);
+                    }
+                }
+            }
+            next += 1;
+        }
+        comp
+    }
+
     /// Levels of the graph, sorted.
     pub fn levels(&self) -> Vec<i64> {
         let mut v: Vec<i64> = self.nodes.iter().map(|n| n.level).collect();
         v.sort_unstable();
         v.dedup();
         v
+    }
+
+    /// Whether the profile may not stand on node `n`: every edge at it is closed to the
+    /// profile (a door tagged `wheelchair=no`), so an anchor does not step onto it either.
+    fn closed_node(&self, n: u32, p: Profile) -> bool {
+        self.adjacency.get(n as usize).is_some_and(|adj| {
+            !adj.is_empty()
+                && adj.iter().all(|(ei, _)| {
+                    self.edges
+                        .get(*ei as usize)
+                        .is_none_or(|e| !self.allowed(e, p))
+                })
+        })
     }
 
     fn allowed(&self, e: &Edge, p: Profile) -> bool {
@@ -1256,6 +1570,9 @@ impl Graph {
             let Some(nd) = self.nodes.get(node as usize) else {
                 continue;
             };
+            if self.closed_node(node, profile) {
+                continue;
+            }
             if self.segment_blocked(avoid, from.level, from_xy, proj.project(nd.pt())) {
                 continue;
             }
@@ -1347,9 +1664,10 @@ impl Graph {
             .links
             .iter()
             .filter(|(n, _)| {
-                self.nodes.get(*n as usize).is_some_and(|nd| {
-                    !self.segment_blocked(&avoid, to.level, proj.project(nd.pt()), tx)
-                })
+                !self.closed_node(*n, profile)
+                    && self.nodes.get(*n as usize).is_some_and(|nd| {
+                        !self.segment_blocked(&avoid, to.level, proj.project(nd.pt()), tx)
+                    })
             })
             .copied()
             .collect();
@@ -1906,6 +2224,309 @@ mod tests {
         // a point outside every area is not anchored
         assert!(g.anchor(Pt::new(0.01, 0.01), 0).is_none());
         assert!(g.anchor(Pt::new(0.0001, 0.0001), 5).is_none());
+    }
+
+    /// A mall mapped the way Forum (Helsinki) is: shops as points on levels 0 to 2, no room or
+    /// corridor, a footway of level 1 that continues a street (level 0) at a shared node, and a
+    /// stair way `level=1;2` drawn from its upper end. The building's outline is the floor of
+    /// each level, the shared node joins levels 0 and 1, the stair's ends are read from the
+    /// lines they meet: every shop is reachable from every other.
+    #[test]
+    fn footways_floors_and_shared_nodes_join_levels() {
+        let props = Map::new();
+        let outline = rect(0.0, 0.0, 0.001, 0.0004);
+        // the street runs west into the building's door at (0.0002, 0.0); the level 1
+        // footway continues it from that node
+        let street =
+            json!({"type": "LineString", "coordinates": [[-0.0005, 0.0002], [0.0, 0.0002]]});
+        let walk1 = json!({"type": "LineString", "coordinates": [[0.0, 0.0002], [0.0006, 0.0002]]});
+        let walk2 =
+            json!({"type": "LineString", "coordinates": [[0.0008, 0.0002], [0.0009, 0.0002]]});
+        // drawn from the level 2 end (shared with walk2) to the level 1 end (on walk1)
+        let stairs =
+            json!({"type": "LineString", "coordinates": [[0.0008, 0.0002], [0.0006, 0.0002]]});
+        let shop = |x: f64| json!({"type": "Point", "coordinates": [x, 0.0003]});
+        let (s0, s1, s2) = (shop(0.0003), shop(0.0004), shop(0.0005));
+        let f = |id, kind, levels: Vec<i64>, shape, point, poi| GraphFeature {
+            id,
+            kind,
+            levels,
+            properties: &props,
+            shape,
+            point,
+            poi,
+        };
+        let feats = vec![
+            f(10, "poi", vec![0], &s0, Pt::new(0.0003, 0.0003), true),
+            f(11, "poi", vec![1], &s1, Pt::new(0.0003, 0.0004), true),
+            f(12, "poi", vec![2], &s2, Pt::new(0.0003, 0.0005), true),
+            f(20, "footway", vec![1], &walk1, Pt::new(0.0002, 0.0), false),
+            f(
+                21,
+                "footway",
+                vec![2],
+                &walk2,
+                Pt::new(0.0002, 0.0008),
+                false,
+            ),
+            f(
+                22,
+                "stairs",
+                vec![1, 2],
+                &stairs,
+                Pt::new(0.0002, 0.0008),
+                false,
+            ),
+            f(
+                -3,
+                "building",
+                vec![0, 1, 2],
+                &outline,
+                Pt::new(0.0002, 0.0005),
+                false,
+            ),
+            f(
+                -2,
+                "outdoor",
+                vec![0],
+                &street,
+                Pt::new(0.0002, -0.0005),
+                false,
+            ),
+        ];
+        let g = build(&feats);
+        assert_eq!(g.profiles, ["default"]);
+        let node = |id| g.node_anchor(g.poi_node(id).unwrap()).unwrap();
+        for (a, b) in [(10, 11), (11, 12), (10, 12), (12, 10)] {
+            let p = g.route(&node(a), &node(b), Profile::Default, &[]);
+            assert!(p.is_some(), "{a} -> {b}");
+        }
+        let p = g
+            .route(&node(11), &node(12), Profile::Default, &[])
+            .unwrap();
+        assert!(p.segments.iter().any(|s| s.kind == EdgeKind::Stairs));
+        // only stairs reach level 2: no wheelchair profile
+        assert!(
+            g.route(&node(10), &node(12), Profile::Wheelchair, &[])
+                .is_none()
+        );
+        // without the floors, the shops off every line are out of reach, and no profile
+        // is listed: they would promise moves between levels that cannot be made
+        let g = build(&feats[..feats.len() - 2]);
+        assert!(g.profiles.is_empty(), "{:?}", g.profiles);
+    }
+
+    /// A stair joins levels 0 and 1, but the shop of level 1 is in a room the stair does not
+    /// reach: no profile is listed, though a connector exists.
+    #[test]
+    fn profiles_need_every_poi_level() {
+        let props = Map::new();
+        let hall = rect(0.0, 0.0, 0.0004, 0.0002);
+        let shut = rect(0.0006, 0.0, 0.001, 0.0002);
+        let lift = json!({"type": "Point", "coordinates": [0.0001, 0.0001]});
+        let shop = |x: f64| json!({"type": "Point", "coordinates": [x, 0.0001]});
+        let (s0, s1) = (shop(0.0003), shop(0.0008));
+        let f = |id, kind, levels: Vec<i64>, shape, point, poi| GraphFeature {
+            id,
+            kind,
+            levels,
+            properties: &props,
+            shape,
+            point,
+            poi,
+        };
+        let mut feats = vec![
+            f(
+                1,
+                "corridor",
+                vec![0, 1],
+                &hall,
+                Pt::new(0.0001, 0.0002),
+                false,
+            ),
+            f(2, "room", vec![1], &shut, Pt::new(0.0001, 0.0008), false),
+            f(
+                3,
+                "elevator",
+                vec![0, 1],
+                &lift,
+                Pt::new(0.0001, 0.0001),
+                false,
+            ),
+            f(10, "poi", vec![0], &s0, Pt::new(0.0001, 0.0003), true),
+            f(11, "poi", vec![1], &s1, Pt::new(0.0001, 0.0008), true),
+        ];
+        assert!(build(&feats).profiles.is_empty());
+        // the shop of level 1 in the corridor: both profiles
+        let s1b = shop(0.0002);
+        feats[4] = f(11, "poi", vec![1], &s1b, Pt::new(0.0001, 0.0002), true);
+        assert_eq!(build(&feats).profiles, ["default", "wheelchair"]);
+    }
+
+    fn tags(pairs: &[(&str, &str)]) -> Map<String, Value> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), json!(v)))
+            .collect()
+    }
+
+    fn feat<'a>(
+        id: i64,
+        kind: &'a str,
+        props: &'a Map<String, Value>,
+        shape: &'a Value,
+        point: Pt,
+    ) -> GraphFeature<'a> {
+        GraphFeature {
+            id,
+            kind,
+            levels: vec![0],
+            properties: props,
+            shape,
+            point,
+            poi: false,
+        }
+    }
+
+    /// Corridors west and east of a room, and a corridor along the north of all three: the
+    /// short way crosses the room, unless the room is private.
+    #[test]
+    fn private_rooms_are_not_crossed() {
+        let open = Map::new();
+        let private = tags(&[("access", "private")]);
+        let (w, r, e) = (
+            rect(0.0, 0.0, 0.0003, 0.0002),
+            rect(0.0003, 0.0, 0.0006, 0.0002),
+            rect(0.0006, 0.0, 0.001, 0.0002),
+        );
+        let n = rect(0.0, 0.0002, 0.001, 0.0004);
+        let build_with = |room: &Map<String, Value>| {
+            build(&[
+                feat(1, "corridor", &open, &w, Pt::new(0.0001, 0.00015)),
+                feat(2, "room", room, &r, Pt::new(0.0001, 0.00045)),
+                feat(3, "corridor", &open, &e, Pt::new(0.0001, 0.0008)),
+                feat(4, "corridor", &open, &n, Pt::new(0.0003, 0.0005)),
+            ])
+        };
+        let (from, to) = (Pt::new(0.00005, 0.0001), Pt::new(0.00005, 0.0009));
+        let g = build_with(&open);
+        let p = g
+            .route(
+                &g.anchor(from, 0).unwrap(),
+                &g.anchor(to, 0).unwrap(),
+                Profile::Default,
+                &[],
+            )
+            .unwrap();
+        assert!(p.segments.iter().any(|s| s.feature == Some(2)));
+        let g = build_with(&private);
+        let p = g
+            .route(
+                &g.anchor(from, 0).unwrap(),
+                &g.anchor(to, 0).unwrap(),
+                Profile::Default,
+                &[],
+            )
+            .unwrap();
+        assert!(
+            p.segments.iter().all(|s| s.feature != Some(2)),
+            "{:?}",
+            p.segments
+        );
+        // between the corridors, the route keeps to the north one
+        assert!(
+            p.points
+                .iter()
+                .filter(|(q, _)| q.lng > 0.00031 && q.lng < 0.00059)
+                .all(|(q, _)| q.lat >= 0.00019),
+            "{:?}",
+            p.points
+        );
+        // a point in the private room is off every walkable area
+        assert!(g.anchor(Pt::new(0.0001, 0.00045), 0).is_none());
+    }
+
+    /// Two rooms sharing a wall are joined only by a mapped door; a door tagged
+    /// `wheelchair=no` is not passed by wheelchairs; a door `access=no` by no one.
+    #[test]
+    fn walls_and_doors() {
+        let open = Map::new();
+        let (a, b) = (
+            rect(0.0, 0.0, 0.0002, 0.0002),
+            rect(0.0002, 0.0, 0.0004, 0.0002),
+        );
+        let door = json!({"type": "Point", "coordinates": [0.0002, 0.0001]});
+        let (from, to) = (Pt::new(0.0001, 0.0001), Pt::new(0.0001, 0.0003));
+        let route = |door_tags: Option<&Map<String, Value>>, p: Profile| {
+            let mut fs = vec![
+                feat(1, "room", &open, &a, Pt::new(0.0001, 0.0001)),
+                feat(2, "room", &open, &b, Pt::new(0.0001, 0.0003)),
+            ];
+            if let Some(t) = door_tags {
+                fs.push(feat(3, "door", t, &door, Pt::new(0.0001, 0.0002)));
+            }
+            let g = build(&fs);
+            g.route(
+                &g.anchor(from, 0).unwrap(),
+                &g.anchor(to, 0).unwrap(),
+                p,
+                &[],
+            )
+        };
+        assert!(route(None, Profile::Default).is_none());
+        assert!(route(Some(&open), Profile::Default).is_some());
+        assert!(route(Some(&open), Profile::Wheelchair).is_some());
+        let narrow = tags(&[("wheelchair", "no")]);
+        assert!(route(Some(&narrow), Profile::Default).is_some());
+        assert!(route(Some(&narrow), Profile::Wheelchair).is_none());
+        let shut = tags(&[("access", "no")]);
+        assert!(route(Some(&shut), Profile::Default).is_none());
+    }
+
+    /// A footway through a gate: `access=private` closes it, a turnstile stops wheelchairs;
+    /// a one-way footway (or moving walkway) is walked one way.
+    #[test]
+    fn gates_and_one_way_lines() {
+        // the ends' anchors link to the ends of their own edge only: the gate is between
+        let line = json!({"type": "LineString", "coordinates": [[0.0, 0.0], [0.00025, 0.0],
+            [0.0005, 0.0], [0.00075, 0.0], [0.001, 0.0]]});
+        let gate_pt = json!({"type": "Point", "coordinates": [0.0005, 0.0]});
+        let (a, b) = (Pt::new(0.0, 0.0), Pt::new(0.0, 0.001));
+        let go = |line_tags: &Map<String, Value>,
+                  gate: Option<&Map<String, Value>>,
+                  from: Pt,
+                  to: Pt,
+                  p: Profile| {
+            let mut fs = vec![feat(1, "footway", line_tags, &line, a)];
+            if let Some(t) = gate {
+                fs.push(feat(2, "barrier", t, &gate_pt, Pt::new(0.0, 0.0005)));
+            }
+            let g = build(&fs);
+            g.route(
+                &g.anchor(from, 0).unwrap(),
+                &g.anchor(to, 0).unwrap(),
+                p,
+                &[],
+            )
+        };
+        let open = Map::new();
+        let gate = tags(&[("barrier", "gate")]);
+        let private_gate = tags(&[("barrier", "gate"), ("access", "private")]);
+        let turnstile = tags(&[("barrier", "turnstile")]);
+        assert!(go(&open, Some(&gate), a, b, Profile::Wheelchair).is_some());
+        assert!(go(&open, Some(&private_gate), a, b, Profile::Default).is_none());
+        assert!(go(&open, Some(&turnstile), a, b, Profile::Default).is_some());
+        assert!(go(&open, Some(&turnstile), a, b, Profile::Wheelchair).is_none());
+        for t in [
+            tags(&[("oneway", "yes")]),
+            tags(&[("conveying", "forward")]),
+        ] {
+            assert!(go(&t, None, a, b, Profile::Default).is_some());
+            assert!(go(&t, None, b, a, Profile::Default).is_none());
+        }
+        let back = tags(&[("oneway", "-1")]);
+        assert!(go(&back, None, a, b, Profile::Default).is_none());
+        assert!(go(&back, None, b, a, Profile::Default).is_some());
     }
 
     #[test]

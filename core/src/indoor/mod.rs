@@ -329,6 +329,11 @@ pub fn read_venue(conn: &Connection, id: &str) -> Result<VenueData, ReadError> {
     let (name, bbox, levels, buildings, languages, updated_at) = row;
     let levels = read_levels(&serde_json::from_str(&levels)?);
     let buildings: Vec<Value> = serde_json::from_str(&buildings)?;
+    // The outline of each building (stored since the builder reads building floors).
+    let outlines: Vec<Value> = buildings
+        .iter()
+        .filter_map(|b| b.get("outline").cloned())
+        .collect();
     let buildings = buildings
         .into_iter()
         .filter_map(|mut b| {
@@ -390,7 +395,7 @@ pub fn read_venue(conn: &Connection, id: &str) -> Result<VenueData, ReadError> {
             Some(Graph::from_bytes(v, &bytes).map_err(|e| ReadError::Graph(e.to_string()))?)
         }
         Some(_) => None,
-        None => venue_graph(conn, bbox, &features)?,
+        None => venue_graph(conn, bbox, &features, &outlines)?,
     };
     let by_id = features
         .iter()
@@ -431,11 +436,14 @@ const OUTDOOR_M: f64 = 40.0;
 /// every feature on every level its `level`/`repeat_on` tags name, in the order the pack
 /// builder met them (nodes, ways, relations, each by OSM id), then the pack's foot-accessible
 /// road edges within 40 m of the venue `bbox` (`[west, south, east, north]`) as `outdoor`
-/// lines. `None` when the graph has no edge.
+/// lines, and the outline of each of its buildings (GeoJSON geometries) as a `building`
+/// floor on every level of its features: walkable on a level where no area is mapped (a mall
+/// mapped as shops and footways only). `None` when the graph has no edge.
 pub fn venue_graph(
     conn: &Connection,
     bbox: [f64; 4],
     features: &[FeatureRow],
+    outlines: &[Value],
 ) -> Result<Option<Graph>, ReadError> {
     let mut order: Vec<&FeatureRow> = features.iter().collect();
     order.sort_by_key(|f| (f.id.rem_euclid(4), f.id.div_euclid(4)));
@@ -456,6 +464,22 @@ pub fn venue_graph(
             poi: f.poi(),
         })
         .collect();
+    let all_levels: Vec<i64> = inputs
+        .iter()
+        .flat_map(|f| f.levels.iter().copied())
+        .collect::<BTreeSet<i64>>()
+        .into_iter()
+        .collect();
+    let centre = Pt::new((bbox[1] + bbox[3]) / 2.0, (bbox[0] + bbox[2]) / 2.0);
+    inputs.extend(outlines.iter().map(|shape| graph::GraphFeature {
+        id: -3,
+        kind: "building",
+        levels: all_levels.clone(),
+        properties: &empty,
+        shape,
+        point: centre,
+        poi: false,
+    }));
     inputs.extend(outdoor.iter().map(|(shape, start)| graph::GraphFeature {
         id: -2,
         kind: "outdoor",

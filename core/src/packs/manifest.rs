@@ -36,8 +36,11 @@ use crate::auth::keys::{Publisher, PublisherKey};
 /// [`super::grid`]) instead of R-trees and the search index keeps no term frequencies and no
 /// field norms for the fields only constant-score queries read (search schema 3); `6` since
 /// OSM venues' walkable graphs are built when a venue is first read instead of stored
-/// ([`crate::indoor::venue_graph`]).
-pub const FORMAT_VERSION: u32 = 6;
+/// ([`crate::indoor::venue_graph`]); `7` since road nodes say whether they are junctions
+/// (`road_nodes.junction`: passing a node that is none costs no turn) and packs cut from a
+/// larger extract say so (`coverage.region`), so that installed neighbours join into one road
+/// network (ADR 0008).
+pub const FORMAT_VERSION: u32 = 7;
 
 /// One file of the pack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,6 +85,12 @@ pub struct Coverage {
     /// Outline as a GeoJSON `Polygon` or `MultiPolygon` geometry (`None`: the bbox).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub polygon: Option<Value>,
+    /// The pack is a region cut from a larger extract (`waymark-packs build --bbox` or
+    /// `--polygon`): the outline is the cut, roads crossing it are kept whole and split where
+    /// they cross, and the pack joins the installed packs of neighbouring regions of the same
+    /// publisher into one road network (ADR 0008).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub region: bool,
 }
 
 /// The publisher's signature over the canonical manifest.

@@ -85,7 +85,8 @@ CREATE TABLE IF NOT EXISTS road_nodes (
     id      INTEGER PRIMARY KEY,
     osm_id  INTEGER NOT NULL,
     lat     REAL NOT NULL,
-    lng     REAL NOT NULL
+    lng     REAL NOT NULL,
+    junction INTEGER NOT NULL DEFAULT 1
 );
 CREATE TABLE IF NOT EXISTS road_attrs (
     id            INTEGER PRIMARY KEY,

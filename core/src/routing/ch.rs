@@ -420,32 +420,80 @@ impl ChGraph {
         sources: &[Vec<(u32, u64, u64)>],
         targets: &[Vec<(u32, u64, u64)>],
     ) -> Vec<Vec<Option<(u64, u64)>>> {
+        let buckets = self.buckets(targets, false);
+        sources
+            .iter()
+            .map(|s| self.scan(s, true, &buckets))
+            .collect()
+    }
+
+    /// The upward search spaces of `points` (backward searches when `forward` is false, for
+    /// points used as targets; forward searches for points used as sources), to answer many
+    /// one-to-many queries against the same points with [`ChGraph::scan`].
+    pub fn buckets(&self, points: &[Vec<(u32, u64, u64)>], forward: bool) -> Buckets {
         let mut space = SearchSpace::default();
-        let mut buckets: std::collections::HashMap<u32, Vec<(u32, u64, u64)>> =
+        let mut map: std::collections::HashMap<u32, Vec<(u32, u64, u64)>> =
             std::collections::HashMap::new();
-        for (j, t) in targets.iter().enumerate() {
-            self.upward(t, false, &mut space);
+        for (j, t) in points.iter().enumerate() {
+            self.upward(t, forward, &mut space);
             for &(node, w, s) in &space.settled {
-                buckets.entry(node).or_default().push((j as u32, w, s));
+                map.entry(node).or_default().push((j as u32, w, s));
             }
         }
-        let mut out = vec![vec![None; targets.len()]; sources.len()];
-        for (i, s) in sources.iter().enumerate() {
-            self.upward(s, true, &mut space);
-            let row = &mut out[i];
-            for &(node, w, sec) in &space.settled {
-                if let Some(list) = buckets.get(&node) {
-                    for &(j, tw, ts) in list {
-                        let total = (w + tw, sec + ts);
-                        let cell = &mut row[j as usize];
-                        if cell.is_none_or(|c: (u64, u64)| total.0 < c.0) {
-                            *cell = Some(total);
-                        }
+        Buckets {
+            map,
+            len: points.len(),
+            forward,
+        }
+    }
+
+    /// Costs between `point` and each point of `buckets`: from `point` to each (`forward`
+    /// true, with buckets of backward searches) or from each to `point` (`forward` false, with
+    /// buckets of forward searches).
+    pub fn scan(
+        &self,
+        point: &[(u32, u64, u64)],
+        forward: bool,
+        buckets: &Buckets,
+    ) -> Vec<Option<(u64, u64)>> {
+        let mut row = vec![None; buckets.len];
+        if buckets.forward == forward {
+            return row;
+        }
+        let mut space = SearchSpace::default();
+        self.upward(point, forward, &mut space);
+        for &(node, w, sec) in &space.settled {
+            if let Some(list) = buckets.map.get(&node) {
+                for &(j, tw, ts) in list {
+                    let total = (w + tw, sec + ts);
+                    let cell = &mut row[j as usize];
+                    if cell.is_none_or(|c: (u64, u64)| total.0 < c.0) {
+                        *cell = Some(total);
                     }
                 }
             }
         }
-        out
+        row
+    }
+}
+
+/// Upward search spaces of a set of points ([`ChGraph::buckets`]).
+#[derive(Debug, Default)]
+pub struct Buckets {
+    map: std::collections::HashMap<u32, Vec<(u32, u64, u64)>>,
+    len: usize,
+    forward: bool,
+}
+
+impl Buckets {
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no points.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 

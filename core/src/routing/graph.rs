@@ -128,7 +128,7 @@ impl TurnGraph {
         let mut arc_dist_cm = Vec::new();
         let mut edge_arcs = vec![[NO_ARC; 2]; net.edges.len()];
         for (i, e) in net.edges.iter().enumerate() {
-            let speed = speed_kmh(profile, e.highway, e.maxspeed, &net.limits);
+            let speed = speed_kmh(profile, e.highway, e.maxspeed, net.limits_of(e));
             let time = ((e.length_m * 3600.0 / speed).round() as u64).clamp(1, u32::MAX as u64);
             let dist = ((e.length_m * 100.0).round() as u64).clamp(1, u32::MAX as u64);
             for (dir, forward) in [(0, true), (1, false)] {
@@ -228,6 +228,10 @@ impl TurnGraph {
                 .copied()
                 .filter(|&b| b != rev && b != a as u32 && allowed(b))
                 .map(|b| {
+                    // Continuing through a node that is no junction is not a turn.
+                    if !net.junction.get(v).copied().unwrap_or(true) {
+                        return (b, 0);
+                    }
                     let dev = turn_angle(b_in, bearing_out(b as usize)).abs();
                     (b, turn_cost_ms(profile, dev, false))
                 })

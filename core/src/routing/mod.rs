@@ -4,6 +4,8 @@
 //! * [`profile`]: access, direction, speeds and turn costs of `driving`, `truck`, `walking`
 //!   and `cycling`, metrics `time` and `distance`;
 //! * [`graph`]: the turn-expanded graph of a profile (turn restrictions included);
+//! * [`join`]: installed region packs merged into one network (ADR 0008);
+//! * [`overlay`]: time-metric searches across joined packs on the packs' own hierarchies;
 //! * [`ch`]: contraction hierarchies prepared with `fast_paths` at build time and stored in
 //!   the pack (`routing/<profile>-time.fp`: the time metric only, ADR 0006), point-to-point
 //!   and many-to-many queries;
@@ -21,7 +23,9 @@ pub mod cch;
 pub mod ch;
 pub mod compact;
 pub mod graph;
+pub mod join;
 pub mod network;
+pub mod overlay;
 pub mod profile;
 pub mod reach;
 pub mod router;

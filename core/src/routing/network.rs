@@ -45,6 +45,9 @@ pub struct RoadEdge {
     pub ferry: bool,
     /// Range of the edge's points in [`RoadNetwork::points`].
     pub geometry: (u32, u32),
+    /// Index of the country limits of the edge in [`RoadNetwork::country_limits`] (0: the
+    /// pack's; a joined network of several countries has more).
+    pub limits: u8,
 }
 
 impl RoadEdge {
@@ -106,6 +109,12 @@ pub struct TollBooth {
 pub struct RoadNetwork {
     /// Node positions, index = `road_nodes` row order.
     pub nodes: Vec<Pt>,
+    /// OSM id of each node: the identity two packs share (ADR 0008).
+    pub node_osm: Vec<i64>,
+    /// Whether each node is a junction of the whole road network (`road_nodes.junction`):
+    /// continuing through a node that is none (a split made where a region's border cuts a
+    /// road) costs no turn.
+    pub junction: Vec<bool>,
     /// Edges in `road_edges.id` order.
     pub edges: Vec<RoadEdge>,
     /// Every edge's geometry, concatenated.
@@ -121,6 +130,8 @@ pub struct RoadNetwork {
     pub country: String,
     /// Default limits of that country.
     pub limits: CountryLimits,
+    /// Limits an edge may name ([`RoadEdge::limits`]); the first is `limits`.
+    pub country_limits: Vec<CountryLimits>,
 }
 
 /// Why a network could not be read.
@@ -151,13 +162,18 @@ impl RoadNetwork {
     pub fn load(conn: &Connection) -> Result<RoadNetwork, NetworkError> {
         let mut node_index: HashMap<i64, u32> = HashMap::new();
         let mut nodes = Vec::new();
+        let mut node_osm = Vec::new();
+        let mut junction = Vec::new();
         {
-            let mut stmt = conn.prepare("SELECT id, lat, lng FROM road_nodes ORDER BY id")?;
+            let mut stmt =
+                conn.prepare("SELECT id, lat, lng, osm_id, junction FROM road_nodes ORDER BY id")?;
             let mut rows = stmt.query([])?;
             while let Some(r) = rows.next()? {
                 let id: i64 = r.get(0)?;
                 node_index.insert(id, nodes.len() as u32);
                 nodes.push(Pt::new(r.get(1)?, r.get(2)?));
+                node_osm.push(r.get(3)?);
+                junction.push(r.get::<_, i64>(4)? != 0);
             }
         }
         let mut names: Vec<Arc<str>> = vec![Arc::from("")];
@@ -253,6 +269,7 @@ impl RoadNetwork {
                     toll: a.toll,
                     ferry: a.ferry,
                     geometry: (start, end),
+                    limits: 0,
                 });
             }
         }
@@ -321,6 +338,8 @@ impl RoadNetwork {
         let limits = CountryLimits::of(&country);
         Ok(RoadNetwork {
             nodes,
+            node_osm,
+            junction,
             edges,
             points,
             names,
@@ -328,7 +347,15 @@ impl RoadNetwork {
             toll_booths,
             country,
             limits,
+            country_limits: vec![limits],
         })
+    }
+
+    /// The default limits of edge `e`'s country.
+    pub fn limits_of(&self, e: &RoadEdge) -> &CountryLimits {
+        self.country_limits
+            .get(usize::from(e.limits))
+            .unwrap_or(&self.limits)
     }
 
     /// The points of edge `e` from `from` to `to`.

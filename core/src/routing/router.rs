@@ -203,13 +203,17 @@ pub struct Router {
     pub net: RoadNetwork,
     /// Segment index.
     pub snap: SnapIndex,
-    dir: std::path::PathBuf,
+    /// Where the prepared hierarchies are (`None`: none, as for joined packs).
+    dir: Option<std::path::PathBuf>,
     graphs: [OnceLock<Arc<TurnGraph>>; 4],
     reach: [OnceLock<Arc<Reach>>; 4],
     /// The time-metric hierarchy of each profile (the distance metric has none, ADR 0006).
     hierarchies: [OnceLock<Option<Arc<ChGraph>>>; 4],
     /// Each node's position on the sphere ([`crate::geo::xyz`]), for distance bounds.
     node_xyz: OnceLock<Vec<[f64; 3]>>,
+    /// The member packs of a joined network, whose hierarchies answer its time-metric
+    /// searches ([`super::overlay`]).
+    joined: Option<super::overlay::Joined>,
 }
 
 impl Router {
@@ -220,17 +224,34 @@ impl Router {
         conn: &rusqlite::Connection,
     ) -> Result<Router, NetworkError> {
         let net = RoadNetwork::load(conn)?;
+        let mut r = Router::from_network(pack_id, net);
+        r.dir = Some(dir.to_path_buf());
+        Ok(r)
+    }
+
+    /// A router over `net` without prepared hierarchies (a network joined from several packs,
+    /// ADR 0008): its searches are Dijkstra's on the turn graph.
+    pub fn from_network(pack_id: &str, net: RoadNetwork) -> Router {
         let snap = SnapIndex::build(&net);
-        Ok(Router {
+        Router {
             pack_id: pack_id.to_string(),
             net,
             snap,
-            dir: dir.to_path_buf(),
+            dir: None,
             graphs: Default::default(),
             reach: Default::default(),
             hierarchies: Default::default(),
             node_xyz: OnceLock::new(),
-        })
+            joined: None,
+        }
+    }
+
+    /// A router over a joined network whose time-metric searches run on the members'
+    /// hierarchies (ADR 0008).
+    pub fn joined(pack_id: &str, net: RoadNetwork, joined: super::overlay::Joined) -> Router {
+        let mut r = Router::from_network(pack_id, net);
+        r.joined = Some(joined);
+        r
     }
 
     /// The turn graph of `profile`.
@@ -258,7 +279,7 @@ impl Router {
         }
         self.hierarchies[profile.index()]
             .get_or_init(|| {
-                let path = self.dir.join(file_name(profile, metric));
+                let path = self.dir.as_ref()?.join(file_name(profile, metric));
                 let bytes = match std::fs::read(&path) {
                     Ok(b) => b,
                     Err(e) => {
@@ -370,8 +391,25 @@ impl Router {
             (SearchAlgorithm::Ch, None) => self.hierarchy(profile, metric),
             _ => None,
         };
+        let over = match (&self.joined, algorithm, usable, metric) {
+            (Some(j), SearchAlgorithm::Ch, None, Metric::Time) if !starts.is_empty() => {
+                j.shortest(&g, profile, from, to)
+            }
+            _ => None,
+        };
+        // A path the members found must run from a start to a target of this network, else
+        // the network itself is searched.
+        let over = over.filter(|found| {
+            found.as_ref().is_none_or(|(_, arcs)| {
+                arcs.first()
+                    .is_some_and(|a| starts.iter().any(|s| s.0 == *a))
+                    && arcs.last().is_some_and(|a| ends.iter().any(|t| t.0 == *a))
+            })
+        });
         let searched: Option<(u64, Vec<u32>)> = if starts.is_empty() {
             None
+        } else if let Some(found) = over {
+            found
         } else if let Some(ch) = ch {
             let s: Vec<(u32, u64)> = starts.iter().map(|x| (x.0, x.1)).collect();
             let t: Vec<(u32, u64)> = ends.iter().map(|x| (x.0, x.1)).collect();
@@ -568,9 +606,14 @@ impl Router {
         } else {
             None
         };
-        let mut out: Vec<Vec<Cell>> = match ch {
-            Some(ch) => ch.many_to_many(&starts, &ends),
-            None => {
+        let over = match (&self.joined, usable, metric) {
+            (Some(j), None, Metric::Time) => j.matrix(&g, profile, from, to),
+            _ => None,
+        };
+        let mut out: Vec<Vec<Cell>> = match (over, ch) {
+            (Some(m), _) => m,
+            (None, Some(ch)) => ch.many_to_many(&starts, &ends),
+            (None, None) => {
                 let other = match metric {
                     Metric::Time => Metric::Distance,
                     Metric::Distance => Metric::Time,

@@ -263,7 +263,12 @@ fn checked_batch(
                 ),
             );
         }
-        let shape = zone_polygon(&z.polygon).map_err(|e| refuse("polygon", e.to_string()));
+        let shape = zone_polygon(&z.polygon).map_err(|e| {
+            refuse(
+                "polygon",
+                format!("zone {}: {e}", crate::api::shown(&z.zone_id)),
+            )
+        });
         let (Some((at, pack_zone)), Ok(shape)) = (zone, shape) else {
             continue;
         };

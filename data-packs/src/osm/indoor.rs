@@ -8,7 +8,8 @@
 //!   `level`/`repeat_on`/`indoor`) with `conveying=*` → `escalator`, else `stairs`;
 //!   `indoor=ramp`, or `ramp=yes` with a level (not on steps) → `ramp`;
 //!   `indoor=room|area|corridor|level` → that kind (other `indoor` values except `wall`/`no` →
-//!   `area`; walls are skipped); `door=*` → `door`; `entrance=*` → `entrance`; with a level and
+//!   `area`; walls are skipped); `door=*` → `door`; `entrance=*` → `entrance`; a gate or
+//!   turnstile (`barrier=gate|turnstile|…`, [`PASSAGE_BARRIERS`]) → `barrier`; with a level and
 //!   none of these: `highway=footway|corridor|pedestrian|path` → `footway`,
 //!   `railway=platform`/`public_transport=platform` → `area`, a shop, amenity, office, tourism,
 //!   craft or healthcare, or a named element that is not a track, road, waterway, power line,
@@ -53,6 +54,19 @@ use waymark_core::indoor::levels::{feature_levels, int_levels};
 use waymark_core::indoor::osm_feature_id;
 
 use super::models::{MemberKind, OsmData, OsmError, OsmStats, Tags};
+
+/// `barrier` values that stand where people walk through (gates, turnstiles): kept as
+/// `barrier` features so that routes honour their `access` and `wheelchair` tags.
+const PASSAGE_BARRIERS: [&str; 8] = [
+    "gate",
+    "turnstile",
+    "full-height_turnstile",
+    "swing_gate",
+    "sliding_gate",
+    "lift_gate",
+    "kissing_gate",
+    "stile",
+];
 
 fn indoor_value(tags: &Tags) -> Option<&str> {
     tags.get("indoor").filter(|v| !matches!(*v, "no" | "wall"))
@@ -102,6 +116,12 @@ pub fn feature_kind(tags: &Tags) -> Option<&'static str> {
     }
     if tags.get("entrance").is_some_and(|v| v != "no") {
         return Some("entrance");
+    }
+    if tags
+        .get("barrier")
+        .is_some_and(|v| PASSAGE_BARRIERS.contains(&v))
+    {
+        return Some("barrier");
     }
     if has_level(tags) {
         if matches!(
@@ -590,6 +610,10 @@ pub fn build(
             }
         }
         building_json["localized_name"] = serde_json::json!(localized);
+        if *is_b {
+            // The floor of a level where no area is mapped (read by the venue graph).
+            building_json["outline"] = c.area.to_geojson();
+        }
         ins_v.execute(params![
             c.venue_id,
             name,

@@ -288,6 +288,18 @@ pub fn build_osm_edited(
     edit: Option<&OsmEdit>,
     progress: &mut dyn FnMut(&str, u64, u64),
 ) -> Result<OsmStats, OsmError> {
+    build_osm_with(pbf, conn, layers, edit, None, progress)
+}
+
+/// [`build_osm_edited`] of the part of the extract in `region` ([`crate::cut`]).
+pub fn build_osm_with(
+    pbf: &Path,
+    conn: &mut rusqlite::Connection,
+    layers: &OsmLayers,
+    edit: Option<&OsmEdit>,
+    region: Option<&crate::cut::Region>,
+    progress: &mut dyn FnMut(&str, u64, u64),
+) -> Result<OsmStats, OsmError> {
     let mut stats = OsmStats::default();
     let t = Instant::now();
     let mut data = read_osm(pbf, layers, progress)?;
@@ -297,6 +309,17 @@ pub fn build_osm_edited(
             ways = changed.len(),
             drop = edit.drop,
             "edited the extract for a measurement"
+        );
+    }
+    if let Some(region) = region {
+        let full_graph = roads::graph_nodes(&data, &roads::routable_pieces(&data));
+        let cut = crate::cut::cut(&mut data, region, full_graph)?;
+        tracing::info!(
+            region = region.arg(),
+            ways = cut.ways,
+            border_ways = cut.border_ways,
+            nodes = cut.nodes,
+            "cut the extract to a region"
         );
     }
     stats.read_ms = t.elapsed().as_millis() as u64;
@@ -311,6 +334,12 @@ pub fn build_osm_edited(
         .count() as u64;
     if let Some(b) = BBox::of(data.coords.values().copied()) {
         stats.bbox = b.to_wsen();
+    }
+    if let Some(region) = region {
+        // A cut covers its region (clipped to the extract): neighbouring regions then tile.
+        let [w, s, e, n] = region.bbox();
+        let [bw, bs, be, bn] = stats.bbox;
+        stats.bbox = [w.max(bw), s.max(bs), e.min(be), n.min(bn)];
     }
     tracing::info!(
         nodes = stats.nodes_read,

@@ -110,6 +110,9 @@ pub enum OsmError {
     /// Writing the pack database failed.
     #[error("SQLite: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// The region to cut does not fit the extract.
+    #[error(transparent)]
+    Cut(#[from] crate::cut::CutError),
     /// Serializing a JSON column failed.
     #[error("JSON: {0}")]
     Json(#[from] serde_json::Error),
@@ -260,6 +263,8 @@ pub struct OsmData {
     pub relations: Vec<OsmRelation>,
     /// Replication timestamp of the PBF header (seconds since the epoch).
     pub timestamp: Option<i64>,
+    /// The region this data was cut to, if any (`crate::cut`).
+    pub cut: Option<crate::cut::Cut>,
 }
 
 impl OsmData {

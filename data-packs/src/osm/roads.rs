@@ -388,14 +388,9 @@ impl<'t> EdgeWriter<'t> {
     }
 }
 
-/// Builds the roads layer.
-pub fn build(
-    data: &OsmData,
-    tx: &Transaction<'_>,
-    stats: &mut OsmStats,
-    progress: &mut dyn FnMut(&str, u64, u64),
-) -> Result<(), OsmError> {
-    // routable ways split into pieces of present nodes
+/// Routable ways split into pieces of the nodes present in the extract:
+/// `(way id, highway, node ids)`.
+pub fn routable_pieces(data: &OsmData) -> Vec<(i64, &str, Vec<i64>)> {
     let mut pieces: Vec<(i64, &str, Vec<i64>)> = Vec::new();
     for w in data.ways.values() {
         let Some(hw) = is_routable(&w.tags) else {
@@ -419,12 +414,15 @@ pub fn build(
             pieces.push((w.id, hw, cur));
         }
     }
-    let routable_ways: HashSet<i64> = pieces.iter().map(|p| p.0).collect();
+    pieces
+}
 
-    // node usage
+/// The graph nodes of `pieces` (OSM ids): piece ends, nodes used twice or more, toll booths
+/// and restriction via nodes on a routable way.
+pub fn graph_nodes(data: &OsmData, pieces: &[(i64, &str, Vec<i64>)]) -> HashSet<i64> {
     let mut uses: HashMap<i64, u32> = HashMap::new();
     let mut graph: HashSet<i64> = HashSet::new();
-    for (_, _, refs) in &pieces {
+    for (_, _, refs) in pieces {
         for r in refs {
             *uses.entry(*r).or_default() += 1;
         }
@@ -448,20 +446,61 @@ pub fn build(
             }
         }
     }
+    graph
+}
+
+/// Builds the roads layer.
+pub fn build(
+    data: &OsmData,
+    tx: &Transaction<'_>,
+    stats: &mut OsmStats,
+    progress: &mut dyn FnMut(&str, u64, u64),
+) -> Result<(), OsmError> {
+    let pieces = routable_pieces(data);
+    let routable_ways: HashSet<i64> = pieces.iter().map(|p| p.0).collect();
+    // Graph nodes: those of this network; in a cut, those the whole extract has on the kept
+    // ways (junction or not), plus both ends of every border segment, which are no junctions
+    // (crate::cut).
+    let mut graph = graph_nodes(data, &pieces);
+    let mut not_junction: HashSet<i64> = HashSet::new();
+    if let Some(cut) = &data.cut {
+        let on_pieces: HashSet<i64> = pieces.iter().flat_map(|p| p.2.iter().copied()).collect();
+        let border = crate::cut::border_nodes(&cut.region, &pieces, &data.coords);
+        graph = cut
+            .full_graph
+            .iter()
+            .copied()
+            .filter(|n| on_pieces.contains(n))
+            .collect();
+        for n in border {
+            if graph.insert(n) {
+                not_junction.insert(n);
+            }
+        }
+        // Ends of pieces the cut made (none: ways are kept whole) stay graph nodes.
+        for (_, _, refs) in &pieces {
+            for n in [refs.first(), refs.last()].into_iter().flatten() {
+                if graph.insert(*n) {
+                    not_junction.insert(*n);
+                }
+            }
+        }
+    }
 
     // road_nodes: dense ids from 1 in OSM id order
     let mut sorted: Vec<i64> = graph.into_iter().collect();
     sorted.sort_unstable();
     let mut node_id: HashMap<i64, i64> = HashMap::with_capacity(sorted.len());
     {
-        let mut ins =
-            tx.prepare("INSERT INTO road_nodes(id, osm_id, lat, lng) VALUES (?1, ?2, ?3, ?4)")?;
+        let mut ins = tx.prepare(
+            "INSERT INTO road_nodes(id, osm_id, lat, lng, junction) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
         for (i, osm) in sorted.iter().enumerate() {
             let Some(p) = data.coords.get(osm) else {
                 continue;
             };
             let id = i as i64 + 1;
-            ins.execute(params![id, osm, p.lat, p.lng])?;
+            ins.execute(params![id, osm, p.lat, p.lng, !not_junction.contains(osm)])?;
             node_id.insert(*osm, id);
         }
     }
@@ -594,9 +633,13 @@ pub fn build(
             .map(|m| m.id)
             .collect();
         let ok = match (restriction, from.as_slice(), to.as_slice()) {
-            (Some(_), [f], [t]) => {
+            (Some(kind), [f], [t]) => {
+                // In a cut, an `only_*` restriction whose `to` way lies beyond the region
+                // still forbids every other turn (the graph then has none from `from`).
+                let to_ok =
+                    routable_ways.contains(t) || (data.cut.is_some() && kind.starts_with("only_"));
                 routable_ways.contains(f)
-                    && routable_ways.contains(t)
+                    && to_ok
                     && match (via_node.as_slice(), via_ways.is_empty()) {
                         ([n], true) => node_id.contains_key(n),
                         ([], false) => via_ways.iter().all(|w| routable_ways.contains(w)),

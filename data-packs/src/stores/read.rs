@@ -151,7 +151,10 @@ pub fn csv(stores: &str, zones: Option<&str>) -> Read {
     let mut records = Vec::new();
     let mut problems = Vec::new();
     let store_rows = match rows(stores, CSV_COLUMNS, &["store_id", "name", "lat", "lng"]) {
-        Ok(rows) => rows,
+        Ok((rows, unreadable)) => {
+            problems.extend(unreadable);
+            rows
+        }
         Err(p) => return (Vec::new(), vec![p]),
     };
     for (line, row) in store_rows {
@@ -167,7 +170,11 @@ pub fn csv(stores: &str, zones: Option<&str>) -> Read {
                 at: format!("zones {}", p.at),
                 message: p.message,
             }),
-            Ok(rows) => {
+            Ok((rows, unreadable)) => {
+                problems.extend(unreadable.into_iter().map(|p| RecordProblem {
+                    at: format!("zones {}", p.at),
+                    message: p.message,
+                }));
                 for (line, row) in rows {
                     let store_id = row.get("store_id").cloned().unwrap_or_default();
                     let Some((_, asset)) = records.iter_mut().find(|(_, a)| a.store_id == store_id)
@@ -194,11 +201,17 @@ pub fn csv(stores: &str, zones: Option<&str>) -> Read {
 
 type Row = BTreeMap<String, String>;
 
+/// Rows read, numbered by line, and the problems of the rows that could not be read.
+type Rows = (Vec<(u64, Row)>, Vec<RecordProblem>);
+
 /// The rows of a CSV as column → value, numbered by their line in the file (the header is
-/// line 1). Unknown or missing required columns are one problem at `header`.
-fn rows(text: &str, known: &[&str], required: &[&str]) -> Result<Vec<(u64, Row)>, RecordProblem> {
+/// line 1), and the problems of the rows that could not be read: a row whose number of fields
+/// differs from the header's is reported with its line and skipped (the rows after it are
+/// still read). Unknown or missing required columns are one problem at `header`.
+fn rows(text: &str, known: &[&str], required: &[&str]) -> Result<Rows, RecordProblem> {
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
+        .flexible(true)
         .from_reader(text.as_bytes());
     let header: Vec<String> = reader
         .headers()
@@ -230,10 +243,22 @@ fn rows(text: &str, known: &[&str], required: &[&str]) -> Result<Vec<(u64, Row)>
         ));
     }
     let mut out = Vec::new();
+    let mut problems = Vec::new();
     for record in reader.records() {
         match record {
             Ok(record) => {
                 let line = record.position().map_or(0, |p| p.line());
+                if record.len() != header.len() {
+                    problems.push(problem(
+                        format!("line {line}"),
+                        format!(
+                            "{} fields where the header has {} (a comma inside a value must be quoted)",
+                            record.len(),
+                            header.len()
+                        ),
+                    ));
+                    continue;
+                }
                 let row = header
                     .iter()
                     .cloned()
@@ -243,14 +268,14 @@ fn rows(text: &str, known: &[&str], required: &[&str]) -> Result<Vec<(u64, Row)>
             }
             Err(e) => {
                 let line = e.position().map_or(0, |p| p.line());
-                return Err(problem(
+                problems.push(problem(
                     format!("line {line}"),
                     format!("unreadable CSV: {e}"),
                 ));
             }
         }
     }
-    Ok(out)
+    Ok((out, problems))
 }
 
 fn non_empty(row: &Row, column: &str) -> Option<String> {
@@ -404,5 +429,101 @@ mod tests {
         assert!(header[0].message.contains("color"), "{}", header[0].message);
         let (_, missing) = csv("store_id,name\n", None);
         assert!(missing[0].message.contains("lat"));
+    }
+
+    #[test]
+    fn a_row_with_a_wrong_field_count_is_located_and_skipped() {
+        let stores = "store_id,name,lat,lng\n\
+            AD1,Farmacia,42.51,1.52\n\
+            AD2,Farmacia, Centre,42.5,1.5\n\
+            AD3,Short,42.5\n\
+            AD4,Super,42.52,1.53\n";
+        let zones = "zone_id,store_id,polygon\n\
+            Z1,AD1,POLYGON((1.5 42.5, 1.55 42.5, 1.55 42.55, 1.5 42.5))\n\
+            Z2,AD4,\"POLYGON((1.5 42.5, 1.55 42.5, 1.55 42.55, 1.5 42.5))\"\n";
+        let (records, problems) = csv(stores, Some(zones));
+        let ids: Vec<&str> = records.iter().map(|(_, a)| a.store_id.as_str()).collect();
+        assert_eq!(ids, ["AD1", "AD4"]);
+        let at: Vec<&str> = problems.iter().map(|p| p.at.as_str()).collect();
+        assert_eq!(at, ["line 3", "line 4", "zones line 2"]);
+        assert!(
+            problems[0]
+                .message
+                .contains("5 fields where the header has 4")
+        );
+        assert!(
+            problems[1]
+                .message
+                .contains("3 fields where the header has 4")
+        );
+        assert_eq!(records[1].1.zones.len(), 1);
+    }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// A stores row: good, or with a field too many or too few.
+        #[derive(Debug, Clone, Copy)]
+        enum RowKind {
+            Good,
+            Extra,
+            Missing,
+        }
+
+        fn kind() -> impl Strategy<Value = RowKind> {
+            prop_oneof![
+                3 => Just(RowKind::Good),
+                1 => Just(RowKind::Extra),
+                1 => Just(RowKind::Missing),
+            ]
+        }
+
+        proptest! {
+            /// Every good row is read, every broken one reported with its own line, whatever
+            /// their order.
+            #[test]
+            fn broken_rows_are_reported_by_line_and_the_others_read(
+                kinds in proptest::collection::vec(kind(), 0..40),
+                names in proptest::collection::vec("[A-Za-z ]{1,12}", 40),
+            ) {
+                let mut text = String::from("store_id,name,lat,lng,city\n");
+                let mut want_ids = Vec::new();
+                let mut want_lines = Vec::new();
+                for (i, k) in kinds.iter().enumerate() {
+                    let name = names[i].trim();
+                    let name = if name.is_empty() { "X" } else { name };
+                    match k {
+                        RowKind::Good => {
+                            text.push_str(&format!("S{i},{name},42.5,1.5,Andorra\n"));
+                            want_ids.push(format!("S{i}"));
+                        }
+                        RowKind::Extra => {
+                            text.push_str(&format!("S{i},{name},42.5,1.5,Andorra,extra\n"));
+                            want_lines.push(format!("line {}", i + 2));
+                        }
+                        RowKind::Missing => {
+                            text.push_str(&format!("S{i},{name},42.5\n"));
+                            want_lines.push(format!("line {}", i + 2));
+                        }
+                    }
+                }
+                let (records, problems) = csv(&text, None);
+                let ids: Vec<String> = records.iter().map(|(_, a)| a.store_id.clone()).collect();
+                prop_assert_eq!(ids, want_ids);
+                let lines: Vec<String> = problems.iter().map(|p| p.at.clone()).collect();
+                prop_assert_eq!(lines, want_lines);
+            }
+
+            /// Any text: the reader answers (records and problems), never panics, and every
+            /// problem names a place.
+            #[test]
+            fn any_text_is_read_or_reported(text in "(store_id,name,lat,lng\n)?[ -~\n\"]{0,200}") {
+                let (_, problems) = csv(&text, Some(&text));
+                for p in problems {
+                    prop_assert!(!p.at.is_empty());
+                }
+            }
+        }
     }
 }
