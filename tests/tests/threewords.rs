@@ -837,3 +837,228 @@ proptest::proptest! {
         proptest::prop_assert!(r.suggestions.iter().any(|s| s.words == a.words), "{} not suggested: {r:?}", a.words);
     }
 }
+
+/// One kind of mistake made in typing or saying an address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mistake {
+    Exact,
+    Order,
+    PluralSingular,
+    WrongLetter,
+    MissingLetter,
+    ExtraLetter,
+    SwappedLetters,
+    Homophone,
+    Spaces,
+    Commas,
+    Hyphens,
+}
+
+impl Mistake {
+    const ALL: [Mistake; 11] = [
+        Mistake::Exact,
+        Mistake::Order,
+        Mistake::PluralSingular,
+        Mistake::WrongLetter,
+        Mistake::MissingLetter,
+        Mistake::ExtraLetter,
+        Mistake::SwappedLetters,
+        Mistake::Homophone,
+        Mistake::Spaces,
+        Mistake::Commas,
+        Mistake::Hyphens,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Mistake::Exact => "typed exactly",
+            Mistake::Order => "two words swapped",
+            Mistake::PluralSingular => "plural or singular",
+            Mistake::WrongLetter => "one wrong letter",
+            Mistake::MissingLetter => "one missing letter",
+            Mistake::ExtraLetter => "one extra letter",
+            Mistake::SwappedLetters => "two letters swapped",
+            Mistake::Homophone => "a homophone",
+            Mistake::Spaces => "spaces for dots",
+            Mistake::Commas => "commas for dots",
+            Mistake::Hyphens => "hyphens for dots",
+        }
+    }
+}
+
+/// The plural of a singular-looking word, the singular of a plural-looking one.
+fn plural_or_singular(w: &str) -> String {
+    let b = w.as_bytes();
+    let last = b[b.len() - 1];
+    if last == b's' && !w.ends_with("ss") {
+        return w[..w.len() - 1].to_string();
+    }
+    if last == b'y' && !matches!(b[b.len() - 2], b'a' | b'e' | b'i' | b'o' | b'u') {
+        return format!("{}ies", &w[..w.len() - 1]);
+    }
+    if matches!(last, b's' | b'x' | b'z') || w.ends_with("ch") || w.ends_with("sh") {
+        return format!("{w}es");
+    }
+    format!("{w}s")
+}
+
+/// `words` with `kind` of mistake made, as typed; `None` when the address has no word the
+/// mistake can be made in (a homophone).
+fn make_mistake(
+    kind: Mistake,
+    words: &[String; 3],
+    homophones: &std::collections::HashMap<&str, Vec<&str>>,
+    rng: &mut waymark_tests::Rng,
+) -> Option<String> {
+    let mut w = words.clone();
+    let letter = |rng: &mut waymark_tests::Rng| (b'a' + rng.below(26) as u8) as char;
+    let i = rng.below(3);
+    let mut chars: Vec<char> = w[i].chars().collect();
+    let n = chars.len();
+    match kind {
+        Mistake::Exact | Mistake::Spaces | Mistake::Commas | Mistake::Hyphens => {}
+        Mistake::Order => {
+            let j = (i + 1 + rng.below(2)) % 3;
+            w.swap(i, j);
+        }
+        Mistake::PluralSingular => w[i] = plural_or_singular(&w[i]),
+        Mistake::WrongLetter => {
+            let at = rng.below(n);
+            let mut c = letter(rng);
+            while c == chars[at] {
+                c = letter(rng);
+            }
+            chars[at] = c;
+            w[i] = chars.into_iter().collect();
+        }
+        Mistake::MissingLetter => {
+            chars.remove(rng.below(n));
+            w[i] = chars.into_iter().collect();
+        }
+        Mistake::ExtraLetter => {
+            chars.insert(rng.below(n + 1), letter(rng));
+            w[i] = chars.into_iter().collect();
+        }
+        Mistake::SwappedLetters => {
+            let pairs: Vec<usize> = (0..n - 1).filter(|&k| chars[k] != chars[k + 1]).collect();
+            let at = pairs[rng.below(pairs.len())];
+            chars.swap(at, at + 1);
+            w[i] = chars.into_iter().collect();
+        }
+        Mistake::Homophone => {
+            let with: Vec<usize> = (0..3)
+                .filter(|&k| homophones.contains_key(w[k].as_str()))
+                .collect();
+            let k = *with.get(rng.below(with.len().max(1)))?;
+            let sounds = &homophones[w[k].as_str()];
+            w[k] = sounds[rng.below(sounds.len())].to_string();
+        }
+    }
+    let sep = match kind {
+        Mistake::Spaces => " ",
+        Mistake::Commas => ", ",
+        Mistake::Hyphens => "-",
+        _ => ".",
+    };
+    Some(w.join(sep))
+}
+
+/// 1,000 mistakes of each kind in addresses near populated places and anywhere on the
+/// sphere, each with a focus within 10 km of the intended square: the intended address is
+/// among the three suggestions in at least 95 % of them and first when typed exactly. The
+/// table is printed (figures in docs/adr/0003-three-word-addresses.md).
+#[test]
+fn a_thousand_mistakes_of_each_kind_find_the_intended_address() {
+    let f = fixture();
+    let list = &f.index.languages["en"];
+    let mut homophones: std::collections::HashMap<&str, Vec<&str>> = Default::default();
+    for (alias, ranks) in &list.aliases {
+        for &r in ranks {
+            homophones
+                .entry(list.word(u64::from(r)))
+                .or_default()
+                .push(alias);
+        }
+    }
+    for sounds in homophones.values_mut() {
+        sounds.sort_unstable();
+    }
+    let db = f._dir.path().join("built/words-1/data.sqlite");
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let places: Vec<(f64, f64)> = conn
+        .prepare("SELECT lat, lng FROM threewords_places ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let mut rng = waymark_tests::Rng::new(1_000);
+    let mut table = Vec::new();
+    for kind in Mistake::ALL {
+        let (mut cases, mut first, mut top3) = (0u32, 0u32, 0u32);
+        let mut missed = Vec::new();
+        while cases < 1_000 {
+            // Every other address near a populated place (common words), the rest uniform.
+            let (lat, lng) = if cases % 2 == 0 {
+                let (plat, plng) = places[rng.below(places.len())];
+                (
+                    (plat + (rng.unit() - 0.5) * 0.2).clamp(-90.0, 90.0),
+                    (plng + (rng.unit() - 0.5) * 0.2 + 180.0).rem_euclid(360.0) - 180.0,
+                )
+            } else {
+                rng.sphere_point()
+            };
+            let a = convert(lat, lng);
+            let words: [String; 3] = a
+                .words
+                .split('.')
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+                .try_into()
+                .unwrap();
+            let Some(typed) = make_mistake(kind, &words, &homophones, &mut rng) else {
+                continue;
+            };
+            // A focus up to 10 km from the square, in any direction.
+            let (d_km, bearing) = (rng.unit() * 10.0, rng.unit() * std::f64::consts::TAU);
+            let c = a.coordinates;
+            let focus = LatLng::new((c.lat + d_km * bearing.cos() / 111.2).clamp(-90.0, 90.0), {
+                let lng =
+                    c.lng + d_km * bearing.sin() / (111.2 * c.lat.to_radians().cos().max(0.01));
+                (lng + 180.0).rem_euclid(360.0) - 180.0
+            });
+            let r = suggest(AutosuggestRequest {
+                focus: Some(focus),
+                ..input(&typed)
+            })
+            .unwrap();
+            cases += 1;
+            match r.suggestions.iter().position(|s| s.words == a.words) {
+                Some(0) => {
+                    first += 1;
+                    top3 += 1;
+                }
+                Some(_) => top3 += 1,
+                None => missed.push(format!("{typed} for {}", a.words)),
+            }
+        }
+        eprintln!(
+            "| {} | {cases} | {:.1} % | {:.1} % |",
+            kind.name(),
+            f64::from(first) * 100.0 / f64::from(cases),
+            f64::from(top3) * 100.0 / f64::from(cases)
+        );
+        eprintln!("  missed, e.g.: {:?}", &missed[..missed.len().min(8)]);
+        table.push((kind, cases, first, top3));
+    }
+    for (kind, cases, first, top3) in table {
+        if kind == Mistake::Exact {
+            assert_eq!(first, cases, "{}: not always first", kind.name());
+        }
+        assert!(
+            top3 * 100 >= cases * 95,
+            "{}: {top3} of {cases} in the top three",
+            kind.name()
+        );
+    }
+}

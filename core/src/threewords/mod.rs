@@ -13,7 +13,8 @@
 //!
 //! **Autosuggest.** The input is split into three words ([`suggest::parse_input`]); each full
 //! word brings its spelling neighbours (one edit, plural/singular, homophones heard by voice
-//! input), the third its completions; combinations are converted back to squares, clipped,
+//! input, other forms of the stem), the third its completions; combinations, in the order
+//! typed and, when the third word is whole, in the other orders, are converted back to squares, clipped,
 //! scored by how much of the input they change, distance to `focus` and `prefer-land`, and the
 //! best three are answered with distinct ranks (see [`suggest`]).
 pub mod index;

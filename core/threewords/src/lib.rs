@@ -9,6 +9,7 @@
 //!
 //! Words themselves are data of the pack; this crate deals in ranks.
 pub mod codec;
+pub mod forms;
 pub mod grid;
 pub mod permute;
 pub mod regions;
