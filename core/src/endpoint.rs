@@ -290,6 +290,11 @@ macro_rules! endpoint_table {
             ConvertTo3wa: Get "/threewords/convert-to-3wa", Threewords, K2, 20 per 1 s,
                 ConvertTo3waRequest => ConvertTo3waResponse,
                 Inline, Json, All, Threewords, threewords_convert, convertTo3wa;
+            /// `GET /threewords/convert-to-coordinates` (Waymark, not in the spec): the square
+            /// of a three-word address
+            ConvertToCoordinates: Get "/threewords/convert-to-coordinates", Threewords, K2, 20 per 1 s,
+                ConvertToCoordinatesRequest => ConvertToCoordinatesResponse,
+                Inline, Json, All, Threewords, threewords_to_coordinates, convertToCoordinates;
             /// `GET /map/features` (Waymark, not in the spec): roads, places and points of
             /// interest of the installed packs as GeoJSON, to draw an offline base map (the
             /// local server's demo page)
@@ -484,6 +489,7 @@ impl Endpoint {
                     | Endpoint::MapFeatures
                     | Endpoint::DatasetCreate
                     | Endpoint::DatasetDelete
+                    | Endpoint::ConvertToCoordinates
             )
     }
 
@@ -602,8 +608,8 @@ mod tests {
     #[test]
     fn twenty_seven_endpoints_plus_the_traffic_bucket() {
         assert_eq!(Endpoint::ALL.iter().filter(|e| e.in_spec()).count(), 28);
-        assert_eq!(Endpoint::ALL.len(), 36);
-        assert_eq!(Endpoint::operations().count(), 35);
+        assert_eq!(Endpoint::ALL.len(), 37);
+        assert_eq!(Endpoint::operations().count(), 36);
         let mut paths: Vec<_> = Endpoint::ALL
             .iter()
             .map(|e| (e.method(), e.path()))
@@ -612,9 +618,10 @@ mod tests {
         paths.dedup();
         assert_eq!(
             paths.len(),
-            35,
-            "27 of the spec, the matrix result's 303 target, the map layer, 4 of pack management \
-             and 2 of datasets (POST /datasets, DELETE /datasets/{{id}})"
+            36,
+            "27 of the spec, the matrix result's 303 target, the map layer, 4 of pack management, \
+             2 of datasets (POST /datasets, DELETE /datasets/{{id}}) and three-word addresses \
+             back to coordinates"
         );
     }
 

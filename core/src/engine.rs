@@ -435,6 +435,16 @@ impl Engine {
         self.threewords.convert(self.packs().snapshot(), call, &req)
     }
 
+    /// `GET /threewords/convert-to-coordinates`
+    pub fn threewords_to_coordinates(
+        &self,
+        call: &mut Call<'_>,
+        req: ConvertToCoordinatesRequest,
+    ) -> Result<ConvertToCoordinatesResponse, ApiError> {
+        self.threewords
+            .to_coordinates(self.packs().snapshot(), call, &req)
+    }
+
     // ----- distance -----
 
     /// `GET /distance/route/json`

@@ -697,15 +697,17 @@ fn run(cli: Cli) -> Result<(), String> {
             let s = &list.stats;
             let mut report = format!(
                 "{}: {} words, sha256 {} (of the words joined by \\n, without the final newline of the output)\n\
-                 candidates {}, plurals dropped {}, blocked {}, homophones dropped {}, \
-                 eligible {}, kept {}\nper level:",
+                 candidates {}, other forms dropped {}, blocked {}, homophones dropped {}, \
+                 spellings dropped {}, short words dropped {}, eligible {}, kept {}\nper level:",
                 list.language,
                 list.words.len(),
                 list.sha256(),
                 s.candidates,
-                s.plurals_dropped,
+                s.forms_dropped,
                 s.blocked,
                 s.homophones_dropped,
+                s.spellings_dropped,
+                s.short_dropped,
                 s.eligible,
                 s.kept
             );

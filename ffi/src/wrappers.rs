@@ -147,7 +147,7 @@ mod tests {
             );
         }
         assert_eq!(
-            n, 33,
+            n, 34,
             "every operation but the 303 target of the matrix result and the map layer"
         );
         assert!(

@@ -99,8 +99,10 @@
 //! | 26 | `GET /threewords/autosuggest` | [`AutosuggestRequest`] | [`AutosuggestResponse`] |
 //! | 27 | `GET /threewords/convert-to-3wa` | [`ConvertTo3waRequest`] | [`ConvertTo3waResponse`] (JSON or GeoJSON variant) |
 //!
-//! Waymark's own operations, not in the spec: pack management ([`packs`]) and the map layer
-//! the local server's demo page draws ([`map`], `GET /map/features`, HTTP only).
+//! Waymark's own operations, not in the spec: pack management ([`packs`]), the map layer
+//! the local server's demo page draws ([`map`], `GET /map/features`, HTTP only) and the way
+//! back from a three-word address to its square (`GET /threewords/convert-to-coordinates`,
+//! [`ConvertToCoordinatesRequest`]).
 
 pub mod common;
 pub mod datasets;

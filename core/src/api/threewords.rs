@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | `GET /threewords/autosuggest` | [`AutosuggestRequest`] | [`AutosuggestResponse`] |
 //! | `GET /threewords/convert-to-3wa` | [`ConvertTo3waRequest`] | [`ConvertTo3waResponse`] |
+//! | `GET /threewords/convert-to-coordinates` (Waymark) | [`ConvertToCoordinatesRequest`] | [`ConvertToCoordinatesResponse`] |
 //!
 //! Parameter names of autosuggest use dashes (`clip-to-country`); request fields use
 //! underscores and serde renames keep the dashed names. Response fields are camelCase where the
@@ -170,6 +171,11 @@ pub struct AutosuggestRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub language: Option<String>,
+    /// `coordinates` (Waymark): `true` adds each suggestion's square centre as `coordinates`.
+    /// Default false.
+    #[serde(default)]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub coordinates: bool,
 }
 
 impl Default for AutosuggestRequest {
@@ -184,6 +190,7 @@ impl Default for AutosuggestRequest {
             input_type: InputType::default(),
             prefer_land: true,
             language: None,
+            coordinates: false,
         }
     }
 }
@@ -281,7 +288,7 @@ impl Validate for AutosuggestRequest {
 }
 
 /// Answer of autosuggest: `{suggestions}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AutosuggestResponse {
@@ -290,7 +297,7 @@ pub struct AutosuggestResponse {
 }
 
 /// A three-word address suggestion.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(rename_all = "camelCase")]
@@ -308,6 +315,9 @@ pub struct ThreeWordsSuggestion {
     pub rank: u32,
     /// Language of the words.
     pub language: String,
+    /// Centre of the square (Waymark), present when the request asks `coordinates=true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coordinates: Option<LatLng>,
 }
 
 /// `GET /threewords/convert-to-3wa` (K2; 20 per 1 s).
@@ -342,6 +352,51 @@ impl Validate for ConvertTo3waRequest {
         c.finish()
     }
 }
+
+/// `GET /threewords/convert-to-coordinates` (Waymark, not in the spec; K2; 20 per 1 s): the
+/// square of a three-word address, answered as convert-to-3wa answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct ConvertToCoordinatesRequest {
+    /// Required: the three words, joined by `.` (`index.home.raft`; spaces, commas and hyphens
+    /// are read as `.` too, a leading `///` is dropped, letters are lower-cased).
+    pub words: String,
+    /// `json` (default) or `geojson`.
+    #[serde(default)]
+    pub format: ThreeWordsFormat,
+    /// Language of the words. Default `en`.
+    #[serde(default = "default_language")]
+    pub language: String,
+}
+
+impl Default for ConvertToCoordinatesRequest {
+    fn default() -> Self {
+        Self {
+            words: String::new(),
+            format: ThreeWordsFormat::default(),
+            language: default_language(),
+        }
+    }
+}
+
+impl Validate for ConvertToCoordinatesRequest {
+    fn validate(&self) -> Result<(), Vec<FieldError>> {
+        let mut c = Checks::new();
+        c.check(!self.words.trim().is_empty(), || {
+            FieldError::invalid(
+                Loc::Query,
+                "words",
+                kinds::VALUE,
+                "give three words joined by `.`, e.g. `index.home.raft`".to_owned(),
+            )
+        });
+        c.finish()
+    }
+}
+
+/// Answer of convert-to-coordinates: the same as convert-to-3wa's.
+pub type ConvertToCoordinatesResponse = ConvertTo3waResponse;
 
 /// Answer of convert-to-3wa: the JSON or the GeoJSON form, after `format`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,5 +1,5 @@
 //! The three-word layer of a pack set, loaded once per set: the scheme over the pack's region
-//! table (checked against the pinned SHA-256 of scheme v1), the word lists, the populated
+//! table (checked against the pinned SHA-256 of the scheme), the word lists, the populated
 //! places (nearest first, on the unit sphere) and the country outlines (point-in-country
 //! through an index of edges by latitude strip, so a lookup reads a few dozen edges rather
 //! than a whole 1:10m coastline).
@@ -22,7 +22,7 @@ use crate::packs::schema::layers;
 /// whose list differs would re-map addresses and is refused.
 pub const WORDS_SHA256: &[(&str, &str)] = &[(
     "en",
-    "b0abd5617b0a2bfe57a12ec9a77c978a4c62f73e06b71114454d23a4c7b19d6f",
+    "230d4c826b7cfc5d10f6dc35f6d50e244e4b5817fddea3ba89ee6775422cc80b",
 )];
 
 /// One language's words.
@@ -223,7 +223,7 @@ impl ThreeWordsIndex {
         let digest = regions.digest();
         if digest != REGIONS_SHA256 {
             return Err(LoadError::Scheme(format!(
-                "region table SHA-256 {digest}, scheme v1 has {REGIONS_SHA256}"
+                "region table SHA-256 {digest}, scheme v{SCHEME_VERSION} has {REGIONS_SHA256}"
             )));
         }
         let scheme = Scheme::new(regions).map_err(|e| LoadError::Scheme(e.to_string()))?;
@@ -243,7 +243,7 @@ impl ThreeWordsIndex {
             let found = crate::packs::install::sha256_hex(joined.as_bytes());
             if list.len() as u64 != WORDS || found != sha {
                 return Err(LoadError::Scheme(format!(
-                    "the `{language}` word list has {} words, SHA-256 {found}; scheme v1 has {WORDS} words, {sha}",
+                    "the `{language}` word list has {} words, SHA-256 {found}; scheme v{SCHEME_VERSION} has {WORDS} words, {sha}",
                     list.len()
                 )));
             }
@@ -279,7 +279,9 @@ impl ThreeWordsIndex {
             );
         }
         if languages.is_empty() {
-            return Err(LoadError::Scheme("no word list of scheme v1".into()));
+            return Err(LoadError::Scheme(format!(
+                "no word list of scheme v{SCHEME_VERSION}"
+            )));
         }
 
         let mut places = Vec::new();
@@ -376,7 +378,7 @@ pub enum LoadError {
     /// Another scheme version.
     #[error("scheme version {0}, this build answers scheme v{SCHEME_VERSION}")]
     Version(String),
-    /// The pack's scheme data differs from scheme v1.
+    /// The pack's scheme data differs from the scheme's.
     #[error("{0}")]
     Scheme(String),
 }

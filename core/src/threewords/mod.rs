@@ -1,6 +1,6 @@
 //! The three-word addresses group: conversion of a coordinate to its address and suggestions
 //! for a partly typed or spoken address, over the three-word layer of the installed packs
-//! (scheme v1, `docs/adr/0003-three-word-addresses.md`).
+//! (scheme v2, `docs/adr/0003-three-word-addresses.md`).
 //!
 //! **Convert.** The coordinate's ≈ 3 m square of the grid gives, through the scheme (region,
 //! keyed permutation, shells of word ranks), three word ranks; the language's list names them.
@@ -8,9 +8,13 @@
 //! nearest populated place and a `geo:` URI of the centre as `map` (RFC 5870, opened by the
 //! phone's own map app offline; see docs/decisions/three-word-addresses.md).
 //!
+//! **Convert to coordinates** (Waymark): the three words' ranks give, through the scheme
+//! backwards, the square; the answer is convert-to-3wa's for that square.
+//!
 //! **Autosuggest.** The input is split into three words ([`suggest::parse_input`]); each full
 //! word brings its spelling neighbours (one edit, plural/singular, homophones heard by voice
-//! input), the third its completions; combinations are converted back to squares, clipped,
+//! input, other forms of the stem), the third its completions; combinations, in the order
+//! typed and, when the third word is whole, in the other orders, are converted back to squares, clipped,
 //! scored by how much of the input they change, distance to `focus` and `prefer-land`, and the
 //! best three are answered with distinct ranks (see [`suggest`]).
 pub mod index;
@@ -19,8 +23,9 @@ pub mod suggest;
 use std::sync::Arc;
 
 use crate::api::{
-    AutosuggestRequest, AutosuggestResponse, ConvertTo3waRequest, ConvertTo3waResponse, JsonObject,
-    LatLng, ThreeWordsAddress, ThreeWordsFeature, ThreeWordsFeatureCollection, ThreeWordsFormat,
+    AutosuggestRequest, AutosuggestResponse, ConvertTo3waRequest, ConvertTo3waResponse,
+    ConvertToCoordinatesRequest, ConvertToCoordinatesResponse, JsonObject, LatLng,
+    ThreeWordsAddress, ThreeWordsFeature, ThreeWordsFeatureCollection, ThreeWordsFormat,
     ThreeWordsProperties, Viewport,
 };
 use crate::api::{FieldError, Loc, kinds};
@@ -115,49 +120,42 @@ impl ThreeWords {
                 )])
             })?;
         call.charge()?;
-        let at = locate(&index, words, square);
-        let map = map_link(at.centre);
-        let [south, west, north, east] = at.bounds.map(round6);
-        Ok(match req.format {
-            ThreeWordsFormat::Json => ConvertTo3waResponse::Json(ThreeWordsAddress {
-                country: at.country,
-                nearest_place: at.nearest_place,
-                words: at.words,
-                language: words.language.clone(),
-                map,
-                locale: None,
-                square: Viewport {
-                    southwest: LatLng::new(south, west),
-                    northeast: LatLng::new(north, east),
-                },
-                coordinates: LatLng::new(round6(at.centre.lat), round6(at.centre.lng)),
-            }),
-            ThreeWordsFormat::Geojson => {
-                let geometry = match serde_json::json!({
-                    "type": "Point",
-                    "coordinates": [round6(at.centre.lng), round6(at.centre.lat)],
-                }) {
-                    serde_json::Value::Object(m) => JsonObject::from(m),
-                    _ => JsonObject::new(),
-                };
-                ConvertTo3waResponse::GeoJson(ThreeWordsFeatureCollection {
-                    kind: "FeatureCollection".into(),
-                    features: vec![ThreeWordsFeature {
-                        bbox: vec![west, south, east, north],
-                        geometry,
-                        kind: "Feature".into(),
-                        properties: ThreeWordsProperties {
-                            country: at.country,
-                            nearest_place: at.nearest_place,
-                            words: at.words,
-                            language: words.language.clone(),
-                            map,
-                            locale: None,
-                        },
-                    }],
-                })
-            }
-        })
+        Ok(answer(&index, words, square, req.format))
+    }
+
+    /// `GET /threewords/convert-to-coordinates`: the square of three words of the list of
+    /// `language`. 422 at `words` when the input is not three words of letters; 404 naming the
+    /// first word that is not in the list (or saying that the three name no square).
+    pub fn to_coordinates(
+        &self,
+        set: Arc<PackSet>,
+        call: &mut Call<'_>,
+        req: &ConvertToCoordinatesRequest,
+    ) -> Result<ConvertToCoordinatesResponse, ApiError> {
+        let index = self.index(set)?;
+        let words = words_of(&index, &req.language, "language")?;
+        let typed = suggest::parse_address(&req.words)?;
+        let mut ranks = [0u64; 3];
+        for (slot, word) in ranks.iter_mut().zip(&typed) {
+            let Some(&rank) = words.rank.get(word.as_str()) else {
+                return Err(ApiError::not_found(format!(
+                    "`{word}` is not a word of the `{}` three-word list: check its spelling \
+                     (autosuggest finds the address from a mistyped word)",
+                    words.language
+                )));
+            };
+            *slot = u64::from(rank);
+        }
+        let square = index.scheme.square(ranks).ok_or_else(|| {
+            ApiError::not_found(format!(
+                "`{}` names no square: no address of scheme v{} has these three words in \
+                 this order (autosuggest finds the address from mixed-up words)",
+                typed.join("."),
+                waymark_threewords::SCHEME_VERSION
+            ))
+        })?;
+        call.charge()?;
+        Ok(answer(&index, words, square, req.format))
     }
 
     /// `GET /threewords/autosuggest`.
@@ -196,6 +194,58 @@ impl ThreeWords {
             None => Vec::new(),
         };
         Ok(AutosuggestResponse { suggestions })
+    }
+}
+
+/// The convert answer of `square` in `format`.
+fn answer(
+    index: &ThreeWordsIndex,
+    words: &Words,
+    square: Square,
+    format: ThreeWordsFormat,
+) -> ConvertTo3waResponse {
+    let at = locate(index, words, square);
+    let map = map_link(at.centre);
+    let [south, west, north, east] = at.bounds.map(round6);
+    match format {
+        ThreeWordsFormat::Json => ConvertTo3waResponse::Json(ThreeWordsAddress {
+            country: at.country,
+            nearest_place: at.nearest_place,
+            words: at.words,
+            language: words.language.clone(),
+            map,
+            locale: None,
+            square: Viewport {
+                southwest: LatLng::new(south, west),
+                northeast: LatLng::new(north, east),
+            },
+            coordinates: LatLng::new(round6(at.centre.lat), round6(at.centre.lng)),
+        }),
+        ThreeWordsFormat::Geojson => {
+            let geometry = match serde_json::json!({
+                "type": "Point",
+                "coordinates": [round6(at.centre.lng), round6(at.centre.lat)],
+            }) {
+                serde_json::Value::Object(m) => JsonObject::from(m),
+                _ => JsonObject::new(),
+            };
+            ConvertTo3waResponse::GeoJson(ThreeWordsFeatureCollection {
+                kind: "FeatureCollection".into(),
+                features: vec![ThreeWordsFeature {
+                    bbox: vec![west, south, east, north],
+                    geometry,
+                    kind: "Feature".into(),
+                    properties: ThreeWordsProperties {
+                        country: at.country,
+                        nearest_place: at.nearest_place,
+                        words: at.words,
+                        language: words.language.clone(),
+                        map,
+                        locale: None,
+                    },
+                }],
+            })
+        }
     }
 }
 

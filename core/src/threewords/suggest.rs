@@ -11,10 +11,14 @@
 //!
 //! **Candidates.** Each of the two full words brings itself (cost 0), the listed words it is
 //! heard as (homophones the list dropped, `there` → `their`: cost 0.4 by voice, 0.8 typed), its
-//! singular (`homes` → `home`, 0.6) and the listed words one edit away (insertion, deletion,
-//! substitution or swap of neighbours: 1.0; two edits, 2.0, only when nothing closer exists).
-//! The third word brings the listed words it begins (the word itself 0, a completion 0.05), its homophones and its one-edit neighbours; when it begins no word,
-//! the words beginning with a one-edit neighbour of it (1.05).
+//! other forms (plural for singular and back, `-ed`, `-ing`, `-er`, `-ly`: `homes` → `home`,
+//! 0.6) and the listed words one edit away (insertion, deletion, substitution or swap of
+//! neighbours: 1.0; two edits, 2.0, only when nothing closer exists). The third word brings
+//! the listed words it begins (the word itself 0, a completion 0.05), its homophones, other
+//! forms and one-edit neighbours; when it begins no word, the words beginning with a one-edit
+//! neighbour of it (1.05). When the third word is whole, the three best candidates of each
+//! word are also combined in the five other orders (0.5 more: `home.index.raft` finds
+//! `index.home.raft`).
 //!
 //! **Scoring.** Combinations are tried cheapest first; those that are no address or fall
 //! outside a clip are dropped. Without a focus or a clip only the region of each combination
@@ -31,12 +35,13 @@ use std::collections::HashMap;
 
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
+use waymark_threewords::forms::{base_forms, plural_forms};
 use waymark_threewords::regions::{POPULATED, SEA};
 
 use super::index::{ThreeWordsIndex, Words};
 use super::locate;
 use crate::api::vocab::InputType;
-use crate::api::{AutosuggestRequest, FieldError, Loc, ThreeWordsSuggestion, kinds};
+use crate::api::{AutosuggestRequest, FieldError, LatLng, Loc, ThreeWordsSuggestion, kinds};
 use crate::error::ApiError;
 use crate::geo::{Pt, haversine_m, ring_contains};
 
@@ -58,6 +63,15 @@ const COMPLETION_COST: f32 = 0.05;
 const MAX_WORD_CANDIDATES: usize = 12;
 /// Candidates kept for the third word.
 const MAX_LAST_CANDIDATES: usize = 6_000;
+/// Cost of another form of the stem (plural for singular, `-ed`, `-ing`, ...).
+const FORM_COST: f32 = 0.6;
+/// Cost of reading the words in another order than typed: more than a completion, less than
+/// a one-letter correction, so the order typed wins among squares equally near the focus.
+const ORDER_COST: f32 = 0.5;
+/// Candidates of each word combined in other orders.
+const ORDER_CANDIDATES: usize = 3;
+/// The five other orders of three words.
+const OTHER_ORDERS: [[usize; 3]; 5] = [[0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
 
 /// An input read as two full words and the start of the third.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,6 +158,42 @@ pub fn parse_input(input: &str, input_type: InputType) -> Result<Option<Input>, 
     }
 }
 
+/// The three words of a whole address (`words` of convert-to-coordinates): separated as in
+/// autosuggest input, a leading `///` dropped, lower-cased and accents folded. 422 at `words`
+/// saying what to fix when it is not three words of letters.
+pub fn parse_address(text: &str) -> Result<[String; 3], ApiError> {
+    let error = |msg: String| {
+        ApiError::validation(vec![FieldError::invalid(
+            Loc::Query,
+            "words",
+            kinds::VALUE,
+            msg,
+        )])
+    };
+    if text.chars().count() > MAX_INPUT_CHARS {
+        return Err(error(format!(
+            "words is longer than {MAX_INPUT_CHARS} characters: give three words joined by `.`"
+        )));
+    }
+    let trimmed = text.trim_start().trim_start_matches('/');
+    let mut words = Vec::new();
+    for raw in trimmed.split(is_separator).filter(|w| !w.is_empty()) {
+        words.push(fold_word(raw).ok_or_else(|| {
+            error(format!(
+                "`{raw}` is not a word of a three-word address: use letters and join the three words with `.`"
+            ))
+        })?);
+    }
+    match <[String; 3]>::try_from(words) {
+        Ok(three) => Ok(three),
+        Err(words) => Err(error(format!(
+            "{} word{} given: a three-word address has three, joined by `.` (`index.home.raft`)",
+            words.len(),
+            if words.len() == 1 { "" } else { "s" }
+        ))),
+    }
+}
+
 /// The strings one edit away from `w` (a–z only): deletions, swaps of neighbours,
 /// substitutions and insertions.
 pub fn one_edit(w: &str) -> Vec<String> {
@@ -201,8 +251,9 @@ fn homophone_cost(voice: bool) -> f32 {
     if voice { 0.4 } else { 0.8 }
 }
 
-/// Adds the corrections of `token` to `found`: the listed words it is heard as, its
-/// singulars and its one-edit neighbours; returns those neighbours.
+/// Adds the corrections of `token` to `found`: the listed words it is heard as, its other
+/// forms (`homes` → `home`, `walked` → `walk`, `trouser` → `trousers`) and its one-edit
+/// neighbours; returns those neighbours.
 fn add_corrections(
     found: &mut HashMap<u32, f32>,
     words: &Words,
@@ -212,9 +263,9 @@ fn add_corrections(
     for &r in words.aliases.get(token).into_iter().flatten() {
         add(found, r, homophone_cost(voice));
     }
-    for stem in singulars(token) {
-        if let Some(&r) = words.rank.get(stem.as_str()) {
-            add(found, r, 0.6);
+    for form in base_forms(token).into_iter().chain(plural_forms(token)) {
+        if let Some(&r) = words.rank.get(form.as_str()) {
+            add(found, r, FORM_COST);
         }
     }
     let near = one_edit(token);
@@ -243,21 +294,6 @@ pub fn word_candidates(words: &Words, token: &str, voice: bool) -> Vec<(u32, f32
         }
     }
     sorted(found, MAX_WORD_CANDIDATES)
-}
-
-/// The singular forms a plural-looking word may have.
-fn singulars(token: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(stem) = token.strip_suffix("ies") {
-        out.push(format!("{stem}y"));
-    }
-    if let Some(stem) = token.strip_suffix("es") {
-        out.push(stem.to_string());
-    }
-    if let Some(stem) = token.strip_suffix('s') {
-        out.push(stem.to_string());
-    }
-    out
 }
 
 /// The listed words the third, possibly unfinished word may stand for.
@@ -361,51 +397,77 @@ pub fn suggest(
         .flat_map(|&(a, ca)| second.iter().map(move |&(b, cb)| (a, b, ca + cb)))
         .collect();
     pairs.sort_by(|x, y| x.2.total_cmp(&y.2).then((x.0, x.1).cmp(&(y.0, y.1))));
+    // The words in the other orders, when the third is a whole word: the few best
+    // candidates of each, tried before the order typed so that they always are weighed.
+    let whole_last = word_candidates(words, &input.last, input.voice);
+    let mut reordered: Vec<([u32; 3], f32)> = Vec::new();
+    if !whole_last.is_empty() {
+        let lists = [&first, &second, &whole_last].map(|l| &l[..l.len().min(ORDER_CANDIDATES)]);
+        for order in OTHER_ORDERS {
+            for &(a, ca) in lists[order[0]] {
+                for &(b, cb) in lists[order[1]] {
+                    for &(c, cc) in lists[order[2]] {
+                        reordered.push(([a, b, c], ca + cb + cc + ORDER_COST));
+                    }
+                }
+            }
+        }
+    }
     let clip = Clip::new(req);
     let focus = req.focus.map(|f| Pt::new(f.lat, f.lng));
     // Without a focus or a clip, a candidate's score needs only its region, which its number
     // gives without the inverse permutation: only the answered squares are found.
     let placed = focus.is_some() || clip.any();
+    let budget = if placed { MAX_LOCATED } else { MAX_CONVERSIONS };
     let grid = index.grid();
     let mut scored: Vec<Scored> = Vec::new();
     let mut tried = 0usize;
+    let mut weigh = |ranks: [u32; 3], cost: f32| -> bool {
+        if tried >= budget {
+            return false;
+        }
+        tried += 1;
+        let wide = ranks.map(u64::from);
+        let Some(region) = index.scheme.region_of(wide) else {
+            return true;
+        };
+        let mut score = f64::from(cost);
+        if req.prefer_land && region == SEA {
+            score += SEA_PENALTY;
+        }
+        let (mut square, mut distance_km) = (None, None);
+        if placed {
+            let Some(s) = index.scheme.square(wide) else {
+                return true;
+            };
+            let (lat, lng) = grid.centre(s);
+            let centre = Pt::new(lat, lng);
+            if !clip.keeps(index, centre) {
+                return true;
+            }
+            distance_km = focus.map(|f| haversine_m(f, centre) / 1000.0);
+            if let Some(d) = distance_km {
+                score += 0.5 * (1.0 + d).log10();
+            }
+            square = Some(s);
+        }
+        scored.push(Scored {
+            score,
+            region,
+            ranks,
+            square,
+            distance_km,
+        });
+        true
+    };
+    for &(ranks, cost) in &reordered {
+        weigh(ranks, cost);
+    }
     'pairs: for &(a, b, pair_cost) in &pairs {
         for &(c, last_cost) in &last {
-            if tried >= if placed { MAX_LOCATED } else { MAX_CONVERSIONS } {
+            if !weigh([a, b, c], pair_cost + last_cost) {
                 break 'pairs;
             }
-            tried += 1;
-            let ranks = [u64::from(a), u64::from(b), u64::from(c)];
-            let Some(region) = index.scheme.region_of(ranks) else {
-                continue;
-            };
-            let mut score = f64::from(pair_cost + last_cost);
-            if req.prefer_land && region == SEA {
-                score += SEA_PENALTY;
-            }
-            let (mut square, mut distance_km) = (None, None);
-            if placed {
-                let Some(s) = index.scheme.square(ranks) else {
-                    continue;
-                };
-                let (lat, lng) = grid.centre(s);
-                let centre = Pt::new(lat, lng);
-                if !clip.keeps(index, centre) {
-                    continue;
-                }
-                distance_km = focus.map(|f| haversine_m(f, centre) / 1000.0);
-                if let Some(d) = distance_km {
-                    score += 0.5 * (1.0 + d).log10();
-                }
-                square = Some(s);
-            }
-            scored.push(Scored {
-                score,
-                region,
-                ranks: [a, b, c],
-                square,
-                distance_km,
-            });
         }
     }
     scored.sort_by(|x, y| {
@@ -422,8 +484,11 @@ pub fn suggest(
             )
             .then(x.ranks.cmp(&y.ranks))
     });
+    // A triple reached in two ways (typed order and another) counts once, at its best.
+    let mut seen = std::collections::HashSet::new();
     scored
         .into_iter()
+        .filter(|s| seen.insert(s.ranks))
         .filter_map(|s| {
             let ranks = s.ranks.map(u64::from);
             let square = s.square.or_else(|| index.scheme.square(ranks))?;
@@ -440,6 +505,9 @@ pub fn suggest(
                 distance_to_focus_km: s.distance_km.map(|d| d.round() as u32),
                 rank: i as u32 + 1,
                 language: words.language.clone(),
+                coordinates: req.coordinates.then(|| {
+                    LatLng::new(super::round6(at.centre.lat), super::round6(at.centre.lng))
+                }),
             }
         })
         .collect()

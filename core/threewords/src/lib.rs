@@ -1,4 +1,4 @@
-//! The three-word address scheme, version 1 (`docs/adr/0003-three-word-addresses.md`).
+//! The three-word address scheme, version 2 (`docs/adr/0003-three-word-addresses.md`).
 //!
 //! Every ≈ 3 m square of the Earth ([`grid`]) belongs to a region ([`regions`]: populated,
 //! land, sea); its number within the region is scrambled by a keyed permutation
@@ -9,6 +9,7 @@
 //!
 //! Words themselves are data of the pack; this crate deals in ranks.
 pub mod codec;
+pub mod forms;
 pub mod grid;
 pub mod permute;
 pub mod regions;
@@ -19,7 +20,7 @@ use permute::{Permutation, region_key};
 use regions::{REGIONS, Regions};
 
 /// The scheme version this crate implements.
-pub const SCHEME_VERSION: u32 = 1;
+pub const SCHEME_VERSION: u32 = 2;
 /// Words per language.
 pub const WORDS: u64 = 40_000;
 

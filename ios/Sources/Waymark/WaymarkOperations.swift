@@ -152,6 +152,11 @@ extension Waymark {
         try await detached { [native] in try native.threewordsConvert(request: request) }
     }
 
+    /// `GET /threewords/convert-to-coordinates`
+    public func convertToCoordinates(_ request: ConvertToCoordinatesRequest) async throws -> ConvertTo3waResponse {
+        try await detached { [native] in try native.threewordsToCoordinates(request: request) }
+    }
+
     /// `GET /packs`
     public func packs(_ request: PacksListRequest) async throws -> PacksListResponse {
         try await native.packsList(request: request)

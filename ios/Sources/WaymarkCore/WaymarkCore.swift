@@ -1324,6 +1324,11 @@ public struct AutosuggestRequest: Equatable, Hashable {
      * Two-letter fallback language.
      */
     public var language: String?
+    /**
+     * `coordinates` (Waymark): `true` adds each suggestion's square centre as `coordinates`.
+     * Default false.
+     */
+    public var coordinates: Bool
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -1356,7 +1361,11 @@ public struct AutosuggestRequest: Equatable, Hashable {
          */preferLand: Bool, 
         /**
          * Two-letter fallback language.
-         */language: String? = nil) {
+         */language: String? = nil, 
+        /**
+         * `coordinates` (Waymark): `true` adds each suggestion's square centre as `coordinates`.
+         * Default false.
+         */coordinates: Bool = false) {
         self.input = input
         self.focus = focus
         self.clipToCountry = clipToCountry
@@ -1366,6 +1375,7 @@ public struct AutosuggestRequest: Equatable, Hashable {
         self.inputType = inputType
         self.preferLand = preferLand
         self.language = language
+        self.coordinates = coordinates
     }
 
     
@@ -1392,7 +1402,8 @@ public struct FfiConverterTypeAutosuggestRequest: FfiConverterRustBuffer {
                 clipToPolygon: FfiConverterOptionSequenceTypeLatLng.read(from: &buf), 
                 inputType: FfiConverterTypeInputType.read(from: &buf), 
                 preferLand: FfiConverterBool.read(from: &buf), 
-                language: FfiConverterOptionString.read(from: &buf)
+                language: FfiConverterOptionString.read(from: &buf), 
+                coordinates: FfiConverterBool.read(from: &buf)
         )
     }
 
@@ -1406,6 +1417,7 @@ public struct FfiConverterTypeAutosuggestRequest: FfiConverterRustBuffer {
         FfiConverterTypeInputType.write(value.inputType, into: &buf)
         FfiConverterBool.write(value.preferLand, into: &buf)
         FfiConverterOptionString.write(value.language, into: &buf)
+        FfiConverterBool.write(value.coordinates, into: &buf)
     }
 }
 
@@ -1758,6 +1770,88 @@ public func FfiConverterTypeConvertTo3waRequest_lift(_ buf: RustBuffer) throws -
 #endif
 public func FfiConverterTypeConvertTo3waRequest_lower(_ value: ConvertTo3waRequest) -> RustBuffer {
     return FfiConverterTypeConvertTo3waRequest.lower(value)
+}
+
+
+/**
+ * `GET /threewords/convert-to-coordinates` (Waymark, not in the spec; K2; 20 per 1 s): the
+ * square of a three-word address, answered as convert-to-3wa answers.
+ */
+public struct ConvertToCoordinatesRequest: Equatable, Hashable {
+    /**
+     * Required: the three words, joined by `.` (`index.home.raft`; spaces, commas and hyphens
+     * are read as `.` too, a leading `///` is dropped, letters are lower-cased).
+     */
+    public var words: String
+    /**
+     * `json` (default) or `geojson`.
+     */
+    public var format: ThreeWordsFormat
+    /**
+     * Language of the words. Default `en`.
+     */
+    public var language: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Required: the three words, joined by `.` (`index.home.raft`; spaces, commas and hyphens
+         * are read as `.` too, a leading `///` is dropped, letters are lower-cased).
+         */words: String, 
+        /**
+         * `json` (default) or `geojson`.
+         */format: ThreeWordsFormat, 
+        /**
+         * Language of the words. Default `en`.
+         */language: String) {
+        self.words = words
+        self.format = format
+        self.language = language
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ConvertToCoordinatesRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeConvertToCoordinatesRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ConvertToCoordinatesRequest {
+        return
+            try ConvertToCoordinatesRequest(
+                words: FfiConverterString.read(from: &buf), 
+                format: FfiConverterTypeThreeWordsFormat.read(from: &buf), 
+                language: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ConvertToCoordinatesRequest, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.words, into: &buf)
+        FfiConverterTypeThreeWordsFormat.write(value.format, into: &buf)
+        FfiConverterString.write(value.language, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeConvertToCoordinatesRequest_lift(_ buf: RustBuffer) throws -> ConvertToCoordinatesRequest {
+    return try FfiConverterTypeConvertToCoordinatesRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeConvertToCoordinatesRequest_lower(_ value: ConvertToCoordinatesRequest) -> RustBuffer {
+    return FfiConverterTypeConvertToCoordinatesRequest.lower(value)
 }
 
 
@@ -11328,6 +11422,10 @@ public struct ThreeWordsSuggestion: Equatable, Hashable {
      * Language of the words.
      */
     public var language: String
+    /**
+     * Centre of the square (Waymark), present when the request asks `coordinates=true`.
+     */
+    public var coordinates: LatLng?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -11349,13 +11447,17 @@ public struct ThreeWordsSuggestion: Equatable, Hashable {
          */rank: UInt32, 
         /**
          * Language of the words.
-         */language: String) {
+         */language: String, 
+        /**
+         * Centre of the square (Waymark), present when the request asks `coordinates=true`.
+         */coordinates: LatLng?) {
         self.country = country
         self.nearestPlace = nearestPlace
         self.words = words
         self.distanceToFocusKm = distanceToFocusKm
         self.rank = rank
         self.language = language
+        self.coordinates = coordinates
     }
 
     
@@ -11379,7 +11481,8 @@ public struct FfiConverterTypeThreeWordsSuggestion: FfiConverterRustBuffer {
                 words: FfiConverterString.read(from: &buf), 
                 distanceToFocusKm: FfiConverterOptionUInt32.read(from: &buf), 
                 rank: FfiConverterUInt32.read(from: &buf), 
-                language: FfiConverterString.read(from: &buf)
+                language: FfiConverterString.read(from: &buf), 
+                coordinates: FfiConverterOptionTypeLatLng.read(from: &buf)
         )
     }
 
@@ -11390,6 +11493,7 @@ public struct FfiConverterTypeThreeWordsSuggestion: FfiConverterRustBuffer {
         FfiConverterOptionUInt32.write(value.distanceToFocusKm, into: &buf)
         FfiConverterUInt32.write(value.rank, into: &buf)
         FfiConverterString.write(value.language, into: &buf)
+        FfiConverterOptionTypeLatLng.write(value.coordinates, into: &buf)
     }
 }
 

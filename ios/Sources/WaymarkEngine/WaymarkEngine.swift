@@ -963,6 +963,12 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     func threewordsConvert(request: ConvertTo3waRequest) throws  -> ConvertTo3waResponse
     
     /**
+     * `GET /threewords/convert-to-coordinates` (Waymark, not in the spec): the square
+     * of a three-word address
+     */
+    func threewordsToCoordinates(request: ConvertToCoordinatesRequest) throws  -> ConvertTo3waResponse
+    
+    /**
      * `PUT /zones`
      *
      * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
@@ -1604,6 +1610,20 @@ open func threewordsConvert(request: ConvertTo3waRequest)throws  -> ConvertTo3wa
     uniffi_waymark_ffi_fn_method_waymark_threewords_convert(
             self.uniffiCloneHandle(),
         FfiConverterTypeConvertTo3waRequest_lower(request),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * `GET /threewords/convert-to-coordinates` (Waymark, not in the spec): the square
+     * of a three-word address
+     */
+open func threewordsToCoordinates(request: ConvertToCoordinatesRequest)throws  -> ConvertTo3waResponse  {
+    return try  FfiConverterTypeConvertTo3waResponse_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_method_waymark_threewords_to_coordinates(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeConvertToCoordinatesRequest_lower(request),uniffiCallStatus
     )
 })
 }
@@ -2628,6 +2648,28 @@ public func threewordsConvertResponseToJson(value: ConvertTo3waResponse)throws  
 /**
  * Reads the request from its JSON form (422 naming each bad field).
  */
+public func threewordsToCoordinatesRequestFromJson(json: String)throws  -> ConvertToCoordinatesRequest  {
+    return try  FfiConverterTypeConvertToCoordinatesRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_threewords_to_coordinates_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func threewordsToCoordinatesResponseToJson(value: ConvertTo3waResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_threewords_to_coordinates_response_to_json(
+        FfiConverterTypeConvertTo3waResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
 public func zonesUpdateRequestFromJson(json: String)throws  -> ZonesUpdateRequest  {
     return try  FfiConverterTypeZonesUpdateRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
         uniffiCallStatus in
@@ -2866,6 +2908,12 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_func_threewords_convert_response_to_json() != 38754) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_waymark_ffi_checksum_func_threewords_to_coordinates_request_from_json() != 16462) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_threewords_to_coordinates_response_to_json() != 52074) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_waymark_ffi_checksum_func_zones_update_request_from_json() != 60280) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -2981,6 +3029,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_threewords_convert() != 9649) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_method_waymark_threewords_to_coordinates() != 36156) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_zones_update() != 58977) {

@@ -1666,6 +1666,12 @@ data class AutosuggestRequest (
      * Two-letter fallback language.
      */
     var `language`: kotlin.String? = null 
+    , 
+    /**
+     * `coordinates` (Waymark): `true` adds each suggestion's square centre as `coordinates`.
+     * Default false.
+     */
+    var `coordinates`: kotlin.Boolean = false 
     
 ){
     
@@ -1691,6 +1697,7 @@ public object FfiConverterTypeAutosuggestRequest: FfiConverterRustBuffer<Autosug
             FfiConverterTypeInputType.read(buf),
             FfiConverterBoolean.read(buf),
             FfiConverterOptionalString.read(buf),
+            FfiConverterBoolean.read(buf),
         )
     }
 
@@ -1703,7 +1710,8 @@ public object FfiConverterTypeAutosuggestRequest: FfiConverterRustBuffer<Autosug
             FfiConverterOptionalSequenceTypeLatLng.allocationSize(value.`clipToPolygon`) +
             FfiConverterTypeInputType.allocationSize(value.`inputType`) +
             FfiConverterBoolean.allocationSize(value.`preferLand`) +
-            FfiConverterOptionalString.allocationSize(value.`language`)
+            FfiConverterOptionalString.allocationSize(value.`language`) +
+            FfiConverterBoolean.allocationSize(value.`coordinates`)
     )
 
     override fun write(value: AutosuggestRequest, buf: ByteBuffer) {
@@ -1716,6 +1724,7 @@ public object FfiConverterTypeAutosuggestRequest: FfiConverterRustBuffer<Autosug
             FfiConverterTypeInputType.write(value.`inputType`, buf)
             FfiConverterBoolean.write(value.`preferLand`, buf)
             FfiConverterOptionalString.write(value.`language`, buf)
+            FfiConverterBoolean.write(value.`coordinates`, buf)
     }
 }
 
@@ -1950,6 +1959,63 @@ public object FfiConverterTypeConvertTo3waRequest: FfiConverterRustBuffer<Conver
 
     override fun write(value: ConvertTo3waRequest, buf: ByteBuffer) {
             FfiConverterTypeLatLng.write(value.`coordinates`, buf)
+            FfiConverterTypeThreeWordsFormat.write(value.`format`, buf)
+            FfiConverterString.write(value.`language`, buf)
+    }
+}
+
+
+
+/**
+ * `GET /threewords/convert-to-coordinates` (Waymark, not in the spec; K2; 20 per 1 s): the
+ * square of a three-word address, answered as convert-to-3wa answers.
+ */
+data class ConvertToCoordinatesRequest (
+    /**
+     * Required: the three words, joined by `.` (`index.home.raft`; spaces, commas and hyphens
+     * are read as `.` too, a leading `///` is dropped, letters are lower-cased).
+     */
+    var `words`: kotlin.String
+    , 
+    /**
+     * `json` (default) or `geojson`.
+     */
+    var `format`: ThreeWordsFormat
+    , 
+    /**
+     * Language of the words. Default `en`.
+     */
+    var `language`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeConvertToCoordinatesRequest: FfiConverterRustBuffer<ConvertToCoordinatesRequest> {
+    override fun read(buf: ByteBuffer): ConvertToCoordinatesRequest {
+        return ConvertToCoordinatesRequest(
+            FfiConverterString.read(buf),
+            FfiConverterTypeThreeWordsFormat.read(buf),
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ConvertToCoordinatesRequest) = (
+            FfiConverterString.allocationSize(value.`words`) +
+            FfiConverterTypeThreeWordsFormat.allocationSize(value.`format`) +
+            FfiConverterString.allocationSize(value.`language`)
+    )
+
+    override fun write(value: ConvertToCoordinatesRequest, buf: ByteBuffer) {
+            FfiConverterString.write(value.`words`, buf)
             FfiConverterTypeThreeWordsFormat.write(value.`format`, buf)
             FfiConverterString.write(value.`language`, buf)
     }
@@ -8714,6 +8780,11 @@ data class ThreeWordsSuggestion (
      * Language of the words.
      */
     var `language`: kotlin.String
+    , 
+    /**
+     * Centre of the square (Waymark), present when the request asks `coordinates=true`.
+     */
+    var `coordinates`: LatLng?
     
 ){
     
@@ -8736,6 +8807,7 @@ public object FfiConverterTypeThreeWordsSuggestion: FfiConverterRustBuffer<Three
             FfiConverterOptionalUInt.read(buf),
             FfiConverterUInt.read(buf),
             FfiConverterString.read(buf),
+            FfiConverterOptionalTypeLatLng.read(buf),
         )
     }
 
@@ -8745,7 +8817,8 @@ public object FfiConverterTypeThreeWordsSuggestion: FfiConverterRustBuffer<Three
             FfiConverterString.allocationSize(value.`words`) +
             FfiConverterOptionalUInt.allocationSize(value.`distanceToFocusKm`) +
             FfiConverterUInt.allocationSize(value.`rank`) +
-            FfiConverterString.allocationSize(value.`language`)
+            FfiConverterString.allocationSize(value.`language`) +
+            FfiConverterOptionalTypeLatLng.allocationSize(value.`coordinates`)
     )
 
     override fun write(value: ThreeWordsSuggestion, buf: ByteBuffer) {
@@ -8755,6 +8828,7 @@ public object FfiConverterTypeThreeWordsSuggestion: FfiConverterRustBuffer<Three
             FfiConverterOptionalUInt.write(value.`distanceToFocusKm`, buf)
             FfiConverterUInt.write(value.`rank`, buf)
             FfiConverterString.write(value.`language`, buf)
+            FfiConverterOptionalTypeLatLng.write(value.`coordinates`, buf)
     }
 }
 

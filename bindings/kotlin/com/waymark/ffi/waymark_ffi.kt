@@ -37,6 +37,7 @@ import com.waymark.core.AutosuggestRequest
 import com.waymark.core.AutosuggestResponse
 import com.waymark.core.ConvertTo3waRequest
 import com.waymark.core.ConvertTo3waResponse
+import com.waymark.core.ConvertToCoordinatesRequest
 import com.waymark.core.Dataset
 import com.waymark.core.DatasetCreateRequest
 import com.waymark.core.DatasetDeleteRequest
@@ -60,6 +61,7 @@ import com.waymark.core.FfiConverterTypeAutosuggestRequest
 import com.waymark.core.FfiConverterTypeAutosuggestResponse
 import com.waymark.core.FfiConverterTypeConvertTo3waRequest
 import com.waymark.core.FfiConverterTypeConvertTo3waResponse
+import com.waymark.core.FfiConverterTypeConvertToCoordinatesRequest
 import com.waymark.core.FfiConverterTypeDataset
 import com.waymark.core.FfiConverterTypeDatasetCreateRequest
 import com.waymark.core.FfiConverterTypeDatasetDeleteRequest
@@ -179,6 +181,7 @@ import com.waymark.core.RustBuffer as RustBufferAutosuggestRequest
 import com.waymark.core.RustBuffer as RustBufferAutosuggestResponse
 import com.waymark.core.RustBuffer as RustBufferConvertTo3waRequest
 import com.waymark.core.RustBuffer as RustBufferConvertTo3waResponse
+import com.waymark.core.RustBuffer as RustBufferConvertToCoordinatesRequest
 import com.waymark.core.RustBuffer as RustBufferDataset
 import com.waymark.core.RustBuffer as RustBufferDatasetCreateRequest
 import com.waymark.core.RustBuffer as RustBufferDatasetDeleteRequest
@@ -1065,6 +1068,10 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_waymark_ffi_checksum_func_threewords_convert_response_to_json(
     ): Int
+    external fun uniffi_waymark_ffi_checksum_func_threewords_to_coordinates_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_threewords_to_coordinates_response_to_json(
+    ): Int
     external fun uniffi_waymark_ffi_checksum_func_zones_update_request_from_json(
     ): Int
     external fun uniffi_waymark_ffi_checksum_func_zones_update_response_to_json(
@@ -1142,6 +1149,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_waymark_ffi_checksum_method_waymark_threewords_autosuggest(
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_threewords_convert(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_method_waymark_threewords_to_coordinates(
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_zones_update(
     ): Int
@@ -1252,6 +1261,8 @@ internal object UniffiLib {
     external fun uniffi_waymark_ffi_fn_method_waymark_threewords_autosuggest(`ptr`: Long,`request`: RustBufferAutosuggestRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferAutosuggestResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_threewords_convert(`ptr`: Long,`request`: RustBufferConvertTo3waRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferConvertTo3waResponse.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_threewords_to_coordinates(`ptr`: Long,`request`: RustBufferConvertToCoordinatesRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferConvertTo3waResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_zones_update(`ptr`: Long,`request`: RustBufferZonesUpdateRequest.ByValue,
     ): Long
@@ -1382,6 +1393,10 @@ internal object UniffiLib {
     external fun uniffi_waymark_ffi_fn_func_threewords_convert_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferConvertTo3waRequest.ByValue
     external fun uniffi_waymark_ffi_fn_func_threewords_convert_response_to_json(`value`: RustBufferConvertTo3waResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_threewords_to_coordinates_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferConvertToCoordinatesRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_threewords_to_coordinates_response_to_json(`value`: RustBufferConvertTo3waResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_waymark_ffi_fn_func_zones_update_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferZonesUpdateRequest.ByValue
@@ -1700,6 +1715,12 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_func_threewords_convert_response_to_json() and 0xFFFF) != 38754) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_waymark_ffi_checksum_func_threewords_to_coordinates_request_from_json() and 0xFFFF) != 16462) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_threewords_to_coordinates_response_to_json() and 0xFFFF) != 52074) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_waymark_ffi_checksum_func_zones_update_request_from_json() and 0xFFFF) != 60280) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1815,6 +1836,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_threewords_convert() and 0xFFFF) != 9649) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_threewords_to_coordinates() and 0xFFFF) != 36156) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_zones_update() and 0xFFFF) != 58977) {
@@ -2762,6 +2786,12 @@ public interface WaymarkInterface {
     fun `threewordsConvert`(`request`: ConvertTo3waRequest): ConvertTo3waResponse
     
     /**
+     * `GET /threewords/convert-to-coordinates` (Waymark, not in the spec): the square
+     * of a three-word address
+     */
+    fun `threewordsToCoordinates`(`request`: ConvertToCoordinatesRequest): ConvertTo3waResponse
+    
+    /**
      * `PUT /zones`
      *
      * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
@@ -3635,6 +3665,25 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
 
     
     /**
+     * `GET /threewords/convert-to-coordinates` (Waymark, not in the spec): the square
+     * of a three-word address
+     */
+    @Throws(WaymarkException::class)override fun `threewordsToCoordinates`(`request`: ConvertToCoordinatesRequest): ConvertTo3waResponse {
+            return FfiConverterTypeConvertTo3waResponse.lift(
+    callWithHandle {
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_threewords_to_coordinates(
+        it,
+        
+        FfiConverterTypeConvertToCoordinatesRequest.lower(`request`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
      * `PUT /zones`
      *
      * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
@@ -3894,6 +3943,8 @@ public object FfiConverterSequenceString: FfiConverterRustBuffer<List<kotlin.Str
         }
     }
 }
+
+
 
 
 
@@ -4999,6 +5050,36 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
             return FfiConverterString.lift(
     uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
     UniffiLib.uniffi_waymark_ffi_fn_func_threewords_convert_response_to_json(
+    
+        
+        FfiConverterTypeConvertTo3waResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `threewordsToCoordinatesRequestFromJson`(`json`: kotlin.String): ConvertToCoordinatesRequest {
+            return FfiConverterTypeConvertToCoordinatesRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_threewords_to_coordinates_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `threewordsToCoordinatesResponseToJson`(`value`: ConvertTo3waResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_threewords_to_coordinates_response_to_json(
     
         
         FfiConverterTypeConvertTo3waResponse.lower(`value`),_status)

@@ -128,6 +128,10 @@ abstract class WaymarkOperations internal constructor(internal val native: Nativ
     suspend fun convertTo3wa(request: ConvertTo3waRequest): ConvertTo3waResponse =
         withContext(Dispatchers.IO) { native.threewordsConvert(request) }
 
+    /** `GET /threewords/convert-to-coordinates` */
+    suspend fun convertToCoordinates(request: ConvertToCoordinatesRequest): ConvertTo3waResponse =
+        withContext(Dispatchers.IO) { native.threewordsToCoordinates(request) }
+
     /** `GET /packs` */
     suspend fun packs(request: PacksListRequest): PacksListResponse =
         native.packsList(request)
