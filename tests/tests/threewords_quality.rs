@@ -124,7 +124,9 @@ fn likely_mistakes_land_far_away() {
          by kind (variants, near): plural/singular {:?}, one edit {:?}, swapped words {:?}, homophones {:?}",
         by_kind[0], by_kind[1], by_kind[2], by_kind[3]
     );
-    assert!(variants > 60_000, "{variants} variants");
+    // The list keeps one form per stem and one word per pronunciation (ADR 0003), so plural
+    // and homophone variants are not words of it: one edit and swapped words remain.
+    assert!(variants > 40_000, "{variants} variants");
     assert!(
         share <= 0.01,
         "{share:.4} % of likely mistakes land within 50 km"
