@@ -8,6 +8,7 @@ pub mod error;
 pub mod geonames;
 pub mod ip;
 pub mod osm;
+pub mod plan;
 pub mod report;
 pub mod routing;
 pub mod search;

@@ -150,14 +150,8 @@ fn ten_thousand_addresses_agree_with_the_source_files() {
             let (lat, lng) = (f64::from(lat), f64::from(lng));
             if lat >= s && lat <= n && lng >= w && lng <= e {
                 let net = item.network().unwrap();
-                let start = waymark_core::geolocation::ip::key(net.ip());
-                let host_bits = if net.ip().is_ipv4() { 32 } else { 128 } - u32::from(net.prefix());
-                let mask = if host_bits >= 128 {
-                    u128::MAX
-                } else {
-                    (1u128 << host_bits) - 1
-                };
-                ranges.push((start & !mask, (start & !mask) | mask));
+                let (a, b) = waymark_packs::ip::network_bounds(net.ip(), net.prefix());
+                ranges.push((u128::from_be_bytes(a), u128::from_be_bytes(b)));
             }
         }
     }
