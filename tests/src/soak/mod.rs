@@ -79,12 +79,12 @@ pub fn prepare(work: &Path) -> Prepared {
         .map(|v| work.join("monaco").join(format!("monaco-{v}")))
         .collect();
     let dataset = work.join("buildings.geojson");
-    // Packs built by an older release use an older format that no longer loads: rebuilt.
-    let stamp = work.join(format!(
-        "prepared-format-{}",
-        waymark_core::packs::FORMAT_VERSION
-    ));
-    if !publisher_file.exists() || !stamp.exists() {
+    // The stamp describes what was prepared: packs of an older format no longer load, and a
+    // changed pack set (another plan, another part, a pack added) must be prepared again.
+    let stamp = work.join("prepared");
+    let wanted = preparation();
+    let current = std::fs::read_to_string(&stamp).unwrap_or_default();
+    if !publisher_file.exists() || current != wanted {
         let _ = std::fs::remove_dir_all(work);
         std::fs::create_dir_all(work).unwrap();
         let (engine, publisher) =
@@ -136,7 +136,7 @@ pub fn prepare(work: &Path) -> Prepared {
         )
         .unwrap();
         publisher.write_file(&publisher_file).unwrap();
-        std::fs::write(&stamp, b"").unwrap();
+        std::fs::write(&stamp, &wanted).unwrap();
     }
     Prepared {
         packs,
@@ -144,6 +144,24 @@ pub fn prepare(work: &Path) -> Prepared {
         monaco,
         dataset,
     }
+}
+
+/// What `prepare` builds, in words: the pack format and every plan of the prepared packs.
+fn preparation() -> String {
+    let mut plans = vec![
+        format!("{:?}", crate::parity_plan()),
+        format!("{:?}", build::sample_plan(build::WORLD_IP_PACK)),
+    ];
+    plans.extend(
+        crate::PARITY_MONACO_PARTS
+            .iter()
+            .map(|(id, bbox)| format!("{id} {bbox}")),
+    );
+    format!(
+        "format {}\n{}\n",
+        waymark_core::packs::FORMAT_VERSION,
+        plans.join("\n")
+    )
 }
 
 /// What a run measured.
