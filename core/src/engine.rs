@@ -293,6 +293,13 @@ impl Engine {
         self.stores.bounds(self.packs().snapshot(), call, &req)
     }
 
+    /// The zones whose local edit is in conflict with the installed packs (the pack changed
+    /// the zone since the edit was made; the edit stays in force until the zone is updated
+    /// again).
+    pub fn zone_conflicts(&self) -> Result<Vec<crate::stores::ZoneConflict>, ApiError> {
+        self.stores.zone_conflicts(self.packs().snapshot())
+    }
+
     /// `PUT /zones`
     pub fn zones_update(
         &self,

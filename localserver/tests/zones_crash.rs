@@ -3,19 +3,26 @@
 //! is killed (SIGKILL) at points spread over the time the batch takes; after each kill the
 //! state holds exactly one whole batch (the last one or the one before), a batch that was
 //! answered 200 is never lost, and the restarted server answers `zone=true` searches from
-//! that batch.
+//! that batch. The same holds when a newer pack changes the edited zones: killed while it
+//! installs (edit, then pack update) or while a batch resolves the conflicts (pack update,
+//! then edit), the restarted engine keeps every edit whole and reports every edited zone in
+//! conflict exactly when the installed pack's zones differ from the ones the edits were made
+//! on.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod process;
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
-use process::{send, start};
+use process::{send, serve_files, start};
 
 use rusqlite::Connection;
 use serde_json::{Value, json};
 use waymark_core::auth::keys::{KeyClaims, KeyScope, PrivateRestriction, Publisher};
+use waymark_core::packs::Manifest;
 use waymark_core::{Engine, EngineConfig};
 use waymark_packs::build::PackPlan;
 use waymark_packs::sources::Sources;
@@ -58,11 +65,11 @@ fn stored(state: &Path) -> Vec<(String, i64)> {
         .collect()
 }
 
-fn prepare(tmp: &Path, publisher: &Publisher) -> (Vec<StoreAsset>, PathBuf, PathBuf) {
+/// The retail pack (version 1) of `stores`, built and signed under `out`.
+fn build(stores: &[StoreAsset], out: &Path, publisher: &Publisher) -> PathBuf {
     let sources =
         Sources::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../data-packs/sources.toml"))
             .unwrap();
-    let stores = synthetic::generate(STORES, 5, synthetic::DEFAULT_BBOX);
     let plan = PackPlan {
         id: "retail".into(),
         osm: vec!["osm-monaco".into()],
@@ -72,34 +79,38 @@ fn prepare(tmp: &Path, publisher: &Publisher) -> (Vec<StoreAsset>, PathBuf, Path
     };
     let source =
         waymark_packs::stores::pack::customer_source("proprietary", "generated test stores");
-    let (dir, _) = waymark_packs::stores::pack::build_with_stores(
-        &plan,
-        "1",
-        &sources,
-        &stores,
-        source,
-        &tmp.join("built"),
-    )
-    .unwrap();
+    let (dir, _) =
+        waymark_packs::stores::pack::build_with_stores(&plan, "1", &sources, stores, source, out)
+            .unwrap();
     waymark_packs::build::sign_pack(&dir, publisher).unwrap();
+    dir
+}
+
+fn open_engine(state: &Path, packs: &Path, publisher: &Publisher) -> Engine {
+    let mut config = EngineConfig::new(state, vec![publisher.verifying()]);
+    config.packs_dir = Some(packs.to_path_buf());
+    Engine::open(config).unwrap()
+}
+
+/// The stores, the state and packs directories (version 1 installed) and the built pack.
+fn prepare(tmp: &Path, publisher: &Publisher) -> (Vec<StoreAsset>, PathBuf, PathBuf, PathBuf) {
+    let stores = synthetic::generate(STORES, 5, synthetic::DEFAULT_BBOX);
+    let dir = build(&stores, &tmp.join("built"), publisher);
     let (state, packs) = (tmp.join("state"), tmp.join("packs"));
-    let mut config = EngineConfig::new(&state, vec![publisher.verifying()]);
-    config.packs_dir = Some(packs.clone());
-    let engine = Engine::open(config).unwrap();
-    engine
+    open_engine(&state, &packs, publisher)
         .install_pack(
             &format!("file://{}", dir.canonicalize().unwrap().display()),
             &mut |_| {},
         )
         .unwrap();
-    (stores, state, packs)
+    (stores, state, packs, dir)
 }
 
 #[test]
 fn a_batch_survives_sigkill_whole_or_not_at_all() {
     let tmp = tempfile::tempdir().unwrap();
     let publisher = Publisher::generate().unwrap();
-    let (stores, state, packs) = prepare(tmp.path(), &publisher);
+    let (stores, state, packs, _) = prepare(tmp.path(), &publisher);
     let trust = publisher.verifying().encode();
     let write = publisher
         .issue(&KeyClaims::new(KeyScope::Private {
@@ -186,4 +197,224 @@ fn a_batch_survives_sigkill_whole_or_not_at_all() {
         );
     }
     server.kill();
+}
+
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                dir_bytes(&e.path())
+            } else {
+                e.metadata().unwrap().len()
+            }
+        })
+        .sum()
+}
+
+/// The built pack `built` re-versioned as `version` (same files, manifest signed again) under
+/// `src`.
+fn version_of(built: &Path, src: &Path, version: usize, publisher: &Publisher) -> PathBuf {
+    let dir = src.join(format!("retail-{version}"));
+    waymark_packs::stores::pack::copy_dir(built, &dir).unwrap();
+    let path = dir.join("manifest.json");
+    let mut m: Manifest = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    m.version = version.to_string();
+    m.sign(publisher).unwrap();
+    std::fs::write(&path, serde_json::to_vec(&m).unwrap()).unwrap();
+    dir
+}
+
+/// Starts an install of `url` and polls it until `stop`; true when it was seen `completed`.
+fn install_and_watch(
+    addr: std::net::SocketAddr,
+    key: &str,
+    url: &str,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<bool> {
+    let (status, body) = send(
+        addr,
+        "POST",
+        "/packs",
+        key,
+        &json!({ "url": url }).to_string(),
+    )
+    .unwrap();
+    assert_eq!(status, 202, "{body}");
+    let id = body["install_id"].as_str().unwrap().to_string();
+    let key = key.to_string();
+    std::thread::spawn(move || {
+        while !stop.load(Ordering::Acquire) {
+            match send(addr, "GET", &format!("/packs/installs/{id}"), &key, "") {
+                Some((200, v)) if v["status"] == "completed" => return true,
+                Some((200, v)) if v["status"] == "failed" => panic!("install failed: {v}"),
+                Some((200, _)) => {}
+                Some((status, v)) => panic!("unexpected {status}: {v}"),
+                None => return false,
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        false
+    })
+}
+
+/// The installed retail version and the zones in conflict, read by an engine opened on the
+/// state the killed server left.
+fn after_kill(state: &Path, packs: &Path, publisher: &Publisher) -> (usize, usize) {
+    let engine = open_engine(state, packs, publisher);
+    let version = engine
+        .packs()
+        .snapshot()
+        .get("retail")
+        .unwrap()
+        .version()
+        .parse()
+        .unwrap();
+    (version, engine.zone_conflicts().unwrap().len())
+}
+
+#[test]
+fn conflicts_survive_sigkill_in_both_orders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let publisher = Publisher::generate().unwrap();
+    let (stores, state, packs, original) = prepare(tmp.path(), &publisher);
+    let trust = publisher.verifying().encode();
+    let write = publisher
+        .issue(&KeyClaims::new(KeyScope::Private {
+            write: true,
+            restriction: PrivateRestriction::None,
+        }))
+        .unwrap();
+    let target = format!("/zones?private_key={write}");
+    // The pack republished with every zone's description changed.
+    let mut republished = stores.clone();
+    for s in &mut republished {
+        s.zones[0].description = Some("republished".into());
+    }
+    let changed = build(&republished, &tmp.path().join("built-changed"), &publisher);
+    // Odd versions carry the republished zones, even ones the original zones.
+    let content = |v: usize| if v % 2 == 1 { &changed } else { &original };
+    let in_conflict = |v: usize| if v % 2 == 1 { STORES } else { 0 };
+    let src = tmp.path().join("src");
+    let rate = (dir_bytes(&changed) as f64 / 1.5) as u64 + 1;
+    let source = serve_files(&src, rate);
+    let url = |v: usize| format!("http://{source}/retail-{v}/");
+
+    // Edit, then pack update. Batch 0 edits every zone of version 1: no conflict.
+    let server = start(&state, &packs, &trust);
+    let started = Instant::now();
+    let (status, body) = send(server.addr, "PUT", &target, "", &batch(&stores, 0)).unwrap();
+    let put_time = started.elapsed();
+    assert_eq!(status, 200, "{body}");
+    server.kill();
+    assert_eq!(after_kill(&state, &packs, &publisher), (1, 0));
+
+    // An undisturbed install of version 3 (republished zones): how long one takes.
+    version_of(content(3), &src, 3, &publisher);
+    let server = start(&state, &packs, &trust);
+    let started = Instant::now();
+    assert!(
+        install_and_watch(server.addr, &write, &url(3), Arc::default())
+            .join()
+            .unwrap()
+    );
+    let install_time = started.elapsed();
+    server.kill();
+    assert_eq!(after_kill(&state, &packs, &publisher), (3, STORES));
+    assert_eq!(stored(&state), [("batch 0".to_string(), STORES as i64)]);
+
+    // Installs of versions 4, 5, ... alternately changing the zones back and again, killed at
+    // points spread over an install: the edits stay whole, the conflicts follow the version.
+    const ROUNDS: usize = 5;
+    let mut current = 3;
+    for round in 0..ROUNDS {
+        let version = current + 1;
+        version_of(content(version), &src, version, &publisher);
+        let server = start(&state, &packs, &trust);
+        let stop = Arc::new(AtomicBool::new(false));
+        let watcher = install_and_watch(server.addr, &write, &url(version), stop.clone());
+        std::thread::sleep(install_time.mul_f64((round + 1) as f64 / ROUNDS as f64 * 1.2));
+        server.kill();
+        stop.store(true, Ordering::Release);
+        let acknowledged = watcher.join().unwrap();
+        let (served, conflicts) = after_kill(&state, &packs, &publisher);
+        assert!(
+            served == current || served == version,
+            "round {round}: {served}"
+        );
+        if acknowledged {
+            assert_eq!(
+                served, version,
+                "round {round}: a completed install was lost"
+            );
+        }
+        assert_eq!(
+            conflicts,
+            in_conflict(served),
+            "round {round}, version {served}"
+        );
+        assert_eq!(
+            stored(&state),
+            [("batch 0".to_string(), STORES as i64)],
+            "round {round}: the edits are whole"
+        );
+        current = served;
+    }
+
+    // Pack update, then edit: batches that resolve every conflict, killed at points spread
+    // over a batch; before each, a version with zones other than the edits' is installed.
+    const KILLS: usize = 6;
+    let mut last = 0;
+    for k in 1..=KILLS {
+        let (served, conflicts) = after_kill(&state, &packs, &publisher);
+        current = served;
+        if conflicts == 0 {
+            // The edits were made on `current`: the other content puts them in conflict.
+            current += 1;
+            let dir = version_of(content(current), &src, current, &publisher);
+            open_engine(&state, &packs, &publisher)
+                .install_pack(
+                    &format!("file://{}", dir.canonicalize().unwrap().display()),
+                    &mut |_| {},
+                )
+                .unwrap();
+            assert_eq!(after_kill(&state, &packs, &publisher), (current, STORES));
+        }
+        let server = start(&state, &packs, &trust);
+        let (addr, body, target) = (server.addr, batch(&stores, k), target.clone());
+        let request = std::thread::spawn(move || send(addr, "PUT", &target, "", &body));
+        std::thread::sleep(put_time.mul_f64(k as f64 / KILLS as f64 * 1.2));
+        server.kill();
+        let answered = request.join().unwrap();
+        let now = stored(&state);
+        assert_eq!(
+            now.len(),
+            1,
+            "exactly one whole batch after kill {k}: {now:?}"
+        );
+        assert_eq!(
+            now[0].1, STORES as i64,
+            "a whole batch after kill {k}: {now:?}"
+        );
+        if answered.as_ref().is_some_and(|(s, _)| *s == 200) {
+            assert_eq!(
+                now[0].0,
+                format!("batch {k}"),
+                "an answered batch is never lost"
+            );
+        }
+        let (served, conflicts) = after_kill(&state, &packs, &publisher);
+        assert_eq!(served, current);
+        if now[0].0 == format!("batch {k}") {
+            assert_eq!(conflicts, 0, "the committed batch resolved every conflict");
+            last = k;
+        } else {
+            assert_eq!(now[0].0, format!("batch {last}"), "after kill {k}");
+            assert_eq!(
+                conflicts, STORES,
+                "the conflicts stay until a batch commits"
+            );
+        }
+    }
 }

@@ -104,6 +104,8 @@ pub struct PackZone {
     pub zone: ZoneShape,
     /// The pack.
     pub pack_id: Arc<str>,
+    /// The pack's version.
+    pub pack_version: Arc<str>,
     /// SHA-256 (hex) of the zone's row: store, description, polygon, types, status.
     pub digest: String,
     /// Description.
@@ -182,7 +184,7 @@ pub fn zone_box(
 }
 
 /// The digest identifying a zone row's content.
-fn zone_digest(
+pub(super) fn zone_digest(
     store_id: &str,
     description: Option<&str>,
     polygon: &str,
@@ -220,6 +222,7 @@ impl StoreIndex {
         let mut zone_ids = HashMap::new();
         for pack in packs {
             let pack_id: Arc<str> = Arc::from(pack.id());
+            let pack_version: Arc<str> = Arc::from(pack.version());
             let conn = pack.sqlite().map_err(|e| unreadable(pack.id(), &e))?;
             let (packed_stores, packed_zones) =
                 packed::read(&conn).map_err(|e| unreadable(pack.id(), &e))?;
@@ -275,6 +278,7 @@ impl StoreIndex {
                         shape,
                     },
                     pack_id: pack_id.clone(),
+                    pack_version: pack_version.clone(),
                     digest,
                     description,
                     types,
@@ -409,11 +413,27 @@ impl StoreIndex {
         Some((i, &self.zones[i as usize]))
     }
 
-    /// The pack zone `edit` replaces, when this index still has it as the edit found it
-    /// (same pack, same content).
+    /// The pack zone `edit` replaces: the zone of the same id, whatever the pack did to it
+    /// since (an edit is never overridden by a pack; see [`StoreIndex::conflict`]).
     pub fn applies(&self, edit: &ZoneEdit) -> Option<u32> {
-        let (i, zone) = self.zone_by_id(&edit.zone_id)?;
-        (*zone.pack_id == *edit.pack_id && zone.digest == edit.base).then_some(i)
+        self.zone_by_id(&edit.zone_id).map(|(i, _)| i)
+    }
+
+    /// Whether `edit` answers in searches: its store is installed.
+    pub fn in_force(&self, edit: &ZoneEdit) -> bool {
+        self.store_by_id(&edit.store_id).is_some()
+    }
+
+    /// Whether the packs changed the zone since `edit` was made: the pack zone of its id now
+    /// (its content digest, or none) differs from the one the edit found, and is not the
+    /// edit's own zone (a pack that republishes the edit agrees with it). The edit stays in
+    /// force and the zone is in conflict until it is updated again.
+    pub fn conflict(&self, edit: &ZoneEdit) -> bool {
+        let now = self
+            .zone_by_id(&edit.zone_id)
+            .map(|(_, z)| z.digest.as_str())
+            .unwrap_or("");
+        now != edit.base && now != edit.digest()
     }
 
     /// The stores one of whose zones (as edited by `overlay`) contains `c`.

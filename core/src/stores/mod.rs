@@ -198,7 +198,46 @@ impl Stores {
     }
 }
 
+/// A zone whose local edit was made on a content of the pack's zone that the installed packs
+/// have changed since.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZoneConflict {
+    /// The zone.
+    pub zone_id: String,
+    /// The pack version the edit was made on (empty for edits made before versions were
+    /// recorded).
+    pub edit_pack_version: String,
+    /// The installed pack (id) that carries the zone now; `None` when no installed pack does.
+    pub pack_id: Option<String>,
+    /// Its version.
+    pub pack_version: Option<String>,
+}
+
 impl Stores {
+    /// The zones in conflict over the packs of `set`, by zone id: each has a local edit (in
+    /// force) made on a content of the zone that the installed packs have changed since. A
+    /// conflict lasts until the zone is updated again.
+    pub fn zone_conflicts(&self, set: Arc<PackSet>) -> Result<Vec<ZoneConflict>, ApiError> {
+        let index = self.index(set)?;
+        let edits = self.edits.current();
+        let mut out: Vec<ZoneConflict> = edits
+            .zones
+            .values()
+            .filter(|e| index.conflict(e))
+            .map(|e| {
+                let now = index.zone_by_id(&e.zone_id).map(|(_, z)| z);
+                ZoneConflict {
+                    zone_id: e.zone_id.clone(),
+                    edit_pack_version: e.pack_version.clone(),
+                    pack_id: now.map(|z| z.pack_id.to_string()),
+                    pack_version: now.map(|z| z.pack_version.to_string()),
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| a.zone_id.cmp(&b.zone_id));
+        Ok(out)
+    }
+
     /// `PUT /zones`: every zone of the batch must exist in the installed packs, belong to a
     /// known store and have a valid polygon, or nothing is written (422 naming each refused
     /// item). Fields a zone leaves out keep their current values.
@@ -243,13 +282,16 @@ fn checked_batch(
                 msg,
             ))
         };
-        let zone = index.zone_by_id(&z.zone_id);
-        if zone.is_none() {
+        let pack_zone = index.zone_by_id(&z.zone_id).map(|(_, pz)| pz);
+        // What the zone is now: its local edit (in force, in conflict or not), else the pack's.
+        let prior = current.zones.get(&z.zone_id);
+        if pack_zone.is_none() && prior.is_none() {
             refuse(
                 "zone_id",
                 format!(
-                    "unknown zone_id {}: only zones of the installed packs can be updated \
-                     (zones are created by importing stores, see docs/stores-layer.md)",
+                    "unknown zone_id {}: only zones of the installed packs or edited on this \
+                     device can be updated (zones are created by importing stores, see \
+                     docs/stores-layer.md)",
                     crate::api::shown(&z.zone_id)
                 ),
             );
@@ -269,32 +311,44 @@ fn checked_batch(
                 format!("zone {}: {e}", crate::api::shown(&z.zone_id)),
             )
         });
-        let (Some((at, pack_zone)), Ok(shape)) = (zone, shape) else {
+        let Ok(shape) = shape else {
             continue;
         };
-        // What the zone is now: its edit when one applies, else the pack's.
-        let prior = current
-            .zones
-            .get(&z.zone_id)
-            .filter(|e| index.applies(e) == Some(at));
+        if pack_zone.is_none() && prior.is_none() {
+            continue;
+        }
+        // The new edit is made on the pack's zone as it is now (or on no pack zone), which
+        // resolves a conflict.
+        let kept = |edit: fn(&ZoneEdit) -> Option<String>,
+                    pack: fn(&PackZone) -> Option<String>| {
+            match (prior, pack_zone) {
+                (Some(e), _) => edit(e),
+                (None, Some(p)) => pack(p),
+                (None, None) => None,
+            }
+        };
         batch.push(ZoneEdit {
             zone_id: z.zone_id.clone(),
-            pack_id: pack_zone.pack_id.to_string(),
-            base: pack_zone.digest.clone(),
+            pack_id: pack_zone.map(|p| p.pack_id.to_string()).unwrap_or_default(),
+            pack_version: pack_zone
+                .map(|p| p.pack_version.to_string())
+                .unwrap_or_default(),
+            base: pack_zone.map(|p| p.digest.clone()).unwrap_or_default(),
             store_id: z.store_id.clone(),
-            description: z.description.clone().or_else(|| match prior {
-                Some(e) => e.description.clone(),
-                None => pack_zone.description.clone(),
-            }),
+            description: z
+                .description
+                .clone()
+                .or_else(|| kept(|e| e.description.clone(), |p| p.description.clone())),
             polygon: z.polygon.clone(),
-            types: z.types.clone().unwrap_or_else(|| match prior {
-                Some(e) => e.types.clone(),
-                None => pack_zone.types.clone(),
+            types: z.types.clone().unwrap_or_else(|| match (prior, pack_zone) {
+                (Some(e), _) => e.types.clone(),
+                (None, Some(p)) => p.types.clone(),
+                (None, None) => Vec::new(),
             }),
-            status: z.status.clone().or_else(|| match prior {
-                Some(e) => e.status.clone(),
-                None => pack_zone.status.clone(),
-            }),
+            status: z
+                .status
+                .clone()
+                .or_else(|| kept(|e| e.status.clone(), |p| p.status.clone())),
             updated_at: updated_at.to_owned(),
             shape,
         });
