@@ -40,6 +40,10 @@ OPENAPI="$(mktemp)"
 python3 tests/scripts/openapi-check.py "$OPENAPI" tests/golden/parity
 rm -f "$OPENAPI"
 
+echo "== publishing on Dask's local mode: three cut regions, a worker killed mid-build, deltas"
+python3 tests/scripts/test_publish.py "$TARGET/debug" | tee -a "$LOG"
+grep -q "^publish: PASS" "$LOG" || { echo "FAIL: the publishing test did not pass"; exit 1; }
+
 echo "== Kotlin library (android/): JUnit on the JVM against libwaymark_ffi.so"
 FIXTURE="$TARGET/sdk-fixture"
 rm -rf "$FIXTURE"
