@@ -40,15 +40,26 @@ fn venue_file() -> std::path::PathBuf {
 type Edit = fn(&mut serde_json::Value);
 
 /// Venues made from the sample venue file for one rule each (`imdf-<prefix>venue-1`): `w-`
-/// names its upper level only by its name ("First floor", no short name).
-const VARIANTS: &[(&str, Edit)] = &[("w-", |f| {
-    if f["id"] == "w-level-1" {
-        f["properties"]
-            .as_object_mut()
-            .unwrap()
-            .remove("short_name");
-    }
-})];
+/// names its upper level only by its name ("First floor", no short name); `i-` has no stairs
+/// nor lift (its levels do not connect: no routing configuration).
+const VARIANTS: &[(&str, Edit)] = &[
+    ("w-", |f| {
+        if f["id"] == "w-level-1" {
+            f["properties"]
+                .as_object_mut()
+                .unwrap()
+                .remove("short_name");
+        }
+    }),
+    ("i-", |f| {
+        if matches!(
+            f["properties"]["category"].as_str(),
+            Some("stairs" | "elevator")
+        ) {
+            f["feature_type"] = "fixture".into();
+        }
+    }),
+];
 
 /// The sample venue file with every id prefixed (feature ids stay apart from the sample's)
 /// and `edit` applied to each feature, written under `dir`.
@@ -1241,6 +1252,128 @@ fn steps_name_what_they_pass() {
         says.iter()
             .any(|s| s.contains(", past ") || s.contains(", through ")),
         "{says:?}"
+    );
+}
+
+#[test]
+fn optimize_finds_the_unique_best_order() {
+    // Sun Bakery (level 0) to the toilets (level 1) by way of the gallery (level 1) and the
+    // hall (level 0): the only good order visits the hall first, then climbs once
+    let v = "imdf-venue-1";
+    let bakery = poi(v, "Sun Bakery");
+    let toilets = poi(v, "Toilets");
+    let hall = poi(v, "Hall");
+    let gallery = poi(v, "Gallery");
+    let req = |optimize| IndoorDirectionsRequest {
+        venue_id: v.into(),
+        origin: IndoorPoint::PoiId(bakery),
+        destination: IndoorPoint::PoiId(toilets),
+        waypoints: vec![IndoorPoint::PoiId(gallery), IndoorPoint::PoiId(hall)],
+        optimize,
+        ..Default::default()
+    };
+    let total = |r: &IndoorDirectionsResponse| -> f64 {
+        r.routes[0].legs.iter().map(|l| l.duration.value).sum()
+    };
+    let plain = directions(req(false)).unwrap();
+    let opt = directions(req(true)).unwrap();
+    let order = |r: &IndoorDirectionsResponse| -> Vec<String> {
+        r.routes[0]
+            .legs
+            .iter()
+            .filter_map(|l| l.waypoint.clone())
+            .collect()
+    };
+    assert_eq!(order(&plain), [gallery.to_string(), hall.to_string()]);
+    assert_eq!(order(&opt), [hall.to_string(), gallery.to_string()]);
+    assert!(
+        total(&opt) + 10.0 < total(&plain),
+        "{} vs {}",
+        total(&opt),
+        total(&plain)
+    );
+    // the given order climbs twice: up to the gallery, down to the hall, up again
+    let levels = |r: &IndoorDirectionsResponse| -> Vec<i64> {
+        r.routes[0]
+            .legs
+            .iter()
+            .map(|l| l.end_location.level)
+            .collect()
+    };
+    assert_eq!(levels(&plain), [1, 0, 1]);
+    assert_eq!(levels(&opt), [0, 1, 1]);
+}
+
+#[test]
+fn imperial_texts_are_in_feet() {
+    let a = poi(STACHUS, "Decathlon");
+    let b = poi(STACHUS, "Rischart");
+    let req = IndoorDirectionsRequest {
+        venue_id: STACHUS.into(),
+        origin: IndoorPoint::PoiId(a),
+        destination: IndoorPoint::PoiId(b),
+        units: waymark_core::api::Units::Imperial,
+        ..Default::default()
+    };
+    let r = directions(req).unwrap();
+    let leg = &r.routes[0].legs[0];
+    // values stay metres; texts are whole feet
+    let feet = (leg.distance.value / 0.3048).round() as i64;
+    assert_eq!(leg.distance.text, format!("{feet} ft"));
+    for s in &leg.steps {
+        assert!(s.distance.text.ends_with(" ft"), "{}", s.distance.text);
+        let f = (s.distance.value / 0.3048).round() as i64;
+        // step values are rounded to 0.1 m: a foot either way
+        let shown: i64 = s.distance.text.trim_end_matches(" ft").parse().unwrap();
+        assert!((shown - f).abs() <= 1, "{} vs {f}", s.distance.text);
+    }
+    let metric = route(
+        STACHUS,
+        IndoorPoint::PoiId(a),
+        IndoorPoint::PoiId(b),
+        "default",
+    );
+    assert_eq!(metric.routes[0].legs[0].distance.value, leg.distance.value);
+    assert!(metric.routes[0].legs[0].distance.text.ends_with(" m"));
+}
+
+#[test]
+fn venue_without_routing_configuration_is_400() {
+    // the levels of this venue do not connect (no stairs, no lift)
+    let v = venue("imdf-i-venue-1");
+    assert!(v.routing_profiles.is_empty(), "{:?}", v.routing_profiles);
+    let e = directions(IndoorDirectionsRequest {
+        venue_id: "imdf-i-venue-1".into(),
+        origin: IndoorPoint::PoiId(poi("imdf-i-venue-1", "Sun Bakery")),
+        destination: IndoorPoint::PoiId(poi("imdf-i-venue-1", "Toilets")),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::BadRequest);
+    assert_eq!(
+        e.message,
+        "venue `imdf-i-venue-1` has no routing configuration"
+    );
+    // and over HTTP: 400 with the spec's detail body
+    let f = fixture();
+    let key = waymark_tests::private_caller(&f.publisher)
+        .api_key_header
+        .unwrap();
+    let a = f.server.call(
+        "GET",
+        &format!(
+            "/indoor/directions/imdf-i-venue-1?origin={}&destination={}",
+            poi("imdf-i-venue-1", "Sun Bakery"),
+            poi("imdf-i-venue-1", "Toilets")
+        ),
+        &key,
+        "",
+    );
+    assert_eq!(a.status, 400, "{}", a.body);
+    let body: serde_json::Value = serde_json::from_str(&a.body).unwrap();
+    assert_eq!(
+        body,
+        serde_json::json!({"detail": "venue `imdf-i-venue-1` has no routing configuration"})
     );
 }
 
