@@ -52,18 +52,29 @@ def regions_file(tmp: Path, extract: Path) -> Path:
     return path
 
 
+def building(rid: str) -> bool:
+    """Whether a `waymark-packs build` of region `rid` is running."""
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"build" in args and rid.encode() in args:
+            return True
+    return False
+
+
 def kill_first_attempt(out: Path, stop: threading.Event, killed: list) -> None:
-    """Kills the worker of the first attempt of KILLED once its build has run a moment."""
+    """Kills the worker of the first attempt of KILLED while its build runs."""
     attempts = out / publish.ATTEMPTS
     while not stop.is_set():
         files = sorted(attempts.glob(f"{KILLED}.*.pid")) if attempts.exists() else []
-        if files:
-            time.sleep(0.3)
+        if files and building(KILLED):
             pid = int(files[0].read_text())
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)
             return
-        time.sleep(0.02)
+        time.sleep(0.005)
 
 
 def verify(binary: Path, trust: str, pack: Path) -> None:
