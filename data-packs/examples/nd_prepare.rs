@@ -15,12 +15,12 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// p50 and p95 query times (µs) and the answers.
-fn queries(ch: &ChGraph, pairs: &[(u32, u32)]) -> (f64, f64, Vec<Option<u64>>) {
+fn queries(ch: &ChGraph, pairs: &[(u32, u32)], walk: bool) -> (f64, f64, Vec<Option<u64>>) {
     let mut times = Vec::with_capacity(pairs.len());
     let mut answers = Vec::with_capacity(pairs.len());
     for &(s, t) in pairs {
         let started = Instant::now();
-        let found = ch.shortest(&[(s, 0)], &[(t, 0)]);
+        let found = ch.point_to_point(&[(s, 0)], &[(t, 0)], walk);
         times.push(started.elapsed().as_secs_f64() * 1e6);
         answers.push(found.map(|f| f.0));
     }
@@ -62,7 +62,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .to_bytes()?
             .len();
         let nd = ChGraph::from_up(up, &g, metric);
-        let (p50, p95, nd_answers) = queries(&nd, &pairs);
+        let (p50, p95, nd_answers) = queries(&nd, &pairs, false);
+        let (w50, w95, walk_answers) = queries(&nd, &pairs, true);
+        let walk_differ = nd_answers
+            .iter()
+            .zip(&walk_answers)
+            .filter(|(a, b)| a != b)
+            .count();
+        println!(
+            "{}-time nd walk\twalk cost {:.0}\tquery p50 {:.1} µs p95 {:.1} µs\tanswers differing {}",
+            profile.name(),
+            nd.walk_cost(),
+            w50,
+            w95,
+            walk_differ
+        );
         println!(
             "{}-time nd\tarcs {}\ttransitions {}\tchordal {}\ttop {}\tkept {}\tbytes {}\tms {}\tquery p50 {:.1} µs p95 {:.1} µs\tphases ms {:?}",
             profile.name(),
@@ -84,7 +98,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let edges = fast.get_num_out_edges() + fast.get_num_in_edges();
             let bytes = ch::PreparedFile::new(&g, metric, &fast)?.to_bytes()?.len();
             let fp = ChGraph::from_fast(fast, &g, metric);
-            let (p50, p95, fp_answers) = queries(&fp, &pairs);
+            let (p50, p95, fp_answers) = queries(&fp, &pairs, false);
+            let (w50, w95, _) = queries(&fp, &pairs, true);
+            println!(
+                "{}-time ch walk\twalk cost {:.0}\tquery p50 {:.1} µs p95 {:.1} µs",
+                profile.name(),
+                fp.walk_cost(),
+                w50,
+                w95
+            );
             let differ = nd_answers
                 .iter()
                 .zip(&fp_answers)
