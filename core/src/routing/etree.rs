@@ -7,7 +7,8 @@
 //!   (ADR 0007). In the elimination tree the parent of a node is its lowest-ranked neighbour in
 //!   the graph the contraction fills in, so every node an upward search from `v` can reach is
 //!   an ancestor of `v`: an upward search is a walk up the tree relaxing each node's upward
-//!   edges, in rank order, with no priority queue and no stalling. A point-to-point query walks
+//!   edges, in rank order (the ancestors are collected, then sorted), with no priority queue
+//!   and no stalling. A point-to-point query walks
 //!   up from the sources and the targets at once; where the walks meet they go on together, and
 //!   a node whose label is no better than the best meeting so far relaxes nothing (pruning). On
 //!   a nested-dissection order the tree is shallow (its depth follows the separators).
@@ -180,7 +181,8 @@ pub struct Labels {
     bwd_edge: Vec<u32>,
     flags: Vec<u8>,
     touched: Vec<u32>,
-    queue: BinaryHeap<Reverse<(u32, u32)>>,
+    /// The ranks a walk visits, sorted before it runs.
+    chain: Vec<u32>,
     heap_fwd: BinaryHeap<Reverse<(u64, u32)>>,
     heap_bwd: BinaryHeap<Reverse<(u64, u32)>>,
 }
@@ -210,7 +212,7 @@ impl Labels {
             self.flags[r] = 0;
         }
         self.touched.clear();
-        self.queue.clear();
+        self.chain.clear();
         self.heap_fwd.clear();
         self.heap_bwd.clear();
     }
@@ -223,14 +225,25 @@ impl Labels {
         }
     }
 
-    /// Puts `r` on the walk in `flag`'s direction(s), queued once.
-    fn walk_to(&mut self, r: u32, flag: u8) {
-        self.touch(r);
-        let f = &mut self.flags[r as usize];
-        *f |= flag;
-        if *f & QUEUED == 0 {
-            *f |= QUEUED;
-            self.queue.push(Reverse((r, r)));
+    /// Puts `r` and its ancestors on the walk in `flag`'s direction, each rank once: the climb
+    /// stops at a rank already on it (its ancestors are too).
+    fn climb(&mut self, parent: &[u32], r: u32, flag: u8) {
+        let mut r = r;
+        loop {
+            self.touch(r);
+            let f = &mut self.flags[r as usize];
+            if *f & flag != 0 {
+                break;
+            }
+            *f |= flag;
+            if *f & QUEUED == 0 {
+                *f |= QUEUED;
+                self.chain.push(r);
+            }
+            match parent[r as usize] {
+                NONE => break,
+                p => r = p,
+            }
         }
     }
 
@@ -289,7 +302,7 @@ impl RankGraph {
                 *any = true;
                 if labels.relax(forward, r, w, NONE) {
                     if walk {
-                        labels.walk_to(r, if forward { FWD } else { BWD });
+                        labels.climb(&self.parent, r, if forward { FWD } else { BWD });
                     } else if forward {
                         labels.heap_fwd.push(Reverse((w, r)));
                     } else {
@@ -314,7 +327,9 @@ impl RankGraph {
             return None;
         }
         let (mut best, mut meet) = (INF, NONE);
-        while let Some(Reverse((r, _))) = labels.queue.pop() {
+        let mut chain = std::mem::take(&mut labels.chain);
+        chain.sort_unstable();
+        for &r in &chain {
             let flags = labels.flags[r as usize];
             let (df, db) = (labels.fwd[r as usize], labels.bwd[r as usize]);
             if df != INF && db != INF && df + db < best {
@@ -329,11 +344,9 @@ impl RankGraph {
                     }
                 }
             }
-            let p = self.parent[r as usize];
-            if p != NONE {
-                labels.walk_to(p, flags & (FWD | BWD));
-            }
         }
+        chain.clear();
+        labels.chain = chain;
         let found = self.meeting(labels, best, meet);
         labels.reset();
         found
@@ -465,10 +478,12 @@ impl RankGraph {
             };
             if labels.relax(true, r, w, NONE) {
                 labels.second[r as usize] = s;
-                labels.walk_to(r, FWD);
+                labels.climb(&self.parent, r, FWD);
             }
         }
-        while let Some(Reverse((r, _))) = labels.queue.pop() {
+        let mut chain = std::mem::take(&mut labels.chain);
+        chain.sort_unstable();
+        for &r in &chain {
             let (w, s) = (labels.fwd[r as usize], labels.second[r as usize]);
             if w != INF {
                 out.push((self.node[r as usize], w, s));
@@ -480,11 +495,9 @@ impl RankGraph {
                     }
                 }
             }
-            let p = self.parent[r as usize];
-            if p != NONE {
-                labels.walk_to(p, FWD);
-            }
         }
+        chain.clear();
+        labels.chain = chain;
         labels.reset();
     }
 }
