@@ -298,9 +298,9 @@ mod tests {
         let paths = doc["paths"].as_object().unwrap();
         let ops: usize = paths.values().map(|m| m.as_object().unwrap().len()).sum();
         assert_eq!(
-            ops, 36,
+            ops, 41,
             "27 of the spec, the matrix result's 303 target, the map layer, 4 of pack management, \
-             2 of datasets and convert-to-coordinates"
+             2 of datasets, convert-to-coordinates and 5 of zones"
         );
         assert_eq!(
             doc["paths"]["/datasets/{dataset_id}"]

@@ -42,8 +42,10 @@ class ParityTest {
             "GET /stores/search/bounds" -> storesBoundsResponseToJson(waymark.storesBounds(storesBoundsRequestFromJson(request)))
             "GET /threewords/convert-to-3wa" -> threewordsConvertResponseToJson(waymark.convertTo3wa(threewordsConvertRequestFromJson(request)))
             "GET /threewords/autosuggest" -> threewordsAutosuggestResponseToJson(waymark.autosuggest(threewordsAutosuggestRequestFromJson(request)))
+            "GET /zones" -> zonesListResponseToJson(waymark.zones(zonesListRequestFromJson(request)))
             "GET /threewords/convert-to-coordinates" -> threewordsToCoordinatesResponseToJson(waymark.convertToCoordinates(threewordsToCoordinatesRequestFromJson(request)))
             else -> when {
+                endpoint.startsWith("GET /zones/") -> zonesGetResponseToJson(waymark.zone(zonesGetRequestFromJson(request)))
                 endpoint.startsWith("GET /indoor/directions/") -> indoorDirectionsResponseToJson(waymark.indoorDirections(indoorDirectionsRequestFromJson(request)))
                 endpoint.startsWith("GET /indoor/venues/") && endpoint.endsWith("/pois/search") -> indoorPoiSearchResponseToJson(waymark.searchVenuePois(indoorPoiSearchRequestFromJson(request)))
                 endpoint.startsWith("GET /indoor/venues/") -> indoorVenueResponseToJson(waymark.venue(indoorVenueRequestFromJson(request)))
