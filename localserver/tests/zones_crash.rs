@@ -15,9 +15,9 @@ mod process;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use process::{send, serve_files, start};
+use process::{install_and_watch, send, serve_files, start};
 
 use rusqlite::Connection;
 use serde_json::{Value, json};
@@ -224,39 +224,6 @@ fn version_of(built: &Path, src: &Path, version: usize, publisher: &Publisher) -
     m.sign(publisher).unwrap();
     std::fs::write(&path, serde_json::to_vec(&m).unwrap()).unwrap();
     dir
-}
-
-/// Starts an install of `url` and polls it until `stop`; true when it was seen `completed`.
-fn install_and_watch(
-    addr: std::net::SocketAddr,
-    key: &str,
-    url: &str,
-    stop: Arc<AtomicBool>,
-) -> std::thread::JoinHandle<bool> {
-    let (status, body) = send(
-        addr,
-        "POST",
-        "/packs",
-        key,
-        &json!({ "url": url }).to_string(),
-    )
-    .unwrap();
-    assert_eq!(status, 202, "{body}");
-    let id = body["install_id"].as_str().unwrap().to_string();
-    let key = key.to_string();
-    std::thread::spawn(move || {
-        while !stop.load(Ordering::Acquire) {
-            match send(addr, "GET", &format!("/packs/installs/{id}"), &key, "") {
-                Some((200, v)) if v["status"] == "completed" => return true,
-                Some((200, v)) if v["status"] == "failed" => panic!("install failed: {v}"),
-                Some((200, _)) => {}
-                Some((status, v)) => panic!("unexpected {status}: {v}"),
-                None => return false,
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        false
-    })
 }
 
 /// The installed retail version and the zones in conflict, read by an engine opened on the

@@ -36,6 +36,54 @@ fn venue_file() -> std::path::PathBuf {
     waymark_tests::sample_venue_file()
 }
 
+/// A change to one feature of a venue file.
+type Edit = fn(&mut serde_json::Value);
+
+/// Venues made from the sample venue file for one rule each (`imdf-<prefix>venue-1`): `w-`
+/// names its upper level only by its name ("First floor", no short name); `i-` has no stairs
+/// nor lift (its levels do not connect: no routing configuration).
+const VARIANTS: &[(&str, Edit)] = &[
+    ("w-", |f| {
+        if f["id"] == "w-level-1" {
+            f["properties"]
+                .as_object_mut()
+                .unwrap()
+                .remove("short_name");
+        }
+    }),
+    ("i-", |f| {
+        if matches!(
+            f["properties"]["category"].as_str(),
+            Some("stairs" | "elevator")
+        ) {
+            f["feature_type"] = "fixture".into();
+        }
+    }),
+];
+
+/// The sample venue file with every id prefixed (feature ids stay apart from the sample's)
+/// and `edit` applied to each feature, written under `dir`.
+fn variant(
+    dir: &std::path::Path,
+    prefix: &str,
+    edit: fn(&mut serde_json::Value),
+) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(venue_file()).unwrap();
+    let plain: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut text = text;
+    for f in plain["features"].as_array().unwrap() {
+        let id = f["id"].as_str().unwrap();
+        text = text.replace(&format!("\"{id}\""), &format!("\"{prefix}{id}\""));
+    }
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for f in doc["features"].as_array_mut().unwrap() {
+        edit(f);
+    }
+    let path = dir.join(format!("{prefix}venue.geojson"));
+    std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
+    path
+}
+
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
@@ -59,6 +107,10 @@ fn fixture() -> &'static Fixture {
             .unwrap();
             if id == "munchen" {
                 waymark_packs::venue_file::add_to_pack(&d, &venue_file()).unwrap();
+                for (prefix, edit) in VARIANTS {
+                    let file = variant(dir.path(), prefix, *edit);
+                    waymark_packs::venue_file::add_to_pack(&d, &file).unwrap();
+                }
             }
             waymark_packs::build::sign_pack(&d, &publisher).unwrap();
             waymark_tests::install(&engine, &d);
@@ -1096,4 +1148,275 @@ fn forum_levels_connect() {
     })
     .unwrap_err();
     assert_eq!(e.code, ErrorCode::Validation);
+}
+
+fn summaries(r: &IndoorDirectionsResponse) -> Vec<String> {
+    r.routes[0]
+        .legs
+        .iter()
+        .flat_map(|l| l.steps.iter())
+        .filter_map(|s| s.instruction.as_ref().map(|i| i.summary.clone()))
+        .collect()
+}
+
+#[test]
+fn instructions_speak_the_venues_words() {
+    // the upper level of this venue is known by its name only
+    let v = venue("imdf-w-venue-1");
+    let levels: Vec<(i64, Option<&str>, Option<&str>)> = v
+        .levels
+        .iter()
+        .map(|l| (l.level, l.name.as_deref(), l.reference.as_deref()))
+        .collect();
+    assert_eq!(
+        levels,
+        [
+            (0, Some("Ground floor"), Some("G")),
+            (1, Some("First floor"), None)
+        ]
+    );
+    let bakery = poi("imdf-w-venue-1", "Sun Bakery");
+    let toilets = poi("imdf-w-venue-1", "Toilets");
+    let r = route(
+        "imdf-w-venue-1",
+        IndoorPoint::PoiId(bakery),
+        IndoorPoint::PoiId(toilets),
+        "wheelchair",
+    );
+    let says = summaries(&r);
+    assert!(
+        says.contains(&"Take the elevator to First floor".to_owned()),
+        "{says:?}"
+    );
+    // the first step says where to go; the next goes through the bakery's door (its only
+    // way out)
+    assert_eq!(says[0], "Head towards Hall", "{says:?}");
+    assert_eq!(says[1], "Turn left into Hall, through the door", "{says:?}");
+    // the sample venue names the level by its short name
+    let r = route(
+        "imdf-venue-1",
+        IndoorPoint::PoiId(poi("imdf-venue-1", "Sun Bakery")),
+        IndoorPoint::PoiId(poi("imdf-venue-1", "Toilets")),
+        "wheelchair",
+    );
+    assert!(
+        summaries(&r).contains(&"Take the elevator to level 1".to_owned()),
+        "{:?}",
+        summaries(&r)
+    );
+    // every language: no compass heading on the first step, the door named
+    for (lang, head, door) in [
+        ("en", "Head towards", "through the door"),
+        ("fr", "Dirigez-vous vers", "par la porte"),
+        ("de", "Gehen Sie Richtung", "durch die Tür"),
+        ("es", "Diríjase hacia", "por la puerta"),
+        ("it", "Dirigiti verso", "attraverso la porta"),
+    ] {
+        let r = directions(IndoorDirectionsRequest {
+            venue_id: "imdf-w-venue-1".into(),
+            origin: IndoorPoint::PoiId(bakery),
+            destination: IndoorPoint::PoiId(toilets),
+            mode: Some("wheelchair".into()),
+            language: lang.into(),
+            ..Default::default()
+        })
+        .unwrap();
+        let says = summaries(&r);
+        assert!(says[0].starts_with(head), "{lang}: {says:?}");
+        assert!(says[1].contains(door), "{lang}: {says:?}");
+        assert!(
+            says.iter().any(|s| s.contains("First floor")),
+            "{lang}: {says:?}"
+        );
+    }
+}
+
+#[test]
+fn steps_name_what_they_pass() {
+    // München: in a real mall, steps name a shop passed or a door taken, and the first step
+    // names a place or connector, never a compass point
+    let a = poi(STACHUS, "Decathlon");
+    let b = poi(STACHUS, "Rischart");
+    let r = route(
+        STACHUS,
+        IndoorPoint::PoiId(a),
+        IndoorPoint::PoiId(b),
+        "default",
+    );
+    let says = summaries(&r);
+    assert!(says[0].starts_with("Head towards "), "{says:?}");
+    for compass in ["north", "south", "east", "west"] {
+        assert!(!says[0].contains(compass), "{says:?}");
+    }
+    assert!(
+        says.iter()
+            .any(|s| s.contains(", past ") || s.contains(", through ")),
+        "{says:?}"
+    );
+}
+
+#[test]
+fn optimize_finds_the_unique_best_order() {
+    // Sun Bakery (level 0) to the toilets (level 1) by way of the gallery (level 1) and the
+    // hall (level 0): the only good order visits the hall first, then climbs once
+    let v = "imdf-venue-1";
+    let bakery = poi(v, "Sun Bakery");
+    let toilets = poi(v, "Toilets");
+    let hall = poi(v, "Hall");
+    let gallery = poi(v, "Gallery");
+    let req = |optimize| IndoorDirectionsRequest {
+        venue_id: v.into(),
+        origin: IndoorPoint::PoiId(bakery),
+        destination: IndoorPoint::PoiId(toilets),
+        waypoints: vec![IndoorPoint::PoiId(gallery), IndoorPoint::PoiId(hall)],
+        optimize,
+        ..Default::default()
+    };
+    let total = |r: &IndoorDirectionsResponse| -> f64 {
+        r.routes[0].legs.iter().map(|l| l.duration.value).sum()
+    };
+    let plain = directions(req(false)).unwrap();
+    let opt = directions(req(true)).unwrap();
+    let order = |r: &IndoorDirectionsResponse| -> Vec<String> {
+        r.routes[0]
+            .legs
+            .iter()
+            .filter_map(|l| l.waypoint.clone())
+            .collect()
+    };
+    assert_eq!(order(&plain), [gallery.to_string(), hall.to_string()]);
+    assert_eq!(order(&opt), [hall.to_string(), gallery.to_string()]);
+    assert!(
+        total(&opt) + 10.0 < total(&plain),
+        "{} vs {}",
+        total(&opt),
+        total(&plain)
+    );
+    // the given order climbs twice: up to the gallery, down to the hall, up again
+    let levels = |r: &IndoorDirectionsResponse| -> Vec<i64> {
+        r.routes[0]
+            .legs
+            .iter()
+            .map(|l| l.end_location.level)
+            .collect()
+    };
+    assert_eq!(levels(&plain), [1, 0, 1]);
+    assert_eq!(levels(&opt), [0, 1, 1]);
+}
+
+#[test]
+fn imperial_texts_are_in_feet() {
+    let a = poi(STACHUS, "Decathlon");
+    let b = poi(STACHUS, "Rischart");
+    let req = IndoorDirectionsRequest {
+        venue_id: STACHUS.into(),
+        origin: IndoorPoint::PoiId(a),
+        destination: IndoorPoint::PoiId(b),
+        units: waymark_core::api::Units::Imperial,
+        ..Default::default()
+    };
+    let r = directions(req).unwrap();
+    let leg = &r.routes[0].legs[0];
+    // values stay metres; texts are whole feet
+    let feet = (leg.distance.value / 0.3048).round() as i64;
+    assert_eq!(leg.distance.text, format!("{feet} ft"));
+    for s in &leg.steps {
+        assert!(s.distance.text.ends_with(" ft"), "{}", s.distance.text);
+        let f = (s.distance.value / 0.3048).round() as i64;
+        // step values are rounded to 0.1 m: a foot either way
+        let shown: i64 = s.distance.text.trim_end_matches(" ft").parse().unwrap();
+        assert!((shown - f).abs() <= 1, "{} vs {f}", s.distance.text);
+    }
+    let metric = route(
+        STACHUS,
+        IndoorPoint::PoiId(a),
+        IndoorPoint::PoiId(b),
+        "default",
+    );
+    assert_eq!(metric.routes[0].legs[0].distance.value, leg.distance.value);
+    assert!(metric.routes[0].legs[0].distance.text.ends_with(" m"));
+}
+
+#[test]
+fn venue_without_routing_configuration_is_400() {
+    // the levels of this venue do not connect (no stairs, no lift)
+    let v = venue("imdf-i-venue-1");
+    assert!(v.routing_profiles.is_empty(), "{:?}", v.routing_profiles);
+    let e = directions(IndoorDirectionsRequest {
+        venue_id: "imdf-i-venue-1".into(),
+        origin: IndoorPoint::PoiId(poi("imdf-i-venue-1", "Sun Bakery")),
+        destination: IndoorPoint::PoiId(poi("imdf-i-venue-1", "Toilets")),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::BadRequest);
+    assert_eq!(
+        e.message,
+        "venue `imdf-i-venue-1` has no routing configuration"
+    );
+    // and over HTTP: 400 with the spec's detail body
+    let f = fixture();
+    let key = waymark_tests::private_caller(&f.publisher)
+        .api_key_header
+        .unwrap();
+    let a = f.server.call(
+        "GET",
+        &format!(
+            "/indoor/directions/imdf-i-venue-1?origin={}&destination={}",
+            poi("imdf-i-venue-1", "Sun Bakery"),
+            poi("imdf-i-venue-1", "Toilets")
+        ),
+        &key,
+        "",
+    );
+    assert_eq!(a.status, 400, "{}", a.body);
+    let body: serde_json::Value = serde_json::from_str(&a.body).unwrap();
+    assert_eq!(
+        body,
+        serde_json::json!({"detail": "venue `imdf-i-venue-1` has no routing configuration"})
+    );
+}
+
+#[test]
+fn half_levels_are_levels_of_their_own() {
+    // München and London map half-levels (`level=-0.5`, `-1.5`): each is a level of its own,
+    // the venue's levels numbered in order, the OSM value kept as the level's ref
+    let mut renumbered = 0;
+    for id in all_venue_ids() {
+        let v = venue(&id);
+        let values: Vec<Option<f64>> = v
+            .levels
+            .iter()
+            .map(|l| l.reference.as_deref().and_then(|r| r.parse::<f64>().ok()))
+            .collect();
+        if !values.iter().flatten().any(|x| x.fract() != 0.0) {
+            continue;
+        }
+        renumbered += 1;
+        // consecutive levels, their OSM values ascending with them, 0 the lowest at or above 0
+        let levels: Vec<i64> = v.levels.iter().map(|l| l.level).collect();
+        assert!(
+            levels.windows(2).all(|w| w[1] == w[0] + 1),
+            "{id}: {levels:?}"
+        );
+        let values: Vec<f64> = values.into_iter().map(Option::unwrap).collect();
+        assert!(values.windows(2).all(|w| w[0] < w[1]), "{id}: {values:?}");
+        let zero = values.iter().position(|x| *x >= 0.0);
+        if let Some(z) = zero {
+            assert_eq!(levels[z], 0, "{id}: {levels:?} {values:?}");
+        }
+        // the graph's levels are the venue's (and level 0, the street around it)
+        if let Some(g) = fixture().dirs.iter().find_map(|d| {
+            let conn = rusqlite::Connection::open(d.join("data.sqlite")).unwrap();
+            waymark_core::indoor::read_venue(&conn, &id).ok()?.graph
+        }) {
+            for l in g.levels() {
+                assert!(
+                    l == 0 || levels.contains(&l),
+                    "{id}: graph level {l} not in {levels:?}"
+                );
+            }
+        }
+    }
+    assert!(renumbered >= 2, "{renumbered} venues with half-levels");
 }

@@ -137,7 +137,7 @@ impl Indoor {
                     bounds[3].max(p.lat),
                 ];
             }
-            let steps = steps(&v, &path, to.poi, lang, profile, imperial);
+            let steps = steps(&v, &path, from.poi, to.poi, lang, profile, imperial);
             let distance: f64 = steps.iter().map(|s| s.distance.value).sum();
             let duration: f64 = steps.iter().map(|s| s.duration.value).sum();
             let at = |(p, l): (Pt, i64)| IndoorLatLng {
@@ -318,6 +318,7 @@ pub(super) fn turn_dir(angle: f64) -> &'static str {
 pub(super) fn steps(
     v: &VenueData,
     path: &Path,
+    from_poi: Option<i64>,
     dest_poi: Option<i64>,
     lang: Lang,
     profile: Profile,
@@ -367,6 +368,7 @@ pub(super) fn steps(
         })
     };
     let vertical_at = |i: usize| is_vertical(segs[i].kind) || connector_area(i);
+    let marks = Marks::of(v);
     // Step boundaries (none when the path has no length: origin = destination).
     if pts.len() != n + 1 {
         return Vec::new();
@@ -402,34 +404,23 @@ pub(super) fn steps(
         lng: round7(pts[i].0.lng),
         level: pts[i].1,
     };
-    let mut out: Vec<IndoorStep> = Vec::new();
-    let mut last_bearing: Option<f64> = None;
-    for (k, &s) in starts.iter().enumerate() {
-        let e = starts.get(k + 1).copied().unwrap_or(n);
-        let range = s..e;
-        let dist: f64 = range.clone().map(seg_len).sum();
-        let time: f64 = range.clone().map(seg_time).sum();
-        let first_b = range.clone().find_map(bearing);
-        let last_b = range.clone().rev().find_map(bearing);
-        let kind = range
-            .clone()
-            .map(|i| segs[i].kind)
-            .find(|k| is_vertical(*k))
-            .unwrap_or(EdgeKind::Walk);
-        let (l0, l1) = (pts[s].1, pts[e].1);
-        let say = if is_vertical(kind) && l0 != l1 {
-            Say::Vertical {
-                kind: kind_word(kind),
-                up: l1 > l0,
-                level: l1,
-            }
-        } else if k == 0 {
-            Say::Depart {
-                compass: first_b.map_or(0, |b| (((b + 22.5) / 45.0).floor() as usize) % 8),
-            }
-        } else {
-            let place = range
-                .clone()
+    // What each step is, before saying it (the first step names where the next one goes).
+    struct Part<'f> {
+        s: usize,
+        e: usize,
+        kind: EdgeKind,
+        place: Option<&'f FeatureRow>,
+    }
+    let parts: Vec<Part<'_>> = starts
+        .iter()
+        .enumerate()
+        .map(|(k, &s)| {
+            let e = starts.get(k + 1).copied().unwrap_or(n);
+            let kind = (s..e)
+                .map(|i| segs[i].kind)
+                .find(|k| is_vertical(*k))
+                .unwrap_or(EdgeKind::Walk);
+            let place = (s..e)
                 .filter_map(|i| feature_of(segs[i].feature))
                 .find(|f| {
                     !matches!(
@@ -437,14 +428,62 @@ pub(super) fn steps(
                         "level" | "stairs" | "escalator" | "elevator" | "ramp"
                     )
                 });
+            Part { s, e, kind, place }
+        })
+        .collect();
+    let goes_up_or_down = |p: &Part<'_>| is_vertical(p.kind) && pts[p.s].1 != pts[p.e].1;
+    let code = lang_code(lang);
+    let dest_name = feature_of(dest_poi).and_then(|f| f.name_in(code));
+    let mut out: Vec<IndoorStep> = Vec::new();
+    let mut last_bearing: Option<f64> = None;
+    for (k, part) in parts.iter().enumerate() {
+        let (s, e) = (part.s, part.e);
+        let range = s..e;
+        let dist: f64 = range.clone().map(seg_len).sum();
+        let time: f64 = range.clone().map(seg_time).sum();
+        let first_b = range.clone().find_map(bearing);
+        let last_b = range.clone().rev().find_map(bearing);
+        let kind = part.kind;
+        let (l0, l1) = (pts[s].1, pts[e].1);
+        let via = || {
+            marks.via(
+                &pts[s..=e],
+                part.place.map(|f| f.id),
+                [dest_poi, from_poi],
+                code,
+            )
+        };
+        let say = if goes_up_or_down(part) {
+            Say::Vertical {
+                kind: kind_word(kind),
+                up: l1 > l0,
+                level: level_name(&v.venue.levels, l1),
+            }
+        } else if k == 0 {
+            let toward = match parts.get(1) {
+                None => dest_name.map_or(Toward::Kind("destination"), Toward::Named),
+                Some(next) if goes_up_or_down(next) => Toward::Kind(kind_word(next.kind)),
+                Some(next) => match next.place {
+                    Some(f) => f
+                        .name_in(code)
+                        .map_or(Toward::Kind(f.kind.as_str()), Toward::Named),
+                    None if parts.len() == 2 => {
+                        dest_name.map_or(Toward::Kind("destination"), Toward::Named)
+                    }
+                    None => Toward::Kind("area"),
+                },
+            };
+            Say::Depart { toward, via: via() }
+        } else {
             let dir = match (last_bearing, first_b) {
                 (Some(a), Some(b)) => turn_dir(turn_angle(a, b)),
                 _ => "straight",
             };
             Say::Turn {
                 dir,
-                place: place.and_then(|f| f.name_in(lang_code(lang))),
-                kind: place.map_or("area", |f| f.kind.as_str()),
+                place: part.place.and_then(|f| f.name_in(code)),
+                kind: part.place.map_or("area", |f| f.kind.as_str()),
+                via: via(),
             }
         };
         let instruction_type = match &say {
@@ -494,10 +533,7 @@ pub(super) fn steps(
         }
     }
     // Arrival.
-    let place = dest_poi
-        .and_then(|id| v.by_id.get(&id))
-        .and_then(|k| v.features.get(*k))
-        .and_then(|f| f.name_in(lang_code(lang)));
+    let place = dest_name;
     out.push(IndoorStep {
         distance: NumberTextValue {
             value: 0.0,
@@ -533,5 +569,92 @@ pub(super) fn lang_code(lang: Lang) -> &'static str {
         Lang::De => "de",
         Lang::Es => "es",
         Lang::It => "it",
+    }
+}
+
+/// The level `level` in the venue's words: its `ref` ("U2"), else its name ("Departures"),
+/// else its number.
+pub(super) fn level_name(levels: &[VenueLevel], level: i64) -> LevelName<'_> {
+    let l = levels.iter().find(|l| l.level == level);
+    match (
+        l.and_then(|l| l.reference.as_deref()),
+        l.and_then(|l| l.name.as_deref()),
+    ) {
+        (Some(r), _) => LevelName::Ref(r),
+        (None, Some(n)) => LevelName::Name(n),
+        (None, None) => LevelName::Number(level),
+    }
+}
+
+/// How close a named place must be to a step's way to be said as passed, m.
+const LANDMARK_M: f64 = 10.0;
+/// How close a route point must be to a door or gate to go through it, m.
+const THROUGH_M: f64 = 0.5;
+
+/// What a step can go through (doors, entrances, gates) or past (named places).
+pub(super) struct Marks<'v> {
+    passages: Vec<&'v FeatureRow>,
+    landmarks: Vec<&'v FeatureRow>,
+}
+
+impl<'v> Marks<'v> {
+    pub(super) fn of(v: &'v VenueData) -> Marks<'v> {
+        let mut passages = Vec::new();
+        let mut landmarks = Vec::new();
+        for f in &v.features {
+            match f.kind.as_str() {
+                "door" | "entrance" | "barrier" => passages.push(f),
+                "poi" | "room" | "area" if f.name.is_some() && f.poi() => landmarks.push(f),
+                _ => {}
+            }
+        }
+        Marks {
+            passages,
+            landmarks,
+        }
+    }
+
+    /// The door or gate a step goes through (at one of its points but its last), else the
+    /// nearest named place within [`LANDMARK_M`] of its way (not the place it enters, nor the
+    /// leg's own origin or destination).
+    pub(super) fn via(
+        &self,
+        pts: &[(Pt, i64)],
+        place: Option<i64>,
+        ends: [Option<i64>; 2],
+        lang: &str,
+    ) -> Option<Via<'v>> {
+        let on_level = |f: &FeatureRow, level: i64| f.level_min.is_none() || f.on_level(level);
+        let inner = pts.get(..pts.len().saturating_sub(1)).unwrap_or_default();
+        for (p, level) in inner {
+            let door = self
+                .passages
+                .iter()
+                .find(|f| on_level(f, *level) && haversine_m(f.pt, *p) <= THROUGH_M);
+            if let Some(f) = door {
+                let label = f.name_in(lang).or(f.reference.as_deref());
+                return Some(if f.kind == "barrier" {
+                    Via::Gate(label)
+                } else {
+                    Via::Door(label)
+                });
+            }
+        }
+        let level = pts.first()?.1;
+        if pts.iter().any(|(_, l)| *l != level) {
+            return None;
+        }
+        let line: Vec<Pt> = pts.iter().map(|(p, _)| *p).collect();
+        self.landmarks
+            .iter()
+            .filter(|f| Some(f.id) != place && !ends.contains(&Some(f.id)))
+            .filter(|f| on_level(f, level))
+            .filter_map(|f| {
+                let d = crate::geo::nearest_on_line(&line, f.pt)?.distance_m;
+                (d <= LANDMARK_M).then_some((d, f))
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.id.cmp(&b.1.id)))
+            .and_then(|(_, f)| f.name_in(lang))
+            .map(Via::Past)
     }
 }

@@ -49,7 +49,7 @@ use crate::packs::schema::layers;
 
 use graph::{Anchor, AvoidBox, EdgeKind, Graph, Path, Profile};
 use search::PoiIndex;
-use text::{Lang, Say};
+use text::{Lang, LevelName, Say, Toward, Via};
 
 /// Whether a feature is a POI (searchable, a possible destination).
 pub fn is_poi(
@@ -434,7 +434,8 @@ const OUTDOOR_M: f64 = 40.0;
 
 /// The walkable graph of an OSM venue ([`graph::build`]), built when the venue is first read
 /// (pack format 6 stores none: München's graphs were 0.27 MB, a build takes at most 8 ms):
-/// every feature on every level its `level`/`repeat_on` tags name, in the order the pack
+/// every feature on every level its `level`/`repeat_on` tags name (numbered as the pack
+/// builder numbers the venue's levels: [`levels::LevelMap`]), in the order the pack
 /// builder met them (nodes, ways, relations, each by OSM id), then the pack's foot-accessible
 /// road edges within 40 m of the venue `bbox` (`[west, south, east, north]`) as `outdoor`
 /// lines, and the outline of each of its buildings (GeoJSON geometries) as a `building`
@@ -450,15 +451,19 @@ pub fn venue_graph(
     order.sort_by_key(|f| (f.id.rem_euclid(4), f.id.div_euclid(4)));
     let outdoor = outdoor_lines(conn, bbox)?;
     let empty = Map::new();
+    let ranges: Vec<Vec<(f64, f64)>> = order
+        .iter()
+        .map(|f| levels::feature_levels(|k| f.tags.get(k).and_then(Value::as_str), &f.kind))
+        .collect();
+    // the same numbering as the pack builder's (half-levels are levels of their own)
+    let map = levels::LevelMap::new(ranges.iter().flatten());
     let mut inputs: Vec<graph::GraphFeature<'_>> = order
         .iter()
-        .map(|f| graph::GraphFeature {
+        .zip(&ranges)
+        .map(|(f, r)| graph::GraphFeature {
             id: f.id,
             kind: &f.kind,
-            levels: levels::int_levels(&levels::feature_levels(
-                |k| f.tags.get(k).and_then(Value::as_str),
-                &f.kind,
-            )),
+            levels: map.levels(r),
             properties: &f.tags,
             shape: &f.shape,
             point: f.pt,

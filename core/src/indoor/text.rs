@@ -1,13 +1,18 @@
 //! Instruction texts of indoor directions in English, French, German, Spanish and Italian.
 //!
 //! ```
-//! use waymark_core::indoor::text::{Lang, Say, summary};
-//! assert_eq!(summary(Lang::En, &Say::Vertical { kind: "elevator", up: false, level: -2 }),
-//!     "Take the elevator to level -2");
-//! assert_eq!(summary(Lang::En, &Say::Turn { dir: "left", place: None, kind: "corridor" }),
-//!     "Turn left into the corridor");
-//! assert_eq!(summary(Lang::De, &Say::Vertical { kind: "stairs", up: true, level: 1 }),
-//!     "Gehen Sie die Treppe hinauf zur Ebene 1");
+//! use waymark_core::indoor::text::{Lang, LevelName, Say, Toward, Via, summary};
+//! let to = |level| Say::Vertical { kind: "elevator", up: false, level };
+//! assert_eq!(summary(Lang::En, &to(LevelName::Number(-2))), "Take the elevator to level -2");
+//! assert_eq!(summary(Lang::En, &to(LevelName::Ref("U2"))), "Take the elevator to level U2");
+//! assert_eq!(summary(Lang::En, &to(LevelName::Name("Departures"))),
+//!     "Take the elevator to Departures");
+//! assert_eq!(summary(Lang::En, &Say::Turn { dir: "left", place: None, kind: "corridor",
+//!     via: Some(Via::Door(None)) }), "Turn left into the corridor, through the door");
+//! assert_eq!(summary(Lang::En, &Say::Depart { toward: Toward::Kind("elevator"),
+//!     via: Some(Via::Past("Lindt")) }), "Head towards the elevator, past Lindt");
+//! assert_eq!(summary(Lang::De, &Say::Vertical { kind: "stairs", up: true,
+//!     level: LevelName::Number(1) }), "Gehen Sie die Treppe hinauf zur Ebene 1");
 //! ```
 
 /// A language of instructions.
@@ -42,13 +47,47 @@ impl Lang {
     }
 }
 
+/// How a level is named in an instruction: the venue's own label when it has one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LevelName<'a> {
+    /// No label: the level number ("level -2").
+    Number(i64),
+    /// A short label (`level:ref`, a venue file's `short_name`): "level U2".
+    Ref(&'a str),
+    /// A name (`level:name`, a level outline's `name`, a venue file's `name`): "Departures".
+    Name(&'a str),
+}
+
+/// Where the first step leads: a named place, or a kind of place (`corridor`, `room`,
+/// `area`, `stairs`, `escalator`, `elevator`, `ramp`, `destination`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Toward<'a> {
+    /// A named place (a shop, a hall, the destination POI).
+    Named(&'a str),
+    /// A kind of place.
+    Kind(&'a str),
+}
+
+/// What a step goes through or past (said after the step's sentence).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via<'a> {
+    /// A door or entrance, with its name or ref when it has one.
+    Door(Option<&'a str>),
+    /// A gate or turnstile, with its name or ref when it has one.
+    Gate(Option<&'a str>),
+    /// A named landmark passed (a shop beside the way).
+    Past(&'a str),
+}
+
 /// What an instruction says.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Say<'a> {
-    /// Start, heading `compass` (0 = north, clockwise by 45°), in a place.
+    /// Start: where the first step leads.
     Depart {
-        /// Compass index.
-        compass: usize,
+        /// What the first step walks towards.
+        toward: Toward<'a>,
+        /// What it goes through or past.
+        via: Option<Via<'a>>,
     },
     /// A turn (`dir`: `left`, `right`, `slight_left`, `slight_right`, `sharp_left`,
     /// `sharp_right`, `straight`) into a place (its name, else its kind).
@@ -59,6 +98,8 @@ pub enum Say<'a> {
         place: Option<&'a str>,
         /// Kind of the place (`corridor`, `room`, `area`, ...).
         kind: &'a str,
+        /// What it goes through or past.
+        via: Option<Via<'a>>,
     },
     /// A vertical move (`kind`: `elevator`, `stairs`, `escalator`, `ramp`).
     Vertical {
@@ -66,8 +107,8 @@ pub enum Say<'a> {
         kind: &'a str,
         /// Going up.
         up: bool,
-        /// Level reached.
-        level: i64,
+        /// Level reached, in the venue's words.
+        level: LevelName<'a>,
     },
     /// Arrival (at a named POI, or at the destination).
     Arrive {
@@ -141,58 +182,127 @@ fn dir_word(lang: Lang, dir: &str) -> &'static str {
     }
 }
 
-const COMPASS: [[&str; 8]; 5] = [
-    [
-        "north",
-        "northeast",
-        "east",
-        "southeast",
-        "south",
-        "southwest",
-        "west",
-        "northwest",
-    ],
-    [
-        "le nord",
-        "le nord-est",
-        "l'est",
-        "le sud-est",
-        "le sud",
-        "le sud-ouest",
-        "l'ouest",
-        "le nord-ouest",
-    ],
-    [
-        "Norden",
-        "Nordosten",
-        "Osten",
-        "Südosten",
-        "Süden",
-        "Südwesten",
-        "Westen",
-        "Nordwesten",
-    ],
-    [
-        "el norte",
-        "el noreste",
-        "el este",
-        "el sureste",
-        "el sur",
-        "el suroeste",
-        "el oeste",
-        "el noroeste",
-    ],
-    [
-        "nord",
-        "nord-est",
-        "est",
-        "sud-est",
-        "sud",
-        "sud-ovest",
-        "ovest",
-        "nord-ovest",
-    ],
-];
+/// A kind of place as the goal of "head towards".
+fn toward_word(lang: Lang, kind: &str) -> &'static str {
+    const WORDS: [(&str, [&str; 5]); 8] = [
+        (
+            "corridor",
+            [
+                "the corridor",
+                "le couloir",
+                "Gang",
+                "el pasillo",
+                "il corridoio",
+            ],
+        ),
+        (
+            "room",
+            ["the room", "la salle", "Raum", "la sala", "la stanza"],
+        ),
+        (
+            "stairs",
+            [
+                "the stairs",
+                "l'escalier",
+                "Treppe",
+                "la escalera",
+                "le scale",
+            ],
+        ),
+        (
+            "escalator",
+            [
+                "the escalator",
+                "l'escalier mécanique",
+                "Rolltreppe",
+                "la escalera mecánica",
+                "la scala mobile",
+            ],
+        ),
+        (
+            "elevator",
+            [
+                "the elevator",
+                "l'ascenseur",
+                "Aufzug",
+                "el ascensor",
+                "l'ascensore",
+            ],
+        ),
+        (
+            "ramp",
+            ["the ramp", "la rampe", "Rampe", "la rampa", "la rampa"],
+        ),
+        (
+            "destination",
+            [
+                "your destination",
+                "votre destination",
+                "Ziel",
+                "su destino",
+                "la destinazione",
+            ],
+        ),
+        (
+            "outdoor",
+            ["the street", "la rue", "Straße", "la calle", "la strada"],
+        ),
+    ];
+    let i = idx(lang);
+    WORDS.iter().find(|(k, _)| *k == kind).map_or(
+        ["the area", "l'espace", "Bereich", "la zona", "l'area"][i],
+        |(_, w)| w[i],
+    )
+}
+
+/// The level reached, with its preposition: `(to, at)` forms (`to level 2`, `to Departures`;
+/// French `au niveau 2` / `à Départs`, Spanish and Italian `al nivel 2` / `a Salidas`).
+fn level_to(lang: Lang, level: LevelName<'_>) -> String {
+    let (label, named) = match level {
+        LevelName::Number(n) => (n.to_string(), false),
+        LevelName::Ref(r) => (r.to_owned(), false),
+        LevelName::Name(n) => (n.to_owned(), true),
+    };
+    match (lang, named) {
+        (Lang::En, false) => format!("to level {label}"),
+        (Lang::En, true) => format!("to {label}"),
+        (Lang::Fr, false) => format!("au niveau {label}"),
+        (Lang::Fr, true) => format!("à {label}"),
+        (Lang::De, _) => format!("zur Ebene {label}"),
+        (Lang::Es, false) => format!("al nivel {label}"),
+        (Lang::Es, true) => format!("a {label}"),
+        (Lang::It, false) => format!("al livello {label}"),
+        (Lang::It, true) => format!("a {label}"),
+    }
+}
+
+/// What a step goes through or past, as a clause after its sentence.
+fn via_text(lang: Lang, via: Option<Via<'_>>) -> String {
+    let Some(via) = via else {
+        return String::new();
+    };
+    let labelled = |word: &str, label: Option<&str>| match label {
+        Some(l) => format!("{word} {l}"),
+        None => word.to_owned(),
+    };
+    match (lang, via) {
+        (Lang::En, Via::Door(l)) => format!(", through {}", labelled("the door", l)),
+        (Lang::En, Via::Gate(l)) => format!(", through {}", labelled("the gate", l)),
+        (Lang::En, Via::Past(p)) => format!(", past {p}"),
+        (Lang::Fr, Via::Door(l)) => format!(", par {}", labelled("la porte", l)),
+        (Lang::Fr, Via::Gate(l)) => format!(", par {}", labelled("le portillon", l)),
+        (Lang::Fr, Via::Past(p)) => format!(", en passant devant {p}"),
+        (Lang::De, Via::Door(l)) => format!(", durch {}", labelled("die Tür", l)),
+        (Lang::De, Via::Gate(l)) => format!(", durch {}", labelled("die Sperre", l)),
+        (Lang::De, Via::Past(p)) => format!(", vorbei an {p}"),
+        (Lang::Es, Via::Door(l)) => format!(", por {}", labelled("la puerta", l)),
+        (Lang::Es, Via::Gate(l)) => format!(", por {}", labelled("el torniquete", l)),
+        (Lang::Es, Via::Past(p)) => format!(", pasando junto a {p}"),
+        (Lang::It, Via::Door(l)) => format!(", attraverso {}", labelled("la porta", l)),
+        (Lang::It, Via::Gate(l)) => format!(", attraverso {}", labelled("il varco", l)),
+        (Lang::It, Via::Past(p)) => format!(", passando davanti a {p}"),
+    }
+}
 
 fn idx(lang: Lang) -> usize {
     match lang {
@@ -207,17 +317,26 @@ fn idx(lang: Lang) -> usize {
 /// The summary of an instruction.
 pub fn summary(lang: Lang, say: &Say<'_>) -> String {
     match say {
-        Say::Depart { compass } => {
-            let c = COMPASS[idx(lang)][compass % 8];
+        Say::Depart { toward, via } => {
+            let t = match toward {
+                Toward::Named(n) => n,
+                Toward::Kind(k) => toward_word(lang, k),
+            };
+            let v = via_text(lang, *via);
             match lang {
-                Lang::En => format!("Head {c}"),
-                Lang::Fr => format!("Dirigez-vous vers {c}"),
-                Lang::De => format!("Gehen Sie Richtung {c}"),
-                Lang::Es => format!("Diríjase hacia {c}"),
-                Lang::It => format!("Dirigiti verso {c}"),
+                Lang::En => format!("Head towards {t}{v}"),
+                Lang::Fr => format!("Dirigez-vous vers {t}{v}"),
+                Lang::De => format!("Gehen Sie Richtung {t}{v}"),
+                Lang::Es => format!("Diríjase hacia {t}{v}"),
+                Lang::It => format!("Dirigiti verso {t}{v}"),
             }
         }
-        Say::Turn { dir, place, kind } => {
+        Say::Turn {
+            dir,
+            place,
+            kind,
+            via,
+        } => {
             let d = dir_word(lang, dir);
             let owned;
             let p = match place {
@@ -227,45 +346,41 @@ pub fn summary(lang: Lang, say: &Say<'_>) -> String {
                     owned
                 }
             };
+            let v = via_text(lang, *via);
             if *dir == "straight" {
                 return match lang {
-                    Lang::En => format!("Continue into {p}"),
-                    Lang::Fr => format!("Continuez dans {p}"),
-                    Lang::De => format!("Gehen Sie weiter in {p}"),
-                    Lang::Es => format!("Continúe hacia {p}"),
-                    Lang::It => format!("Prosegui in {p}"),
+                    Lang::En => format!("Continue into {p}{v}"),
+                    Lang::Fr => format!("Continuez dans {p}{v}"),
+                    Lang::De => format!("Gehen Sie weiter in {p}{v}"),
+                    Lang::Es => format!("Continúe hacia {p}{v}"),
+                    Lang::It => format!("Prosegui in {p}{v}"),
                 };
             }
             match lang {
-                Lang::En => format!("Turn {d} into {p}"),
-                Lang::Fr => format!("Tournez {d} dans {p}"),
-                Lang::De => format!("Biegen Sie {d} in {p} ab"),
-                Lang::Es => format!("Gire {d} hacia {p}"),
-                Lang::It => format!("Gira {d} in {p}"),
+                Lang::En => format!("Turn {d} into {p}{v}"),
+                Lang::Fr => format!("Tournez {d} dans {p}{v}"),
+                Lang::De => format!("Biegen Sie {d} in {p} ab{v}"),
+                Lang::Es => format!("Gire {d} hacia {p}{v}"),
+                Lang::It => format!("Gira {d} in {p}{v}"),
             }
         }
         Say::Vertical { kind, up, level } => {
-            let l = level;
+            let to = level_to(lang, *level);
             match (lang, *kind, *up) {
-                (Lang::En, "elevator", _) => format!("Take the elevator to level {l}"),
+                (Lang::En, "elevator", _) => format!("Take the elevator {to}"),
                 (Lang::En, k, u) => {
                     let what = match k {
                         "stairs" => "stairs",
                         "escalator" => "escalator",
                         _ => "ramp",
                     };
-                    format!(
-                        "Take the {what} {} to level {l}",
-                        if u { "up" } else { "down" }
-                    )
+                    format!("Take the {what} {} {to}", if u { "up" } else { "down" })
                 }
-                (Lang::Fr, "elevator", _) => format!("Prenez l'ascenseur jusqu'au niveau {l}"),
-                (Lang::Fr, "stairs", true) => format!("Montez l'escalier jusqu'au niveau {l}"),
-                (Lang::Fr, "stairs", false) => {
-                    format!("Descendez l'escalier jusqu'au niveau {l}")
-                }
+                (Lang::Fr, "elevator", _) => format!("Prenez l'ascenseur jusqu'{to}"),
+                (Lang::Fr, "stairs", true) => format!("Montez l'escalier jusqu'{to}"),
+                (Lang::Fr, "stairs", false) => format!("Descendez l'escalier jusqu'{to}"),
                 (Lang::Fr, k, u) => format!(
-                    "Prenez {} pour {} au niveau {l}",
+                    "Prenez {} pour {} {to}",
                     if k == "escalator" {
                         "l'escalier mécanique"
                     } else {
@@ -273,13 +388,13 @@ pub fn summary(lang: Lang, say: &Say<'_>) -> String {
                     },
                     if u { "monter" } else { "descendre" }
                 ),
-                (Lang::De, "elevator", _) => format!("Nehmen Sie den Aufzug zur Ebene {l}"),
+                (Lang::De, "elevator", _) => format!("Nehmen Sie den Aufzug {to}"),
                 (Lang::De, "stairs", u) => format!(
-                    "Gehen Sie die Treppe {} zur Ebene {l}",
+                    "Gehen Sie die Treppe {} {to}",
                     if u { "hinauf" } else { "hinunter" }
                 ),
                 (Lang::De, k, u) => format!(
-                    "Nehmen Sie {} nach {} zur Ebene {l}",
+                    "Nehmen Sie {} nach {} {to}",
                     if k == "escalator" {
                         "die Rolltreppe"
                     } else {
@@ -287,13 +402,12 @@ pub fn summary(lang: Lang, say: &Say<'_>) -> String {
                     },
                     if u { "oben" } else { "unten" }
                 ),
-                (Lang::Es, "elevator", _) => format!("Tome el ascensor hasta el nivel {l}"),
-                (Lang::Es, "stairs", u) => format!(
-                    "{} por la escalera hasta el nivel {l}",
-                    if u { "Suba" } else { "Baje" }
-                ),
+                (Lang::Es, "elevator", _) => format!("Tome el ascensor {to}"),
+                (Lang::Es, "stairs", u) => {
+                    format!("{} por la escalera {to}", if u { "Suba" } else { "Baje" })
+                }
                 (Lang::Es, k, u) => format!(
-                    "Tome {} para {} al nivel {l}",
+                    "Tome {} para {} {to}",
                     if k == "escalator" {
                         "la escalera mecánica"
                     } else {
@@ -301,13 +415,12 @@ pub fn summary(lang: Lang, say: &Say<'_>) -> String {
                     },
                     if u { "subir" } else { "bajar" }
                 ),
-                (Lang::It, "elevator", _) => format!("Prendi l'ascensore fino al livello {l}"),
-                (Lang::It, "stairs", u) => format!(
-                    "{} le scale fino al livello {l}",
-                    if u { "Sali" } else { "Scendi" }
-                ),
+                (Lang::It, "elevator", _) => format!("Prendi l'ascensore fino {to}"),
+                (Lang::It, "stairs", u) => {
+                    format!("{} le scale fino {to}", if u { "Sali" } else { "Scendi" })
+                }
                 (Lang::It, k, u) => format!(
-                    "Prendi {} per {} al livello {l}",
+                    "Prendi {} per {} {to}",
                     if k == "escalator" {
                         "la scala mobile"
                     } else {
@@ -362,26 +475,40 @@ mod tests {
                 panic!("{code}")
             };
             let says = [
-                Say::Depart { compass: 3 },
+                Say::Depart {
+                    toward: Toward::Kind("elevator"),
+                    via: None,
+                },
                 Say::Turn {
                     dir: "left",
                     place: None,
                     kind: "corridor",
+                    via: Some(Via::Door(Some("B12"))),
                 },
                 Say::Turn {
                     dir: "straight",
                     place: Some("Karlspassage"),
                     kind: "area",
+                    via: Some(Via::Past("Lindt")),
                 },
                 Say::Vertical {
                     kind: "escalator",
                     up: false,
-                    level: -1,
+                    level: LevelName::Number(-1),
                 },
                 Say::Vertical {
                     kind: "stairs",
                     up: true,
-                    level: 2,
+                    level: LevelName::Ref("U2"),
+                },
+                Say::Vertical {
+                    kind: "elevator",
+                    up: true,
+                    level: LevelName::Name("Departures"),
+                },
+                Say::Depart {
+                    toward: Toward::Named("Rischart"),
+                    via: Some(Via::Gate(None)),
                 },
                 Say::Arrive {
                     place: Some("Bäcker"),
@@ -389,22 +516,60 @@ mod tests {
             ];
             let texts: Vec<String> = says.iter().map(|s| summary(lang, s)).collect();
             assert!(texts.iter().all(|t| !t.is_empty()));
-            assert!(texts[2].contains("Karlspassage"));
-            assert!(texts[3].contains("-1") && texts[4].contains('2'));
+            assert!(texts[1].contains("B12"), "{}", texts[1]);
+            assert!(texts[2].contains("Karlspassage") && texts[2].contains("Lindt"));
+            assert!(texts[3].contains("-1") && texts[4].contains("U2"));
+            assert!(texts[5].contains("Departures") && texts[6].contains("Rischart"));
+            // no compass heading in any first step
+            for compass in ["north", "nord", "Norden", "norte", "sud", "south"] {
+                assert!(!texts[0].contains(compass), "{}", texts[0]);
+            }
+            // every sentence of a language differs from every other
+            let distinct: std::collections::HashSet<&String> = texts.iter().collect();
+            assert_eq!(distinct.len(), texts.len(), "{texts:?}");
         }
-        assert_eq!(
+        let fr = |level| {
             summary(
                 Lang::Fr,
                 &Say::Vertical {
                     kind: "elevator",
                     up: true,
-                    level: 1
+                    level,
+                },
+            )
+        };
+        assert_eq!(
+            fr(LevelName::Number(1)),
+            "Prenez l'ascenseur jusqu'au niveau 1"
+        );
+        assert_eq!(
+            fr(LevelName::Name("Départs")),
+            "Prenez l'ascenseur jusqu'à Départs"
+        );
+        assert_eq!(
+            summary(
+                Lang::It,
+                &Say::Vertical {
+                    kind: "stairs",
+                    up: false,
+                    level: LevelName::Ref("P1"),
                 }
             ),
-            "Prenez l'ascenseur jusqu'au niveau 1"
+            "Scendi le scale fino al livello P1"
+        );
+        assert_eq!(
+            summary(
+                Lang::De,
+                &Say::Depart {
+                    toward: Toward::Kind("escalator"),
+                    via: Some(Via::Past("Lindt")),
+                }
+            ),
+            "Gehen Sie Richtung Rolltreppe, vorbei an Lindt"
         );
         assert_eq!(duration_text(30.4), "30 s");
         assert_eq!(duration_text(95.0), "2 min");
         assert_eq!(distance_text(35.5, false), "36 m");
+        assert_eq!(distance_text(35.5, true), "116 ft");
     }
 }

@@ -14,8 +14,9 @@
 //!   `railway=platform`/`public_transport=platform` → `area`, a shop, amenity, office, tourism,
 //!   craft or healthcare, or a named element that is not a track, road, waterway, power line,
 //!   route or barrier → `poi`. Levels come from `level` plus
-//!   `repeat_on` ([`waymark_core::indoor::levels::parse_levels`]: `0`, `-1`, `1;2`, `0-3`, `-2--1`, `0.5`), rounded to
-//!   integers (the API's levels are integers); untagged features other than doors are on
+//!   `repeat_on` ([`waymark_core::indoor::levels::parse_levels`]: `0`, `-1`, `1;2`, `0-3`, `-2--1`, `0.5`); a
+//!   venue with half-levels numbers its levels in order ([`LevelMap`]: the API's levels are
+//!   integers, a half-level is one of its own); untagged features other than doors are on
 //!   level 0 (doors take the levels of the areas whose outline has them).
 //! * **Grouping**: a feature belongs to the smallest building (`building=*` way or
 //!   multipolygon/`type=building` relation) whose outline contains its representative point,
@@ -31,8 +32,9 @@
 //!   it holds or stands in, else its address, else its largest named walkable area, else the
 //!   nearest station or mall within 300 m, else `Indoor venue (<first feature name>)` — never
 //!   the OSM id; bbox the union of the outline and its features; `levels` one
-//!   `{level, name, ref, bbox}` per integer level seen (`name`/`ref` from the `indoor=level`
-//!   feature of that level); `buildings` one entry `{ref: venue_id, name, localized_name,
+//!   `{level, name, ref, bbox}` per level seen (`name`/`ref` the venue's words for it:
+//!   [`level_labels`] of the features on that level alone, the most common; a renumbered
+//!   level's `ref` defaults to its OSM value); `buildings` one entry `{ref: venue_id, name, localized_name,
 //!   description, opening_hours, logo, cover (image), levels}`; `languages` every `name:xx`
 //!   seen plus `en`; `updated_at` the PBF replication timestamp, else the build time.
 //! * **Feature columns**: `id` = OSM id × 4 + element type (stable,
@@ -50,7 +52,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rusqlite::{Transaction, params};
 use waymark_core::geo::{BBox, MultiPolygon, Pt, line_geojson, point_geojson};
-use waymark_core::indoor::levels::{feature_levels, int_levels};
+use waymark_core::indoor::levels::{LevelMap, feature_levels, value_text};
 use waymark_core::indoor::osm_feature_id;
 
 use super::models::{MemberKind, OsmData, OsmError, OsmStats, Tags};
@@ -284,6 +286,31 @@ fn level_json(l: f64) -> serde_json::Value {
     } else {
         serde_json::Value::from(l)
     }
+}
+
+/// The words a feature gives for the level it is on: `(true, name)` from `level:name`,
+/// `level_name` (and `name` of an `indoor=level` outline), `(false, ref)` from `level:ref` (and
+/// `ref` of a level outline).
+fn level_labels<'a>(f: &Feature<'a>) -> Vec<(bool, &'a str)> {
+    let outline = f.kind == "level";
+    let mut out = Vec::new();
+    let name = f
+        .tags
+        .get("level:name")
+        .or_else(|| f.tags.get("level_name"))
+        .or_else(|| if outline { f.tags.get("name") } else { None });
+    let reference = f
+        .tags
+        .get("level:ref")
+        .or_else(|| if outline { f.tags.get("ref") } else { None });
+    // a `level:ref`/`level:name` listing several levels (`U1;U2`) names none of them alone
+    if let Some(n) = name.filter(|n| !n.contains(';')) {
+        out.push((true, n));
+    }
+    if let Some(r) = reference.filter(|r| !r.contains(';')) {
+        out.push((false, r));
+    }
+    out
 }
 
 /// Level value, name, ref and bbox of one venue level.
@@ -556,31 +583,43 @@ pub fn build(
         let mut bbox = c.bbox;
         let mut langs: BTreeSet<String> = BTreeSet::from(["en".to_owned()]);
         langs.extend(c.tags.lang_names().map(|(l, _)| l.to_owned()));
+        // Half-levels are levels of their own: the venue's levels numbered in order.
+        let map = LevelMap::new(feats.iter().flat_map(|f| f.ranges.iter()));
         // level -> (name, ref, bbox)
         let mut levels: BTreeMap<i64, LevelInfo> = BTreeMap::new();
+        // level -> label -> how many features give it
+        let mut names: BTreeMap<i64, BTreeMap<&str, usize>> = BTreeMap::new();
+        let mut refs: BTreeMap<i64, BTreeMap<&str, usize>> = BTreeMap::new();
         for f in &feats {
             bbox = bbox.union(f.bbox);
             langs.extend(f.tags.lang_names().map(|(l, _)| l.to_owned()));
-            for l in int_levels(&f.ranges) {
-                let e = levels.entry(l).or_insert((l as f64, None, None, f.bbox));
+            let on = map.levels(&f.ranges);
+            for l in &on {
+                let e = levels.entry(*l).or_insert((*l as f64, None, None, f.bbox));
                 e.3 = e.3.union(f.bbox);
-                if f.kind == "level" {
-                    if e.1.is_none() {
-                        e.1 = f
-                            .tags
-                            .get("level:name")
-                            .or_else(|| f.tags.get("name"))
-                            .map(str::to_owned);
-                    }
-                    if e.2.is_none() {
-                        e.2 = f
-                            .tags
-                            .get("level:ref")
-                            .or_else(|| f.tags.get("ref"))
-                            .map(str::to_owned);
-                    }
+            }
+            // The venue's words for a level: a feature on one level says its name and ref.
+            if let [l] = on[..] {
+                for (label, found) in level_labels(f) {
+                    let into = if label { &mut names } else { &mut refs };
+                    *into.entry(l).or_default().entry(found).or_default() += 1;
                 }
             }
+        }
+        let most = |m: Option<&BTreeMap<&str, usize>>| {
+            m.and_then(|m| m.iter().max_by_key(|(k, n)| (**n, std::cmp::Reverse(**k))))
+                .map(|(k, _)| (*k).to_owned())
+        };
+        // A renumbered venue's level without a `level:ref` is known by its OSM value.
+        let values: BTreeMap<i64, f64> = map
+            .values()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(v, l)| (l, v))
+            .collect();
+        for (l, e) in levels.iter_mut() {
+            e.1 = most(names.get(l));
+            e.2 = most(refs.get(l)).or_else(|| values.get(l).map(|v| value_text(*v)));
         }
         let levels_json: Vec<serde_json::Value> = levels
             .values()
@@ -628,8 +667,9 @@ pub fn build(
         ])?;
         stats.indoor_venues += 1;
         for f in &feats {
-            let lmin = f.ranges.iter().map(|r| r.0).reduce(f64::min);
-            let lmax = f.ranges.iter().map(|r| r.1).reduce(f64::max);
+            let on = map.levels(&f.ranges);
+            let lmin = on.first().map(|l| *l as f64);
+            let lmax = on.last().map(|l| *l as f64);
             let category = category_of(f.tags);
             let tags = f.tags.to_json();
             ins_f.execute(params![
@@ -638,8 +678,8 @@ pub fn build(
                 f.osm_type,
                 f.osm_id,
                 f.kind,
-                lmin.map(f64::round),
-                lmax.map(f64::round),
+                lmin,
+                lmax,
                 f.tags.get("name"),
                 f.tags.get("ref"),
                 category,
@@ -700,4 +740,111 @@ fn compress_feature_text(tx: &Transaction<'_>) -> Result<(), OsmError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::osm::models::{OsmNode, OsmWay};
+
+    /// A building with a room on each of levels 0 and 1 and a shop on level 2, tagged with
+    /// the venue's own level words.
+    fn venue(extra: &[(&str, &str)]) -> OsmData {
+        let mut d = OsmData::default();
+        let square = |d: &mut OsmData, first: i64, w: f64, s: f64, size: f64| {
+            for (i, (dy, dx)) in [(0.0, 0.0), (0.0, size), (size, size), (size, 0.0)]
+                .iter()
+                .enumerate()
+            {
+                d.coords.insert(first + i as i64, Pt::new(s + dy, w + dx));
+            }
+            vec![first, first + 1, first + 2, first + 3, first]
+        };
+        let refs = square(&mut d, 1, 11.0, 48.0, 0.001);
+        d.ways.insert(
+            100,
+            OsmWay {
+                id: 100,
+                refs,
+                tags: Tags::from_pairs(&[("building", "retail"), ("name", "Mall")]),
+            },
+        );
+        let refs = square(&mut d, 11, 11.0001, 48.0001, 0.0002);
+        d.ways.insert(
+            101,
+            OsmWay {
+                id: 101,
+                refs,
+                tags: Tags::from_pairs(&[
+                    ("indoor", "room"),
+                    ("level", "0"),
+                    ("level:ref", "EG"),
+                    ("name", "Hall"),
+                ]),
+            },
+        );
+        let refs = square(&mut d, 21, 11.0004, 48.0004, 0.0002);
+        d.ways.insert(
+            102,
+            OsmWay {
+                id: 102,
+                refs,
+                tags: Tags::from_pairs(&[
+                    ("indoor", "level"),
+                    ("level", "1"),
+                    ("name", "Departures"),
+                    ("ref", "D"),
+                ]),
+            },
+        );
+        let mut shop = vec![("shop", "bakery"), ("level", "2"), ("name", "Bakery")];
+        shop.extend_from_slice(extra);
+        d.nodes.push(OsmNode {
+            id: 7,
+            lat: 48.0005,
+            lng: 11.0005,
+            tags: Tags::from_pairs(&shop),
+        });
+        d
+    }
+
+    fn levels_of(d: &OsmData) -> Vec<serde_json::Value> {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        waymark_core::packs::schema::create_all(&conn).unwrap();
+        let tx = conn.transaction().unwrap();
+        let mut stats = OsmStats::default();
+        build(d, &tx, &mut stats, &mut |_, _, _| {}).unwrap();
+        let levels: String = tx
+            .query_row("SELECT levels FROM indoor_venues", [], |r| r.get(0))
+            .unwrap();
+        serde_json::from_str(&levels).unwrap()
+    }
+
+    #[test]
+    fn levels_take_the_venues_words() {
+        let levels = levels_of(&venue(&[("level_name", "Food court")]));
+        let pick = |l: i64, k: &str| {
+            levels
+                .iter()
+                .find(|x| x["level"] == l)
+                .map(|x| x[k].clone())
+                .unwrap()
+        };
+        // `level:ref` of a room, the name and ref of a level outline, `level_name` of a shop
+        assert_eq!(pick(0, "ref"), "EG");
+        assert_eq!(pick(0, "name"), serde_json::Value::Null);
+        assert_eq!(pick(1, "name"), "Departures");
+        assert_eq!(pick(1, "ref"), "D");
+        assert_eq!(pick(2, "name"), "Food court");
+        // `level:name` wins over `level_name`; a list of levels names none
+        let levels = levels_of(&venue(&[
+            ("level:name", "Terrace"),
+            ("level_name", "Food court"),
+            ("level:ref", "2;3"),
+        ]));
+        let two = levels.iter().find(|x| x["level"] == 2).unwrap();
+        assert_eq!(two["name"], "Terrace");
+        assert_eq!(two["ref"], serde_json::Value::Null);
+    }
 }
