@@ -803,7 +803,10 @@ fn zones_are_read_listed_created_deleted_and_exported() {
 #[test]
 fn over_http_zones_are_managed_with_their_errors() {
     let Retail {
-        publisher, engine, ..
+        _tmp,
+        publisher,
+        engine,
+        ..
     } = retail();
     let server = waymark_tests::LocalServer::start(engine);
     let write = waymark_tests::write_caller(&publisher).private_key.unwrap();
