@@ -402,6 +402,10 @@ pub struct ZonesExportFeature {
     pub geometry: PointGeometry,
     /// The store's fields in the import format, with its `zones`.
     pub properties: JsonObject,
+    /// The ids of this store's zones whose device edit is in conflict (a newer pack changed
+    /// the zone since the edit was made; deleted zones included), by `zone_id`: a foreign
+    /// member of the Feature, which the import ignores, for the publisher to review.
+    pub conflicts: Vec<String>,
 }
 
 #[cfg(test)]

@@ -382,6 +382,11 @@ impl Stores {
                     );
                 }
                 p.insert("zones".into(), Value::Array(zones));
+                let conflicts = ordered
+                    .iter()
+                    .filter(|(e, touched)| touched.contains(id) && index.conflict(e))
+                    .map(|(e, _)| e.zone_id.clone())
+                    .collect();
                 Ok(ZonesExportFeature {
                     kind: "Feature".into(),
                     geometry: PointGeometry::new(LatLng {
@@ -389,6 +394,7 @@ impl Stores {
                         lng: s.lng,
                     }),
                     properties: JsonObject::from(p),
+                    conflicts,
                 })
             })
             .collect::<Result<Vec<_>, ApiError>>()?;

@@ -13502,6 +13502,12 @@ public struct ZonesExportFeature: Equatable, Hashable {
      * The store's fields in the import format, with its `zones`.
      */
     public var properties: JsonObject
+    /**
+     * The ids of this store's zones whose device edit is in conflict (a newer pack changed
+     * the zone since the edit was made; deleted zones included), by `zone_id`: a foreign
+     * member of the Feature, which the import ignores, for the publisher to review.
+     */
+    public var conflicts: [String]
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -13514,10 +13520,16 @@ public struct ZonesExportFeature: Equatable, Hashable {
          */geometry: PointGeometry, 
         /**
          * The store's fields in the import format, with its `zones`.
-         */properties: JsonObject) {
+         */properties: JsonObject, 
+        /**
+         * The ids of this store's zones whose device edit is in conflict (a newer pack changed
+         * the zone since the edit was made; deleted zones included), by `zone_id`: a foreign
+         * member of the Feature, which the import ignores, for the publisher to review.
+         */conflicts: [String]) {
         self.kind = kind
         self.geometry = geometry
         self.properties = properties
+        self.conflicts = conflicts
     }
 
     
@@ -13538,7 +13550,8 @@ public struct FfiConverterTypeZonesExportFeature: FfiConverterRustBuffer {
             try ZonesExportFeature(
                 kind: FfiConverterString.read(from: &buf), 
                 geometry: FfiConverterTypePointGeometry.read(from: &buf), 
-                properties: FfiConverterTypeJsonObject.read(from: &buf)
+                properties: FfiConverterTypeJsonObject.read(from: &buf), 
+                conflicts: FfiConverterSequenceString.read(from: &buf)
         )
     }
 
@@ -13546,6 +13559,7 @@ public struct FfiConverterTypeZonesExportFeature: FfiConverterRustBuffer {
         FfiConverterString.write(value.kind, into: &buf)
         FfiConverterTypePointGeometry.write(value.geometry, into: &buf)
         FfiConverterTypeJsonObject.write(value.properties, into: &buf)
+        FfiConverterSequenceString.write(value.conflicts, into: &buf)
     }
 }
 

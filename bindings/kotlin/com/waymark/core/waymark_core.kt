@@ -10248,6 +10248,13 @@ data class ZonesExportFeature (
      * The store's fields in the import format, with its `zones`.
      */
     var `properties`: JsonObject
+    , 
+    /**
+     * The ids of this store's zones whose device edit is in conflict (a newer pack changed
+     * the zone since the edit was made; deleted zones included), by `zone_id`: a foreign
+     * member of the Feature, which the import ignores, for the publisher to review.
+     */
+    var `conflicts`: List<kotlin.String>
     
 ){
     
@@ -10267,19 +10274,22 @@ public object FfiConverterTypeZonesExportFeature: FfiConverterRustBuffer<ZonesEx
             FfiConverterString.read(buf),
             FfiConverterTypePointGeometry.read(buf),
             FfiConverterTypeJsonObject.read(buf),
+            FfiConverterSequenceString.read(buf),
         )
     }
 
     override fun allocationSize(value: ZonesExportFeature) = (
             FfiConverterString.allocationSize(value.`kind`) +
             FfiConverterTypePointGeometry.allocationSize(value.`geometry`) +
-            FfiConverterTypeJsonObject.allocationSize(value.`properties`)
+            FfiConverterTypeJsonObject.allocationSize(value.`properties`) +
+            FfiConverterSequenceString.allocationSize(value.`conflicts`)
     )
 
     override fun write(value: ZonesExportFeature, buf: ByteBuffer) {
             FfiConverterString.write(value.`kind`, buf)
             FfiConverterTypePointGeometry.write(value.`geometry`, buf)
             FfiConverterTypeJsonObject.write(value.`properties`, buf)
+            FfiConverterSequenceString.write(value.`conflicts`, buf)
     }
 }
 
