@@ -322,6 +322,29 @@ mod tests {
             doc["paths"]["/zones"]["put"]["security"],
             json!([{"privateKey": []}])
         );
+        // The zone operations beside the spec's PUT: extensions; reads take any key (K2),
+        // writes and the export a key with write permission (K3).
+        let k2 = json!([{"publicKey": []}, {"privateKey": []}, {"apiKeyHeader": []}]);
+        let k3 = json!([{"privateKey": []}, {"apiKeyHeader": []}]);
+        for (path, method, security) in [
+            ("/zones", "get", &k2),
+            ("/zones/{zone_id}", "get", &k2),
+            ("/zones", "post", &k3),
+            ("/zones/{zone_id}", "delete", &k3),
+            ("/zones/export", "get", &k3),
+        ] {
+            let op = &doc["paths"][path][method];
+            assert_eq!(op["x-waymark-extension"], json!(true), "{method} {path}");
+            assert_eq!(&op["security"], security, "{method} {path}");
+            assert!(
+                op["responses"]["200"]["content"]["application/json"]["schema"].is_object(),
+                "{method} {path}"
+            );
+        }
+        assert_eq!(
+            doc["paths"]["/zones/{zone_id}"]["get"]["parameters"][0]["in"],
+            json!("path")
+        );
     }
 
     /// Every `$ref` of the document, anywhere.
