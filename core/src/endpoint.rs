@@ -646,10 +646,10 @@ mod tests {
         paths.dedup();
         assert_eq!(
             paths.len(),
-            36,
+            41,
             "27 of the spec, the matrix result's 303 target, the map layer, 4 of pack management, \
-             2 of datasets (POST /datasets, DELETE /datasets/{{id}}) and three-word addresses \
-             back to coordinates"
+             2 of datasets (POST /datasets, DELETE /datasets/{{id}}), three-word addresses \
+             back to coordinates and 5 of zones beside PUT /zones"
         );
     }
 
@@ -662,7 +662,8 @@ mod tests {
                 .replace("{feature_id}", "f1");
             let concrete = concrete
                 .replace("{venue_id}", "v1")
-                .replace("{matrix_id}", "m1");
+                .replace("{matrix_id}", "m1")
+                .replace("{zone_id}", "z1");
             let (found, _) = Endpoint::route(ep.method(), &concrete).unwrap();
             assert_eq!(found, ep, "{concrete}");
             let (found, _) = Endpoint::route(ep.method(), &format!("{concrete}/")).unwrap();
