@@ -202,6 +202,29 @@ macro_rules! endpoint_table {
             ZonesUpdate: Put "/zones", Zones, ZonesUpdate, 1 per 1 s,
                 ZonesUpdateRequest => ZonesUpdateResponse,
                 Blocking, Json, All, Zones, zones_update, updateZones;
+            /// `GET /zones/export` (Waymark extension, not in the spec): the zone edits of
+            /// this device as a stores file of `waymark-packs import-stores`
+            ZonesExport: Get "/zones/export", Zones, K3, 1 per 1 s,
+                ZonesExportRequest => ZonesExportResponse,
+                Blocking, Json, All, Zones, zones_export, exportZones;
+            /// `GET /zones/{zone_id}` (Waymark extension, not in the spec): one zone as it
+            /// answers on this device
+            ZoneGet: Get "/zones/{zone_id}", Zones, K2, 20 per 1 s,
+                ZoneGetRequest => ZoneGetResponse,
+                Inline, Json, All, Zones, zones_get, zone;
+            /// `GET /zones` (Waymark extension, not in the spec): a store's zones, paged
+            ZonesList: Get "/zones", Zones, K2, 20 per 1 s,
+                ZonesListRequest => ZonesListResponse,
+                Inline, Json, All, Zones, zones_list, zones;
+            /// `POST /zones` (Waymark extension, not in the spec): creates zones, all or
+            /// nothing
+            ZonesCreate: Post "/zones", Zones, K3, 1 per 1 s,
+                ZonesCreateRequest => ZonesCreateResponse,
+                Blocking, Json, All, Zones, zones_create, createZones;
+            /// `DELETE /zones/{zone_id}` (Waymark extension, not in the spec)
+            ZoneDelete: Delete "/zones/{zone_id}", Zones, K3, 10 per 1 s,
+                ZoneDeleteRequest => ZoneDeleteResponse,
+                Blocking, Json, All, Zones, zones_delete, deleteZone;
             /// `GET /datasets`
             DatasetList: Get "/datasets", Datasets, K3, 1 per 1 s,
                 DatasetListRequest => DatasetListResponse,
@@ -479,8 +502,8 @@ endpoint_table!(define_endpoints);
 
 impl Endpoint {
     /// Whether the endpoint is one of the spec's 27 (the others manage packs, create and delete
-    /// datasets, are the 303 target of the matrix result, or serve the map layer of the demo
-    /// page).
+    /// datasets, manage zones beside `PUT /zones`, are the 303 target of the matrix result, or
+    /// serve the map layer of the demo page).
     pub fn in_spec(self) -> bool {
         self.group() != ApiGroup::Packs
             && !matches!(
@@ -490,6 +513,11 @@ impl Endpoint {
                     | Endpoint::DatasetCreate
                     | Endpoint::DatasetDelete
                     | Endpoint::ConvertToCoordinates
+                    | Endpoint::ZonesExport
+                    | Endpoint::ZoneGet
+                    | Endpoint::ZonesList
+                    | Endpoint::ZonesCreate
+                    | Endpoint::ZoneDelete
             )
     }
 
@@ -608,8 +636,8 @@ mod tests {
     #[test]
     fn twenty_seven_endpoints_plus_the_traffic_bucket() {
         assert_eq!(Endpoint::ALL.iter().filter(|e| e.in_spec()).count(), 28);
-        assert_eq!(Endpoint::ALL.len(), 37);
-        assert_eq!(Endpoint::operations().count(), 36);
+        assert_eq!(Endpoint::ALL.len(), 42);
+        assert_eq!(Endpoint::operations().count(), 41);
         let mut paths: Vec<_> = Endpoint::ALL
             .iter()
             .map(|e| (e.method(), e.path()))
@@ -618,10 +646,10 @@ mod tests {
         paths.dedup();
         assert_eq!(
             paths.len(),
-            36,
+            41,
             "27 of the spec, the matrix result's 303 target, the map layer, 4 of pack management, \
-             2 of datasets (POST /datasets, DELETE /datasets/{{id}}) and three-word addresses \
-             back to coordinates"
+             2 of datasets (POST /datasets, DELETE /datasets/{{id}}), three-word addresses \
+             back to coordinates and 5 of zones beside PUT /zones"
         );
     }
 
@@ -634,7 +662,8 @@ mod tests {
                 .replace("{feature_id}", "f1");
             let concrete = concrete
                 .replace("{venue_id}", "v1")
-                .replace("{matrix_id}", "m1");
+                .replace("{matrix_id}", "m1")
+                .replace("{zone_id}", "z1");
             let (found, _) = Endpoint::route(ep.method(), &concrete).unwrap();
             assert_eq!(found, ep, "{concrete}");
             let (found, _) = Endpoint::route(ep.method(), &format!("{concrete}/")).unwrap();

@@ -310,6 +310,53 @@ impl Engine {
             .update_zones(self.packs().snapshot(), call, &req)
     }
 
+    /// `GET /zones/export` (Waymark extension)
+    pub fn zones_export(
+        &self,
+        call: &mut Call<'_>,
+        req: ZonesExportRequest,
+    ) -> Result<ZonesExportResponse, ApiError> {
+        self.stores
+            .export_zones(self.packs().snapshot(), call, &req)
+    }
+
+    /// `GET /zones/{zone_id}` (Waymark extension)
+    pub fn zones_get(
+        &self,
+        call: &mut Call<'_>,
+        req: ZoneGetRequest,
+    ) -> Result<ZoneGetResponse, ApiError> {
+        self.stores.zone_get(self.packs().snapshot(), call, &req)
+    }
+
+    /// `GET /zones?store_id=...` (Waymark extension)
+    pub fn zones_list(
+        &self,
+        call: &mut Call<'_>,
+        req: ZonesListRequest,
+    ) -> Result<ZonesListResponse, ApiError> {
+        self.stores.zones_list(self.packs().snapshot(), call, &req)
+    }
+
+    /// `POST /zones` (Waymark extension)
+    pub fn zones_create(
+        &self,
+        call: &mut Call<'_>,
+        req: ZonesCreateRequest,
+    ) -> Result<ZonesCreateResponse, ApiError> {
+        self.stores
+            .create_zones(self.packs().snapshot(), call, &req)
+    }
+
+    /// `DELETE /zones/{zone_id}` (Waymark extension)
+    pub fn zones_delete(
+        &self,
+        call: &mut Call<'_>,
+        req: ZoneDeleteRequest,
+    ) -> Result<ZoneDeleteResponse, ApiError> {
+        self.stores.delete_zone(self.packs().snapshot(), call, &req)
+    }
+
     /// `POST /datasets` (Waymark extension)
     pub fn datasets_create(
         &self,

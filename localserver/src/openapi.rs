@@ -298,9 +298,9 @@ mod tests {
         let paths = doc["paths"].as_object().unwrap();
         let ops: usize = paths.values().map(|m| m.as_object().unwrap().len()).sum();
         assert_eq!(
-            ops, 36,
+            ops, 41,
             "27 of the spec, the matrix result's 303 target, the map layer, 4 of pack management, \
-             2 of datasets and convert-to-coordinates"
+             2 of datasets, convert-to-coordinates and 5 of zones"
         );
         assert_eq!(
             doc["paths"]["/datasets/{dataset_id}"]
@@ -321,6 +321,29 @@ mod tests {
         assert_eq!(
             doc["paths"]["/zones"]["put"]["security"],
             json!([{"privateKey": []}])
+        );
+        // The zone operations beside the spec's PUT: extensions; reads take any key (K2),
+        // writes and the export a key with write permission (K3).
+        let k2 = json!([{"publicKey": []}, {"privateKey": []}, {"apiKeyHeader": []}]);
+        let k3 = json!([{"privateKey": []}, {"apiKeyHeader": []}]);
+        for (path, method, security) in [
+            ("/zones", "get", &k2),
+            ("/zones/{zone_id}", "get", &k2),
+            ("/zones", "post", &k3),
+            ("/zones/{zone_id}", "delete", &k3),
+            ("/zones/export", "get", &k3),
+        ] {
+            let op = &doc["paths"][path][method];
+            assert_eq!(op["x-waymark-extension"], json!(true), "{method} {path}");
+            assert_eq!(&op["security"], security, "{method} {path}");
+            assert!(
+                op["responses"]["200"]["content"]["application/json"]["schema"].is_object(),
+                "{method} {path}"
+            );
+        }
+        assert_eq!(
+            doc["paths"]["/zones/{zone_id}"]["get"]["parameters"][0]["in"],
+            json!("path")
         );
     }
 

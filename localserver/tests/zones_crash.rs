@@ -385,3 +385,222 @@ fn conflicts_survive_sigkill_in_both_orders() {
         }
     }
 }
+
+/// Creation batch `k`: a new zone beside every store (`C<k>x<i>`), described `create <k>`.
+fn creation(stores: &[StoreAsset], k: usize) -> String {
+    let zones: Vec<Value> = stores
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let (lat, lng) = centre(s, k);
+            json!({
+                "zone_id": format!("C{k}x{i}"),
+                "store_id": s.store_id,
+                "polygon": circle_wkt(lat, lng, 300.0, 24),
+                "description": format!("create {k}"),
+                "types": ["pickup"],
+            })
+        })
+        .collect();
+    json!({ "zones": zones }).to_string()
+}
+
+fn write_key(publisher: &Publisher) -> String {
+    publisher
+        .issue(&KeyClaims::new(KeyScope::Private {
+            write: true,
+            restriction: PrivateRestriction::None,
+        }))
+        .unwrap()
+}
+
+#[test]
+fn a_creation_survives_sigkill_whole_or_not_at_all() {
+    let tmp = tempfile::tempdir().unwrap();
+    let publisher = Publisher::generate().unwrap();
+    let (stores, state, packs, _) = prepare(tmp.path(), &publisher);
+    let trust = publisher.verifying().encode();
+    let write = write_key(&publisher);
+
+    // Creation 0, undisturbed: how long a batch takes.
+    let server = start(&state, &packs, &trust);
+    let started = Instant::now();
+    let (status, body) =
+        send(server.addr, "POST", "/zones", &write, &creation(&stores, 0)).unwrap();
+    let full = started.elapsed();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["message"], format!("{STORES} zones created"));
+    server.kill();
+    assert_eq!(stored(&state), [("create 0".to_string(), STORES as i64)]);
+
+    let mut committed = vec![0];
+    let mut lost = Vec::new();
+    const KILLS: usize = 8;
+    for k in 1..=KILLS {
+        let server = start(&state, &packs, &trust);
+        let (addr, body, key) = (server.addr, creation(&stores, k), write.clone());
+        let request = std::thread::spawn(move || send(addr, "POST", "/zones", &key, &body));
+        std::thread::sleep(full.mul_f64(k as f64 / KILLS as f64 * 1.2));
+        server.kill();
+        let answered = request.join().unwrap();
+        let now = stored(&state);
+        for (description, rows) in &now {
+            assert_eq!(
+                *rows, STORES as i64,
+                "{description} is whole after kill {k}: {now:?}"
+            );
+        }
+        let has = |k: usize| now.iter().any(|(d, _)| *d == format!("create {k}"));
+        if answered.as_ref().is_some_and(|(s, _)| *s == 200) {
+            assert!(has(k), "an answered creation is never lost (kill {k})");
+        }
+        match has(k) {
+            true => committed.push(k),
+            false => lost.push(k),
+        }
+        let expected: Vec<String> = committed.iter().map(|k| format!("create {k}")).collect();
+        let present: Vec<String> = now.iter().map(|(d, _)| d.clone()).collect();
+        assert_eq!(present.len(), expected.len(), "after kill {k}: {now:?}");
+        for d in &expected {
+            assert!(present.contains(d), "{d} after kill {k}: {now:?}");
+        }
+    }
+    eprintln!(
+        "{} of {KILLS} killed creations had committed, the others left no trace",
+        committed.len() - 1
+    );
+
+    // The restarted server answers the committed zones and none of the others, and a creation
+    // that left no trace can be sent again.
+    let server = start(&state, &packs, &trust);
+    for &k in &committed {
+        for i in [0, STORES / 2, STORES - 1] {
+            let (status, body) =
+                send(server.addr, "GET", &format!("/zones/C{k}x{i}"), &write, "").unwrap();
+            assert_eq!(status, 200, "{body}");
+            assert_eq!(body["description"], format!("create {k}"));
+            assert_eq!(body["store_id"], stores[i].store_id.as_str());
+        }
+    }
+    for &k in &lost {
+        let (status, body) =
+            send(server.addr, "GET", &format!("/zones/C{k}x0"), &write, "").unwrap();
+        assert_eq!(status, 404, "{body}");
+    }
+    if let Some(&k) = lost.first() {
+        let (status, body) =
+            send(server.addr, "POST", "/zones", &write, &creation(&stores, k)).unwrap();
+        assert_eq!(status, 200, "{body}");
+    }
+    server.kill();
+}
+
+/// `(zone_id, deleted, polygon, base, store_id)` of every edit row.
+fn edit_rows(state: &Path) -> Vec<(String, bool, String, String, String)> {
+    let conn = Connection::open(state.join("zones.sqlite")).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT zone_id, deleted, polygon_wkt, base, store_id FROM zone_edits")
+        .unwrap();
+    stmt.query_map([], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
+#[test]
+fn deletions_survive_sigkill_each_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let publisher = Publisher::generate().unwrap();
+    let (stores, state, packs, _) = prepare(tmp.path(), &publisher);
+    let trust = publisher.verifying().encode();
+    let write = write_key(&publisher);
+    const RUN: usize = 40;
+    // Deletes the pack zones of stores `from..from + RUN` one after the other; the ones
+    // answered 200, in order (stops at the first request the kill cut).
+    let run = |addr, from: usize| {
+        let ids: Vec<String> = stores[from..from + RUN]
+            .iter()
+            .map(|s| s.zones[0].zone_id.clone())
+            .collect();
+        let key = write.clone();
+        std::thread::spawn(move || {
+            let mut answered = Vec::new();
+            for id in ids {
+                match send(addr, "DELETE", &format!("/zones/{id}"), &key, "") {
+                    Some((200, _)) => answered.push(id),
+                    Some((status, body)) => panic!("{id}: {status} {body}"),
+                    None => break,
+                }
+            }
+            answered
+        })
+    };
+
+    // One run, undisturbed: how long it takes (the first request opens the stores index).
+    let server = start(&state, &packs, &trust);
+    let started = Instant::now();
+    assert_eq!(run(server.addr, 0).join().unwrap().len(), RUN);
+    let full = started.elapsed();
+    server.kill();
+    assert_eq!(edit_rows(&state).len(), RUN);
+
+    const KILLS: usize = 6;
+    let mut deleted: Vec<String> = stores[..RUN]
+        .iter()
+        .map(|s| s.zones[0].zone_id.clone())
+        .collect();
+    for k in 1..=KILLS {
+        let from = k * RUN;
+        let server = start(&state, &packs, &trust);
+        let request = run(server.addr, from);
+        std::thread::sleep(full.mul_f64(k as f64 / KILLS as f64 * 1.2));
+        server.kill();
+        let answered = request.join().unwrap();
+        let rows = edit_rows(&state);
+        // Every row is a whole deletion of a pack zone: its store and polygon, the pack
+        // zone it hides.
+        for (zone_id, is_deleted, polygon, base, store_id) in &rows {
+            let s = stores
+                .iter()
+                .find(|s| &s.zones[0].zone_id == zone_id)
+                .unwrap();
+            assert!(is_deleted, "{zone_id}");
+            assert_eq!(store_id, &s.store_id, "{zone_id}");
+            assert_eq!(polygon, &s.zones[0].polygon, "{zone_id}");
+            assert_eq!(base.len(), 64, "{zone_id}");
+        }
+        let now: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+        // The acknowledged ones are kept; at most the one in flight besides them.
+        for id in deleted.iter().chain(&answered) {
+            assert!(now.contains(&id.as_str()), "{id} lost after kill {k}");
+        }
+        let extra = now.len() - deleted.len() - answered.len();
+        assert!(
+            extra <= 1,
+            "kill {k}: {extra} deletions nobody was answered for"
+        );
+        if extra == 1 {
+            let next = &stores[from + answered.len()].zones[0].zone_id;
+            assert!(
+                now.contains(&next.as_str()),
+                "kill {k}: not the one in flight"
+            );
+        }
+        deleted = now.iter().map(|s| s.to_string()).collect();
+    }
+
+    // The restarted server answers 404 for exactly the deleted zones.
+    let server = start(&state, &packs, &trust);
+    for s in &stores[..(KILLS + 1) * RUN] {
+        let id = &s.zones[0].zone_id;
+        let (status, body) = send(server.addr, "GET", &format!("/zones/{id}"), &write, "").unwrap();
+        let want = match deleted.contains(id) {
+            true => 404,
+            false => 200,
+        };
+        assert_eq!(status, want, "{id}: {body}");
+    }
+    server.kill();
+}

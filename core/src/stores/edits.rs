@@ -28,7 +28,7 @@ use rstar::primitives::{GeomWithData, Rectangle};
 use rusqlite::{Connection, params};
 
 use super::index::{StoreIndex, ZoneShape, zone_box};
-use super::zone::zone_polygon;
+use super::zone::{zone_polygon, zone_shape};
 
 /// Why the edits could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +64,8 @@ pub struct ZoneEdit {
     pub status: Option<String>,
     /// When it was accepted (RFC 3339, UTC).
     pub updated_at: String,
+    /// A deletion: the zone no longer answers (the pack's zone of that id is hidden).
+    pub deleted: bool,
     /// The checked geometry.
     pub shape: ::geo::Geometry<f64>,
 }
@@ -106,7 +108,8 @@ CREATE TABLE IF NOT EXISTS zone_edits (
     polygon_wkt  TEXT NOT NULL,
     types        TEXT NOT NULL,
     status       TEXT,
-    updated_at   TEXT NOT NULL
+    updated_at   TEXT NOT NULL,
+    deleted      INTEGER NOT NULL DEFAULT 0
 );";
 
 impl ZoneEdits {
@@ -129,11 +132,22 @@ impl ZoneEdits {
                 "ALTER TABLE zone_edits ADD COLUMN pack_version TEXT NOT NULL DEFAULT ''",
             )?;
         }
+        // State written before zones could be deleted.
+        let has_deleted: bool = conn.query_row(
+            "SELECT count(*) FROM pragma_table_info('zone_edits') WHERE name = 'deleted'",
+            [],
+            |r| r.get::<_, i64>(0).map(|n| n > 0),
+        )?;
+        if !has_deleted {
+            conn.execute_batch(
+                "ALTER TABLE zone_edits ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0",
+            )?;
+        }
         let mut zones = HashMap::new();
         {
             let mut stmt = conn.prepare(
                 "SELECT zone_id, pack_id, base, store_id, description, polygon_wkt, types, status, \
-                 updated_at, pack_version FROM zone_edits",
+                 updated_at, pack_version, deleted FROM zone_edits",
             )?;
             let rows = stmt.query_map([], |r| {
                 Ok((
@@ -147,6 +161,7 @@ impl ZoneEdits {
                     r.get::<_, Option<String>>(7)?,
                     r.get::<_, String>(8)?,
                     r.get::<_, String>(9)?,
+                    r.get::<_, bool>(10)?,
                 ))
             })?;
             for row in rows {
@@ -161,10 +176,16 @@ impl ZoneEdits {
                     status,
                     at,
                     pack_version,
+                    deleted,
                 ) = row?;
                 // Accepted edits were checked; one that no longer reads (a geo upgrade with
                 // stricter rules) is left unused rather than failing the engine.
-                let Ok(shape) = zone_polygon(&polygon) else {
+                // A deletion keeps the pack zone's polygon, checked when the pack was built.
+                let shape = match deleted {
+                    true => zone_shape(&polygon),
+                    false => zone_polygon(&polygon),
+                };
+                let Ok(shape) = shape else {
                     tracing::warn!(zone = %zone_id, "stored zone edit no longer reads; unused");
                     continue;
                 };
@@ -179,6 +200,7 @@ impl ZoneEdits {
                     types: serde_json::from_str(&types).unwrap_or_default(),
                     status,
                     updated_at: at,
+                    deleted,
                     shape,
                 };
                 zones.insert(zone_id, Arc::new(edit));
@@ -195,16 +217,17 @@ impl ZoneEdits {
         self.current.read().clone()
     }
 
-    /// Runs `prepare` on the current edits and commits the batch it returns, all or nothing;
-    /// batches run one at a time, so `prepare` sees the state its batch replaces. `prepare`'s
-    /// error is returned with nothing written.
+    /// Runs `prepare` on the current edits and commits the batch it returns (edits to write,
+    /// zone ids whose edit to remove), all or nothing; batches run one at a time, so
+    /// `prepare` sees the state its batch replaces. `prepare`'s error is returned with
+    /// nothing written. The count is that of the edits written.
     pub fn commit<E: From<EditsError>>(
         &self,
-        prepare: impl FnOnce(&EditSet) -> Result<Vec<ZoneEdit>, E>,
+        prepare: impl FnOnce(&EditSet) -> Result<(Vec<ZoneEdit>, Vec<String>), E>,
     ) -> Result<usize, E> {
         let mut conn = self.conn.lock();
         let before = self.current();
-        let batch = prepare(&before)?;
+        let (batch, removed) = prepare(&before)?;
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(EditsError::from)?;
@@ -212,10 +235,10 @@ impl ZoneEdits {
             let mut stmt = tx
                 .prepare(
                     "INSERT INTO zone_edits (zone_id, pack_id, base, store_id, description, \
-                     polygon_wkt, types, status, updated_at, pack_version) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) \
+                     polygon_wkt, types, status, updated_at, pack_version, deleted) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) \
                      ON CONFLICT(zone_id) DO UPDATE SET pack_id = excluded.pack_id, \
-                     pack_version = excluded.pack_version, \
+                     pack_version = excluded.pack_version, deleted = excluded.deleted, \
                      base = excluded.base, store_id = excluded.store_id, \
                      description = excluded.description, polygon_wkt = excluded.polygon_wkt, \
                      types = excluded.types, status = excluded.status, updated_at = excluded.updated_at",
@@ -233,14 +256,22 @@ impl ZoneEdits {
                     types,
                     e.status,
                     e.updated_at,
-                    e.pack_version
+                    e.pack_version,
+                    e.deleted
                 ])
                 .map_err(EditsError::from)?;
+            }
+            for zone_id in &removed {
+                tx.execute("DELETE FROM zone_edits WHERE zone_id = ?1", [zone_id])
+                    .map_err(EditsError::from)?;
             }
         }
         tx.commit().map_err(EditsError::from)?;
         let count = batch.len();
         let mut zones = before.zones.clone();
+        for zone_id in &removed {
+            zones.remove(zone_id);
+        }
         for e in batch {
             zones.insert(e.zone_id.clone(), Arc::new(e));
         }
@@ -271,6 +302,9 @@ impl ZoneOverlay {
             };
             if let Some(zone) = index.applies(edit) {
                 masked.insert(zone);
+            }
+            if edit.deleted {
+                continue;
             }
             zones.push(ZoneShape {
                 store,
@@ -339,14 +373,18 @@ mod tests {
         // A new edit records its version, and reads back after a reopen.
         edits
             .commit(|_| {
-                Ok::<_, EditsError>(vec![ZoneEdit {
-                    pack_version: "7".into(),
-                    ..(*z1).clone()
-                }])
+                Ok::<_, EditsError>((
+                    vec![ZoneEdit {
+                        pack_version: "7".into(),
+                        ..(*z1).clone()
+                    }],
+                    Vec::new(),
+                ))
             })
             .unwrap();
         drop(edits);
         let edits = ZoneEdits::open(dir.path()).unwrap();
         assert_eq!(edits.current().zones["Z1"].pack_version, "7");
+        assert!(!edits.current().zones["Z1"].deleted);
     }
 }

@@ -100,6 +100,10 @@ pub struct ZoneShape {
 /// identifies the content an edit was made on.
 #[derive(Debug)]
 pub struct PackZone {
+    /// The zone's id.
+    pub zone_id: String,
+    /// Well-known text, as the pack holds it.
+    pub polygon: String,
     /// Shape and store.
     pub zone: ZoneShape,
     /// The pack.
@@ -138,6 +142,8 @@ pub struct StoreIndex {
     zones: Vec<PackZone>,
     /// The first zone with each id.
     zone_ids: HashMap<String, u32>,
+    /// The zones of each store id, in index order.
+    store_zones: HashMap<String, Vec<u32>>,
     zone_boxes: RTree<GeomWithData<Rectangle<[f64; 2]>, u32>>,
 }
 
@@ -220,6 +226,7 @@ impl StoreIndex {
         let mut zones: Vec<PackZone> = Vec::new();
         let mut store_ids = HashMap::new();
         let mut zone_ids = HashMap::new();
+        let mut store_zones: HashMap<String, Vec<u32>> = HashMap::new();
         for pack in packs {
             let pack_id: Arc<str> = Arc::from(pack.id());
             let pack_version: Arc<str> = Arc::from(pack.version());
@@ -271,8 +278,16 @@ impl StoreIndex {
                     &types,
                     status.as_deref(),
                 );
-                zone_ids.entry(zone_id).or_insert(zones.len() as u32);
+                zone_ids
+                    .entry(zone_id.clone())
+                    .or_insert(zones.len() as u32);
+                store_zones
+                    .entry(store_id)
+                    .or_default()
+                    .push(zones.len() as u32);
                 zones.push(PackZone {
+                    zone_id,
+                    polygon: wkt_text,
                     zone: ZoneShape {
                         store: *store,
                         shape,
@@ -322,6 +337,7 @@ impl StoreIndex {
             user_columns: Default::default(),
             zones,
             zone_ids,
+            store_zones,
             zone_boxes,
         })
     }
@@ -413,6 +429,15 @@ impl StoreIndex {
         Some((i, &self.zones[i as usize]))
     }
 
+    /// The ids of the pack zones of store `store_id`.
+    pub fn zone_ids_of_store(&self, store_id: &str) -> impl Iterator<Item = &str> {
+        self.store_zones
+            .get(store_id)
+            .into_iter()
+            .flatten()
+            .map(|i| self.zones[*i as usize].zone_id.as_str())
+    }
+
     /// The pack zone `edit` replaces: the zone of the same id, whatever the pack did to it
     /// since (an edit is never overridden by a pack; see [`StoreIndex::conflict`]).
     pub fn applies(&self, edit: &ZoneEdit) -> Option<u32> {
@@ -433,7 +458,11 @@ impl StoreIndex {
             .zone_by_id(&edit.zone_id)
             .map(|(_, z)| z.digest.as_str())
             .unwrap_or("");
-        now != edit.base && now != edit.digest()
+        let own = match edit.deleted {
+            true => String::new(),
+            false => edit.digest(),
+        };
+        now != edit.base && now != own
     }
 
     /// The stores one of whose zones (as edited by `overlay`) contains `c`.

@@ -18,6 +18,7 @@
 pub mod edits;
 pub mod hours;
 mod index;
+mod manage;
 pub mod packed;
 mod select;
 pub mod zone;
@@ -252,7 +253,7 @@ impl Stores {
         let count = self.edits.commit(|current| {
             let batch = checked_batch(&index, current, req, &updated_at)?;
             call.charge()?;
-            Ok::<_, ApiError>(batch)
+            Ok::<_, ApiError>((batch, Vec::new()))
         })?;
         Ok(ZonesUpdateResponse {
             status: "success".into(),
@@ -285,15 +286,23 @@ fn checked_batch(
         let pack_zone = index.zone_by_id(&z.zone_id).map(|(_, pz)| pz);
         // What the zone is now: its local edit (in force, in conflict or not), else the pack's.
         let prior = current.zones.get(&z.zone_id);
-        if pack_zone.is_none() && prior.is_none() {
+        let deleted = prior.is_some_and(|e| e.deleted);
+        let prior = prior.filter(|e| !e.deleted);
+        let known = !deleted && (pack_zone.is_some() || prior.is_some());
+        if !known {
             refuse(
                 "zone_id",
-                format!(
-                    "unknown zone_id {}: only zones of the installed packs or edited on this \
-                     device can be updated (zones are created by importing stores, see \
-                     docs/stores-layer.md)",
-                    crate::api::shown(&z.zone_id)
-                ),
+                match deleted {
+                    true => format!(
+                        "zone_id {} was deleted on this device: create it again with POST /zones",
+                        crate::api::shown(&z.zone_id)
+                    ),
+                    false => format!(
+                        "unknown zone_id {}: only existing zones can be updated (create one \
+                         with POST /zones)",
+                        crate::api::shown(&z.zone_id)
+                    ),
+                },
             );
         }
         if index.store_by_id(&z.store_id).is_none() {
@@ -314,7 +323,7 @@ fn checked_batch(
         let Ok(shape) = shape else {
             continue;
         };
-        if pack_zone.is_none() && prior.is_none() {
+        if !known {
             continue;
         }
         // The new edit is made on the pack's zone as it is now (or on no pack zone), which
@@ -350,6 +359,7 @@ fn checked_batch(
                 .clone()
                 .or_else(|| kept(|e| e.status.clone(), |p| p.status.clone())),
             updated_at: updated_at.to_owned(),
+            deleted: false,
             shape,
         });
     }

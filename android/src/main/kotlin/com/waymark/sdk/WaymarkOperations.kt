@@ -48,6 +48,26 @@ abstract class WaymarkOperations internal constructor(internal val native: Nativ
     suspend fun updateZones(request: ZonesUpdateRequest): ZonesUpdateResponse =
         native.zonesUpdate(request)
 
+    /** `GET /zones/export` */
+    suspend fun exportZones(request: ZonesExportRequest): ZonesExportResponse =
+        native.zonesExport(request)
+
+    /** `GET /zones/{zone_id}` */
+    suspend fun zone(request: ZoneGetRequest): ZoneRecord =
+        withContext(Dispatchers.IO) { native.zonesGet(request) }
+
+    /** `GET /zones` */
+    suspend fun zones(request: ZonesListRequest): ZonesListResponse =
+        withContext(Dispatchers.IO) { native.zonesList(request) }
+
+    /** `POST /zones` */
+    suspend fun createZones(request: ZonesCreateRequest): ZonesUpdateResponse =
+        native.zonesCreate(request)
+
+    /** `DELETE /zones/{zone_id}` */
+    suspend fun deleteZone(request: ZoneDeleteRequest): ZonesUpdateResponse =
+        native.zonesDelete(request)
+
     /** `GET /datasets` */
     suspend fun datasets(request: DatasetListRequest): DatasetListResponse =
         withContext(Dispatchers.IO) { native.datasetsList(request) }

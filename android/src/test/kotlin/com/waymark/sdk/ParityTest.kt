@@ -3,7 +3,11 @@ package com.waymark.sdk
 import com.waymark.ffi.*
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.AfterAll
@@ -27,7 +31,7 @@ class ParityTest {
     @AfterAll
     fun close() = waymark.close()
 
-    private fun answer(endpoint: String, request: String): String = runBlocking {
+    private fun answer(endpoint: String, request: String, waymark: Waymark = this.waymark): String = runBlocking {
         when (endpoint) {
             "GET /geolocation/timezone" -> geolocationTimezoneResponseToJson(waymark.timezone(geolocationTimezoneRequestFromJson(request)))
             "GET /geolocation/position" -> geolocationPositionResponseToJson(waymark.position(geolocationPositionRequestFromJson(request)))
@@ -42,14 +46,35 @@ class ParityTest {
             "GET /stores/search/bounds" -> storesBoundsResponseToJson(waymark.storesBounds(storesBoundsRequestFromJson(request)))
             "GET /threewords/convert-to-3wa" -> threewordsConvertResponseToJson(waymark.convertTo3wa(threewordsConvertRequestFromJson(request)))
             "GET /threewords/autosuggest" -> threewordsAutosuggestResponseToJson(waymark.autosuggest(threewordsAutosuggestRequestFromJson(request)))
+            "GET /zones" -> zonesListResponseToJson(waymark.zones(zonesListRequestFromJson(request)))
+            "GET /zones/export" -> zonesExportResponseToJson(waymark.exportZones(zonesExportRequestFromJson(request)))
+            "POST /zones" -> zonesCreateResponseToJson(waymark.createZones(zonesCreateRequestFromJson(request)))
             "GET /threewords/convert-to-coordinates" -> threewordsToCoordinatesResponseToJson(waymark.convertToCoordinates(threewordsToCoordinatesRequestFromJson(request)))
             else -> when {
+                endpoint.startsWith("DELETE /zones/") -> zonesDeleteResponseToJson(waymark.deleteZone(zonesDeleteRequestFromJson(request)))
+                endpoint.startsWith("GET /zones/") -> zonesGetResponseToJson(waymark.zone(zonesGetRequestFromJson(request)))
                 endpoint.startsWith("GET /indoor/directions/") -> indoorDirectionsResponseToJson(waymark.indoorDirections(indoorDirectionsRequestFromJson(request)))
                 endpoint.startsWith("GET /indoor/venues/") && endpoint.endsWith("/pois/search") -> indoorPoiSearchResponseToJson(waymark.searchVenuePois(indoorPoiSearchRequestFromJson(request)))
                 endpoint.startsWith("GET /indoor/venues/") -> indoorVenueResponseToJson(waymark.venue(indoorVenueRequestFromJson(request)))
                 else -> error("no parity runner for $endpoint")
             }
         }
+    }
+
+    /** [value] with every member named in [volatile] (the time of a write) replaced by `"<name>"`, as the goldens hold it. */
+    private fun steady(value: JsonElement, volatile: Set<String>): JsonElement = when (value) {
+        is JsonObject -> JsonObject(
+            value.mapValues { (k, v) ->
+                if (k in volatile) {
+                    java.time.OffsetDateTime.parse(v.jsonPrimitive.content)
+                    JsonPrimitive("<$k>")
+                } else {
+                    steady(v, volatile)
+                }
+            },
+        )
+        is JsonArray -> JsonArray(value.map { steady(it, volatile) })
+        else -> value
     }
 
     @TestFactory
@@ -63,8 +88,21 @@ class ParityTest {
                 val endpoint = golden.getValue("endpoint").jsonPrimitive.content
                 val request = golden.getValue("request").toString()
                 val expected: JsonElement = golden.getValue("response")
-                val actual = Json.parseToJsonElement(answer(endpoint, request))
-                assertEquals(expected, actual, "${file.name}: the Kotlin library's answer differs from the golden one")
+                val setup = golden["setup"]?.jsonArray
+                val actual = if (setup == null) {
+                    Json.parseToJsonElement(answer(endpoint, request))
+                } else {
+                    // A case that writes: its setup steps, then the case, on a state of its own.
+                    Fixture.open(Fixture.key("private_write")).use { writer ->
+                        for (step in setup) {
+                            val s = step.jsonObject
+                            answer(s.getValue("endpoint").jsonPrimitive.content, s.getValue("request").toString(), writer)
+                        }
+                        Json.parseToJsonElement(answer(endpoint, request, writer))
+                    }
+                }
+                val volatile = golden["volatile"]?.jsonArray?.map { it.jsonPrimitive.content }.orEmpty().toSet()
+                assertEquals(expected, steady(actual, volatile), "${file.name}: the Kotlin library's answer differs from the golden one")
             }
         }
     }
