@@ -10,8 +10,8 @@
 //! every segment of a ring with every other one to find self-intersections, which is
 //! quadratic (10^8 segment pairs for a 10,000-vertex ring); here the pairs come from geo's
 //! sweep line ([`::geo::algorithm::sweep::Intersections`]), which only tests segments whose
-//! longitude ranges overlap. Two polygons of a multipolygon whose bounding boxes are apart
-//! cannot overlap or touch, so their relate step is skipped.
+//! longitude ranges overlap. Two holes of a polygon, or two polygons of a multipolygon, whose
+//! bounding boxes are apart cannot overlap or touch, so their relate step is skipped.
 use std::str::FromStr;
 
 use ::geo::algorithm::coordinate_position::CoordPos;
@@ -177,6 +177,7 @@ fn check_polygon(polygon: &::geo::Polygon<f64>) -> Result<(), InvalidPolygon> {
             continue;
         }
         let role_1 = RingRole::Interior(i);
+        let box_1 = hole_1.bounding_rect();
         let hole_1 = ::geo::Polygon::new(hole_1.clone(), vec![]);
         let hole_1 = PreparedGeometry::from(&hole_1);
         let shell_vs_hole = shell.relate(&hole_1);
@@ -195,6 +196,12 @@ fn check_polygon(polygon: &::geo::Polygon<f64>) -> Result<(), InvalidPolygon> {
         }
         for (j, hole_2) in polygon.interiors().iter().enumerate().skip(i + 1) {
             if hole_2.is_empty() {
+                continue;
+            }
+            // Holes whose bounding boxes are apart cannot overlap or touch.
+            if let (Some(a), Some(b)) = (box_1, hole_2.bounding_rect())
+                && !a.intersects(&b)
+            {
                 continue;
             }
             let role_2 = RingRole::Interior(j);
