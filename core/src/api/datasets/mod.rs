@@ -90,6 +90,13 @@ impl Default for DatasetListRequest {
 }
 
 impl Validate for DatasetListRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![
+            ("page", crate::api::validation::rule::min(1)),
+            ("per_page", crate::api::validation::rule::min(1)),
+        ]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         check_paging(&mut c, self.page, self.per_page);
@@ -162,6 +169,10 @@ pub struct DatasetGetRequest {
 }
 
 impl Validate for DatasetGetRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("dataset_id", crate::api::validation::rule::not_blank())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         validate_ids(&[("dataset_id", &self.dataset_id)])
     }
@@ -214,6 +225,10 @@ pub struct DatasetUpdateBody {
 }
 
 impl Validate for DatasetUpdateRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("dataset_id", crate::api::validation::rule::not_blank())]
+    }
+
     /// `name`, when given, is not blank; `url`, when given, is an absolute `http`, `https` or
     /// `file` URL.
     fn validate(&self) -> Result<(), Vec<FieldError>> {
@@ -324,6 +339,10 @@ pub struct DatasetDeleteRequest {
 }
 
 impl Validate for DatasetDeleteRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("dataset_id", crate::api::validation::rule::not_blank())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         validate_ids(&[("dataset_id", &self.dataset_id)])
     }
@@ -351,6 +370,10 @@ pub struct DatasetStatusRequest {
 }
 
 impl Validate for DatasetStatusRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("dataset_id", crate::api::validation::rule::not_blank())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         validate_ids(&[("dataset_id", &self.dataset_id)])
     }

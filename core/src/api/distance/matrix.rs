@@ -126,6 +126,10 @@ pub struct MatrixStatusRequest {
 }
 
 impl Validate for MatrixStatusRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("matrix_id", crate::api::validation::rule::not_blank())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         check_matrix_id(&self.matrix_id)
     }
@@ -154,6 +158,10 @@ pub struct MatrixResultRequest {
 }
 
 impl Validate for MatrixResultRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("matrix_id", crate::api::validation::rule::not_blank())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         check_matrix_id(&self.matrix_id)
     }
