@@ -101,6 +101,7 @@ pub struct PacksListResponse {
 #[query(body)]
 pub struct PackInstallRequest {
     /// `file:///...` or `http(s)://...` URL of a pack directory.
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = r"^(file|https?)://")))]
     pub url: String,
 }
 

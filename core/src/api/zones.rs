@@ -33,6 +33,7 @@ use super::validation::{Checks, FieldError, Loc, Validate, kinds, shown};
 pub struct ZonesUpdateRequest {
     /// The zones to update (at least one).
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
     pub zones: Vec<Zone>,
 }
 
@@ -109,13 +110,16 @@ impl Validate for ZonesUpdateRequest {
 #[serde(deny_unknown_fields)]
 pub struct Zone {
     /// Unique id of the zone (must already exist).
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), regex(pattern = r"\S")))]
     pub zone_id: String,
     /// Description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Id of the asset the zone belongs to; `[A-Za-z0-9]+`.
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = r"^[A-Za-z0-9]+$")))]
     pub store_id: String,
     /// Well-Known Text geometry; may be complex or multipart.
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), regex(pattern = r"\S")))]
     pub polygon: String,
     /// Types of the zone.
     #[serde(default, skip_serializing_if = "Option::is_none")]

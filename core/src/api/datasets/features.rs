@@ -118,6 +118,7 @@ pub struct FeatureSearchBody {
     /// Required attribute filter, `<attribute>:<comparison><number>` and more (grammar not
     /// shown in the spec; parsed by the engine).
     #[serde(rename = "where")]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), regex(pattern = r"\S")))]
     pub filter: String,
 }
 

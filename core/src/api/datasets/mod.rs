@@ -218,9 +218,14 @@ pub struct DatasetUpdateRequest {
 pub struct DatasetUpdateBody {
     /// New name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), regex(pattern = r"\S")))]
     pub name: Option<String>,
     /// New location of the data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(regex(pattern = r"^(?:[Hh][Tt][Tt][Pp][Ss]?://|[Ff][Ii][Ll][Ee]:///)\S+$"))
+    )]
     pub url: Option<String>,
 }
 
@@ -296,10 +301,15 @@ pub struct DatasetCreateRequest {
 #[serde(deny_unknown_fields)]
 pub struct DatasetCreateBody {
     /// Name of the dataset (not blank).
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), regex(pattern = r"\S")))]
     pub name: String,
     /// Location of the data: `http://`, `https://` or `file:///` URL of a GeoJSON
     /// FeatureCollection, newline-delimited GeoJSON, CSV (lat/lng or WKT columns) or
     /// GeoPackage file.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(regex(pattern = r"^(?:[Hh][Tt][Tt][Pp][Ss]?://|[Ff][Ii][Ll][Ee]:///)\S+$"))
+    )]
     pub url: String,
     /// Time after which the dataset is removed automatically (RFC 3339, in the future).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -37,14 +37,27 @@ pub struct MatrixCreateRequest {
     #[serde(with = "pipe_latlngs")]
     #[cfg_attr(feature = "schema", schemars(with = "String"))]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(regex(
+            pattern = r"^\s*[-+]?[0-9.]+\s*,\s*[-+]?[0-9.]+\s*(?:\|\s*[-+]?[0-9.]+\s*,\s*[-+]?[0-9.]+\s*)*$"
+        ))
+    )]
     pub origins: Vec<LatLng>,
     /// Required destinations (a string `lat,lng|lat,lng` on the wire).
     #[serde(with = "pipe_latlngs")]
     #[cfg_attr(feature = "schema", schemars(with = "String"))]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(regex(
+            pattern = r"^\s*[-+]?[0-9.]+\s*,\s*[-+]?[0-9.]+\s*(?:\|\s*[-+]?[0-9.]+\s*,\s*[-+]?[0-9.]+\s*)*$"
+        ))
+    )]
     pub destinations: Vec<LatLng>,
     /// `driving` (default) or `truck`.
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(extend("enum" = ["driving", "truck"])))]
     pub mode: TravelMode,
 }
 
