@@ -501,9 +501,9 @@ macro_rules! define_endpoints {
 endpoint_table!(define_endpoints);
 
 impl Endpoint {
-    /// Whether the endpoint is one of the spec's 27 (the others manage packs, create and delete
-    /// datasets, manage zones beside `PUT /zones`, are the 303 target of the matrix result, or
-    /// serve the map layer of the demo page).
+    /// Whether the endpoint is one of the spec's operations (the others manage packs, create and
+    /// delete datasets, manage zones beside `PUT /zones`, are the 303 target of the matrix
+    /// result, or serve the map layer of the demo page).
     pub fn in_spec(self) -> bool {
         self.group() != ApiGroup::Packs
             && !matches!(
@@ -567,6 +567,17 @@ impl Endpoint {
         } else {
             RouteMatch::MethodNotAllowed(allowed)
         }
+    }
+
+    /// The methods of the operations at a decoded path (with or without trailing slash), in
+    /// table order; empty when no operation has the path. A 405's `Allow` header.
+    pub fn methods_at(path: &str) -> Vec<Method> {
+        let trimmed = path.strip_suffix('/').unwrap_or(path);
+        let segments: Vec<&str> = trimmed.split('/').skip(1).collect();
+        Self::operations()
+            .filter(|ep| match_pattern(ep.path(), &segments).is_some())
+            .map(Endpoint::method)
+            .collect()
     }
 
     /// The path parameter names of the pattern, in order.
@@ -633,11 +644,69 @@ fn match_pattern(pattern: &str, segments: &[&str]) -> Option<Vec<String>> {
 mod tests {
     use super::*;
 
+    /// The operations of the Location Platform specification (its "Endpoints" section). The
+    /// spec's list, not a count: a Waymark extension added to the table without being marked
+    /// as one in [`Endpoint::in_spec`] fails here.
+    const SPEC_OPERATIONS: &[(Method, &str)] = &[
+        (Method::Get, "/localities/autocomplete"),
+        (Method::Get, "/localities/details"),
+        (Method::Get, "/localities/geocode"),
+        (Method::Get, "/localities/nearby"),
+        (Method::Get, "/geolocation/position"),
+        (Method::Get, "/geolocation/timezone"),
+        (Method::Get, "/stores/search"),
+        (Method::Get, "/stores/search/bounds"),
+        (Method::Put, "/zones"),
+        (Method::Get, "/datasets"),
+        (Method::Get, "/datasets/{dataset_id}"),
+        (Method::Put, "/datasets/{dataset_id}"),
+        (Method::Get, "/datasets/{dataset_id}/status"),
+        (Method::Get, "/datasets/{dataset_id}/features/{feature_id}"),
+        (Method::Post, "/datasets/{dataset_id}/features/search"),
+        (Method::Post, "/datasets/{dataset_id}/features/contains"),
+        (Method::Get, "/indoor/venues/{venue_id}"),
+        (Method::Get, "/indoor/venues/{venue_id}/pois/search"),
+        (Method::Get, "/indoor/directions/{venue_id}"),
+        (Method::Get, "/distance/route/json"),
+        (Method::Get, "/distance/tolls/json"),
+        (Method::Get, "/distance/isochrone/json"),
+        (Method::Post, "/distance/matrix/async"),
+        (Method::Get, "/distance/matrix/async/{matrix_id}/status"),
+        (Method::Get, "/distance/matrix/async/{matrix_id}"),
+        (Method::Get, "/threewords/autosuggest"),
+        (Method::Get, "/threewords/convert-to-3wa"),
+    ];
+
     #[test]
-    fn twenty_seven_endpoints_plus_the_traffic_bucket() {
-        assert_eq!(Endpoint::ALL.iter().filter(|e| e.in_spec()).count(), 28);
-        assert_eq!(Endpoint::ALL.len(), 42);
-        assert_eq!(Endpoint::operations().count(), 41);
+    fn the_spec_operations_are_those_marked_in_spec() {
+        let mut marked: Vec<_> = Endpoint::operations()
+            .filter(|e| e.in_spec())
+            .map(|e| (e.method().as_str(), e.path()))
+            .collect();
+        let mut spec: Vec<_> = SPEC_OPERATIONS
+            .iter()
+            .map(|(m, p)| (m.as_str(), *p))
+            .collect();
+        marked.sort_unstable();
+        spec.sort_unstable();
+        assert_eq!(marked, spec);
+        // A rate bucket is in the spec exactly when its operation is.
+        for &ep in Endpoint::ALL {
+            assert_eq!(ep.in_spec(), ep.operation().in_spec(), "{ep:?}");
+        }
+    }
+
+    #[test]
+    fn every_operation_has_its_own_method_and_path_and_buckets_come_last() {
+        let operations: Vec<Endpoint> = Endpoint::operations().collect();
+        let buckets: Vec<Endpoint> = Endpoint::ALL
+            .iter()
+            .copied()
+            .filter(|e| e.is_bucket())
+            .collect();
+        assert_eq!(Endpoint::ALL.len(), operations.len() + buckets.len());
+        assert_eq!(&Endpoint::ALL[..operations.len()], operations.as_slice());
+        assert!(buckets.contains(&Endpoint::RouteWithTraffic));
         let mut paths: Vec<_> = Endpoint::ALL
             .iter()
             .map(|e| (e.method(), e.path()))
@@ -646,11 +715,13 @@ mod tests {
         paths.dedup();
         assert_eq!(
             paths.len(),
-            41,
-            "27 of the spec, the matrix result's 303 target, the map layer, 4 of pack management, \
-             2 of datasets (POST /datasets, DELETE /datasets/{{id}}), three-word addresses \
-             back to coordinates and 5 of zones beside PUT /zones"
+            operations.len(),
+            "two operations share a method and path, or a bucket has a path of its own"
         );
+        let mut names: Vec<&str> = Endpoint::ALL.iter().map(|e| e.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Endpoint::ALL.len(), "names are unique");
     }
 
     #[test]
@@ -698,6 +769,11 @@ mod tests {
             Endpoint::match_path(Method::Get, "/datasets//status"),
             RouteMatch::NotFound
         );
+        assert_eq!(
+            Endpoint::methods_at("/datasets/x/"),
+            vec![Method::Delete, Method::Get, Method::Put]
+        );
+        assert!(Endpoint::methods_at("/geolocation/nowhere").is_empty());
         // Both GET and PUT exist on a dataset.
         assert!(matches!(
             Endpoint::match_path(Method::Put, "/datasets/x"),

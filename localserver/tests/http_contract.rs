@@ -9,6 +9,7 @@ use std::time::Duration;
 use common::{Req, Server, passed_auth, with_query};
 use serde_json::json;
 use waymark_core::auth::RateLimitMode;
+use waymark_core::endpoint::Endpoint;
 
 const TZ: &str = "/geolocation/timezone?location=60.17,24.94";
 const ROUTE: &str = "/distance/route/json?origin=42.5,1.5&destination=42.51,1.52";
@@ -746,22 +747,117 @@ fn host_and_origin_checks() {
     assert!(r.header("access-control-allow-origin").is_none());
 }
 
+/// `/openapi.json` over HTTP describes each operation of the endpoint table under its path and
+/// method, and nothing else; and every operation it describes is reachable over HTTP at that
+/// path (with and without the trailing slash): without credentials it answers 401, not the
+/// 404 of an unknown path or the 405 of a wrong method.
 #[test]
 fn openapi_describes_every_endpoint() {
     let s = Server::start_with(RateLimitMode::Off);
     let r = s.both(&Req::get("/openapi.json"));
     assert_eq!(r.status, 200);
-    let ops: usize = r.body["paths"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|m| m.as_object().unwrap().len())
-        .sum();
+    let mut described: Vec<(String, String, String)> = Vec::new();
+    for (path, methods) in r.body["paths"].as_object().unwrap() {
+        for (method, op) in methods.as_object().unwrap() {
+            described.push((
+                method.to_ascii_uppercase(),
+                path.clone(),
+                op["operationId"].as_str().unwrap().to_owned(),
+            ));
+        }
+    }
+    let mut table: Vec<(String, String, String)> = Endpoint::operations()
+        .map(|ep| {
+            (
+                ep.method().as_str().to_owned(),
+                ep.path().to_owned(),
+                ep.name().to_owned(),
+            )
+        })
+        .collect();
+    described.sort();
+    table.sort();
     assert_eq!(
-        ops, 41,
-        "27 of the spec, the matrix result's 303 target, the map layer, 4 of pack management, \
-         2 of datasets, convert-to-coordinates and 5 of zones"
+        described, table,
+        "/openapi.json and the endpoint table differ"
     );
+    for (method, path, name) in &described {
+        let method: &'static str = match method.as_str() {
+            "GET" => "GET",
+            "POST" => "POST",
+            "PUT" => "PUT",
+            "DELETE" => "DELETE",
+            other => panic!("{name}: method {other}"),
+        };
+        let concrete: String = path
+            .split('/')
+            .map(|seg| if seg.starts_with('{') { "x1" } else { seg })
+            .collect::<Vec<_>>()
+            .join("/");
+        for target in [concrete.clone(), format!("{concrete}/")] {
+            let r = s.both(&Req::with_method(method, target.as_str()));
+            assert_eq!(r.status, 401, "{name}: {method} {target}: {}", r.body);
+        }
+    }
+}
+
+/// Every 405 names the methods of its path in `Allow`: a method the server does not serve at
+/// all (PATCH), a method another operation of the path has, `/openapi.json` and the demo page.
+#[test]
+fn every_405_has_an_allow_header_listing_the_methods_of_the_path() {
+    let s = Server::start_with(RateLimitMode::Off);
+    let private = s.keys.private.clone();
+    for ep in Endpoint::operations() {
+        let params = vec!["x1".to_owned(); ep.path_params().len()];
+        let path = ep.concrete_path(&params);
+        let mut want: Vec<&str> = Endpoint::methods_at(&path)
+            .into_iter()
+            .map(|m| m.as_str())
+            .collect();
+        want.sort_unstable();
+        for method in ["PATCH", "GET", "POST", "PUT", "DELETE"] {
+            if want.contains(&method) {
+                continue;
+            }
+            for target in [path.clone(), format!("{path}/")] {
+                let r = s
+                    .both(&Req::with_method(method, target.as_str()).header("X-Api-Key", &private));
+                assert_eq!(r.status, 405, "{method} {target}: {}", r.body);
+                let mut allow: Vec<&str> = r
+                    .header("allow")
+                    .unwrap_or_else(|| panic!("{method} {target}: no Allow header"))
+                    .split(", ")
+                    .collect();
+                allow.sort_unstable();
+                assert_eq!(allow, want, "{method} {target}");
+                assert!(
+                    r.body["detail"].as_str().unwrap().contains(want[0]),
+                    "{}",
+                    r.body
+                );
+            }
+        }
+    }
+    // HEAD of an operation (over the socket: a HEAD answer has no body to compare).
+    let r = s.http(&Req::with_method("HEAD", "/geolocation/timezone"));
+    assert_eq!((r.status, r.header("allow")), (405, Some("GET")));
+    for method in ["POST", "PATCH"] {
+        let r = s.both(&Req::with_method(method, "/openapi.json"));
+        assert_eq!(
+            (r.status, r.header("allow")),
+            (405, Some("GET")),
+            "{method}"
+        );
+        let r = s.both(&Req::with_method(method, "/"));
+        assert_eq!(
+            (r.status, r.header("allow")),
+            (405, Some("GET, HEAD")),
+            "{method} /"
+        );
+    }
+    // A path that does not exist is a 404 for any method, without `Allow`.
+    let r = s.both(&Req::with_method("PATCH", "/nowhere"));
+    assert_eq!((r.status, r.header("allow")), (404, None));
 }
 
 /// A server with a stores pack of 20 generated stores (`G0`..`G19`, each with zone `G<n>D`)

@@ -40,6 +40,7 @@ use super::validation::{Checks, FieldError, Loc, Validate, kinds, shown};
 pub struct ZonesUpdateRequest {
     /// The zones to update (at least one).
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1)))]
     pub zones: Vec<Zone>,
 }
 
@@ -119,13 +120,16 @@ fn batch_rules(zones: &[Zone]) -> Result<(), Vec<FieldError>> {
 #[serde(deny_unknown_fields)]
 pub struct Zone {
     /// Unique id of the zone (must already exist).
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), regex(pattern = r"\S")))]
     pub zone_id: String,
     /// Description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Id of the asset the zone belongs to; `[A-Za-z0-9]+`.
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = r"^[A-Za-z0-9]+$")))]
     pub store_id: String,
     /// Well-Known Text geometry; may be complex or multipart.
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), regex(pattern = r"\S")))]
     pub polygon: String,
     /// Types of the zone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -247,6 +251,16 @@ impl Default for ZonesListRequest {
 }
 
 impl Validate for ZonesListRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![
+            (
+                "zones_by_page",
+                crate::api::validation::rule::int_range(1, i64::from(MAX_ZONES_BY_PAGE)),
+            ),
+            ("page", crate::api::validation::rule::min(1)),
+        ]
+    }
+
     /// `zones_by_page` 1 to 300, `page` from 1.
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();

@@ -1,6 +1,5 @@
 package com.waymark.sdk
 
-import com.waymark.ffi.*
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonArray
@@ -22,7 +21,9 @@ import java.io.File
  * The golden cases of tests/golden/parity (answered identically by the engine and the local
  * server over HTTP, see tests/tests/parity.rs) through the Kotlin library: the golden request
  * is read into its Kotlin data class, the typed operation runs, and its answer written as JSON
- * must equal the golden answer.
+ * must equal the golden answer. The operation is chosen by the generated
+ * `WaymarkOperations.callJson` from the golden's method and path: every case runs, whatever
+ * its operation. A case that writes runs its setup steps first on a state of its own.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ParityTest {
@@ -31,34 +32,10 @@ class ParityTest {
     @AfterAll
     fun close() = waymark.close()
 
+    /** The operation of the golden's endpoint, found by the generated `callJson` (one branch per
+     * operation of the endpoint table), so that every golden case runs without a list here. */
     private fun answer(endpoint: String, request: String, waymark: Waymark = this.waymark): String = runBlocking {
-        when (endpoint) {
-            "GET /geolocation/timezone" -> geolocationTimezoneResponseToJson(waymark.timezone(geolocationTimezoneRequestFromJson(request)))
-            "GET /geolocation/position" -> geolocationPositionResponseToJson(waymark.position(geolocationPositionRequestFromJson(request)))
-            "GET /localities/autocomplete" -> localitiesAutocompleteResponseToJson(waymark.autocomplete(localitiesAutocompleteRequestFromJson(request)))
-            "GET /localities/details" -> localitiesDetailsResponseToJson(waymark.details(localitiesDetailsRequestFromJson(request)))
-            "GET /localities/geocode" -> localitiesGeocodeResponseToJson(waymark.geocode(localitiesGeocodeRequestFromJson(request)))
-            "GET /localities/nearby" -> localitiesNearbyResponseToJson(waymark.nearby(localitiesNearbyRequestFromJson(request)))
-            "GET /distance/route/json" -> distanceRouteResponseToJson(waymark.route(distanceRouteRequestFromJson(request)))
-            "GET /distance/tolls/json" -> distanceTollsResponseToJson(waymark.tolls(distanceTollsRequestFromJson(request)))
-            "GET /distance/isochrone/json" -> distanceIsochroneResponseToJson(waymark.isochrone(distanceIsochroneRequestFromJson(request)))
-            "GET /stores/search" -> storesSearchResponseToJson(waymark.storesSearch(storesSearchRequestFromJson(request)))
-            "GET /stores/search/bounds" -> storesBoundsResponseToJson(waymark.storesBounds(storesBoundsRequestFromJson(request)))
-            "GET /threewords/convert-to-3wa" -> threewordsConvertResponseToJson(waymark.convertTo3wa(threewordsConvertRequestFromJson(request)))
-            "GET /threewords/autosuggest" -> threewordsAutosuggestResponseToJson(waymark.autosuggest(threewordsAutosuggestRequestFromJson(request)))
-            "GET /zones" -> zonesListResponseToJson(waymark.zones(zonesListRequestFromJson(request)))
-            "GET /zones/export" -> zonesExportResponseToJson(waymark.exportZones(zonesExportRequestFromJson(request)))
-            "POST /zones" -> zonesCreateResponseToJson(waymark.createZones(zonesCreateRequestFromJson(request)))
-            "GET /threewords/convert-to-coordinates" -> threewordsToCoordinatesResponseToJson(waymark.convertToCoordinates(threewordsToCoordinatesRequestFromJson(request)))
-            else -> when {
-                endpoint.startsWith("DELETE /zones/") -> zonesDeleteResponseToJson(waymark.deleteZone(zonesDeleteRequestFromJson(request)))
-                endpoint.startsWith("GET /zones/") -> zonesGetResponseToJson(waymark.zone(zonesGetRequestFromJson(request)))
-                endpoint.startsWith("GET /indoor/directions/") -> indoorDirectionsResponseToJson(waymark.indoorDirections(indoorDirectionsRequestFromJson(request)))
-                endpoint.startsWith("GET /indoor/venues/") && endpoint.endsWith("/pois/search") -> indoorPoiSearchResponseToJson(waymark.searchVenuePois(indoorPoiSearchRequestFromJson(request)))
-                endpoint.startsWith("GET /indoor/venues/") -> indoorVenueResponseToJson(waymark.venue(indoorVenueRequestFromJson(request)))
-                else -> error("no parity runner for $endpoint")
-            }
-        }
+        waymark.callJson(endpoint, request) ?: error("no operation of the native SDK answers $endpoint")
     }
 
     /** [value] with every member named in [volatile] (the time of a write) replaced by `"<name>"`, as the goldens hold it. */
