@@ -80,7 +80,13 @@ def before_call(ctx, case, **kwargs):
         case.headers = {k: v for k, v in case.headers.items() if k.lower() != "x-api-key"}
     if isinstance(case.body, dict) and "url" in case.body:
         case.body = dict(case.body, url=offline(case.body["url"]))
-    if case.path_parameters and (case.method.upper(), case.path) not in KEEP_GENERATED:
+    if case.path_parameters and (case.method.upper(), case.path) == ("DELETE", "/packs/{pack_id}"):
+        # Never an installed pack, even when a link of an earlier answer names one: removing
+        # the packs would leave every later request without data (a documented 503).
+        params = dict(case.path_parameters)
+        params["pack_id"] = "not-installed-" + str(params.get("pack_id", ""))
+        case.path_parameters = params
+    elif case.path_parameters and (case.method.upper(), case.path) not in KEEP_GENERATED:
         params = dict(case.path_parameters)
         for name in params:
             if name in IDS:
