@@ -14,7 +14,6 @@ use serde_json::{Map, Value, json};
 use super::Stores;
 use super::edits::{EditSet, ZoneEdit};
 use super::index::StoreIndex;
-use super::zone::zone_polygon;
 use crate::api::{
     FieldError, JsonObject, LatLng, Loc, PointGeometry, ZoneDeleteRequest, ZoneDeleteResponse,
     ZoneEditInfo, ZoneGetRequest, ZoneRecord, ZonesCreateRequest, ZonesCreateResponse,
@@ -208,21 +207,7 @@ impl Stores {
                         ),
                     );
                 }
-                if index.store_by_id(&z.store_id).is_none() {
-                    refuse(
-                        "store_id",
-                        format!(
-                            "unknown store_id {}: give the id of a store of the installed packs",
-                            crate::api::shown(&z.store_id)
-                        ),
-                    );
-                }
-                let shape = zone_polygon(&z.polygon).map_err(|e| {
-                    refuse(
-                        "polygon",
-                        format!("zone {}: {e}", crate::api::shown(&z.zone_id)),
-                    )
-                });
+                let shape = super::check_store_and_polygon(&index, z, &mut refuse);
                 let (false, Ok(shape)) = (exists, shape) else {
                     continue;
                 };

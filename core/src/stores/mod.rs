@@ -32,7 +32,7 @@ use serde_json::Value;
 
 use crate::api::{
     AssetBounds, LatLng, StoresBoundsRequest, StoresBoundsResponse, StoresPagination,
-    StoresSearchRequest, StoresSearchResponse, ZonesUpdateRequest, ZonesUpdateResponse,
+    StoresSearchRequest, StoresSearchResponse, Zone, ZonesUpdateRequest, ZonesUpdateResponse,
 };
 use crate::api::{FieldError, Loc, kinds};
 use crate::error::{ApiError, ErrorCode};
@@ -265,6 +265,31 @@ impl Stores {
     }
 }
 
+/// The checks every zone of a `PUT /zones` or `POST /zones` batch gets: its store is one of the
+/// installed packs and its polygon is a valid zone. Each problem goes to `refuse` (field,
+/// message); the parsed shape, or an error when the polygon is refused.
+fn check_store_and_polygon(
+    index: &StoreIndex,
+    z: &Zone,
+    refuse: &mut impl FnMut(&str, String),
+) -> Result<::geo::Geometry<f64>, ()> {
+    if index.store_by_id(&z.store_id).is_none() {
+        refuse(
+            "store_id",
+            format!(
+                "unknown store_id {}: give the id of a store of the installed packs",
+                crate::api::shown(&z.store_id)
+            ),
+        );
+    }
+    zone_polygon(&z.polygon).map_err(|e| {
+        refuse(
+            "polygon",
+            format!("zone {}: {e}", crate::api::shown(&z.zone_id)),
+        )
+    })
+}
+
 /// The edits of `req`, or every reason to refuse it.
 fn checked_batch(
     index: &StoreIndex,
@@ -305,21 +330,7 @@ fn checked_batch(
                 },
             );
         }
-        if index.store_by_id(&z.store_id).is_none() {
-            refuse(
-                "store_id",
-                format!(
-                    "unknown store_id {}: give the id of a store of the installed packs",
-                    crate::api::shown(&z.store_id)
-                ),
-            );
-        }
-        let shape = zone_polygon(&z.polygon).map_err(|e| {
-            refuse(
-                "polygon",
-                format!("zone {}: {e}", crate::api::shown(&z.zone_id)),
-            )
-        });
+        let shape = check_store_and_polygon(index, z, &mut refuse);
         let Ok(shape) = shape else {
             continue;
         };
