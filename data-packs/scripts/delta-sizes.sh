@@ -5,8 +5,10 @@
 #
 # Builds PACK (default andorra) as version `1`, then as version `2` from the same extract with
 # WAYS (default 40) routable named ways renamed and limited to 30 km/h (`--edit-ways`), and as
-# version `3` with those ways dropped (`--drop-ways`); builds the deltas 1 -> 2 and 1 -> 3 and
-# prints their sizes per file. Version `1b` (the same extract, built again) shows what a
+# version `3` with those ways dropped (`--drop-ways`), and as version `day` after a day of
+# edits (`--edit-day ${DAY:-0.005}`: about 0.5% of the routable ways added, deleted,
+# re-tagged or re-shaped, new junctions included); builds the deltas from `1` and prints
+# their sizes per file. Version `1b` (the same extract, built again) shows what a
 # rebuild alone changes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,7 +43,8 @@ build 1
 build 1b
 build 2 --edit-ways "$WAYS"
 build 3 --edit-ways "$WAYS" --drop-ways
-for v in 1b 2 3; do
+build day --edit-day "${DAY:-0.005}"
+for v in 1b 2 3 day; do
   echo "== $PACK 1 -> $v"
   rm -rf "$OUT/$PACK-$v/deltas"
   "$BIN" delta "$OUT/$PACK-1" "$OUT/$PACK-$v" --publisher "$PUB"

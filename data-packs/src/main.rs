@@ -76,6 +76,14 @@ enum Command {
         /// With --edit-ways: drop those ways instead of changing them.
         #[arg(long, requires = "edit_ways")]
         drop_ways: bool,
+        /// Measurement only (delta sizes): apply a day of edits to the extract as read: about
+        /// this share (0..1, e.g. 0.005) of the routable ways added, deleted, re-tagged or
+        /// re-shaped in equal parts, spread over the region, new junctions included.
+        #[arg(long, conflicts_with = "edit_ways")]
+        edit_day: Option<f64>,
+        /// With --edit-day: the seed that picks the ways (another seed, another day).
+        #[arg(long, default_value_t = 1, requires = "edit_day")]
+        edit_seed: u64,
         /// Build from this OSM PBF extract instead of the plan's (registered as source
         /// `osm-<pack>`); a --pack that is not a sample pack gets every region layer.
         #[arg(long)]
@@ -353,6 +361,8 @@ fn run(cli: Cli) -> Result<(), String> {
             routing_preparation,
             edit_ways,
             drop_ways,
+            edit_day,
+            edit_seed,
             extract,
             extract_licence,
             extract_attribution,
@@ -372,10 +382,23 @@ fn run(cli: Cli) -> Result<(), String> {
             if region.is_some() && pack == "all" {
                 return Err("--bbox and --polygon cut one pack: give --pack ID, not all".into());
             }
-            let edit = (edit_ways > 0).then_some(waymark_packs::osm::OsmEdit {
-                ways: edit_ways,
-                drop: drop_ways,
-            });
+            if let Some(share) = edit_day
+                && !(share > 0.0 && share <= 1.0)
+            {
+                return Err(format!(
+                    "--edit-day {share}: give a share above 0 and at most 1"
+                ));
+            }
+            let edit = match edit_day {
+                Some(share) => Some(waymark_packs::osm::OsmEdit::Day {
+                    share,
+                    seed: edit_seed,
+                }),
+                None => (edit_ways > 0).then_some(waymark_packs::osm::OsmEdit::Ways {
+                    ways: edit_ways,
+                    drop: drop_ways,
+                }),
+            };
             let publisher = publisher
                 .as_ref()
                 .map(|p| Publisher::read_file(p).map_err(|e| e.to_string()))

@@ -21,6 +21,7 @@ use osmpbf::{Element, ElementReader, RelMemberType};
 use waymark_core::geo::{BBox, Pt};
 
 pub mod addresses;
+mod edit;
 pub mod frames;
 pub mod indoor;
 mod models;
@@ -29,6 +30,7 @@ pub mod pois;
 pub mod rings;
 pub mod roads;
 
+pub use edit::{EditSummary, OsmEdit};
 pub use models::{
     Member, MemberKind, OsmData, OsmError, OsmNode, OsmRelation, OsmStats, OsmWay, Tags,
     is_lang_code,
@@ -219,54 +221,6 @@ pub fn read_osm(
     Ok(data)
 }
 
-/// A deterministic edit of the extract as read, to measure what a small upstream change does
-/// to a pack (delta sizes): `ways` routable named ways, spread evenly over the
-/// extract in id order, are renamed (` Edited` appended) and limited to 30 km/h, or dropped.
-/// For measurement only; published packs are built without it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OsmEdit {
-    /// How many ways to change.
-    pub ways: usize,
-    /// Drop them instead of changing their tags.
-    pub drop: bool,
-}
-
-impl OsmEdit {
-    /// Applies the edit to what was read; returns the ids of the ways changed.
-    pub fn apply(&self, data: &mut OsmData) -> Vec<i64> {
-        let candidates: Vec<i64> = data
-            .ways
-            .values()
-            .filter(|w| roads::is_routable(&w.tags).is_some() && w.tags.has("name"))
-            .map(|w| w.id)
-            .collect();
-        if self.ways == 0 || candidates.is_empty() {
-            return Vec::new();
-        }
-        let step = (candidates.len() / self.ways).max(1);
-        let chosen: Vec<i64> = candidates
-            .iter()
-            .step_by(step)
-            .take(self.ways)
-            .copied()
-            .collect();
-        for id in &chosen {
-            if self.drop {
-                data.ways.remove(id);
-            } else if let Some(w) = data.ways.get_mut(id) {
-                for (k, v) in w.tags.0.iter_mut() {
-                    if k == "name" {
-                        v.push_str(" Edited");
-                    }
-                }
-                w.tags.0.retain(|(k, _)| k != "maxspeed");
-                w.tags.0.push(("maxspeed".to_string(), "30".to_string()));
-            }
-        }
-        chosen
-    }
-}
-
 /// Builds the requested OSM layers of `pbf` into `conn` (which already has
 /// [`waymark_core::packs::schema::create_all`] applied), one transaction per layer.
 ///
@@ -304,10 +258,12 @@ pub fn build_osm_with(
     let t = Instant::now();
     let mut data = read_osm(pbf, layers, progress)?;
     if let Some(edit) = edit {
-        let changed = edit.apply(&mut data);
+        let done = edit.apply(&mut data);
         tracing::info!(
-            ways = changed.len(),
-            drop = edit.drop,
+            added = done.added,
+            deleted = done.deleted,
+            retagged = done.retagged,
+            reshaped = done.reshaped,
             "edited the extract for a measurement"
         );
     }
