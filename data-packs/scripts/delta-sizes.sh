@@ -39,12 +39,18 @@ build() { # version, extra args
     "$BIN" build --pack "$PACK" --version "$v" --out "$OUT" --publisher "$PUB" "$@" >/dev/null 2>&1
   fi
 }
+# DAY_ONLY=1 builds only `1` and `day`.
+VERSIONS="1b 2 3 day"
 build 1
-build 1b
-build 2 --edit-ways "$WAYS"
-build 3 --edit-ways "$WAYS" --drop-ways
+if [ -n "${DAY_ONLY:-}" ]; then
+  VERSIONS="day"
+else
+  build 1b
+  build 2 --edit-ways "$WAYS"
+  build 3 --edit-ways "$WAYS" --drop-ways
+fi
 build day --edit-day "${DAY:-0.005}"
-for v in 1b 2 3 day; do
+for v in $VERSIONS; do
   echo "== $PACK 1 -> $v"
   rm -rf "$OUT/$PACK-$v/deltas"
   "$BIN" delta "$OUT/$PACK-1" "$OUT/$PACK-$v" --publisher "$PUB"

@@ -142,6 +142,11 @@ enum Command {
         /// Publisher file that signs the delta manifest.
         #[arg(long)]
         publisher: PathBuf,
+        /// Changed routing graphs of at most this many arcs are prepared on the device from
+        /// the new roads instead of downloaded (checked here to give the published bytes);
+        /// 0 sends every changed graph.
+        #[arg(long, default_value_t = waymark_core::packs::delta::DEFAULT_PREPARE_MAX_ARCS)]
+        prepare_max_arcs: u64,
     },
     /// Write a generated retail network (stores with types, tags, user properties, opening
     /// hours and a delivery zone each) as GeoJSON, for load tests of the stores endpoints.
@@ -685,6 +690,7 @@ fn run(cli: Cli) -> Result<(), String> {
             new,
             out,
             publisher,
+            prepare_max_arcs,
         } => {
             let publisher = Publisher::read_file(&publisher).map_err(|e| e.to_string())?;
             let out = match out {
@@ -694,8 +700,13 @@ fn run(cli: Cli) -> Result<(), String> {
                     new.join(waymark_core::packs::delta::delta_dir_rel(&base.version))
                 }
             };
-            let s = waymark_core::packs::delta::build_delta(&old, &new, &out, &publisher)
-                .map_err(|e| e.to_string())?;
+            let options = waymark_core::packs::delta::DeltaOptions {
+                prepare_max_arcs: (prepare_max_arcs > 0).then_some(prepare_max_arcs),
+            };
+            let s = waymark_core::packs::delta::build_delta_with(
+                &old, &new, &out, &publisher, &options,
+            )
+            .map_err(|e| e.to_string())?;
             println!(
                 "delta {} {} -> {} in {}: {} bytes to download for a {} byte pack ({:.1}%), delta.json {} bytes",
                 s.id,
@@ -708,7 +719,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 s.manifest_size
             );
             for (path, op, size, download) in &s.files {
-                println!("  {path:<40} {op:<5} {size:>12} -> {download:>10} bytes");
+                println!("  {path:<40} {op:<7} {size:>12} -> {download:>10} bytes");
             }
             Ok(())
         }

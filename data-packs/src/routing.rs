@@ -15,11 +15,11 @@
 use std::path::Path;
 use std::time::Instant;
 
-use fast_paths::FastGraph32;
 use rusqlite::Connection;
 use serde::Serialize;
-use waymark_core::routing::ch::{self, PreparedFile};
-use waymark_core::routing::{Metric, Profile, RoadNetwork, TurnGraph, cch};
+use waymark_core::routing::ch;
+use waymark_core::routing::prepare::{PreparationKind, Prepared, prepare_file};
+use waymark_core::routing::{Metric, Profile, RoadNetwork, TurnGraph};
 
 use crate::error::{BuildError, io};
 
@@ -91,19 +91,14 @@ fn prepare_graph(
 ) -> Result<GraphStats, BuildError> {
     let started = Instant::now();
     let nd = how.nested_dissection(g.arc_count());
-    let up: FastGraph32 = if nd {
-        cch::prepare(g, metric, &cch::arc_ends(g, net))
-            .map_err(|e| BuildError::Invalid(e.to_string()))?
-            .0
+    let kind = if nd {
+        PreparationKind::NestedDissection
     } else {
-        FastGraph32::new(&ch::prepare(g, metric, None))
+        PreparationKind::Contraction
     };
+    let Prepared { bytes, ch_edges } =
+        prepare_file(g, net, metric, kind).map_err(|e| BuildError::Invalid(e.to_string()))?;
     let prepare_ms = started.elapsed().as_millis() as u64;
-    let ch_edges = up.edges_fwd.len() + up.edges_bwd.len();
-    let bytes = PreparedFile::from_up(g, metric, &up)
-        .and_then(|f| f.to_bytes())
-        .map_err(|e| BuildError::Invalid(e.to_string()))?;
-    drop(up);
     let rel = ch::file_name(g.profile, metric);
     let path = dir.join(&rel);
     std::fs::write(&path, &bytes).map_err(|e| io(&path, e))?;
@@ -112,11 +107,7 @@ fn prepare_graph(
         arcs: g.arc_count(),
         transitions: g.transition_count(),
         ch_edges,
-        preparation: if nd {
-            "nested-dissection"
-        } else {
-            "contraction"
-        },
+        preparation: kind.name(),
         prepare_ms,
         bytes: bytes.len() as u64,
     })

@@ -15,7 +15,10 @@
 //! form, and for each file of the new manifest how to make it: `copy` (an unchanged file of
 //! the base, possibly under another path), `patch` (zstd *patch-from*: a zstd frame
 //! compressed with the base file as reference prefix, see [`make_patch`] / [`apply_patch`]) or
-//! `full` (download the file of the full pack). It is signed exactly as a manifest
+//! `full` (download the file of the full pack) or `prepare` (a routing hierarchy made on the
+//! device from the new version's roads, once its database is made, by the builder's own
+//! deterministic preparation, [`crate::routing::prepare`]; the delta builder offers it only
+//! when preparing reproduces the published file byte for byte). It is signed exactly as a manifest
 //! ([`Manifest::canonical_bytes`], Ed25519 by a trusted publisher). The installer checks every
 //! resulting file against the *new* manifest's size and SHA-256, so a delta can only save
 //! bytes, never change what is installed; anything that does not fit (another base, a bad
@@ -47,8 +50,10 @@ use super::install::sha256_hex;
 use super::manifest::{Manifest, PackSignature, check_relative_path};
 use crate::auth::keys::{Publisher, PublisherKey};
 
-/// The delta format this build reads and writes.
-pub const DELTA_FORMAT: u32 = 1;
+/// The delta format this build writes (format 2 adds `prepare`).
+pub const DELTA_FORMAT: u32 = 2;
+/// Delta formats this build reads.
+const READS_FORMATS: [u32; 2] = [1, 2];
 /// Directory of deltas inside a pack directory of a source.
 pub const DELTAS_DIR: &str = "deltas";
 /// File name of a delta manifest.
@@ -77,7 +82,43 @@ pub enum DeltaOp {
     Patch,
     /// Download the file of the full pack.
     Full,
+    /// Prepare the routing hierarchy on the device from the roads of the new pack database
+    /// `from`, in the preparation `preparation` ([`crate::routing::prepare`]).
+    Prepare,
 }
+
+impl DeltaOp {
+    /// The operation's name in `delta.json`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            DeltaOp::Copy => "copy",
+            DeltaOp::Patch => "patch",
+            DeltaOp::Full => "full",
+            DeltaOp::Prepare => "prepare",
+        }
+    }
+}
+
+/// Options of [`build_delta_with`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeltaOptions {
+    /// Routing graphs of at most this many arcs may be prepared on the device instead of
+    /// downloaded (`None`: none). Preparing costs the device the builder's preparation time
+    /// for that graph (`docs/performance.md`, "Delta updates").
+    pub prepare_max_arcs: Option<u64>,
+}
+
+impl Default for DeltaOptions {
+    fn default() -> Self {
+        DeltaOptions {
+            prepare_max_arcs: Some(DEFAULT_PREPARE_MAX_ARCS),
+        }
+    }
+}
+
+/// Default of [`DeltaOptions::prepare_max_arcs`]: graphs prepared in about ten seconds on a
+/// phone-class core (the sample regions' graphs have 2–32 k arcs).
+pub const DEFAULT_PREPARE_MAX_ARCS: u64 = 1_000_000;
 
 /// One file of the new version in a delta.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,6 +139,44 @@ pub struct DeltaFile {
     /// Size of the patch file in bytes (`patch`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub patch_size: Option<u64>,
+    /// The new pack's database the graph is prepared from (`prepare`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// `contraction` or `nested-dissection` (`prepare`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preparation: Option<String>,
+    /// `docstore-zstd-<level>` (`patch`): the patch turns the [`super::docstore::expand`]ed
+    /// base into the expanded new file, which is compacted at that zstd level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transform: Option<String>,
+}
+
+/// Prefix of a doc-store transform name.
+const DOCSTORE_TRANSFORM: &str = "docstore-zstd-";
+
+/// The zstd level of a transform name (`docstore-zstd-19` → 19).
+pub fn docstore_level(transform: &str) -> Option<i32> {
+    let level: i32 = transform.strip_prefix(DOCSTORE_TRANSFORM)?.parse().ok()?;
+    (1..=22).contains(&level).then_some(level)
+}
+
+/// zstd levels a doc store is tried at: the pack builder's (search index) and zstd's default.
+const DOCSTORE_LEVELS: [i32; 2] = [19, 3];
+
+/// The patch of the expanded doc stores when both files are zstd doc stores that compact back
+/// exactly: `(patch, transform)`.
+fn docstore_patch(old: &[u8], new: &[u8]) -> io::Result<Option<(Vec<u8>, String)>> {
+    let (Some(base), Some(target)) = (super::docstore::expand(old), super::docstore::expand(new))
+    else {
+        return Ok(None);
+    };
+    for level in DOCSTORE_LEVELS {
+        if super::docstore::compact(&target, level)? == new {
+            let patch = make_patch(&base, &target)?;
+            return Ok(Some((patch, format!("{DOCSTORE_TRANSFORM}{level}"))));
+        }
+    }
+    Ok(None)
 }
 
 /// `deltas/<base>/delta.json`.
@@ -185,7 +264,7 @@ impl DeltaManifest {
             .get("delta_format")
             .and_then(Value::as_u64)
             .ok_or_else(|| DeltaError::Invalid("delta_format is missing".into()))?;
-        if found != u64::from(DELTA_FORMAT) {
+        if !READS_FORMATS.iter().any(|&f| u64::from(f) == found) {
             return Err(DeltaError::UnsupportedFormat(found));
         }
         let delta: DeltaManifest = serde_json::from_value(value.clone())
@@ -221,6 +300,27 @@ impl DeltaManifest {
                     let base = f.base.as_deref().ok_or_else(|| bad("no base file"))?;
                     check_relative_path(base).map_err(|e| bad(&e.to_string()))?;
                 }
+                DeltaOp::Prepare => {
+                    let from = f.from.as_deref().ok_or_else(|| bad("no `from` database"))?;
+                    check_relative_path(from).map_err(|e| bad(&e.to_string()))?;
+                    let how = f.preparation.as_deref().unwrap_or("");
+                    if crate::routing::prepare::PreparationKind::from_name(how).is_none() {
+                        return Err(bad(
+                            "`preparation` is not `contraction` or `nested-dissection`",
+                        ));
+                    }
+                    if crate::routing::prepare::graph_of_file(&f.path).is_none() {
+                        return Err(bad("only routing graph files are prepared"));
+                    }
+                    if !delta.files.iter().any(|d| d.path == from) {
+                        return Err(bad("`from` is not a file of the new version"));
+                    }
+                }
+            }
+            if let Some(t) = f.transform.as_deref()
+                && (f.op != DeltaOp::Patch || docstore_level(t).is_none())
+            {
+                return Err(bad("unknown `transform`"));
             }
             if f.op == DeltaOp::Patch {
                 let patch = f.patch.as_deref().ok_or_else(|| bad("no patch file"))?;
@@ -275,7 +375,7 @@ impl DeltaManifest {
             .files
             .iter()
             .map(|f| match listed.get(f.path.as_str()) {
-                Some(d) if d.op == DeltaOp::Copy => 0,
+                Some(d) if d.op == DeltaOp::Copy || d.op == DeltaOp::Prepare => 0,
                 Some(d) if d.op == DeltaOp::Patch => d.patch_size.unwrap_or(f.size),
                 _ => sizes.get(f.path.as_str()).copied().unwrap_or(0),
             })
@@ -356,6 +456,78 @@ pub fn build_delta(
     out: &Path,
     publisher: &Publisher,
 ) -> Result<DeltaSummary, DeltaError> {
+    build_delta_with(old, new, out, publisher, &DeltaOptions::default())
+}
+
+/// How the new pack prepared each routing graph (`stats.routing.graphs[]`): file → (arcs,
+/// preparation).
+fn preparations(manifest: &Manifest) -> HashMap<String, (u64, String)> {
+    let graphs = manifest
+        .stats
+        .as_ref()
+        .and_then(|s| s.pointer("/routing/graphs"))
+        .and_then(Value::as_array);
+    graphs
+        .into_iter()
+        .flatten()
+        .filter_map(|g| {
+            Some((
+                g.get("file")?.as_str()?.to_string(),
+                (
+                    g.get("arcs")?.as_u64()?,
+                    g.get("preparation")?.as_str()?.to_string(),
+                ),
+            ))
+        })
+        .collect()
+}
+
+/// Whether the device can make `path` of the pack `new` by preparing it from the pack's
+/// database `db` (`DeltaOp::Prepare`): the graph is small enough and preparing it here gives
+/// the published bytes exactly.
+fn preparable(
+    new: &Path,
+    path: &str,
+    db: &str,
+    prepared: &HashMap<String, (u64, String)>,
+    options: &DeltaOptions,
+) -> Result<Option<String>, DeltaError> {
+    let (Some(max), Some((arcs, how))) = (options.prepare_max_arcs, prepared.get(path)) else {
+        return Ok(None);
+    };
+    let Some(kind) = crate::routing::prepare::PreparationKind::from_name(how) else {
+        return Ok(None);
+    };
+    if *arcs > max {
+        return Ok(None);
+    }
+    let made = match crate::routing::prepare::prepare_file_from_pack(&new.join(db), path, kind) {
+        Ok(made) => made,
+        Err(e) => {
+            tracing::warn!(file = path, error = %e, "cannot prepare the graph; it is sent");
+            return Ok(None);
+        }
+    };
+    let published_path = new.join(path);
+    let published = fs::read(&published_path).map_err(io_err(&published_path))?;
+    if made.bytes != published {
+        tracing::warn!(
+            file = path,
+            "preparing the graph again gives other bytes; it is sent"
+        );
+        return Ok(None);
+    }
+    Ok(Some(how.clone()))
+}
+
+/// [`build_delta`] with options.
+pub fn build_delta_with(
+    old: &Path,
+    new: &Path,
+    out: &Path,
+    publisher: &Publisher,
+    options: &DeltaOptions,
+) -> Result<DeltaSummary, DeltaError> {
     let base = read_manifest(old)?;
     let target = read_manifest(new)?;
     if base.id != target.id {
@@ -378,6 +550,8 @@ pub fn build_delta(
         .iter()
         .filter(|f| !target.files.iter().any(|t| t.path == f.path))
         .collect();
+    let prepared = preparations(&target);
+    let db = super::registry::SQLITE_FILE;
     let mut files = Vec::new();
     let mut report = Vec::new();
     let mut delta_size = 0u64;
@@ -402,9 +576,23 @@ pub fn build_delta(
             patch: None,
             patch_sha256: None,
             patch_size: None,
+            from: None,
+            preparation: None,
+            transform: None,
         };
-        if let Some(b) = pair {
-            if b.sha256.eq_ignore_ascii_case(&t.sha256) && b.size == t.size {
+        let unchanged =
+            pair.is_some_and(|b| b.sha256.eq_ignore_ascii_case(&t.sha256) && b.size == t.size);
+        let prepare = if unchanged || !target.files.iter().any(|f| f.path == db) {
+            None
+        } else {
+            preparable(new, &t.path, db, &prepared, options)?
+        };
+        if let Some(how) = prepare {
+            entry.op = DeltaOp::Prepare;
+            entry.from = Some(db.to_string());
+            entry.preparation = Some(how);
+        } else if let Some(b) = pair {
+            if unchanged {
                 entry.op = DeltaOp::Copy;
                 entry.base = Some(b.path.clone());
             } else {
@@ -412,7 +600,14 @@ pub fn build_delta(
                 let new_path = new.join(&t.path);
                 let old_bytes = fs::read(&old_path).map_err(io_err(&old_path))?;
                 let new_bytes = fs::read(&new_path).map_err(io_err(&new_path))?;
-                let patch = make_patch(&old_bytes, &new_bytes).map_err(io_err(&new_path))?;
+                let mut patch = make_patch(&old_bytes, &new_bytes).map_err(io_err(&new_path))?;
+                if let Some((p, transform)) =
+                    docstore_patch(&old_bytes, &new_bytes).map_err(io_err(&new_path))?
+                    && p.len() < patch.len()
+                {
+                    patch = p;
+                    entry.transform = Some(transform);
+                }
                 if (patch.len() as f64) < t.size as f64 * MAX_PATCH_SHARE {
                     let rel = format!("{}.{PATCH_EXT}", t.path);
                     let dest = out.join(&rel);
@@ -425,21 +620,23 @@ pub fn build_delta(
                     entry.patch = Some(rel);
                     entry.patch_sha256 = Some(sha256_hex(&patch));
                     entry.patch_size = Some(patch.len() as u64);
+                } else {
+                    entry.transform = None;
                 }
             }
         }
         let download = match entry.op {
-            DeltaOp::Copy => 0,
+            DeltaOp::Copy | DeltaOp::Prepare => 0,
             DeltaOp::Patch => entry.patch_size.unwrap_or(0),
             DeltaOp::Full => t.size,
         };
         delta_size += download;
-        let op = match entry.op {
-            DeltaOp::Copy => "copy",
-            DeltaOp::Patch => "patch",
-            DeltaOp::Full => "full",
-        };
-        report.push((t.path.clone(), op.to_string(), t.size, download));
+        report.push((
+            t.path.clone(),
+            entry.op.name().to_string(),
+            t.size,
+            download,
+        ));
         files.push(entry);
     }
     let mut delta = DeltaManifest {
@@ -534,6 +731,9 @@ mod tests {
                 patch: Some("data.sqlite.zst".into()),
                 patch_sha256: Some("c".repeat(64)),
                 patch_size: Some(10),
+                from: None,
+                preparation: None,
+                transform: None,
             }],
             signature: None,
         };
@@ -564,6 +764,40 @@ mod tests {
             ),
             Err(DeltaError::Invalid(_))
         ));
+        // A graph prepared on the device names its database and preparation, and only
+        // routing graphs are prepared.
+        let prepare = |path: &str, from: Option<&str>, how: Option<&str>| {
+            let mut with = d.clone();
+            with.files.push(DeltaFile {
+                path: path.into(),
+                op: DeltaOp::Prepare,
+                base: None,
+                patch: None,
+                patch_sha256: None,
+                patch_size: None,
+                from: from.map(Into::into),
+                preparation: how.map(Into::into),
+                transform: None,
+            });
+            with.sign(&p).unwrap();
+            DeltaManifest::parse_verified(&serde_json::to_vec(&with).unwrap(), &[p.verifying()])
+        };
+        let graph = "routing/driving-time.fp";
+        prepare(graph, Some("data.sqlite"), Some("contraction")).unwrap();
+        prepare(graph, Some("data.sqlite"), Some("nested-dissection")).unwrap();
+        for (path, from, how) in [
+            (graph, None, Some("contraction")),
+            (graph, Some("data.sqlite"), None),
+            (graph, Some("data.sqlite"), Some("dijkstra")),
+            (graph, Some("other.sqlite"), Some("contraction")),
+            (graph, Some("../data.sqlite"), Some("contraction")),
+            ("search/meta.json", Some("data.sqlite"), Some("contraction")),
+        ] {
+            assert!(
+                matches!(prepare(path, from, how), Err(DeltaError::Invalid(_))),
+                "{path} {from:?} {how:?}"
+            );
+        }
         // A manifest is not a delta and a delta is not a manifest.
         let mut m = Manifest::new("andorra", "2", vec![]);
         m.sign(&p).unwrap();

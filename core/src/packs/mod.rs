@@ -4,6 +4,7 @@
 //! This module holds what the builder (`waymark-packs`) and the readers share: the manifest
 //! with its canonical signature, and (as layers land) the SQL DDL and tantivy schemas.
 pub mod delta;
+pub mod docstore;
 pub mod grid;
 pub mod install;
 pub mod manager;

@@ -11,6 +11,8 @@
 //!   and many-to-many queries;
 //! * [`cch`]: the same hierarchies prepared in a nested-dissection order (customisable CH,
 //!   ADR 0007), for networks too large for `fast_paths`' contraction;
+//! * [`prepare`]: a stored hierarchy prepared from a pack's roads, as the builder and a delta
+//!   install make it;
 //! * [`compact`]: the compact, zstd-compressed encoding of a stored hierarchy (ADR 0005);
 //! * [`search`]: Dijkstra (reference, query-time avoidance, isochrones) and its directed form
 //!   (A*) that answers the distance metric;
@@ -27,6 +29,7 @@ pub mod graph;
 pub mod join;
 pub mod network;
 pub mod overlay;
+pub mod prepare;
 pub mod profile;
 pub mod reach;
 pub mod router;

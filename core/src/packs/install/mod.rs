@@ -83,7 +83,7 @@ use std::path::{Path, PathBuf};
 
 use parking_lot::Mutex;
 
-use super::manifest::Manifest;
+use super::manifest::{Manifest, PackFile};
 use crate::auth::keys::PublisherKey;
 
 mod checks;
@@ -290,7 +290,11 @@ impl PackStore {
             progress,
         };
         let delta = patch::find_delta(self, &src, &manifest, trusted);
-        for file in &manifest.files {
+        // Files a delta prepares on the device come last: they are made from the new
+        // pack database.
+        let mut files: Vec<&PackFile> = manifest.files.iter().collect();
+        files.sort_by_key(|f| delta.as_ref().is_some_and(|plan| plan.prepares(&f.path)));
+        for file in files {
             if let Some(plan) = &delta {
                 match plan.make_file(&mut job, file) {
                     Ok(true) => continue,

@@ -32,8 +32,12 @@ use super::source::Source;
 use super::verify::{read_installed_manifest, verify_file};
 use super::{InstallError, InstallProgress, PackStore};
 use crate::auth::keys::PublisherKey;
-use crate::packs::delta::{DELTA_FILE, DeltaFile, DeltaManifest, DeltaOp, delta_dir_rel};
+use crate::packs::delta::{
+    DELTA_FILE, DeltaFile, DeltaManifest, DeltaOp, delta_dir_rel, docstore_level,
+};
+use crate::packs::docstore;
 use crate::packs::manifest::{Manifest, PackFile};
+use crate::routing::prepare::{PreparationKind, prepare_file_from_pack};
 
 /// Installed versions tried as a base (newest first).
 const MAX_BASES_TRIED: usize = 3;
@@ -126,19 +130,37 @@ impl DeltaPlan {
         let Some(entry) = self.entries.get(&f.path) else {
             return Ok(false);
         };
+        let root = job.partial.join(DELTA_SUBDIR);
+        let out = root.join("out").join(&f.path);
+        if entry.op == DeltaOp::Prepare {
+            let (Some(from), Some(kind)) = (
+                entry.from.as_deref(),
+                entry
+                    .preparation
+                    .as_deref()
+                    .and_then(PreparationKind::from_name),
+            ) else {
+                return Ok(false);
+            };
+            if let Some(parent) = out.parent() {
+                fs::create_dir_all(parent).map_err(InstallError::io(parent))?;
+            }
+            remove_if_exists(&out)?;
+            job.report(f, 0);
+            prepare(&job.partial.join("done").join(from), &f.path, kind, &out)?;
+            return self.finish(job, f, entry, &root, &out, &done);
+        }
         let Some(base_rel) = entry.base.as_deref() else {
             return Ok(false);
         };
         let base = self.base_dir.join(base_rel);
-        let root = job.partial.join(DELTA_SUBDIR);
-        let out = root.join("out").join(&f.path);
         if let Some(parent) = out.parent() {
             fs::create_dir_all(parent).map_err(InstallError::io(parent))?;
         }
         remove_if_exists(&out)?;
         job.report(f, 0);
         match entry.op {
-            DeltaOp::Full => return Ok(false),
+            DeltaOp::Full | DeltaOp::Prepare => return Ok(false),
             DeltaOp::Copy => {
                 if fs::hard_link(&base, &out).is_err() {
                     fs::copy(&base, &out).map_err(InstallError::io(&base))?;
@@ -171,15 +193,36 @@ impl DeltaPlan {
                 };
                 sub.fetch_file(&patch_file)?;
                 let patch_path = root.join("done").join(&patch_file.path);
-                if let Err(e) = apply(&base, &patch_path, &out) {
+                if let Err(e) = apply(&base, &patch_path, entry.transform.as_deref(), &out) {
                     let _ = fs::remove_file(&out);
                     let _ = fs::remove_file(&patch_path);
                     return Err(e);
                 }
             }
         }
-        if let Err(e) = verify_file(&out, f) {
-            let _ = fs::remove_file(&out);
+        self.finish(job, f, entry, &root, &out, &done)
+    }
+
+    /// Whether the delta prepares `path` on the device (made after every other file, from
+    /// the new database).
+    pub(super) fn prepares(&self, path: &str) -> bool {
+        self.entries
+            .get(path)
+            .is_some_and(|e| e.op == DeltaOp::Prepare)
+    }
+
+    /// Verifies the made file `out` against the new manifest and moves it to `done`.
+    fn finish(
+        &self,
+        job: &mut Job<'_>,
+        f: &PackFile,
+        entry: &DeltaFile,
+        root: &Path,
+        out: &Path,
+        done: &Path,
+    ) -> Result<bool, InstallError> {
+        if let Err(e) = verify_file(out, f) {
+            let _ = fs::remove_file(out);
             if entry.op == DeltaOp::Patch
                 && let Some(patch) = entry.patch.as_deref()
             {
@@ -190,17 +233,64 @@ impl DeltaPlan {
         if let Some(parent) = done.parent() {
             fs::create_dir_all(parent).map_err(InstallError::io(parent))?;
         }
-        fs::rename(&out, &done).map_err(InstallError::io(&out))?;
+        fs::rename(out, done).map_err(InstallError::io(out))?;
         job.bytes_done += f.size;
         job.report(f, f.size);
         Ok(true)
     }
 }
 
-/// Applies the patch at `patch` to the file `base`, writing `out` (fsynced).
-fn apply(base: &Path, patch: &Path, out: &Path) -> Result<(), InstallError> {
+/// Prepares the routing graph `path` from the pack database `db` into `out` (fsynced).
+fn prepare(db: &Path, path: &str, kind: PreparationKind, out: &Path) -> Result<(), InstallError> {
+    if !db.is_file() {
+        return Err(InstallError::io(db)(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "the new pack database is not made yet",
+        )));
+    }
+    let started = std::time::Instant::now();
+    let made = prepare_file_from_pack(db, path, kind).map_err(|e| {
+        InstallError::io(out)(std::io::Error::other(format!(
+            "preparing the routing graph failed: {e}"
+        )))
+    })?;
+    tracing::info!(
+        file = path,
+        ms = started.elapsed().as_millis() as u64,
+        "prepared a routing graph from the delta's roads"
+    );
+    let mut file = File::create(out).map_err(InstallError::io(out))?;
+    std::io::Write::write_all(&mut file, &made.bytes).map_err(InstallError::io(out))?;
+    file.sync_all().map_err(InstallError::io(out))?;
+    Ok(())
+}
+
+/// Applies the patch at `patch` to the file `base` (to its expanded form with a doc-store
+/// `transform`), writing `out` (fsynced).
+fn apply(
+    base: &Path,
+    patch: &Path,
+    transform: Option<&str>,
+    out: &Path,
+) -> Result<(), InstallError> {
     let base_bytes = fs::read(base).map_err(InstallError::io(base))?;
     let patch_file = File::open(patch).map_err(InstallError::io(patch))?;
+    if let Some(t) = transform {
+        let invalid = |why: &str| {
+            InstallError::io(base)(std::io::Error::new(std::io::ErrorKind::InvalidData, why))
+        };
+        let level = docstore_level(t).ok_or_else(|| invalid("unknown transform"))?;
+        let expanded = docstore::expand(&base_bytes)
+            .ok_or_else(|| invalid("the base file is not a zstd doc store"))?;
+        let mut made = Vec::new();
+        crate::packs::delta::apply_patch(&expanded, patch_file, &mut made)
+            .map_err(InstallError::io(patch))?;
+        let bytes = docstore::compact(&made, level).map_err(InstallError::io(patch))?;
+        let mut file = File::create(out).map_err(InstallError::io(out))?;
+        std::io::Write::write_all(&mut file, &bytes).map_err(InstallError::io(out))?;
+        file.sync_all().map_err(InstallError::io(out))?;
+        return Ok(());
+    }
     let file = File::create(out).map_err(InstallError::io(out))?;
     let mut writer = BufWriter::new(file);
     crate::packs::delta::apply_patch(&base_bytes, patch_file, &mut writer)
