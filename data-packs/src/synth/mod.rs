@@ -32,6 +32,7 @@ use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::Path;
 
+mod names;
 pub mod pbf;
 
 use pbf::{MemberType, PbfWriter};
@@ -133,49 +134,7 @@ fn mix(parts: &[u64]) -> u64 {
     h
 }
 
-const STEMS: &[&str] = &[
-    "Ahorn",
-    "Birken",
-    "Buchen",
-    "Eichen",
-    "Eschen",
-    "Fichten",
-    "Kastanien",
-    "Kiefern",
-    "Linden",
-    "Pappel",
-    "Tannen",
-    "Ulmen",
-    "Weiden",
-    "Erlen",
-    "Holunder",
-    "Rosen",
-    "Tulpen",
-    "Nelken",
-    "Flieder",
-    "Lilien",
-    "Amsel",
-    "Drossel",
-    "Falken",
-    "Finken",
-    "Lerchen",
-    "Meisen",
-    "Schwalben",
-    "Sperlings",
-    "Stern",
-    "Sonnen",
-    "Mond",
-    "Garten",
-    "Wiesen",
-    "Feld",
-    "Wald",
-    "Berg",
-    "Bach",
-    "Mühlen",
-    "Brunnen",
-    "Schul",
-];
-const SUFFIXES: &[&str] = &["straße", "weg", "allee", "ring", "damm", "gasse"];
+use names::{STEMS, SUFFIXES};
 
 /// A street of the grid: `(highway, name, maxspeed, oneway)`.
 #[derive(Debug, Clone)]
@@ -776,28 +735,4 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn grid_size_follows_the_node_count() {
-        for n in [10_000u64, 100_000, 1_000_000, 5_000_000] {
-            let g = Grid::new(&SynthOptions::nodes(n)).g as f64;
-            let approx = g * g * NODES_PER_BLOCK;
-            assert!(
-                (approx / n as f64 - 1.0).abs() < 0.1,
-                "{n}: grid {g} gives {approx}"
-            );
-        }
-    }
-
-    #[test]
-    fn street_names_are_distinct_between_rows_and_columns() {
-        let grid = Grid::new(&SynthOptions::nodes(5_000_000));
-        let mut names = std::collections::HashSet::new();
-        for k in 0..grid.g {
-            assert!(names.insert(grid.street(true, k).name));
-            assert!(names.insert(grid.street(false, k).name));
-        }
-    }
-}
+mod tests;

@@ -1,0 +1,48 @@
+//! Street names of the synthetic city: a stem and a suffix, in German like the grid's
+//! default place (Rasterstadt, near Berlin).
+
+/// Name stems.
+pub(super) const STEMS: &[&str] = &[
+    "Ahorn",
+    "Birken",
+    "Buchen",
+    "Eichen",
+    "Eschen",
+    "Fichten",
+    "Kastanien",
+    "Kiefern",
+    "Linden",
+    "Pappel",
+    "Tannen",
+    "Ulmen",
+    "Weiden",
+    "Erlen",
+    "Holunder",
+    "Rosen",
+    "Tulpen",
+    "Nelken",
+    "Flieder",
+    "Lilien",
+    "Amsel",
+    "Drossel",
+    "Falken",
+    "Finken",
+    "Lerchen",
+    "Meisen",
+    "Schwalben",
+    "Sperlings",
+    "Stern",
+    "Sonnen",
+    "Mond",
+    "Garten",
+    "Wiesen",
+    "Feld",
+    "Wald",
+    "Berg",
+    "Bach",
+    "Mühlen",
+    "Brunnen",
+    "Schul",
+];
+/// Name suffixes.
+pub(super) const SUFFIXES: &[&str] = &["straße", "weg", "allee", "ring", "damm", "gasse"];
