@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::details::{details_of, leading_number};
 use super::format::{Shown, resolve_language};
-use super::index::{Bias, Item, LocalitiesIndex, text_query_with};
+use super::index::{Bias, Item, LocalitiesIndex, text_query_fuzzy};
 use super::text::{MatchKind, QueryToken, match_word, query_tokens};
 use crate::api::{
     Accuracy, AddressComponent, CcFormat, DetailsField, GeocodeRequest, GeocodeResponse,
@@ -244,9 +244,15 @@ fn forward(
     .map(|s| s.to_string())
     .collect();
     let mut memo = ContextWords::default();
+    // Typos are looked for only in the tokens that are no word of any pack: the others match
+    // as they are (a misspelt street among a right city, number and postcode costs one
+    // automaton, not four).
+    let unknown: Vec<bool> = idx.known_words(&tokens).iter().map(|k| !k).collect();
+    let exact = vec![false; tokens.len()];
     let mut rank = |all_required: bool, typos: bool| {
+        let fuzzy = if typos { &unknown } else { &exact };
         let hits = idx.search(
-            |f| text_query_with(f, &tokens, &types, countries, all_required, typos),
+            |f| text_query_fuzzy(f, &tokens, &types, countries, all_required, fuzzy),
             Bias::default(),
             60,
         );
@@ -275,7 +281,12 @@ fn forward(
             .is_some_and(|(_, used, _)| used.iter().all(|u| *u))
     };
     let mut scored = Vec::new();
+    let any_unknown = unknown.iter().any(|u| *u);
     for (all_required, typos) in [(true, false), (true, true), (false, false), (false, true)] {
+        if typos && !any_unknown {
+            // Every token is a word: the search with typos would be the one just run.
+            continue;
+        }
         scored = rank(all_required, typos);
         if explains_all(&scored) {
             break;
