@@ -147,7 +147,7 @@ mod tests {
             );
         }
         assert_eq!(
-            n, 34,
+            n, 35,
             "every operation but the 303 target of the matrix result and the map layer"
         );
         assert!(

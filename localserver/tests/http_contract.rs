@@ -407,6 +407,19 @@ fn status_bodies_per_group() {
     let r = s.both(&Req::get("/indoor/venues/v1").header("X-Api-Key", &k.private));
     assert_eq!(r.status, 404, "{}", r.body);
     assert!(r.body["detail"].as_str().unwrap().contains("no venue `v1`"));
+    // The venue list (a Waymark extension), with and without a trailing slash: 503 while no
+    // pack has the indoor layer, 422 at `radius` without `near`, 403 `{}` for a key without
+    // the indoor group.
+    for path in ["/indoor/venues", "/indoor/venues/"] {
+        let r = s.both(&Req::get(path).header("X-Api-Key", &k.private));
+        assert_eq!(r.status, 503, "{path}: {}", r.body);
+        assert!(r.body["detail"].as_str().unwrap().contains("indoor layer"));
+        let r = s.both(&Req::get(format!("{path}?radius=5")).header("X-Api-Key", &k.private));
+        assert_eq!(r.status, 422, "{path}: {}", r.body);
+        assert_eq!(r.body["detail"][0]["loc"], json!(["query", "radius"]));
+        let r = s.both(&Req::get(path).header("X-Api-Key", &k.ios));
+        assert_eq!((r.status, r.body.clone()), (403, json!({})));
+    }
     // Datasets: an unknown dataset is 404 `{details}` (the datasets group's body).
     let r = s.both(&Req::get("/datasets/d1/features/f1").header("X-Api-Key", &k.private));
     assert_eq!(r.status, 404, "{}", r.body);
@@ -685,8 +698,8 @@ fn openapi_describes_every_endpoint() {
         .map(|m| m.as_object().unwrap().len())
         .sum();
     assert_eq!(
-        ops, 36,
+        ops, 37,
         "27 of the spec, the matrix result's 303 target, the map layer, 4 of pack management, \
-         2 of datasets and convert-to-coordinates"
+         2 of datasets, convert-to-coordinates and the venue list"
     );
 }

@@ -1420,3 +1420,178 @@ fn half_levels_are_levels_of_their_own() {
     }
     assert!(renumbered >= 2, "{renumbered} venues with half-levels");
 }
+
+/// The point of a POI (its GeoJSON point, else the first vertex of its shape).
+fn poi_point(venue: &str, name: &str) -> LatLng {
+    let id = poi(venue, name);
+    let r = search(PoiSearchRequest {
+        venue_id: venue.into(),
+        ids: vec![id],
+        ..Default::default()
+    });
+    let g = &r.features[0].geometry.0;
+    let mut c = &g["coordinates"];
+    while c[0].is_array() {
+        c = &c[0];
+    }
+    LatLng::new(c[1].as_f64().unwrap(), c[0].as_f64().unwrap())
+}
+
+fn list(req: waymark_core::api::VenueListRequest) -> waymark_core::api::VenueListResponse {
+    call(req).unwrap()
+}
+
+fn ids(r: &waymark_core::api::VenueListResponse) -> Vec<String> {
+    r.venues.iter().map(|v| v.venue_id.clone()).collect()
+}
+
+#[test]
+fn venues_are_found_near_a_point_and_by_name() {
+    use waymark_core::api::VenueListRequest;
+    // which venue am I in: radius 0 at a shop of Forum (a building: its outline holds it)
+    let inside = poi_point(FORUM, "Alepa");
+    let r = list(VenueListRequest {
+        near: Some(inside),
+        radius: Some(0),
+        ..Default::default()
+    });
+    assert_eq!(
+        ids(&r).first().map(String::as_str),
+        Some(FORUM),
+        "{:?}",
+        ids(&r)
+    );
+    assert!(r.venues.iter().all(|v| v.distance == Some(0.0)));
+    let forum = &r.venues[0];
+    assert_eq!(forum.levels, venue(FORUM).levels);
+    assert_eq!(forum.name, venue(FORUM).name);
+    // 2 km off Forum: nothing holds the point, nothing of Helsinki within 500 m
+    let far = LatLng::new(inside.lat + 0.02, inside.lng);
+    let r = list(VenueListRequest {
+        near: Some(far),
+        radius: Some(0),
+        ..Default::default()
+    });
+    assert!(r.venues.is_empty(), "{:?}", ids(&r));
+    assert_eq!((r.pagination.total, r.pagination.page_count), (0, 0));
+    // near Stachus: venues within 300 m, nearest first, Stachus itself at 0 m
+    let at = poi_point(STACHUS, "Decathlon");
+    let r = list(VenueListRequest {
+        near: Some(at),
+        radius: Some(300),
+        ..Default::default()
+    });
+    assert!(ids(&r).contains(&STACHUS.to_owned()), "{:?}", ids(&r));
+    let d: Vec<f64> = r.venues.iter().map(|v| v.distance.unwrap()).collect();
+    assert!(d.windows(2).all(|w| w[0] <= w[1]), "{d:?}");
+    assert!(d.iter().all(|x| *x <= 300.0), "{d:?}");
+    assert!(!ids(&r).contains(&FORUM.to_owned()));
+    assert!(r.venues.len() > 1, "{:?}", ids(&r));
+    // by name: words of the name, folded, each a word start
+    for (q, want) in [
+        ("karlspl", STACHUS),
+        ("STACHUS", STACHUS),
+        ("example hal", "imdf-venue-1"),
+    ] {
+        let r = list(VenueListRequest {
+            q: Some(q.into()),
+            ..Default::default()
+        });
+        assert!(ids(&r).contains(&want.to_owned()), "{q}: {:?}", ids(&r));
+    }
+    let r = list(VenueListRequest {
+        q: Some("zzzz nothing".into()),
+        ..Default::default()
+    });
+    assert!(r.venues.is_empty());
+    // every venue, paged by name: the pages are the whole list, in order, once
+    let all = list(VenueListRequest::default());
+    assert_eq!(all.pagination.total as usize, all_venue_ids().len());
+    let mut paged = Vec::new();
+    for page in 0..all.pagination.total.div_ceil(3) as u32 {
+        let r = list(VenueListRequest {
+            items_by_page: 3,
+            page,
+            ..Default::default()
+        });
+        assert_eq!(
+            r.pagination.page_count as u64,
+            all.pagination.total.div_ceil(3)
+        );
+        paged.extend(ids(&r));
+    }
+    assert_eq!(paged, ids(&all));
+    // radius without near, a radius too large: 422 at radius
+    let e = call(VenueListRequest {
+        radius: Some(10),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Validation);
+    assert_eq!(e.fields[0].loc, ["query", "radius"]);
+}
+
+#[test]
+fn venue_list_over_http() {
+    let f = fixture();
+    let key = waymark_tests::private_caller(&f.publisher)
+        .api_key_header
+        .unwrap();
+    let inside = poi_point(FORUM, "Alepa");
+    let engine = list(waymark_core::api::VenueListRequest {
+        near: Some(inside),
+        radius: Some(0),
+        ..Default::default()
+    });
+    for path in ["/indoor/venues", "/indoor/venues/"] {
+        let a = f.server.call(
+            "GET",
+            &format!("{path}?near={},{}&radius=0", inside.lat, inside.lng),
+            &key,
+            "",
+        );
+        assert_eq!(a.status, 200, "{path}: {}", a.body);
+        let v: serde_json::Value = serde_json::from_str(&a.body).unwrap();
+        assert_eq!(v, serde_json::to_value(&engine).unwrap(), "{path}");
+        let a = f.server.call("GET", &format!("{path}?radius=5"), &key, "");
+        assert_eq!(a.status, 422, "{path}: {}", a.body);
+        let v: serde_json::Value = serde_json::from_str(&a.body).unwrap();
+        assert_eq!(
+            v["detail"][0]["loc"],
+            serde_json::json!(["query", "radius"])
+        );
+    }
+}
+
+#[test]
+fn venue_list_parameters_are_parsed_and_checked() {
+    use waymark_core::api::validation::Validate;
+    use waymark_core::api::{FromQuery, RequestHeaders, VenueListRequest, pairs};
+    let parse = |q: &[(&str, &str)]| {
+        VenueListRequest::from_query(&pairs(q.iter().copied()), &RequestHeaders::default(), &[])
+    };
+    let r = parse(&[("near", "48.139,11.565"), ("radius", "0")]).unwrap();
+    assert_eq!(r.near, Some(LatLng::new(48.139, 11.565)));
+    assert_eq!(r.radius, Some(0));
+    assert!(r.validate().is_ok());
+    let r = parse(&[("q", "stachus"), ("items_by_page", "5"), ("page", "1")]).unwrap();
+    assert_eq!(
+        (r.q.as_deref(), r.items_by_page, r.page),
+        (Some("stachus"), 5, 1)
+    );
+    // radius without near, too large, an empty q: each named
+    let e = parse(&[("radius", "60000"), ("q", " ")])
+        .unwrap()
+        .validate()
+        .unwrap_err();
+    let at: Vec<&serde_json::Value> = e.iter().map(|f| &f.loc[1]).collect();
+    assert_eq!(at, ["radius", "radius", "q"]);
+    assert!(e[0].msg.contains("near"));
+    // a point off the globe is a 422 at near (the parser checks the range)
+    let e = match parse(&[("near", "95,11")]) {
+        Err(e) => e,
+        Ok(r) => r.validate().unwrap_err(),
+    };
+    assert_eq!(e[0].loc[1], "near");
+    assert!(parse(&[("near", "x")]).is_err());
+}

@@ -84,6 +84,10 @@ abstract class WaymarkOperations internal constructor(internal val native: Nativ
     suspend fun featuresContaining(request: FeatureContainsRequest): FeatureSearchResponse =
         native.datasetsFeatureContains(request)
 
+    /** `GET /indoor/venues` */
+    suspend fun listVenues(request: VenueListRequest): VenueListResponse =
+        withContext(Dispatchers.IO) { native.indoorVenueList(request) }
+
     /** `GET /indoor/venues/{venue_id}` */
     suspend fun venue(request: VenueGetRequest): Venue =
         withContext(Dispatchers.IO) { native.indoorVenue(request) }

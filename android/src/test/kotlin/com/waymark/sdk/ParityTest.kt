@@ -43,6 +43,7 @@ class ParityTest {
             "GET /threewords/convert-to-3wa" -> threewordsConvertResponseToJson(waymark.convertTo3wa(threewordsConvertRequestFromJson(request)))
             "GET /threewords/autosuggest" -> threewordsAutosuggestResponseToJson(waymark.autosuggest(threewordsAutosuggestRequestFromJson(request)))
             "GET /threewords/convert-to-coordinates" -> threewordsToCoordinatesResponseToJson(waymark.convertToCoordinates(threewordsToCoordinatesRequestFromJson(request)))
+            "GET /indoor/venues" -> indoorVenueListResponseToJson(waymark.listVenues(indoorVenueListRequestFromJson(request)))
             else -> when {
                 endpoint.startsWith("GET /indoor/directions/") -> indoorDirectionsResponseToJson(waymark.indoorDirections(indoorDirectionsRequestFromJson(request)))
                 endpoint.startsWith("GET /indoor/venues/") && endpoint.endsWith("/pois/search") -> indoorPoiSearchResponseToJson(waymark.searchVenuePois(indoorPoiSearchRequestFromJson(request)))
