@@ -2,10 +2,10 @@
 # Runs every check and test of the workspace: formatting, clippy, all Rust tests (unit, doc,
 # the end-to-end suite over real HTTP on 127.0.0.1, and the demo page in headless Chromium:
 # localserver/tests/browser.rs, which needs chromium and chromedriver), the drift check of the generated
-# bindings, the OpenAPI document's check, and the Kotlin library's JUnit suite (Maven, JNA) against the host-built
+# bindings, the OpenAPI document's check and its fuzzing (Schemathesis), and the Kotlin library's JUnit suite (Maven, JNA) against the host-built
 # libwaymark_ffi.so and the Andorra sample pack. It first installs what it needs when it is
 # missing (tests/setup.sh: rustfmt/clippy, a JDK and Maven, Chromium and chromedriver, the Python
-# packages of the OpenAPI check).
+# packages of the OpenAPI check and its fuzzing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +27,8 @@ cargo test --workspace --locked 2>&1 | tee "$LOG"
 echo "== soak, 30 s: the debug server under a mix of every endpoint, pack swaps and matrix jobs"
 # Built by the workspace test build above. No RSS limit here: 30 s of a debug build says nothing
 # about growth; the 10-minute release run is localserver/benches/soak.sh (docs/performance.md).
+# Prepared afresh: packs prepared by an earlier build of the builder would test yesterday's packs.
+rm -rf "$TARGET/soak-work"
 "$TARGET/debug/soak" --server "$TARGET/debug/waymark" --work "$TARGET/soak-work" --duration 30 --clients 2 \
   | tee -a "$LOG"
 grep -q "^soak: PASS" "$LOG" || { echo "FAIL: the soak test did not pass"; exit 1; }
@@ -39,6 +41,14 @@ OPENAPI="$(mktemp)"
 "$TARGET/debug/waymark" openapi > "$OPENAPI"
 python3 tests/scripts/openapi-check.py "$OPENAPI" tests/golden/parity
 rm -f "$OPENAPI"
+
+echo "== OpenAPI fuzzing: Schemathesis on every operation of the debug server (fixed seed, 15 examples each)"
+python3 tests/scripts/fuzz-openapi.py "$TARGET/debug" | tee -a "$LOG"
+grep -q "^fuzz: PASS" "$LOG" || { echo "FAIL: the OpenAPI fuzzing did not pass"; exit 1; }
+
+echo "== publishing on Dask's local mode: three cut regions, a worker killed mid-build, deltas"
+python3 tests/scripts/test_publish.py "$TARGET/debug" | tee -a "$LOG"
+grep -q "^publish: PASS" "$LOG" || { echo "FAIL: the publishing test did not pass"; exit 1; }
 
 echo "== Kotlin library (android/): JUnit on the JVM against libwaymark_ffi.so"
 FIXTURE="$TARGET/sdk-fixture"

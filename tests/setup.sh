@@ -6,8 +6,9 @@
 #   rustfmt, clippy        rustup component add            (cargo fmt --check, cargo clippy)
 #   a JDK and Maven        apt-get: default-jdk-headless maven   (the Kotlin library's JUnit suite)
 #   Chromium, chromedriver apt-get: chromium chromium-driver     (the demo page's browser test)
-#   Python 3 and the       apt-get: python3 python3-pip,         (the OpenAPI document's check)
-#   packages of the checks pip: tests/scripts/requirements.txt
+#   Python 3 and the       apt-get: python3 python3-pip,         (the OpenAPI document's check,
+#   packages of the checks pip: tests/scripts/requirements.txt    its fuzzing with Schemathesis,
+#                                                                 publishing on Dask)
 #
 # System packages come from apt-get (Debian and Ubuntu), run directly as root or through sudo.
 # On another system the script names what is missing and stops.
@@ -50,12 +51,14 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   apt_install chromium chromium-driver
 fi
 
-# The OpenAPI check (tests/scripts/openapi-check.py) needs Python 3 with the validator.
+# The OpenAPI check (tests/scripts/openapi-check.py) needs Python 3 with the validator, its
+# fuzzing (tests/scripts/fuzz-openapi.py) Schemathesis, the publishing test
+# (tests/scripts/test_publish.py) Dask distributed.
 if ! command -v python3 >/dev/null; then
   command -v apt-get >/dev/null || missing "python3"
   apt_install python3 python3-pip
 fi
-if ! python3 -c "import openapi_spec_validator, jsonschema" 2>/dev/null; then
+if ! python3 -c "import openapi_spec_validator, jsonschema, distributed, schemathesis" 2>/dev/null; then
   if ! python3 -m pip --version >/dev/null 2>&1; then
     command -v apt-get >/dev/null || missing "pip for python3"
     apt_install python3-pip

@@ -202,6 +202,29 @@ macro_rules! endpoint_table {
             ZonesUpdate: Put "/zones", Zones, ZonesUpdate, 1 per 1 s,
                 ZonesUpdateRequest => ZonesUpdateResponse,
                 Blocking, Json, All, Zones, zones_update, updateZones;
+            /// `GET /zones/export` (Waymark extension, not in the spec): the zone edits of
+            /// this device as a stores file of `waymark-packs import-stores`
+            ZonesExport: Get "/zones/export", Zones, K3, 1 per 1 s,
+                ZonesExportRequest => ZonesExportResponse,
+                Blocking, Json, All, Zones, zones_export, exportZones;
+            /// `GET /zones/{zone_id}` (Waymark extension, not in the spec): one zone as it
+            /// answers on this device
+            ZoneGet: Get "/zones/{zone_id}", Zones, K2, 20 per 1 s,
+                ZoneGetRequest => ZoneGetResponse,
+                Inline, Json, All, Zones, zones_get, zone;
+            /// `GET /zones` (Waymark extension, not in the spec): a store's zones, paged
+            ZonesList: Get "/zones", Zones, K2, 20 per 1 s,
+                ZonesListRequest => ZonesListResponse,
+                Inline, Json, All, Zones, zones_list, zones;
+            /// `POST /zones` (Waymark extension, not in the spec): creates zones, all or
+            /// nothing
+            ZonesCreate: Post "/zones", Zones, K3, 1 per 1 s,
+                ZonesCreateRequest => ZonesCreateResponse,
+                Blocking, Json, All, Zones, zones_create, createZones;
+            /// `DELETE /zones/{zone_id}` (Waymark extension, not in the spec)
+            ZoneDelete: Delete "/zones/{zone_id}", Zones, K3, 10 per 1 s,
+                ZoneDeleteRequest => ZoneDeleteResponse,
+                Blocking, Json, All, Zones, zones_delete, deleteZone;
             /// `GET /datasets`
             DatasetList: Get "/datasets", Datasets, K3, 1 per 1 s,
                 DatasetListRequest => DatasetListResponse,
@@ -482,9 +505,9 @@ macro_rules! define_endpoints {
 endpoint_table!(define_endpoints);
 
 impl Endpoint {
-    /// Whether the endpoint is one of the spec's 27 (the others manage packs, create and delete
-    /// datasets, are the 303 target of the matrix result, or serve the map layer of the demo
-    /// page).
+    /// Whether the endpoint is one of the spec's operations (the others manage packs, create and
+    /// delete datasets, manage zones beside `PUT /zones`, are the 303 target of the matrix
+    /// result, or serve the map layer of the demo page).
     pub fn in_spec(self) -> bool {
         self.group() != ApiGroup::Packs
             && !matches!(
@@ -494,6 +517,12 @@ impl Endpoint {
                     | Endpoint::DatasetCreate
                     | Endpoint::DatasetDelete
                     | Endpoint::ConvertToCoordinates
+                    | Endpoint::VenueList
+                    | Endpoint::ZonesExport
+                    | Endpoint::ZoneGet
+                    | Endpoint::ZonesList
+                    | Endpoint::ZonesCreate
+                    | Endpoint::ZoneDelete
             )
     }
 
@@ -543,6 +572,17 @@ impl Endpoint {
         } else {
             RouteMatch::MethodNotAllowed(allowed)
         }
+    }
+
+    /// The methods of the operations at a decoded path (with or without trailing slash), in
+    /// table order; empty when no operation has the path. A 405's `Allow` header.
+    pub fn methods_at(path: &str) -> Vec<Method> {
+        let trimmed = path.strip_suffix('/').unwrap_or(path);
+        let segments: Vec<&str> = trimmed.split('/').skip(1).collect();
+        Self::operations()
+            .filter(|ep| match_pattern(ep.path(), &segments).is_some())
+            .map(Endpoint::method)
+            .collect()
     }
 
     /// The path parameter names of the pattern, in order.
@@ -609,11 +649,69 @@ fn match_pattern(pattern: &str, segments: &[&str]) -> Option<Vec<String>> {
 mod tests {
     use super::*;
 
+    /// The operations of the Location Platform specification (its "Endpoints" section). The
+    /// spec's list, not a count: a Waymark extension added to the table without being marked
+    /// as one in [`Endpoint::in_spec`] fails here.
+    const SPEC_OPERATIONS: &[(Method, &str)] = &[
+        (Method::Get, "/localities/autocomplete"),
+        (Method::Get, "/localities/details"),
+        (Method::Get, "/localities/geocode"),
+        (Method::Get, "/localities/nearby"),
+        (Method::Get, "/geolocation/position"),
+        (Method::Get, "/geolocation/timezone"),
+        (Method::Get, "/stores/search"),
+        (Method::Get, "/stores/search/bounds"),
+        (Method::Put, "/zones"),
+        (Method::Get, "/datasets"),
+        (Method::Get, "/datasets/{dataset_id}"),
+        (Method::Put, "/datasets/{dataset_id}"),
+        (Method::Get, "/datasets/{dataset_id}/status"),
+        (Method::Get, "/datasets/{dataset_id}/features/{feature_id}"),
+        (Method::Post, "/datasets/{dataset_id}/features/search"),
+        (Method::Post, "/datasets/{dataset_id}/features/contains"),
+        (Method::Get, "/indoor/venues/{venue_id}"),
+        (Method::Get, "/indoor/venues/{venue_id}/pois/search"),
+        (Method::Get, "/indoor/directions/{venue_id}"),
+        (Method::Get, "/distance/route/json"),
+        (Method::Get, "/distance/tolls/json"),
+        (Method::Get, "/distance/isochrone/json"),
+        (Method::Post, "/distance/matrix/async"),
+        (Method::Get, "/distance/matrix/async/{matrix_id}/status"),
+        (Method::Get, "/distance/matrix/async/{matrix_id}"),
+        (Method::Get, "/threewords/autosuggest"),
+        (Method::Get, "/threewords/convert-to-3wa"),
+    ];
+
     #[test]
-    fn twenty_seven_endpoints_plus_the_traffic_bucket() {
-        assert_eq!(Endpoint::ALL.iter().filter(|e| e.in_spec()).count(), 28);
-        assert_eq!(Endpoint::ALL.len(), 37);
-        assert_eq!(Endpoint::operations().count(), 36);
+    fn the_spec_operations_are_those_marked_in_spec() {
+        let mut marked: Vec<_> = Endpoint::operations()
+            .filter(|e| e.in_spec())
+            .map(|e| (e.method().as_str(), e.path()))
+            .collect();
+        let mut spec: Vec<_> = SPEC_OPERATIONS
+            .iter()
+            .map(|(m, p)| (m.as_str(), *p))
+            .collect();
+        marked.sort_unstable();
+        spec.sort_unstable();
+        assert_eq!(marked, spec);
+        // A rate bucket is in the spec exactly when its operation is.
+        for &ep in Endpoint::ALL {
+            assert_eq!(ep.in_spec(), ep.operation().in_spec(), "{ep:?}");
+        }
+    }
+
+    #[test]
+    fn every_operation_has_its_own_method_and_path_and_buckets_come_last() {
+        let operations: Vec<Endpoint> = Endpoint::operations().collect();
+        let buckets: Vec<Endpoint> = Endpoint::ALL
+            .iter()
+            .copied()
+            .filter(|e| e.is_bucket())
+            .collect();
+        assert_eq!(Endpoint::ALL.len(), operations.len() + buckets.len());
+        assert_eq!(&Endpoint::ALL[..operations.len()], operations.as_slice());
+        assert!(buckets.contains(&Endpoint::RouteWithTraffic));
         let mut paths: Vec<_> = Endpoint::ALL
             .iter()
             .map(|e| (e.method(), e.path()))
@@ -622,11 +720,13 @@ mod tests {
         paths.dedup();
         assert_eq!(
             paths.len(),
-            36,
-            "27 of the spec, the matrix result's 303 target, the map layer, 4 of pack management, \
-             2 of datasets (POST /datasets, DELETE /datasets/{{id}}) and three-word addresses \
-             back to coordinates"
+            operations.len(),
+            "two operations share a method and path, or a bucket has a path of its own"
         );
+        let mut names: Vec<&str> = Endpoint::ALL.iter().map(|e| e.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Endpoint::ALL.len(), "names are unique");
     }
 
     #[test]
@@ -638,7 +738,8 @@ mod tests {
                 .replace("{feature_id}", "f1");
             let concrete = concrete
                 .replace("{venue_id}", "v1")
-                .replace("{matrix_id}", "m1");
+                .replace("{matrix_id}", "m1")
+                .replace("{zone_id}", "z1");
             let (found, _) = Endpoint::route(ep.method(), &concrete).unwrap();
             assert_eq!(found, ep, "{concrete}");
             let (found, _) = Endpoint::route(ep.method(), &format!("{concrete}/")).unwrap();
@@ -673,6 +774,11 @@ mod tests {
             Endpoint::match_path(Method::Get, "/datasets//status"),
             RouteMatch::NotFound
         );
+        assert_eq!(
+            Endpoint::methods_at("/datasets/x/"),
+            vec![Method::Delete, Method::Get, Method::Put]
+        );
+        assert!(Endpoint::methods_at("/geolocation/nowhere").is_empty());
         // Both GET and PUT exist on a dataset.
         assert!(matches!(
             Endpoint::match_path(Method::Put, "/datasets/x"),

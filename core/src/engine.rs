@@ -293,6 +293,13 @@ impl Engine {
         self.stores.bounds(self.packs().snapshot(), call, &req)
     }
 
+    /// The zones whose local edit is in conflict with the installed packs (the pack changed
+    /// the zone since the edit was made; the edit stays in force until the zone is updated
+    /// again).
+    pub fn zone_conflicts(&self) -> Result<Vec<crate::stores::ZoneConflict>, ApiError> {
+        self.stores.zone_conflicts(self.packs().snapshot())
+    }
+
     /// `PUT /zones`
     pub fn zones_update(
         &self,
@@ -301,6 +308,53 @@ impl Engine {
     ) -> Result<ZonesUpdateResponse, ApiError> {
         self.stores
             .update_zones(self.packs().snapshot(), call, &req)
+    }
+
+    /// `GET /zones/export` (Waymark extension)
+    pub fn zones_export(
+        &self,
+        call: &mut Call<'_>,
+        req: ZonesExportRequest,
+    ) -> Result<ZonesExportResponse, ApiError> {
+        self.stores
+            .export_zones(self.packs().snapshot(), call, &req)
+    }
+
+    /// `GET /zones/{zone_id}` (Waymark extension)
+    pub fn zones_get(
+        &self,
+        call: &mut Call<'_>,
+        req: ZoneGetRequest,
+    ) -> Result<ZoneGetResponse, ApiError> {
+        self.stores.zone_get(self.packs().snapshot(), call, &req)
+    }
+
+    /// `GET /zones?store_id=...` (Waymark extension)
+    pub fn zones_list(
+        &self,
+        call: &mut Call<'_>,
+        req: ZonesListRequest,
+    ) -> Result<ZonesListResponse, ApiError> {
+        self.stores.zones_list(self.packs().snapshot(), call, &req)
+    }
+
+    /// `POST /zones` (Waymark extension)
+    pub fn zones_create(
+        &self,
+        call: &mut Call<'_>,
+        req: ZonesCreateRequest,
+    ) -> Result<ZonesCreateResponse, ApiError> {
+        self.stores
+            .create_zones(self.packs().snapshot(), call, &req)
+    }
+
+    /// `DELETE /zones/{zone_id}` (Waymark extension)
+    pub fn zones_delete(
+        &self,
+        call: &mut Call<'_>,
+        req: ZoneDeleteRequest,
+    ) -> Result<ZoneDeleteResponse, ApiError> {
+        self.stores.delete_zone(self.packs().snapshot(), call, &req)
     }
 
     /// `POST /datasets` (Waymark extension)

@@ -26,7 +26,7 @@ use crate::error::{BuildError, io};
 /// Turn graphs with more arcs than this are prepared in a nested-dissection order. The sample
 /// packs have 2–32 k arcs per graph; the 476 k-node synthetic city has 115–132 k and took
 /// `fast_paths` 1.7–22 minutes per graph (`docs/performance.md`).
-pub const ND_FROM_ARCS: usize = 50_000;
+pub use waymark_core::routing::cch::ND_FROM_ARCS;
 
 /// How the hierarchies are prepared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -145,18 +145,13 @@ where
         HttpMethod::PUT => Method::Put,
         HttpMethod::DELETE => Method::Delete,
         HttpMethod::OPTIONS => return (None, preflight(ctx, req)),
-        ref other => {
-            let e = ApiError::new(
-                ErrorCode::MethodNotAllowed,
-                format!(
-                    "method {other} is not supported; use GET, POST, PUT or DELETE as /openapi.json lists"
-                ),
-            );
-            return (None, error_response(e.to_http_unrouted()));
-        }
+        ref other => return (None, method_not_allowed(ctx, req, other.as_str())),
     };
     let path = req.path.strip_suffix('/').unwrap_or(&req.path);
-    if method == Method::Get && path == "/openapi.json" {
+    if path == "/openapi.json" {
+        if method != Method::Get {
+            return (None, method_not_allowed(ctx, req, method.as_str()));
+        }
         return (None, json_response(StatusCode::OK, ctx.openapi.clone()));
     }
     if method == Method::Get
@@ -166,29 +161,12 @@ where
     }
     let (endpoint, raw_params) = match Endpoint::match_path(method, &req.path) {
         RouteMatch::Found(ep, params) => (ep, params),
-        RouteMatch::MethodNotAllowed(allowed) => {
-            let names: Vec<&str> = allowed.iter().map(|m| m.as_str()).collect();
-            let e = ApiError::new(
-                ErrorCode::MethodNotAllowed,
-                format!(
-                    "{} is not allowed on {}; use {}",
-                    method.as_str(),
-                    req.path,
-                    names.join(", ")
-                ),
-            );
-            let mut resp = error_response(e.to_http_unrouted());
-            if let Ok(v) = HeaderValue::from_str(&names.join(", ")) {
-                resp.headers_mut().insert(header::ALLOW, v);
-            }
-            return (None, resp);
+        RouteMatch::MethodNotAllowed(_) => {
+            return (None, method_not_allowed(ctx, req, method.as_str()));
         }
         RouteMatch::NotFound => {
-            let e = ApiError::not_found(format!(
-                "no endpoint at {}; the endpoints are listed in /openapi.json",
-                req.path
-            ));
-            return (None, error_response(e.to_http_unrouted()));
+            // A 404, or a 405 for a file of the demo page asked with another method.
+            return (None, method_not_allowed(ctx, req, method.as_str()));
         }
     };
     let path_params: Vec<String> = raw_params
@@ -231,6 +209,46 @@ where
     .await;
     let response = result.unwrap_or_else(|e| error_response(e.to_http(endpoint)));
     (Some(endpoint), response)
+}
+
+/// The methods a path answers: those of its operations, `GET` for `/openapi.json`, `GET` and
+/// `HEAD` for the demo page's files; empty for a path that does not exist.
+fn allowed_methods(ctx: &Context, req: &Incoming) -> Vec<&'static str> {
+    let path = req.path.strip_suffix('/').unwrap_or(&req.path);
+    if path == "/openapi.json" {
+        return vec!["GET"];
+    }
+    let methods: Vec<&'static str> = Endpoint::methods_at(&req.path)
+        .into_iter()
+        .map(Method::as_str)
+        .collect();
+    if methods.is_empty() && ctx.site.respond(&req.path, &req.headers, true).is_some() {
+        return vec!["GET", "HEAD"];
+    }
+    methods
+}
+
+/// A 405 naming the methods of the path in its `Allow` header (a 404 when the path does not
+/// exist for any method).
+fn method_not_allowed(ctx: &Context, req: &Incoming, method: &str) -> Response {
+    let allowed = allowed_methods(ctx, req);
+    if allowed.is_empty() {
+        let e = ApiError::not_found(format!(
+            "no endpoint at {}; the endpoints are listed in /openapi.json",
+            req.path
+        ));
+        return error_response(e.to_http_unrouted());
+    }
+    let names = allowed.join(", ");
+    let e = ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        format!("{method} is not allowed on {}; use {names}", req.path),
+    );
+    let mut resp = error_response(e.to_http_unrouted());
+    if let Ok(v) = HeaderValue::from_str(&names) {
+        resp.headers_mut().insert(header::ALLOW, v);
+    }
+    resp
 }
 
 /// The answer of an operation that panicked (logged; the server keeps serving).

@@ -4,7 +4,7 @@ use schemars::SchemaGenerator;
 use schemars::generate::{Contract, SchemaSettings};
 use serde_json::{Map, Value, json};
 use waymark_core::api::ApiGroup;
-use waymark_core::endpoint::{Endpoint, KeySet, Reply};
+use waymark_core::endpoint::{Endpoint, ErrorStyle, KeySet, Method, Reply};
 use waymark_core::operation::{Operation, OperationVisitor};
 
 fn security(set: KeySet) -> Value {
@@ -18,17 +18,95 @@ fn security(set: KeySet) -> Value {
     }
 }
 
-fn error_schema(group: ApiGroup, status: u16) -> Value {
-    let detail = json!({"type": "object", "properties": {"detail": {"type": "string"}}});
-    let details = json!({"type": "object", "properties": {"details": {"type": "string"}}});
-    match (status, group) {
-        (422, ApiGroup::Indoor) => json!({"$ref": "#/components/schemas/IndoorValidationError"}),
+/// The body of an error answer of `status` in the endpoint's error style, as
+/// `ApiError::to_http` writes it.
+fn error_schema(style: ErrorStyle, status: u16) -> Value {
+    let text = |name: &str| json!({"type": "object", "required": [name], "properties": {name: {"type": "string"}}});
+    let mut schema = match (status, style) {
+        (422, ErrorStyle::Indoor | ErrorStyle::IndoorDirections) => {
+            json!({"$ref": "#/components/schemas/IndoorValidationError"})
+        }
         (422, _) => json!({"$ref": "#/components/schemas/ValidationError"}),
-        (402 | 403, ApiGroup::Indoor) => json!({"type": "object"}),
-        (404, ApiGroup::Datasets) => details,
-        (429, ApiGroup::Datasets | ApiGroup::Distance | ApiGroup::Threewords) => details,
-        _ => detail,
+        (400, ErrorStyle::Zones) => json!({
+            "type": "object",
+            "required": ["status", "value"],
+            "properties": {"status": {"const": "error"}, "value": {"type": "string"}},
+        }),
+        (402 | 403, ErrorStyle::Indoor | ErrorStyle::IndoorDirections) => {
+            // Empty, as the spec's indoor answers; a request refused before routing (a `Host`
+            // that is not local) still says why.
+            json!({"type": "object", "properties": {"detail": {"type": "string"}}})
+        }
+        (404, ErrorStyle::Datasets) => text("details"),
+        (429, ErrorStyle::Datasets | ErrorStyle::Distance | ErrorStyle::Threewords) => {
+            text("details")
+        }
+        _ => text("detail"),
+    };
+    if style == ErrorStyle::Distance {
+        // Every distance error body names its status; a `$ref` is wrapped to add it.
+        let status = json!({"type": "string", "enum": [
+            "REQUEST_DENIED", "OVER_QUERY_LIMIT", "INVALID_REQUEST", "MAX_ELEMENTS_EXCEEDED",
+            "BACKEND_ERROR"]});
+        schema = json!({
+            "allOf": [schema],
+            "required": ["status"],
+            "properties": {"status": status},
+        });
     }
+    schema
+}
+
+/// The error answers an operation can give, each with what it means.
+fn error_statuses(ep: Endpoint) -> Vec<(u16, &'static str)> {
+    let mut errors = Vec::new();
+    let has_body = matches!(ep.method(), Method::Post | Method::Put);
+    if has_body || ep.group() == ApiGroup::Packs || ep.error_style() == ErrorStyle::IndoorDirections
+    {
+        errors.push((
+            400,
+            match ep.error_style() {
+                ErrorStyle::Zones => "the body is not JSON",
+                ErrorStyle::IndoorDirections => "the venue cannot route this request",
+                _ if ep.group() == ApiGroup::Packs => {
+                    "the pack cannot be installed or removed as asked"
+                }
+                _ => "the request body cannot be read",
+            },
+        ));
+    }
+    errors.extend([
+        (401, "no or wrong credentials"),
+        (402, "free quota exhausted"),
+        (
+            403,
+            "credentials do not match (restrictions, api not enabled, write permission), or the \
+             request is not addressed to a local host",
+        ),
+        (
+            404,
+            "no such resource (a path id, a place, a job), or nothing in the installed data answers",
+        ),
+    ]);
+    if has_body {
+        errors.push((413, "the request body is too large"));
+    }
+    errors.extend([
+        (
+            422,
+            "validation error: every problem, each naming its parameter",
+        ),
+        (
+            429,
+            "rate limit exceeded: `Retry-After` says when to try again",
+        ),
+        (501, "operation not available in this build"),
+        (
+            503,
+            "the data this operation needs is not installed (no pack covers it)",
+        ),
+    ]);
+    errors
 }
 
 /// The schema generators: request bodies are described as the server reads them, responses
@@ -66,14 +144,21 @@ impl OperationVisitor for Describe<'_> {
 
     fn visit<R: Operation>(self) -> Value {
         let ep = self.ep;
+        let constraints = R::constraints();
         let parameters: Vec<Value> = R::parameters()
             .into_iter()
             .map(|p| {
+                let mut schema = (p.schema)();
+                for (_, rule) in constraints.iter().filter(|(name, _)| *name == p.name) {
+                    if let (Value::Object(schema), Value::Object(rule)) = (&mut schema, rule) {
+                        schema.extend(rule.clone());
+                    }
+                }
                 let mut param = json!({
                     "name": p.name,
                     "in": p.location.as_str(),
                     "required": p.required,
-                    "schema": (p.schema)(),
+                    "schema": schema,
                 });
                 if !p.description.is_empty() {
                     param["description"] = p.description.into();
@@ -107,25 +192,16 @@ impl OperationVisitor for Describe<'_> {
                 );
             }
         }
-        let mut errors = vec![
-            (401, "no or wrong credentials"),
-            (402, "free quota exhausted"),
-            (
-                403,
-                "credentials do not match (restrictions, api not enabled)",
-            ),
-            (422, "validation error"),
-            (429, "rate limit exceeded"),
-            (501, "operation not available in this build"),
-        ];
-        if !ep.path_params().is_empty() {
-            errors.push((404, "no such resource"));
-        }
-        for (status, text) in errors {
-            responses.insert(
-                status.to_string(),
-                json!({"description": text, "content": content(error_schema(ep.group(), status))}),
-            );
+        for (status, text) in error_statuses(ep) {
+            let mut response = json!({"description": text, "content": content(error_schema(ep.error_style(), status))});
+            if status == 429 {
+                response["headers"] = json!({"Retry-After": {
+                    "description": "seconds until a request will be admitted again",
+                    "required": true,
+                    "schema": {"type": "string", "pattern": "^[0-9]+$"},
+                }});
+            }
+            responses.insert(status.to_string(), response);
         }
         let limit = ep.rate_limit();
         let mut op = json!({
@@ -206,10 +282,7 @@ fn merge_definitions(
 pub fn document() -> Value {
     let mut generators = Generators::new();
     let mut paths = Map::new();
-    for &ep in Endpoint::ALL {
-        if ep == Endpoint::RouteWithTraffic {
-            continue;
-        }
+    for ep in Endpoint::operations() {
         let op = ep.visit(Describe {
             ep,
             generators: &mut generators,
@@ -296,12 +369,38 @@ mod tests {
     fn every_endpoint_is_described_once() {
         let doc = document();
         let paths = doc["paths"].as_object().unwrap();
-        let ops: usize = paths.values().map(|m| m.as_object().unwrap().len()).sum();
-        assert_eq!(
-            ops, 36,
-            "27 of the spec, the matrix result's 303 target, the map layer, 4 of pack management, \
-             2 of datasets and convert-to-coordinates"
-        );
+        // Each operation of the table once, under its path and method, and nothing else.
+        let mut described: Vec<(String, String)> = paths
+            .iter()
+            .flat_map(|(path, methods)| {
+                methods
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .map(move |m| (path.clone(), m.clone()))
+            })
+            .collect();
+        let mut table: Vec<(String, String)> = Endpoint::operations()
+            .map(|ep| {
+                let op = &doc["paths"][ep.path()][ep.method().as_str().to_ascii_lowercase()];
+                assert_eq!(op["operationId"], ep.name(), "{ep:?}");
+                (
+                    ep.path().to_owned(),
+                    ep.method().as_str().to_ascii_lowercase(),
+                )
+            })
+            .collect();
+        described.sort();
+        table.sort();
+        assert_eq!(described, table);
+        // The rate buckets of their own are not operations.
+        for ep in Endpoint::ALL.iter().filter(|e| e.is_bucket()) {
+            assert!(
+                !doc.to_string()
+                    .contains(&format!("\"operationId\":\"{}\"", ep.name())),
+                "{ep:?}"
+            );
+        }
         assert_eq!(
             doc["paths"]["/datasets/{dataset_id}"]
                 .as_object()
@@ -321,6 +420,29 @@ mod tests {
         assert_eq!(
             doc["paths"]["/zones"]["put"]["security"],
             json!([{"privateKey": []}])
+        );
+        // The zone operations beside the spec's PUT: extensions; reads take any key (K2),
+        // writes and the export a key with write permission (K3).
+        let k2 = json!([{"publicKey": []}, {"privateKey": []}, {"apiKeyHeader": []}]);
+        let k3 = json!([{"privateKey": []}, {"apiKeyHeader": []}]);
+        for (path, method, security) in [
+            ("/zones", "get", &k2),
+            ("/zones/{zone_id}", "get", &k2),
+            ("/zones", "post", &k3),
+            ("/zones/{zone_id}", "delete", &k3),
+            ("/zones/export", "get", &k3),
+        ] {
+            let op = &doc["paths"][path][method];
+            assert_eq!(op["x-waymark-extension"], json!(true), "{method} {path}");
+            assert_eq!(&op["security"], security, "{method} {path}");
+            assert!(
+                op["responses"]["200"]["content"]["application/json"]["schema"].is_object(),
+                "{method} {path}"
+            );
+        }
+        assert_eq!(
+            doc["paths"]["/zones/{zone_id}"]["get"]["parameters"][0]["in"],
+            json!("path")
         );
     }
 
@@ -361,9 +483,10 @@ mod tests {
         assert_eq!(find("origin")["required"], true);
         assert_eq!(find("origin")["in"], "query");
         assert_eq!(find("mode")["required"], false);
+        // The vocabulary has `truck`; a route refuses it (the spec lists three modes).
         assert_eq!(
             find("mode")["schema"]["enum"],
-            json!(["driving", "walking", "cycling", "truck"])
+            json!(["driving", "walking", "cycling"])
         );
         assert_eq!(find("accept-language")["in"], "header");
         assert!(
@@ -380,13 +503,96 @@ mod tests {
         assert!(stores.iter().any(|p| p["name"] == "lng"));
     }
 
+    /// The names of the parameters of a request type, and its stated rules.
+    struct Rules;
+    impl OperationVisitor for Rules {
+        type Output = (Vec<&'static str>, Vec<(&'static str, Value)>);
+        fn visit<R: Operation>(self) -> Self::Output {
+            (
+                R::parameters().iter().map(|p| p.name).collect(),
+                R::constraints(),
+            )
+        }
+    }
+
+    #[test]
+    fn every_rule_of_a_request_type_is_in_its_parameter_schema() {
+        let doc = document();
+        let mut stated = 0;
+        for ep in Endpoint::operations() {
+            let (names, rules) = ep.visit(Rules);
+            let op = &doc["paths"][ep.path()][ep.method().as_str().to_ascii_lowercase()];
+            for (name, rule) in rules {
+                assert!(names.contains(&name), "{ep:?}: no parameter `{name}`");
+                let param = op["parameters"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|p| p["name"] == name)
+                    .unwrap();
+                for (k, v) in rule.as_object().unwrap() {
+                    assert_eq!(&param["schema"][k], v, "{ep:?} {name} {k}");
+                    stated += 1;
+                }
+            }
+        }
+        assert!(stated > 0);
+        let param = |path: &str, method: &str, name: &str| {
+            doc["paths"][path][method]["parameters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["name"] == name)
+                .unwrap()["schema"]
+                .clone()
+        };
+        assert_eq!(param("/datasets", "get", "page")["minimum"], 1);
+        assert_eq!(param("/datasets", "get", "per_page")["minimum"], 1);
+        let value = param("/distance/isochrone/json", "get", "value");
+        assert_eq!(value["exclusiveMinimum"], 0);
+        assert_eq!(
+            param("/distance/route/json", "get", "avoid")["minLength"],
+            1
+        );
+        assert_eq!(
+            param("/distance/route/json", "get", "mode")["enum"],
+            json!(["driving", "walking", "cycling"])
+        );
+        let mask = param(
+            "/datasets/{dataset_id}/features/{feature_id}",
+            "get",
+            "x-field-mask",
+        );
+        assert_eq!(mask["minLength"], 1);
+        // The patterns are valid regular expressions that say what they should.
+        let avoid = param("/distance/route/json", "get", "avoid");
+        assert!(avoid["pattern"].as_str().unwrap().starts_with("^"));
+    }
+
+    #[test]
+    fn every_operation_lists_the_errors_it_can_answer() {
+        let doc = document();
+        for ep in Endpoint::operations() {
+            let op = &doc["paths"][ep.path()][ep.method().as_str().to_ascii_lowercase()];
+            for status in ["401", "402", "403", "404", "422", "429", "503"] {
+                let schema = &op["responses"][status]["content"]["application/json"]["schema"];
+                assert!(schema.is_object(), "{ep:?} {status}");
+            }
+            let with_body = matches!(ep.method(), Method::Post | Method::Put);
+            assert_eq!(op["responses"].get("413").is_some(), with_body, "{ep:?}");
+            assert!(op["responses"]["429"]["headers"]["Retry-After"].is_object());
+        }
+        assert_eq!(
+            doc["paths"]["/zones"]["put"]["responses"]["400"]["content"]["application/json"]["schema"]
+                ["required"],
+            json!(["status", "value"])
+        );
+    }
+
     #[test]
     fn every_path_parameter_is_declared() {
         let doc = document();
-        for &ep in Endpoint::ALL {
-            if ep == Endpoint::RouteWithTraffic {
-                continue;
-            }
+        for ep in Endpoint::operations() {
             let op = &doc["paths"][ep.path()][ep.method().as_str().to_ascii_lowercase()];
             let declared: Vec<&str> = op["parameters"]
                 .as_array()

@@ -86,11 +86,13 @@ fn the_page_and_its_assets_are_served_with_types_validators_and_a_closed_csp() {
     let r = s.http(&Req::get("/").header("Host", "evil.example:8787"));
     assert_eq!(r.status, 403);
     assert!(r.body["detail"].as_str().unwrap().contains("evil.example"));
-    // Unknown files are the API's 404; other methods on the page are refused.
+    // Unknown files are the API's 404; other methods on the page are a 405 naming the
+    // page's methods.
     let r = s.http(&Req::get("/assets/nothing.js"));
     assert_eq!(r.status, 404);
     let r = s.http(&Req::with_method("POST", "/"));
-    assert_eq!(r.status, 404, "{:?}", r.body);
+    assert_eq!(r.status, 405, "{:?}", r.body);
+    assert_eq!(r.header("allow"), Some("GET, HEAD"));
     // Without a key in the configuration the page is served with an empty key.
     let plain = Server::start();
     let page = String::from_utf8(plain.http_raw(&Req::get("/"))).unwrap();

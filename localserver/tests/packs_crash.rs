@@ -11,10 +11,9 @@ mod process;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use process::{send, serve_files, start};
-use serde_json::json;
+use process::{install_and_watch, send, serve_files, start};
 use waymark_core::auth::keys::{KeyClaims, KeyScope, PrivateRestriction, Publisher};
 use waymark_core::packs::{Manifest, PackStore};
 use waymark_core::{Engine, EngineConfig};
@@ -62,39 +61,6 @@ fn served_version(addr: std::net::SocketAddr, key: &str) -> String {
     let packs = body["packs"].as_array().unwrap();
     let p = packs.iter().find(|p| p["id"] == ID).unwrap();
     p["version"].as_str().unwrap().to_string()
-}
-
-/// Starts an install of `url` and polls it until `stop`; true when it was seen `completed`.
-fn install_and_watch(
-    addr: std::net::SocketAddr,
-    key: &str,
-    url: &str,
-    stop: Arc<AtomicBool>,
-) -> std::thread::JoinHandle<bool> {
-    let (status, body) = send(
-        addr,
-        "POST",
-        "/packs",
-        key,
-        &json!({"url": url}).to_string(),
-    )
-    .unwrap();
-    assert_eq!(status, 202, "{body}");
-    let id = body["install_id"].as_str().unwrap().to_string();
-    let key = key.to_string();
-    std::thread::spawn(move || {
-        while !stop.load(Ordering::Acquire) {
-            match send(addr, "GET", &format!("/packs/installs/{id}"), &key, "") {
-                Some((200, v)) if v["status"] == "completed" => return true,
-                Some((200, v)) if v["status"] == "failed" => panic!("install failed: {v}"),
-                Some((200, _)) => {}
-                Some((status, v)) => panic!("unexpected {status}: {v}"),
-                None => return false,
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        false
-    })
 }
 
 #[test]

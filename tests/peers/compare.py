@@ -71,32 +71,43 @@ def compare(out, tile_bytes):
     loc = lambda p: {"lat": p[0], "lon": p[1]}
     rows = []
 
-    # Routes.
-    v_ms, ratios, t_ratios, v_fail = [], [], [], 0
-    for i, a in enumerate(w["route"]["answers"]):
-        q = json.dumps({"locations": [loc(pts[2 * i]), loc(pts[2 * i + 1])], "costing": "auto"})
-        try:
-            ms, r = timed(actor.route, q)
-            summary = json.loads(r)["trip"]["summary"]
-            km = summary["length"]
-        except RuntimeError:
-            v_fail += 1
-            continue
-        v_ms.append(ms)
-        if a["metres"] and km > 0:
-            ratios.append(a["metres"] / (km * 1000.0))
-        if a.get("seconds") and summary["time"] > 0:
-            t_ratios.append(a["seconds"] / summary["time"])
-    w_fail = sum(1 for a in w["route"]["answers"] if a["status"] != "OK")
-    rows.append((
-        "route (driving)",
-        w["route"]["timing"]["p50_ms"],
-        p50(v_ms),
-        f"length ratio median {statistics.median(ratios):.3f} (p5 {sorted(ratios)[len(ratios) // 20]:.3f}, "
-        f"p95 {sorted(ratios)[len(ratios) * 19 // 20]:.3f}), duration ratio median "
-        f"{statistics.median(t_ratios):.3f}; failed: Waymark {w_fail}, Valhalla {v_fail} "
-        f"of {len(w['route']['answers'])}",
-    ))
+    # Routes, on equal work: without steps (Waymark `details=none`, Valhalla
+    # `directions_type: none`, no maneuvers) and with steps (`details=full`, Valhalla's
+    # maneuvers with their instructions).
+    for case, directions, label in (
+        ("route", "none", "route without steps (driving)"),
+        ("route_steps", "instructions", "route with steps (driving)"),
+    ):
+        answers = w[case]["answers"]
+        v_ms, ratios, t_ratios, v_fail = [], [], [], 0
+        for i, a in enumerate(answers):
+            q = json.dumps({
+                "locations": [loc(pts[2 * i]), loc(pts[2 * i + 1])],
+                "costing": "auto",
+                "directions_options": {"directions_type": directions},
+            })
+            try:
+                ms, r = timed(actor.route, q)
+                summary = json.loads(r)["trip"]["summary"]
+                km = summary["length"]
+            except RuntimeError:
+                v_fail += 1
+                continue
+            v_ms.append(ms)
+            if a["metres"] and km > 0:
+                ratios.append(a["metres"] / (km * 1000.0))
+            if a.get("seconds") and summary["time"] > 0:
+                t_ratios.append(a["seconds"] / summary["time"])
+        w_fail = sum(1 for a in answers if a["status"] != "OK")
+        rows.append((
+            label,
+            w[case]["timing"]["p50_ms"],
+            p50(v_ms),
+            f"length ratio median {statistics.median(ratios):.3f} (p5 {sorted(ratios)[len(ratios) // 20]:.3f}, "
+            f"p95 {sorted(ratios)[len(ratios) * 19 // 20]:.3f}), duration ratio median "
+            f"{statistics.median(t_ratios):.3f}; failed: Waymark {w_fail}, Valhalla {v_fail} "
+            f"of {len(answers)}",
+        ))
 
     # Matrix 100×100.
     q = json.dumps({
@@ -162,9 +173,11 @@ def compare(out, tile_bytes):
             name,
             case["timing"]["p50_ms"],
             p50(v_ms) if v_ms else float("nan"),
-            f"IoU of the outlines median {statistics.median(outline_ious):.3f} (min "
-            f"{min(outline_ious):.3f}); with Waymark's holes {statistics.median(ious):.3f}; area "
-            f"ratio median {statistics.median(area_ratios):.3f} (n={len(ious)})",
+            f"IoU of the outlines median {statistics.median(outline_ious):.3f}, mean "
+            f"{statistics.mean(outline_ious):.3f}, min {min(outline_ious):.3f}; with Waymark's "
+            f"holes median {statistics.median(ious):.3f}, mean {statistics.mean(ious):.3f}, min "
+            f"{min(ious):.3f}; area ratio median {statistics.median(area_ratios):.3f} "
+            f"(n={len(ious)})",
         ))
 
     print(f"\n## {w['pack']} — Valhalla tiles {int(tile_bytes) / 1e6:.1f} MB")

@@ -5,9 +5,12 @@
 #
 # Installs pyvalhalla (the weekly wheel, pinned) and shapely into a scratch virtualenv, builds
 # Valhalla's tiles from the same OSM extract as Waymark's sample pack, runs Waymark's half
-# (`waymark-peer`, release build: routes, one 100×100 matrix, 20 isochrones per mode) and
+# (`waymark-peer`, release build: routes without and with steps, one 100×100 matrix, 20
+# isochrones per mode) and
 # asks Valhalla the same questions in process (its Python bindings, no HTTP on either side).
-# Prints per case the p50 times, the speed ratio and how the answers agree. Not part of CI:
+# Prints per case the p50 times, the speed ratio and how the answers agree (isochrones: IoU
+# median, mean and minimum). Routes are asked on equal work: Valhalla without maneuvers where
+# Waymark has no steps, with maneuvers and instructions where it has. Not part of CI:
 # it takes a few minutes per region. Scratch files live in ${PEER_DIR:-/tmp/waymark-peers}.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

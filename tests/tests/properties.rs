@@ -225,7 +225,11 @@ proptest! {
             .unwrap_or_else(|e| panic!("the body is not JSON ({e}): {context}"));
         match answer.status {
             422 => {
-                if let Err(problem) = check_detail(req.endpoint, &req.pairs, &body["detail"]) {
+                // The row the server routed to: an empty path parameter can make the path
+                // another row's (`GET /zones/` is the list of `GET /zones`).
+                let routed = Endpoint::route(req.endpoint.method(), &path_of(&req))
+                    .map_or(req.endpoint, |(e, _)| e);
+                if let Err(problem) = check_detail(routed, &req.pairs, &body["detail"]) {
                     panic!("{problem}: {context}");
                 }
             }

@@ -174,44 +174,48 @@ fn check_nested_dissection(id: &str) {
             .unwrap()
             .to_bytes()
             .unwrap();
-        let file = PreparedFile::from_bytes(&bytes).unwrap();
-        let nd = ChGraph::load(file, &g, metric).unwrap();
-        let sources = random_snaps(&r, profile, 40, &mut rng);
-        let dests = random_snaps(&r, profile, 25, &mut rng);
-        assert_eq!(sources.len(), 40, "{id} {profile}: too few snapped points");
-        let mut d = Dijkstra::new(g.arc_count());
-        let all = |_: u32| true;
-        let (m2m_sources, m2m_targets) = m2m_inputs(&g, metric, &sources, &dests);
-        let matrix = nd.many_to_many(&m2m_sources, &m2m_targets);
-        let mut reachable = 0;
-        for (i, s) in sources.iter().enumerate() {
-            let want = dijkstra_costs(&r, profile, metric, s, &dests, &mut d);
-            let from: Vec<(u32, u64)> = m2m_sources[i].iter().map(|x| (x.0, x.1)).collect();
-            for (j, t) in dests.iter().enumerate() {
-                let direct = direct(&g, metric, &positions(&g, s, &all), &positions(&g, t, &all))
-                    .map(|x| x.0);
-                let with_direct = |c: Option<u64>| match (c, direct) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
-                let to: Vec<(u32, u64)> = m2m_targets[j].iter().map(|x| (x.0, x.1)).collect();
-                let p2p = with_direct(nd.shortest(&from, &to).map(|x| x.0));
-                assert_eq!(
-                    p2p, want[j],
-                    "{id} {profile}: nested-dissection CH and Dijkstra differ from {s:?} to {t:?}"
-                );
-                let m = with_direct(matrix[i][j].map(|c| c.0));
-                assert_eq!(
-                    m, want[j],
-                    "{id} {profile}: nested-dissection many-to-many and Dijkstra differ"
-                );
-                reachable += usize::from(want[j].is_some());
+        let load = || ChGraph::load(PreparedFile::from_bytes(&bytes).unwrap(), &g, metric).unwrap();
+        // Both queries: the elimination-tree walk (what packs use for these hierarchies) and
+        // the search with stall-on-demand.
+        for nd in [load().walking(true), load()] {
+            let sources = random_snaps(&r, profile, 40, &mut rng);
+            let dests = random_snaps(&r, profile, 25, &mut rng);
+            assert_eq!(sources.len(), 40, "{id} {profile}: too few snapped points");
+            let mut d = Dijkstra::new(g.arc_count());
+            let all = |_: u32| true;
+            let (m2m_sources, m2m_targets) = m2m_inputs(&g, metric, &sources, &dests);
+            let matrix = nd.many_to_many(&m2m_sources, &m2m_targets);
+            let mut reachable = 0;
+            for (i, s) in sources.iter().enumerate() {
+                let want = dijkstra_costs(&r, profile, metric, s, &dests, &mut d);
+                let from: Vec<(u32, u64)> = m2m_sources[i].iter().map(|x| (x.0, x.1)).collect();
+                for (j, t) in dests.iter().enumerate() {
+                    let direct =
+                        direct(&g, metric, &positions(&g, s, &all), &positions(&g, t, &all))
+                            .map(|x| x.0);
+                    let with_direct = |c: Option<u64>| match (c, direct) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                    let to: Vec<(u32, u64)> = m2m_targets[j].iter().map(|x| (x.0, x.1)).collect();
+                    let p2p = with_direct(nd.shortest(&from, &to).map(|x| x.0));
+                    assert_eq!(
+                        p2p, want[j],
+                        "{id} {profile}: nested-dissection CH and Dijkstra differ from {s:?} to {t:?}"
+                    );
+                    let m = with_direct(matrix[i][j].map(|c| c.0));
+                    assert_eq!(
+                        m, want[j],
+                        "{id} {profile}: nested-dissection many-to-many and Dijkstra differ"
+                    );
+                    reachable += usize::from(want[j].is_some());
+                }
             }
+            assert!(
+                reachable > 500,
+                "{id} {profile}: only {reachable} of 1000 pairs connected"
+            );
         }
-        assert!(
-            reachable > 500,
-            "{id} {profile}: only {reachable} of 1000 pairs connected"
-        );
     }
 }
 

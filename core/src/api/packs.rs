@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::query::FromQuery;
-use super::validation::{FieldError, Validate};
+use super::validation::{FieldError, Validate, shown};
 
 /// One source's licence and attribution, as shown to users.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,6 +101,7 @@ pub struct PacksListResponse {
 #[query(body)]
 pub struct PackInstallRequest {
     /// `file:///...` or `http(s)://...` URL of a pack directory.
+    #[cfg_attr(feature = "schema", schemars(regex(pattern = r"^(file|https?)://")))]
     pub url: String,
 }
 
@@ -172,36 +173,56 @@ pub struct PackRemoveResponse {
 
 impl Validate for PackInstallRequest {
     fn validate(&self) -> Result<(), Vec<FieldError>> {
-        let ok = ["file://", "http://", "https://"]
-            .iter()
-            .any(|p| self.url.starts_with(p));
-        if ok {
-            Ok(())
-        } else {
-            Err(vec![FieldError::new(
+        check_source_url(&self.url).map_err(|msg| {
+            vec![FieldError::new(
                 vec!["body".into(), "url".into()],
                 "value_error",
-                "give the url of a pack directory starting with file://, http:// or https://",
-            )])
-        }
+                msg,
+            )]
+        })
+    }
+}
+
+/// The rule on a pack source: a URL (as the `url` crate reads it, the reader of the fetch)
+/// with the scheme `file`, `http` or `https`, and a host for the last two. A string that is not
+/// such a URL is the caller's to fix (422), never a failed fetch.
+fn check_source_url(source: &str) -> Result<(), String> {
+    const HINT: &str =
+        "give the url of a pack directory starting with file://, http:// or https://";
+    if !["file://", "http://", "https://"]
+        .iter()
+        .any(|p| source.starts_with(p))
+    {
+        return Err(HINT.to_owned());
+    }
+    match url::Url::parse(source) {
+        Ok(u) if u.scheme() == "file" || u.host_str().is_some_and(|h| !h.is_empty()) => Ok(()),
+        Ok(_) => Err(format!("{HINT}: {} has no host", shown(source))),
+        Err(e) => Err(format!(
+            "{HINT}: {} is not a valid url ({e})",
+            shown(source)
+        )),
     }
 }
 
 impl Validate for PacksListRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![(
+            "source",
+            crate::api::validation::rule::pattern("^(file|https?)://"),
+        )]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         match &self.source {
-            Some(url)
-                if !["file://", "http://", "https://"]
-                    .iter()
-                    .any(|p| url.starts_with(p)) =>
-            {
-                Err(vec![FieldError::new(
+            Some(url) => check_source_url(url).map_err(|msg| {
+                vec![FieldError::new(
                     vec!["query".into(), "source".into()],
                     "value_error",
-                    "give the url of a pack directory starting with file://, http:// or https://",
-                )])
-            }
-            _ => Ok(()),
+                    msg,
+                )]
+            }),
+            None => Ok(()),
         }
     }
 }
@@ -222,6 +243,27 @@ impl Validate for PackRemoveRequest {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pack_sources_are_urls_with_a_host() {
+        for ok in [
+            "file:///srv/packs",
+            "https://example.com/packs",
+            "http://127.0.0.1:8080/p",
+        ] {
+            assert!(check_source_url(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "ftp://example.com",
+            "http://",
+            "http://!\u{ae}\u{c}x",
+            "https://a b/",
+            "packs",
+        ] {
+            let msg = check_source_url(bad).unwrap_err();
+            assert!(msg.contains("file://, http:// or https://"), "{bad}: {msg}");
+        }
+    }
     use crate::api::query::{FromRequestParts, RequestHeaders};
     use crate::api::testing::parse_valid;
 

@@ -19,6 +19,10 @@ pub struct MatrixResultDataRequest {
 }
 
 impl Validate for MatrixResultDataRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("matrix_id", crate::api::validation::rule::not_blank())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         super::MatrixResultRequest {
             matrix_id: self.matrix_id.clone(),

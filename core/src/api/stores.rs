@@ -183,6 +183,26 @@ impl Default for StoresSearchRequest {
 }
 
 impl Validate for StoresSearchRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![
+            (
+                "stores_by_page",
+                crate::api::validation::rule::int_range(1, i64::from(MAX_STORES_BY_PAGE)),
+            ),
+            ("page", crate::api::validation::rule::min(1)),
+            ("radius", crate::api::validation::rule::positive()),
+            ("lat", crate::api::validation::rule::range(-90.0, 90.0)),
+            ("lng", crate::api::validation::rule::range(-180.0, 180.0)),
+            (
+                "timestamp",
+                crate::api::validation::rule::int_range(
+                    chrono::DateTime::<chrono::Utc>::MIN_UTC.timestamp(),
+                    chrono::DateTime::<chrono::Utc>::MAX_UTC.timestamp(),
+                ),
+            ),
+        ]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         check_center_radius(&mut c, self.center.as_ref(), self.radius);
@@ -385,6 +405,14 @@ pub struct StoresBoundsRequest {
 }
 
 impl Validate for StoresBoundsRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![
+            ("radius", crate::api::validation::rule::positive()),
+            ("lat", crate::api::validation::rule::range(-90.0, 90.0)),
+            ("lng", crate::api::validation::rule::range(-180.0, 180.0)),
+        ]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         check_center_radius(&mut c, self.center.as_ref(), self.radius);

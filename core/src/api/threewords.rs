@@ -196,6 +196,16 @@ impl Default for AutosuggestRequest {
 }
 
 impl Validate for AutosuggestRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![
+            ("language", crate::api::validation::rule::two_letters()),
+            (
+                "clip-to-country",
+                crate::api::validation::rule::country_list(),
+            ),
+        ]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         let err =
@@ -381,6 +391,10 @@ impl Default for ConvertToCoordinatesRequest {
 }
 
 impl Validate for ConvertToCoordinatesRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("words", crate::api::validation::rule::not_blank())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         c.check(!self.words.trim().is_empty(), || {

@@ -221,6 +221,95 @@ pub struct ValidationErrorBody {
 pub trait Validate {
     /// Every broken rule, or `Ok(())`.
     fn validate(&self) -> Result<(), Vec<FieldError>>;
+
+    /// The rules of [`Validate::validate`] (and of the parsers) on one parameter that a JSON
+    /// Schema can state (`minimum`, `exclusiveMinimum`, `maximum`, `minLength`, `pattern`,
+    /// `enum`), by parameter name. `/openapi.json` adds them to the parameters' schemas, so that
+    /// a client learns them before it calls; rules across parameters stay in the descriptions.
+    fn constraints() -> Vec<(&'static str, Value)>
+    where
+        Self: Sized,
+    {
+        Vec::new()
+    }
+}
+
+/// JSON Schema keywords of the rules, for [`Validate::constraints`].
+pub mod rule {
+    use serde_json::{Value, json};
+
+    /// An ISO 639-1 language or ISO 3166-1 alpha-2 country code: two ASCII letters.
+    pub const TWO_LETTERS: &str = "^[A-Za-z]{2}$";
+
+    /// At least `min`.
+    pub fn min(min: i64) -> Value {
+        json!({"minimum": min})
+    }
+
+    /// `min` to `max`, both included.
+    pub fn range(min: f64, max: f64) -> Value {
+        json!({"minimum": min, "maximum": max})
+    }
+
+    /// `min` to `max` (integers), both included.
+    pub fn int_range(min: i64, max: i64) -> Value {
+        json!({"minimum": min, "maximum": max})
+    }
+
+    /// Above zero.
+    pub fn positive() -> Value {
+        json!({"exclusiveMinimum": 0})
+    }
+
+    /// A value that is not empty nor only white space.
+    pub fn not_blank() -> Value {
+        json!({"minLength": 1, "pattern": "\\S"})
+    }
+
+    /// Two ASCII letters.
+    pub fn two_letters() -> Value {
+        json!({"pattern": TWO_LETTERS})
+    }
+
+    /// A list joined by `sep` of items that are not blank.
+    pub fn list(sep: char) -> Value {
+        let sep = regex_escape(sep);
+        json!({"minLength": 1, "pattern": format!("^\\s*[^{sep}\\s][^{sep}]*(?:{sep}\\s*[^{sep}\\s][^{sep}]*)*$")})
+    }
+
+    /// A list of two-letter codes joined by `,`.
+    pub fn country_list() -> Value {
+        json!({"pattern": "^\\s*[A-Za-z]{2}\\s*(?:,\\s*[A-Za-z]{2}\\s*)*$"})
+    }
+
+    /// A unix timestamp in seconds, not negative, or `now`.
+    pub fn traffic_time() -> Value {
+        json!({"pattern": "^(?:now|[0-9]+)$"})
+    }
+
+    /// Matches `pattern`.
+    pub fn pattern(pattern: &str) -> Value {
+        json!({"pattern": pattern})
+    }
+
+    /// A header value listing items joined by `,`: items without white space, no white space
+    /// at either end (HTTP trims it).
+    pub fn header_list() -> Value {
+        json!({"minLength": 1, "pattern": "^[^,\\s]+(?:\\s*,\\s*[^,\\s]+)*$"})
+    }
+
+    /// One of `values`.
+    pub fn one_of(values: &[&str]) -> Value {
+        json!({"enum": values})
+    }
+
+    fn regex_escape(c: char) -> String {
+        if "|.*+?()[]{}^$\\".contains(c) {
+            format!("\\{c}")
+        } else {
+            c.to_string()
+        }
+    }
 }
 
 /// Collects [`FieldError`]s of [`Validate`] implementations.

@@ -55,12 +55,12 @@ impl RoutingPack {
             source,
         };
         let conn = pack.sqlite().map_err(database)?;
-        let router = Router::open(pack.id(), &pack.dir, &conn).map_err(|source| {
-            RoutingPackError::Roads {
+        let router = Router::open(pack.id(), &pack.dir, &conn)
+            .map_err(|source| RoutingPackError::Roads {
                 pack: pack.id().to_string(),
                 source,
-            }
-        })?;
+            })?
+            .with_preparations(pack.manifest.stats.as_ref());
         let [_, s, _, n] = pack.manifest.coverage.bbox;
         let addresses = AddressIndex::load(&conn, (s + n) / 2.0).map_err(database)?;
         let tolls = tolls::TollTable::load(&conn).map_err(database)?;

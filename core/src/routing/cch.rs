@@ -34,6 +34,10 @@ use super::profile::Metric;
 
 const INF: u32 = u32::MAX;
 const NONE: u32 = u32::MAX;
+/// The builder prepares graphs of more arcs than this in a nested-dissection order, smaller
+/// ones by `fast_paths`' contraction (ADR 0007). A reader that is not told how a hierarchy was
+/// prepared assumes the same.
+pub const ND_FROM_ARCS: usize = 50_000;
 /// Cells of at most this many arcs are not cut further.
 const LEAF: usize = 4;
 
@@ -579,33 +583,37 @@ mod tests {
             // The compact encoding takes it (and checks it decodes to the same hierarchy).
             let enc = encode32(&g, metric, &up).unwrap();
             let back = decode(&enc, &g, metric).unwrap();
-            let ch = ChGraph::from_fast(back.convert_to_usize(), &g, metric);
-            let mut d = Dijkstra::new(n as usize);
-            for s in (0..n).step_by(7) {
-                d.explore(
-                    &g,
-                    &[(s, 0)],
-                    i64::MAX,
-                    |a, t| Some(g.transition_cost(metric, a, t)),
-                    |_| true,
-                );
-                for t in (0..n).step_by(5) {
-                    let want = d.reached(t).map(|l| l as u64);
-                    let got = ch.shortest(&[(s, 0)], &[(t, 0)]);
-                    match (want, got) {
-                        (None, None) => {}
-                        (Some(w), Some((c, path))) => {
-                            assert_eq!(c, w, "seed {seed} {s} → {t}");
-                            assert_eq!(path.first(), Some(&s));
-                            assert_eq!(path.last(), Some(&t));
-                            let mut sum = 0;
-                            for p in path.windows(2) {
-                                let tr = g.out_range(p[0]).find(|&x| g.head[x as usize] == p[1]);
-                                sum += g.transition_cost(metric, p[0], tr.unwrap());
+            for walk in [true, false] {
+                let ch =
+                    ChGraph::from_fast(back.clone().convert_to_usize(), &g, metric).walking(walk);
+                let mut d = Dijkstra::new(n as usize);
+                for s in (0..n).step_by(7) {
+                    d.explore(
+                        &g,
+                        &[(s, 0)],
+                        i64::MAX,
+                        |a, t| Some(g.transition_cost(metric, a, t)),
+                        |_| true,
+                    );
+                    for t in (0..n).step_by(5) {
+                        let want = d.reached(t).map(|l| l as u64);
+                        let got = ch.shortest(&[(s, 0)], &[(t, 0)]);
+                        match (want, got) {
+                            (None, None) => {}
+                            (Some(w), Some((c, path))) => {
+                                assert_eq!(c, w, "seed {seed} {s} → {t}");
+                                assert_eq!(path.first(), Some(&s));
+                                assert_eq!(path.last(), Some(&t));
+                                let mut sum = 0;
+                                for p in path.windows(2) {
+                                    let tr =
+                                        g.out_range(p[0]).find(|&x| g.head[x as usize] == p[1]);
+                                    sum += g.transition_cost(metric, p[0], tr.unwrap());
+                                }
+                                assert_eq!(sum, w, "seed {seed} {s} → {t}: path cost");
                             }
-                            assert_eq!(sum, w, "seed {seed} {s} → {t}: path cost");
+                            other => panic!("seed {seed} {s} → {t}: {other:?}"),
                         }
-                        other => panic!("seed {seed} {s} → {t}: {other:?}"),
                     }
                 }
             }

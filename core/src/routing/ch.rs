@@ -10,19 +10,22 @@
 //! the hierarchy against it. Version 1 files (the `fast_paths` graph in its 32-bit form) are
 //! refused with a message naming both versions.
 //!
-//! **Queries.** Point-to-point queries go through `fast_paths`' own bidirectional search with
-//! several weighted sources and targets (the snapped points' partial arcs). Matrices use a
-//! bucket-based many-to-many search ([`ChGraph::many_to_many`]) over the same hierarchy, which
-//! `fast_paths` does not offer, carrying a second weight (the length along the fastest path,
-//! or the time along the shortest) computed for every shortcut when the graph is loaded.
+//! **Queries** ([`super::etree`]) run on query arrays numbered by rank, with several weighted
+//! sources and targets (the snapped points' partial arcs): a walk up the elimination tree for
+//! hierarchies in a nested-dissection order, a bidirectional search with stall-on-demand for
+//! contracted ones. Matrices use a bucket-based many-to-many search
+//! ([`ChGraph::many_to_many`]) over the same hierarchy, carrying a second weight (the length
+//! along the fastest path, or the time along the shortest) computed for every shortcut when the
+//! graph is loaded.
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use fast_paths::{FastGraph, FastGraph32, InputGraph, PathCalculator};
+use fast_paths::{FastGraph, FastGraph32, InputGraph};
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::compact::{self, CodecError, Encoded};
+use super::etree::{Labels, Meeting, RankGraph};
 use super::graph::TurnGraph;
 use super::profile::{Metric, Profile};
 
@@ -211,14 +214,18 @@ impl PreparedFile {
 pub struct ChGraph {
     /// The metric it minimises.
     pub metric: Metric,
-    fast: FastGraph,
-    calculators: Mutex<Vec<PathCalculator>>,
     /// Upward arrays in the 32-bit layout of `fast_paths`.
     up: FastGraph32,
     /// The other metric's cost of each forward / backward hierarchy edge.
     second_fwd: Vec<u64>,
     second_bwd: Vec<u64>,
     arcs: usize,
+    /// The query arrays and elimination tree of `up` ([`super::etree`]).
+    query: RankGraph,
+    /// Whether point-to-point and upward queries walk the elimination tree (hierarchies in
+    /// a nested-dissection order) rather than search (witness-search contractions).
+    walk: bool,
+    labels: Mutex<Vec<Labels>>,
 }
 
 impl std::fmt::Debug for ChGraph {
@@ -248,26 +255,20 @@ impl ChGraph {
             return Err(ChError::Mismatch);
         }
         let up = compact::decode(&file.graph, g, metric)?;
-        Ok(Self::from_parts(
-            up.clone().convert_to_usize(),
-            up,
-            g,
-            metric,
-        ))
+        Ok(Self::from_parts(up, g, metric))
     }
 
     /// Wraps a hierarchy in its 32-bit layout, prepared from `g` in `metric`.
     pub fn from_up(up: FastGraph32, g: &TurnGraph, metric: Metric) -> ChGraph {
-        Self::from_parts(up.clone().convert_to_usize(), up, g, metric)
+        Self::from_parts(up, g, metric)
     }
 
     /// Wraps a hierarchy prepared from `g` in `metric`.
     pub fn from_fast(fast: FastGraph, g: &TurnGraph, metric: Metric) -> ChGraph {
-        let up = FastGraph32::new(&fast);
-        Self::from_parts(fast, up, g, metric)
+        Self::from_parts(FastGraph32::new(&fast), g, metric)
     }
 
-    fn from_parts(fast: FastGraph, up: FastGraph32, g: &TurnGraph, metric: Metric) -> ChGraph {
+    fn from_parts(up: FastGraph32, g: &TurnGraph, metric: Metric) -> ChGraph {
         let other = match metric {
             Metric::Time => Metric::Distance,
             Metric::Distance => Metric::Time,
@@ -308,18 +309,26 @@ impl ChGraph {
         }
         ChGraph {
             metric,
-            fast,
-            calculators: Mutex::new(Vec::new()),
+            query: RankGraph::new(&up),
             up,
             second_fwd,
             second_bwd,
             arcs: g.arc_count(),
+            walk: false,
+            labels: Mutex::new(Vec::new()),
         }
     }
 
     /// Number of hierarchy edges (original and shortcuts, both directions).
     pub fn edge_count(&self) -> usize {
         self.up.edges_fwd.len() + self.up.edges_bwd.len()
+    }
+
+    /// Whether queries walk the elimination tree (`true` for hierarchies prepared in a
+    /// nested-dissection order, where it is several times faster) or search.
+    pub fn walking(mut self, walk: bool) -> ChGraph {
+        self.walk = walk;
+        self
     }
 
     /// The cheapest path from any source `(arc, start weight)` to any target `(arc, end
@@ -330,38 +339,67 @@ impl ChGraph {
         sources: &[(u32, u64)],
         targets: &[(u32, u64)],
     ) -> Option<(u64, Vec<u32>)> {
+        self.point_to_point(sources, targets, self.walk)
+    }
+
+    /// [`ChGraph::shortest`] by the walk (`walk`) or the search, whichever the graph uses.
+    pub fn point_to_point(
+        &self,
+        sources: &[(u32, u64)],
+        targets: &[(u32, u64)],
+        walk: bool,
+    ) -> Option<(u64, Vec<u32>)> {
         let valid = |v: &&(u32, u64)| (v.0 as usize) < self.arcs;
-        let starts: Vec<(usize, usize)> = sources
-            .iter()
-            .filter(valid)
-            .map(|&(a, w)| (a as usize, w as usize))
-            .collect();
-        let ends: Vec<(usize, usize)> = targets
-            .iter()
-            .filter(valid)
-            .map(|&(a, w)| (a as usize, w as usize))
-            .collect();
-        if starts.is_empty() || ends.is_empty() {
-            return None;
+        let sources: Vec<(u32, u64)> = sources.iter().filter(valid).copied().collect();
+        let targets: Vec<(u32, u64)> = targets.iter().filter(valid).copied().collect();
+        let mut labels = self.labels.lock().pop().unwrap_or_default();
+        let meeting = if walk {
+            self.query.walk(&mut labels, &sources, &targets)
+        } else {
+            self.query.search(&mut labels, &sources, &targets)
+        };
+        self.labels.lock().push(labels);
+        meeting.map(|m| (m.weight, self.arcs_of(&m)))
+    }
+
+    /// The arcs of a meeting's path, shortcuts unpacked.
+    fn arcs_of(&self, m: &Meeting) -> Vec<u32> {
+        let mut arcs = vec![m.source];
+        for &e in &m.up {
+            self.unpack(true, e, &mut arcs);
         }
-        let mut calc = self
-            .calculators
-            .lock()
-            .pop()
-            .unwrap_or_else(|| fast_paths::create_calculator(&self.fast));
-        let path = calc.calc_path_multiple_sources_and_targets(&self.fast, starts, ends);
-        self.calculators.lock().push(calc);
-        let path = path?;
-        Some((
-            path.get_weight() as u64,
-            path.get_nodes().iter().map(|&n| n as u32).collect(),
-        ))
+        for &e in &m.down {
+            self.unpack(false, e, &mut arcs);
+        }
+        arcs
+    }
+
+    /// Mean edges relaxed by one upward walk of the elimination tree, unpruned.
+    pub fn walk_cost(&self) -> f64 {
+        self.query.walk_cost()
     }
 
     /// Upward search from weighted arcs (forward, or backward over incoming edges), returning
     /// every node reached with its `(weight, second weight)`.
     fn upward(&self, starts: &[(u32, u64, u64)], forward: bool, space: &mut SearchSpace) {
         space.clear();
+        if self.walk {
+            let starts: Vec<(u32, u64, u64)> = starts
+                .iter()
+                .filter(|s| (s.0 as usize) < self.arcs)
+                .copied()
+                .collect();
+            let second = if forward {
+                &self.second_fwd
+            } else {
+                &self.second_bwd
+            };
+            let mut labels = self.labels.lock().pop().unwrap_or_default();
+            self.query
+                .upward(&mut labels, &starts, forward, second, &mut space.settled);
+            self.labels.lock().push(labels);
+            return;
+        }
         for &(a, w, s) in starts {
             if (a as usize) < self.arcs {
                 space.relax(a, w, s);

@@ -22,6 +22,7 @@
 pub mod cch;
 pub mod ch;
 pub mod compact;
+pub mod etree;
 pub mod graph;
 pub mod join;
 pub mod network;

@@ -205,6 +205,9 @@ pub struct Router {
     pub snap: SnapIndex,
     /// Where the prepared hierarchies are (`None`: none, as for joined packs).
     dir: Option<std::path::PathBuf>,
+    /// How each prepared hierarchy was made, by file name (the manifest's
+    /// `stats.routing.graphs`): `true` for a nested-dissection order.
+    nested: std::collections::HashMap<String, bool>,
     graphs: [OnceLock<Arc<TurnGraph>>; 4],
     reach: [OnceLock<Arc<Reach>>; 4],
     /// The time-metric hierarchy of each profile (the distance metric has none, ADR 0006).
@@ -229,6 +232,26 @@ impl Router {
         Ok(r)
     }
 
+    /// Reads how each hierarchy was prepared from a manifest's `stats`: queries walk the
+    /// elimination tree of nested-dissection hierarchies and search contracted ones
+    /// ([`super::etree`]). Without it, graphs of more than [`super::cch::ND_FROM_ARCS`] arcs
+    /// are taken to be nested-dissection ones, as the builder makes them by default.
+    pub fn with_preparations(mut self, stats: Option<&serde_json::Value>) -> Router {
+        let graphs = stats
+            .and_then(|s| s.pointer("/routing/graphs"))
+            .and_then(|g| g.as_array());
+        for g in graphs.into_iter().flatten() {
+            if let (Some(file), Some(how)) = (
+                g.get("file").and_then(|f| f.as_str()),
+                g.get("preparation").and_then(|p| p.as_str()),
+            ) {
+                self.nested
+                    .insert(file.to_string(), how == "nested-dissection");
+            }
+        }
+        self
+    }
+
     /// A router over `net` without prepared hierarchies (a network joined from several packs,
     /// ADR 0008): its searches are Dijkstra's on the turn graph.
     pub fn from_network(pack_id: &str, net: RoadNetwork) -> Router {
@@ -238,6 +261,7 @@ impl Router {
             net,
             snap,
             dir: None,
+            nested: Default::default(),
             graphs: Default::default(),
             reach: Default::default(),
             hierarchies: Default::default(),
@@ -289,8 +313,13 @@ impl Router {
                     }
                 };
                 let g = self.graph(profile);
+                let walk = self
+                    .nested
+                    .get(&file_name(profile, metric))
+                    .copied()
+                    .unwrap_or(g.arc_count() > super::cch::ND_FROM_ARCS);
                 match PreparedFile::from_bytes(&bytes).and_then(|f| ChGraph::load(f, &g, metric)) {
-                    Ok(ch) => Some(Arc::new(ch)),
+                    Ok(ch) => Some(Arc::new(ch.walking(walk))),
                     Err(e) => {
                         tracing::warn!(pack = %self.pack_id, file = %path.display(), error = %e,
                             "prepared routing graph unusable; routing with Dijkstra");

@@ -4,14 +4,16 @@
 //! written to `zones.sqlite` in the engine's state directory, in one SQLite transaction per
 //! batch (synchronous `FULL`: an answered batch survives a power cut; a process killed
 //! mid-batch leaves the previous state, never half a batch). An edit remembers the pack zone it
-//! was made on (`pack_id` and `base`, the SHA-256 of that zone's content), and applies as long
-//! as the installed pack still carries that same zone:
+//! was made on (`pack_id`, `pack_version` and `base`, the SHA-256 of that zone's content). An
+//! edit is the field team's data and is never overridden by a pack:
 //!
 //! * a restart reloads the edits; a hot-swapped pack that brings the zone unchanged keeps it;
-//! * a newer pack that changes the zone (the publisher has a newer truth: often the field
-//!   team's correction, synced and republished) supersedes it: the pack's zone answers and
-//!   the edit stays in the state, unused, until the zone is updated again;
-//! * a pack without the zone (or without the edit's store) leaves the edit unused.
+//! * a newer pack that changes the zone (even only its description) or no longer carries it
+//!   leaves the edit in force and puts the zone in conflict ([`super::StoreIndex::conflict`])
+//!   until the zone is updated again (that update is made on the pack's zone as it is then);
+//!   a pack whose zone is exactly the edit's (the edit republished) is no conflict;
+//! * an edit whose store no installed pack has does not answer searches (the pack's zone of
+//!   that id, if any, does), and is kept.
 //!
 //! The in-memory [`EditSet`] is replaced as a whole after each committed batch; searches
 //! build the [`ZoneOverlay`] of their index and edit set once per pair (compared by pointer).
@@ -26,7 +28,7 @@ use rstar::primitives::{GeomWithData, Rectangle};
 use rusqlite::{Connection, params};
 
 use super::index::{StoreIndex, ZoneShape, zone_box};
-use super::zone::zone_polygon;
+use super::zone::{zone_polygon, zone_shape};
 
 /// Why the edits could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +48,8 @@ pub struct ZoneEdit {
     pub zone_id: String,
     /// The pack whose zone it replaces.
     pub pack_id: String,
+    /// That pack's version when the edit was made.
+    pub pack_version: String,
     /// Digest of that pack zone's content when the edit was made.
     pub base: String,
     /// Store the zone belongs to.
@@ -60,8 +64,23 @@ pub struct ZoneEdit {
     pub status: Option<String>,
     /// When it was accepted (RFC 3339, UTC).
     pub updated_at: String,
+    /// A deletion: the zone no longer answers (the pack's zone of that id is hidden).
+    pub deleted: bool,
     /// The checked geometry.
     pub shape: ::geo::Geometry<f64>,
+}
+
+impl ZoneEdit {
+    /// The content digest a pack zone equal to this edit has.
+    pub fn digest(&self) -> String {
+        super::index::zone_digest(
+            &self.store_id,
+            self.description.as_deref(),
+            &self.polygon,
+            &self.types,
+            self.status.as_deref(),
+        )
+    }
 }
 
 /// Every edit, as of one committed batch.
@@ -82,13 +101,15 @@ const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS zone_edits (
     zone_id      TEXT PRIMARY KEY NOT NULL,
     pack_id      TEXT NOT NULL,
+    pack_version TEXT NOT NULL DEFAULT '',
     base         TEXT NOT NULL,
     store_id     TEXT NOT NULL,
     description  TEXT,
     polygon_wkt  TEXT NOT NULL,
     types        TEXT NOT NULL,
     status       TEXT,
-    updated_at   TEXT NOT NULL
+    updated_at   TEXT NOT NULL,
+    deleted      INTEGER NOT NULL DEFAULT 0
 );";
 
 impl ZoneEdits {
@@ -100,11 +121,33 @@ impl ZoneEdits {
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.busy_timeout(Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
+        // State written before edits recorded their pack version.
+        let has_version: bool = conn.query_row(
+            "SELECT count(*) FROM pragma_table_info('zone_edits') WHERE name = 'pack_version'",
+            [],
+            |r| r.get::<_, i64>(0).map(|n| n > 0),
+        )?;
+        if !has_version {
+            conn.execute_batch(
+                "ALTER TABLE zone_edits ADD COLUMN pack_version TEXT NOT NULL DEFAULT ''",
+            )?;
+        }
+        // State written before zones could be deleted.
+        let has_deleted: bool = conn.query_row(
+            "SELECT count(*) FROM pragma_table_info('zone_edits') WHERE name = 'deleted'",
+            [],
+            |r| r.get::<_, i64>(0).map(|n| n > 0),
+        )?;
+        if !has_deleted {
+            conn.execute_batch(
+                "ALTER TABLE zone_edits ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0",
+            )?;
+        }
         let mut zones = HashMap::new();
         {
             let mut stmt = conn.prepare(
                 "SELECT zone_id, pack_id, base, store_id, description, polygon_wkt, types, status, \
-                 updated_at FROM zone_edits",
+                 updated_at, pack_version, deleted FROM zone_edits",
             )?;
             let rows = stmt.query_map([], |r| {
                 Ok((
@@ -117,20 +160,39 @@ impl ZoneEdits {
                     r.get::<_, String>(6)?,
                     r.get::<_, Option<String>>(7)?,
                     r.get::<_, String>(8)?,
+                    r.get::<_, String>(9)?,
+                    r.get::<_, bool>(10)?,
                 ))
             })?;
             for row in rows {
-                let (zone_id, pack_id, base, store_id, description, polygon, types, status, at) =
-                    row?;
+                let (
+                    zone_id,
+                    pack_id,
+                    base,
+                    store_id,
+                    description,
+                    polygon,
+                    types,
+                    status,
+                    at,
+                    pack_version,
+                    deleted,
+                ) = row?;
                 // Accepted edits were checked; one that no longer reads (a geo upgrade with
                 // stricter rules) is left unused rather than failing the engine.
-                let Ok(shape) = zone_polygon(&polygon) else {
+                // A deletion keeps the pack zone's polygon, checked when the pack was built.
+                let shape = match deleted {
+                    true => zone_shape(&polygon),
+                    false => zone_polygon(&polygon),
+                };
+                let Ok(shape) = shape else {
                     tracing::warn!(zone = %zone_id, "stored zone edit no longer reads; unused");
                     continue;
                 };
                 let edit = ZoneEdit {
                     zone_id: zone_id.clone(),
                     pack_id,
+                    pack_version,
                     base,
                     store_id,
                     description,
@@ -138,6 +200,7 @@ impl ZoneEdits {
                     types: serde_json::from_str(&types).unwrap_or_default(),
                     status,
                     updated_at: at,
+                    deleted,
                     shape,
                 };
                 zones.insert(zone_id, Arc::new(edit));
@@ -154,16 +217,17 @@ impl ZoneEdits {
         self.current.read().clone()
     }
 
-    /// Runs `prepare` on the current edits and commits the batch it returns, all or nothing;
-    /// batches run one at a time, so `prepare` sees the state its batch replaces. `prepare`'s
-    /// error is returned with nothing written.
+    /// Runs `prepare` on the current edits and commits the batch it returns (edits to write,
+    /// zone ids whose edit to remove), all or nothing; batches run one at a time, so
+    /// `prepare` sees the state its batch replaces. `prepare`'s error is returned with
+    /// nothing written. The count is that of the edits written.
     pub fn commit<E: From<EditsError>>(
         &self,
-        prepare: impl FnOnce(&EditSet) -> Result<Vec<ZoneEdit>, E>,
+        prepare: impl FnOnce(&EditSet) -> Result<(Vec<ZoneEdit>, Vec<String>), E>,
     ) -> Result<usize, E> {
         let mut conn = self.conn.lock();
         let before = self.current();
-        let batch = prepare(&before)?;
+        let (batch, removed) = prepare(&before)?;
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(EditsError::from)?;
@@ -171,8 +235,10 @@ impl ZoneEdits {
             let mut stmt = tx
                 .prepare(
                     "INSERT INTO zone_edits (zone_id, pack_id, base, store_id, description, \
-                     polygon_wkt, types, status, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
+                     polygon_wkt, types, status, updated_at, pack_version, deleted) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) \
                      ON CONFLICT(zone_id) DO UPDATE SET pack_id = excluded.pack_id, \
+                     pack_version = excluded.pack_version, deleted = excluded.deleted, \
                      base = excluded.base, store_id = excluded.store_id, \
                      description = excluded.description, polygon_wkt = excluded.polygon_wkt, \
                      types = excluded.types, status = excluded.status, updated_at = excluded.updated_at",
@@ -189,14 +255,23 @@ impl ZoneEdits {
                     e.polygon,
                     types,
                     e.status,
-                    e.updated_at
+                    e.updated_at,
+                    e.pack_version,
+                    e.deleted
                 ])
                 .map_err(EditsError::from)?;
+            }
+            for zone_id in &removed {
+                tx.execute("DELETE FROM zone_edits WHERE zone_id = ?1", [zone_id])
+                    .map_err(EditsError::from)?;
             }
         }
         tx.commit().map_err(EditsError::from)?;
         let count = batch.len();
         let mut zones = before.zones.clone();
+        for zone_id in &removed {
+            zones.remove(zone_id);
+        }
         for e in batch {
             zones.insert(e.zone_id.clone(), Arc::new(e));
         }
@@ -221,16 +296,20 @@ impl ZoneOverlay {
         let mut masked = HashSet::new();
         let mut zones = Vec::new();
         for edit in edits.zones.values() {
-            let Some(zone) = index.applies(edit) else {
+            // An edit whose store is not installed does not answer; the pack's zone does.
+            let Some(store) = index.store_by_id(&edit.store_id) else {
                 continue;
             };
-            masked.insert(zone);
-            if let Some(store) = index.store_by_id(&edit.store_id) {
-                zones.push(ZoneShape {
-                    store,
-                    shape: edit.shape.clone(),
-                });
+            if let Some(zone) = index.applies(edit) {
+                masked.insert(zone);
             }
+            if edit.deleted {
+                continue;
+            }
+            zones.push(ZoneShape {
+                store,
+                shape: edit.shape.clone(),
+            });
         }
         let boxes = RTree::bulk_load(
             zones
@@ -263,5 +342,49 @@ impl From<EditsError> for crate::error::ApiError {
     fn from(e: EditsError) -> Self {
         tracing::error!(error = %e, "zone edits");
         crate::error::ApiError::internal(&e)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_written_before_pack_versions_were_recorded_still_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let conn = Connection::open(dir.path().join("zones.sqlite")).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE zone_edits (zone_id TEXT PRIMARY KEY NOT NULL, \
+                 pack_id TEXT NOT NULL, base TEXT NOT NULL, store_id TEXT NOT NULL, \
+                 description TEXT, polygon_wkt TEXT NOT NULL, types TEXT NOT NULL, \
+                 status TEXT, updated_at TEXT NOT NULL); \
+                 INSERT INTO zone_edits VALUES ('Z1', 'retail', 'abc', 'S1', 'd', \
+                 'POLYGON((1.5 42.5, 1.6 42.5, 1.6 42.6, 1.5 42.5))', '[\"delivery\"]', NULL, \
+                 '2026-11-01T00:00:00.000Z');",
+            )
+            .unwrap();
+        }
+        let edits = ZoneEdits::open(dir.path()).unwrap();
+        let z1 = edits.current().zones.get("Z1").cloned().unwrap();
+        assert_eq!(z1.pack_version, "");
+        assert_eq!(z1.types, ["delivery"]);
+        // A new edit records its version, and reads back after a reopen.
+        edits
+            .commit(|_| {
+                Ok::<_, EditsError>((
+                    vec![ZoneEdit {
+                        pack_version: "7".into(),
+                        ..(*z1).clone()
+                    }],
+                    Vec::new(),
+                ))
+            })
+            .unwrap();
+        drop(edits);
+        let edits = ZoneEdits::open(dir.path()).unwrap();
+        assert_eq!(edits.current().zones["Z1"].pack_version, "7");
+        assert!(!edits.current().zones["Z1"].deleted);
     }
 }

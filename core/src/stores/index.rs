@@ -100,10 +100,16 @@ pub struct ZoneShape {
 /// identifies the content an edit was made on.
 #[derive(Debug)]
 pub struct PackZone {
+    /// The zone's id.
+    pub zone_id: String,
+    /// Well-known text, as the pack holds it.
+    pub polygon: String,
     /// Shape and store.
     pub zone: ZoneShape,
     /// The pack.
     pub pack_id: Arc<str>,
+    /// The pack's version.
+    pub pack_version: Arc<str>,
     /// SHA-256 (hex) of the zone's row: store, description, polygon, types, status.
     pub digest: String,
     /// Description.
@@ -136,6 +142,8 @@ pub struct StoreIndex {
     zones: Vec<PackZone>,
     /// The first zone with each id.
     zone_ids: HashMap<String, u32>,
+    /// The zones of each store id, in index order.
+    store_zones: HashMap<String, Vec<u32>>,
     zone_boxes: RTree<GeomWithData<Rectangle<[f64; 2]>, u32>>,
 }
 
@@ -182,7 +190,7 @@ pub fn zone_box(
 }
 
 /// The digest identifying a zone row's content.
-fn zone_digest(
+pub(super) fn zone_digest(
     store_id: &str,
     description: Option<&str>,
     polygon: &str,
@@ -218,8 +226,10 @@ impl StoreIndex {
         let mut zones: Vec<PackZone> = Vec::new();
         let mut store_ids = HashMap::new();
         let mut zone_ids = HashMap::new();
+        let mut store_zones: HashMap<String, Vec<u32>> = HashMap::new();
         for pack in packs {
             let pack_id: Arc<str> = Arc::from(pack.id());
+            let pack_version: Arc<str> = Arc::from(pack.version());
             let conn = pack.sqlite().map_err(|e| unreadable(pack.id(), &e))?;
             let (packed_stores, packed_zones) =
                 packed::read(&conn).map_err(|e| unreadable(pack.id(), &e))?;
@@ -268,13 +278,22 @@ impl StoreIndex {
                     &types,
                     status.as_deref(),
                 );
-                zone_ids.entry(zone_id).or_insert(zones.len() as u32);
+                zone_ids
+                    .entry(zone_id.clone())
+                    .or_insert(zones.len() as u32);
+                store_zones
+                    .entry(store_id)
+                    .or_default()
+                    .push(zones.len() as u32);
                 zones.push(PackZone {
+                    zone_id,
+                    polygon: wkt_text,
                     zone: ZoneShape {
                         store: *store,
                         shape,
                     },
                     pack_id: pack_id.clone(),
+                    pack_version: pack_version.clone(),
                     digest,
                     description,
                     types,
@@ -318,6 +337,7 @@ impl StoreIndex {
             user_columns: Default::default(),
             zones,
             zone_ids,
+            store_zones,
             zone_boxes,
         })
     }
@@ -409,11 +429,40 @@ impl StoreIndex {
         Some((i, &self.zones[i as usize]))
     }
 
-    /// The pack zone `edit` replaces, when this index still has it as the edit found it
-    /// (same pack, same content).
+    /// The ids of the pack zones of store `store_id`.
+    pub fn zone_ids_of_store(&self, store_id: &str) -> impl Iterator<Item = &str> {
+        self.store_zones
+            .get(store_id)
+            .into_iter()
+            .flatten()
+            .map(|i| self.zones[*i as usize].zone_id.as_str())
+    }
+
+    /// The pack zone `edit` replaces: the zone of the same id, whatever the pack did to it
+    /// since (an edit is never overridden by a pack; see [`StoreIndex::conflict`]).
     pub fn applies(&self, edit: &ZoneEdit) -> Option<u32> {
-        let (i, zone) = self.zone_by_id(&edit.zone_id)?;
-        (*zone.pack_id == *edit.pack_id && zone.digest == edit.base).then_some(i)
+        self.zone_by_id(&edit.zone_id).map(|(i, _)| i)
+    }
+
+    /// Whether `edit` answers in searches: its store is installed.
+    pub fn in_force(&self, edit: &ZoneEdit) -> bool {
+        self.store_by_id(&edit.store_id).is_some()
+    }
+
+    /// Whether the packs changed the zone since `edit` was made: the pack zone of its id now
+    /// (its content digest, or none) differs from the one the edit found, and is not the
+    /// edit's own zone (a pack that republishes the edit agrees with it). The edit stays in
+    /// force and the zone is in conflict until it is updated again.
+    pub fn conflict(&self, edit: &ZoneEdit) -> bool {
+        let now = self
+            .zone_by_id(&edit.zone_id)
+            .map(|(_, z)| z.digest.as_str())
+            .unwrap_or("");
+        let own = match edit.deleted {
+            true => String::new(),
+            false => edit.digest(),
+        };
+        now != edit.base && now != own
     }
 
     /// The stores one of whose zones (as edited by `overlay`) contains `c`.

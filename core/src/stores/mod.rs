@@ -18,6 +18,7 @@
 pub mod edits;
 pub mod hours;
 mod index;
+mod manage;
 pub mod packed;
 mod select;
 pub mod zone;
@@ -31,7 +32,7 @@ use serde_json::Value;
 
 use crate::api::{
     AssetBounds, LatLng, StoresBoundsRequest, StoresBoundsResponse, StoresPagination,
-    StoresSearchRequest, StoresSearchResponse, ZonesUpdateRequest, ZonesUpdateResponse,
+    StoresSearchRequest, StoresSearchResponse, Zone, ZonesUpdateRequest, ZonesUpdateResponse,
 };
 use crate::api::{FieldError, Loc, kinds};
 use crate::error::{ApiError, ErrorCode};
@@ -198,7 +199,46 @@ impl Stores {
     }
 }
 
+/// A zone whose local edit was made on a content of the pack's zone that the installed packs
+/// have changed since.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZoneConflict {
+    /// The zone.
+    pub zone_id: String,
+    /// The pack version the edit was made on (empty for edits made before versions were
+    /// recorded).
+    pub edit_pack_version: String,
+    /// The installed pack (id) that carries the zone now; `None` when no installed pack does.
+    pub pack_id: Option<String>,
+    /// Its version.
+    pub pack_version: Option<String>,
+}
+
 impl Stores {
+    /// The zones in conflict over the packs of `set`, by zone id: each has a local edit (in
+    /// force) made on a content of the zone that the installed packs have changed since. A
+    /// conflict lasts until the zone is updated again.
+    pub fn zone_conflicts(&self, set: Arc<PackSet>) -> Result<Vec<ZoneConflict>, ApiError> {
+        let index = self.index(set)?;
+        let edits = self.edits.current();
+        let mut out: Vec<ZoneConflict> = edits
+            .zones
+            .values()
+            .filter(|e| index.conflict(e))
+            .map(|e| {
+                let now = index.zone_by_id(&e.zone_id).map(|(_, z)| z);
+                ZoneConflict {
+                    zone_id: e.zone_id.clone(),
+                    edit_pack_version: e.pack_version.clone(),
+                    pack_id: now.map(|z| z.pack_id.to_string()),
+                    pack_version: now.map(|z| z.pack_version.to_string()),
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| a.zone_id.cmp(&b.zone_id));
+        Ok(out)
+    }
+
     /// `PUT /zones`: every zone of the batch must exist in the installed packs, belong to a
     /// known store and have a valid polygon, or nothing is written (422 naming each refused
     /// item). Fields a zone leaves out keep their current values.
@@ -213,7 +253,7 @@ impl Stores {
         let count = self.edits.commit(|current| {
             let batch = checked_batch(&index, current, req, &updated_at)?;
             call.charge()?;
-            Ok::<_, ApiError>(batch)
+            Ok::<_, ApiError>((batch, Vec::new()))
         })?;
         Ok(ZonesUpdateResponse {
             status: "success".into(),
@@ -223,6 +263,31 @@ impl Stores {
             },
         })
     }
+}
+
+/// The checks every zone of a `PUT /zones` or `POST /zones` batch gets: its store is one of the
+/// installed packs and its polygon is a valid zone. Each problem goes to `refuse` (field,
+/// message); the parsed shape, or an error when the polygon is refused.
+fn check_store_and_polygon(
+    index: &StoreIndex,
+    z: &Zone,
+    refuse: &mut impl FnMut(&str, String),
+) -> Result<::geo::Geometry<f64>, ()> {
+    if index.store_by_id(&z.store_id).is_none() {
+        refuse(
+            "store_id",
+            format!(
+                "unknown store_id {}: give the id of a store of the installed packs",
+                crate::api::shown(&z.store_id)
+            ),
+        );
+    }
+    zone_polygon(&z.polygon).map_err(|e| {
+        refuse(
+            "polygon",
+            format!("zone {}: {e}", crate::api::shown(&z.zone_id)),
+        )
+    })
 }
 
 /// The edits of `req`, or every reason to refuse it.
@@ -243,59 +308,69 @@ fn checked_batch(
                 msg,
             ))
         };
-        let zone = index.zone_by_id(&z.zone_id);
-        if zone.is_none() {
+        let pack_zone = index.zone_by_id(&z.zone_id).map(|(_, pz)| pz);
+        // What the zone is now: its local edit (in force, in conflict or not), else the pack's.
+        let prior = current.zones.get(&z.zone_id);
+        let deleted = prior.is_some_and(|e| e.deleted);
+        let prior = prior.filter(|e| !e.deleted);
+        let known = !deleted && (pack_zone.is_some() || prior.is_some());
+        if !known {
             refuse(
                 "zone_id",
-                format!(
-                    "unknown zone_id {}: only zones of the installed packs can be updated \
-                     (zones are created by importing stores, see docs/stores-layer.md)",
-                    crate::api::shown(&z.zone_id)
-                ),
+                match deleted {
+                    true => format!(
+                        "zone_id {} was deleted on this device: create it again with POST /zones",
+                        crate::api::shown(&z.zone_id)
+                    ),
+                    false => format!(
+                        "unknown zone_id {}: only existing zones can be updated (create one \
+                         with POST /zones)",
+                        crate::api::shown(&z.zone_id)
+                    ),
+                },
             );
         }
-        if index.store_by_id(&z.store_id).is_none() {
-            refuse(
-                "store_id",
-                format!(
-                    "unknown store_id {}: give the id of a store of the installed packs",
-                    crate::api::shown(&z.store_id)
-                ),
-            );
-        }
-        let shape = zone_polygon(&z.polygon).map_err(|e| {
-            refuse(
-                "polygon",
-                format!("zone {}: {e}", crate::api::shown(&z.zone_id)),
-            )
-        });
-        let (Some((at, pack_zone)), Ok(shape)) = (zone, shape) else {
+        let shape = check_store_and_polygon(index, z, &mut refuse);
+        let Ok(shape) = shape else {
             continue;
         };
-        // What the zone is now: its edit when one applies, else the pack's.
-        let prior = current
-            .zones
-            .get(&z.zone_id)
-            .filter(|e| index.applies(e) == Some(at));
+        if !known {
+            continue;
+        }
+        // The new edit is made on the pack's zone as it is now (or on no pack zone), which
+        // resolves a conflict.
+        let kept = |edit: fn(&ZoneEdit) -> Option<String>,
+                    pack: fn(&PackZone) -> Option<String>| {
+            match (prior, pack_zone) {
+                (Some(e), _) => edit(e),
+                (None, Some(p)) => pack(p),
+                (None, None) => None,
+            }
+        };
         batch.push(ZoneEdit {
             zone_id: z.zone_id.clone(),
-            pack_id: pack_zone.pack_id.to_string(),
-            base: pack_zone.digest.clone(),
+            pack_id: pack_zone.map(|p| p.pack_id.to_string()).unwrap_or_default(),
+            pack_version: pack_zone
+                .map(|p| p.pack_version.to_string())
+                .unwrap_or_default(),
+            base: pack_zone.map(|p| p.digest.clone()).unwrap_or_default(),
             store_id: z.store_id.clone(),
-            description: z.description.clone().or_else(|| match prior {
-                Some(e) => e.description.clone(),
-                None => pack_zone.description.clone(),
-            }),
+            description: z
+                .description
+                .clone()
+                .or_else(|| kept(|e| e.description.clone(), |p| p.description.clone())),
             polygon: z.polygon.clone(),
-            types: z.types.clone().unwrap_or_else(|| match prior {
-                Some(e) => e.types.clone(),
-                None => pack_zone.types.clone(),
+            types: z.types.clone().unwrap_or_else(|| match (prior, pack_zone) {
+                (Some(e), _) => e.types.clone(),
+                (None, Some(p)) => p.types.clone(),
+                (None, None) => Vec::new(),
             }),
-            status: z.status.clone().or_else(|| match prior {
-                Some(e) => e.status.clone(),
-                None => pack_zone.status.clone(),
-            }),
+            status: z
+                .status
+                .clone()
+                .or_else(|| kept(|e| e.status.clone(), |p| p.status.clone())),
             updated_at: updated_at.to_owned(),
+            deleted: false,
             shape,
         });
     }

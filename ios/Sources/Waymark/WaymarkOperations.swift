@@ -52,6 +52,31 @@ extension Waymark {
         try await native.zonesUpdate(request: request)
     }
 
+    /// `GET /zones/export`
+    public func exportZones(_ request: ZonesExportRequest) async throws -> ZonesExportResponse {
+        try await native.zonesExport(request: request)
+    }
+
+    /// `GET /zones/{zone_id}`
+    public func zone(_ request: ZoneGetRequest) async throws -> ZoneRecord {
+        try await detached { [native] in try native.zonesGet(request: request) }
+    }
+
+    /// `GET /zones`
+    public func zones(_ request: ZonesListRequest) async throws -> ZonesListResponse {
+        try await detached { [native] in try native.zonesList(request: request) }
+    }
+
+    /// `POST /zones`
+    public func createZones(_ request: ZonesCreateRequest) async throws -> ZonesUpdateResponse {
+        try await native.zonesCreate(request: request)
+    }
+
+    /// `DELETE /zones/{zone_id}`
+    public func deleteZone(_ request: ZoneDeleteRequest) async throws -> ZonesUpdateResponse {
+        try await native.zonesDelete(request: request)
+    }
+
     /// `GET /datasets`
     public func datasets(_ request: DatasetListRequest) async throws -> DatasetListResponse {
         try await detached { [native] in try native.datasetsList(request: request) }

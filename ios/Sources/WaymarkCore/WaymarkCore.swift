@@ -13300,6 +13300,932 @@ public func FfiConverterTypeZone_lower(_ value: Zone) -> RustBuffer {
 
 
 /**
+ * `DELETE /zones/{zone_id}` (Waymark extension, K3): deletes a zone on this device (a pack's
+ * zone is hidden by a deletion kept in the device's edits; a zone created on the device is
+ * removed).
+ */
+public struct ZoneDeleteRequest: Equatable, Hashable {
+    /**
+     * Id of the zone.
+     */
+    public var zoneId: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Id of the zone.
+         */zoneId: String) {
+        self.zoneId = zoneId
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ZoneDeleteRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeZoneDeleteRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ZoneDeleteRequest {
+        return
+            try ZoneDeleteRequest(
+                zoneId: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ZoneDeleteRequest, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.zoneId, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZoneDeleteRequest_lift(_ buf: RustBuffer) throws -> ZoneDeleteRequest {
+    return try FfiConverterTypeZoneDeleteRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZoneDeleteRequest_lower(_ value: ZoneDeleteRequest) -> RustBuffer {
+    return FfiConverterTypeZoneDeleteRequest.lower(value)
+}
+
+
+/**
+ * A zone edit of this device.
+ */
+public struct ZoneEditInfo: Equatable, Hashable {
+    /**
+     * The zone.
+     */
+    public var zoneId: String
+    /**
+     * The store it belongs to.
+     */
+    public var storeId: String
+    /**
+     * `created` (no pack had the zone when it was made), `updated` or `deleted`.
+     */
+    public var change: String
+    /**
+     * Whether the installed packs changed the zone since the edit was made.
+     */
+    public var conflict: Bool
+    /**
+     * The pack the edit was made on (none for a zone no pack had).
+     */
+    public var editPackId: String?
+    /**
+     * That pack's version.
+     */
+    public var editPackVersion: String?
+    /**
+     * The installed pack that carries the zone now, if any.
+     */
+    public var packId: String?
+    /**
+     * Its version.
+     */
+    public var packVersion: String?
+    /**
+     * When the edit was accepted (RFC 3339, UTC).
+     */
+    public var updatedAt: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The zone.
+         */zoneId: String, 
+        /**
+         * The store it belongs to.
+         */storeId: String, 
+        /**
+         * `created` (no pack had the zone when it was made), `updated` or `deleted`.
+         */change: String, 
+        /**
+         * Whether the installed packs changed the zone since the edit was made.
+         */conflict: Bool, 
+        /**
+         * The pack the edit was made on (none for a zone no pack had).
+         */editPackId: String?, 
+        /**
+         * That pack's version.
+         */editPackVersion: String?, 
+        /**
+         * The installed pack that carries the zone now, if any.
+         */packId: String?, 
+        /**
+         * Its version.
+         */packVersion: String?, 
+        /**
+         * When the edit was accepted (RFC 3339, UTC).
+         */updatedAt: String) {
+        self.zoneId = zoneId
+        self.storeId = storeId
+        self.change = change
+        self.conflict = conflict
+        self.editPackId = editPackId
+        self.editPackVersion = editPackVersion
+        self.packId = packId
+        self.packVersion = packVersion
+        self.updatedAt = updatedAt
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ZoneEditInfo: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeZoneEditInfo: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ZoneEditInfo {
+        return
+            try ZoneEditInfo(
+                zoneId: FfiConverterString.read(from: &buf), 
+                storeId: FfiConverterString.read(from: &buf), 
+                change: FfiConverterString.read(from: &buf), 
+                conflict: FfiConverterBool.read(from: &buf), 
+                editPackId: FfiConverterOptionString.read(from: &buf), 
+                editPackVersion: FfiConverterOptionString.read(from: &buf), 
+                packId: FfiConverterOptionString.read(from: &buf), 
+                packVersion: FfiConverterOptionString.read(from: &buf), 
+                updatedAt: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ZoneEditInfo, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.zoneId, into: &buf)
+        FfiConverterString.write(value.storeId, into: &buf)
+        FfiConverterString.write(value.change, into: &buf)
+        FfiConverterBool.write(value.conflict, into: &buf)
+        FfiConverterOptionString.write(value.editPackId, into: &buf)
+        FfiConverterOptionString.write(value.editPackVersion, into: &buf)
+        FfiConverterOptionString.write(value.packId, into: &buf)
+        FfiConverterOptionString.write(value.packVersion, into: &buf)
+        FfiConverterString.write(value.updatedAt, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZoneEditInfo_lift(_ buf: RustBuffer) throws -> ZoneEditInfo {
+    return try FfiConverterTypeZoneEditInfo.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZoneEditInfo_lower(_ value: ZoneEditInfo) -> RustBuffer {
+    return FfiConverterTypeZoneEditInfo.lower(value)
+}
+
+
+/**
+ * `GET /zones/{zone_id}` (Waymark extension, K2): one zone as it answers on this device.
+ */
+public struct ZoneGetRequest: Equatable, Hashable {
+    /**
+     * Id of the zone.
+     */
+    public var zoneId: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Id of the zone.
+         */zoneId: String) {
+        self.zoneId = zoneId
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ZoneGetRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeZoneGetRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ZoneGetRequest {
+        return
+            try ZoneGetRequest(
+                zoneId: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ZoneGetRequest, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.zoneId, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZoneGetRequest_lift(_ buf: RustBuffer) throws -> ZoneGetRequest {
+    return try FfiConverterTypeZoneGetRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZoneGetRequest_lower(_ value: ZoneGetRequest) -> RustBuffer {
+    return FfiConverterTypeZoneGetRequest.lower(value)
+}
+
+
+/**
+ * A zone as it answers on this device: the pack's, or the device's edit of it.
+ */
+public struct ZoneRecord: Equatable, Hashable {
+    /**
+     * Unique id of the zone.
+     */
+    public var zoneId: String
+    /**
+     * Id of the store the zone belongs to.
+     */
+    public var storeId: String
+    /**
+     * Description.
+     */
+    public var description: String?
+    /**
+     * Well-Known Text `POLYGON` or `MULTIPOLYGON`, longitude first.
+     */
+    public var polygon: String
+    /**
+     * Types of the zone.
+     */
+    public var types: [String]
+    /**
+     * Status of the zone.
+     */
+    public var status: String?
+    /**
+     * `pack` (as the installed pack brings it) or `device` (created or updated on this
+     * device).
+     */
+    public var origin: String
+    /**
+     * Whether the installed packs changed the zone since the device's edit was made: the
+     * edit answers until the zone is updated again.
+     */
+    public var conflict: Bool
+    /**
+     * The device's edit, when there is one.
+     */
+    public var edit: ZoneEditInfo?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Unique id of the zone.
+         */zoneId: String, 
+        /**
+         * Id of the store the zone belongs to.
+         */storeId: String, 
+        /**
+         * Description.
+         */description: String?, 
+        /**
+         * Well-Known Text `POLYGON` or `MULTIPOLYGON`, longitude first.
+         */polygon: String, 
+        /**
+         * Types of the zone.
+         */types: [String], 
+        /**
+         * Status of the zone.
+         */status: String?, 
+        /**
+         * `pack` (as the installed pack brings it) or `device` (created or updated on this
+         * device).
+         */origin: String, 
+        /**
+         * Whether the installed packs changed the zone since the device's edit was made: the
+         * edit answers until the zone is updated again.
+         */conflict: Bool, 
+        /**
+         * The device's edit, when there is one.
+         */edit: ZoneEditInfo?) {
+        self.zoneId = zoneId
+        self.storeId = storeId
+        self.description = description
+        self.polygon = polygon
+        self.types = types
+        self.status = status
+        self.origin = origin
+        self.conflict = conflict
+        self.edit = edit
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ZoneRecord: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeZoneRecord: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ZoneRecord {
+        return
+            try ZoneRecord(
+                zoneId: FfiConverterString.read(from: &buf), 
+                storeId: FfiConverterString.read(from: &buf), 
+                description: FfiConverterOptionString.read(from: &buf), 
+                polygon: FfiConverterString.read(from: &buf), 
+                types: FfiConverterSequenceString.read(from: &buf), 
+                status: FfiConverterOptionString.read(from: &buf), 
+                origin: FfiConverterString.read(from: &buf), 
+                conflict: FfiConverterBool.read(from: &buf), 
+                edit: FfiConverterOptionTypeZoneEditInfo.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ZoneRecord, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.zoneId, into: &buf)
+        FfiConverterString.write(value.storeId, into: &buf)
+        FfiConverterOptionString.write(value.description, into: &buf)
+        FfiConverterString.write(value.polygon, into: &buf)
+        FfiConverterSequenceString.write(value.types, into: &buf)
+        FfiConverterOptionString.write(value.status, into: &buf)
+        FfiConverterString.write(value.origin, into: &buf)
+        FfiConverterBool.write(value.conflict, into: &buf)
+        FfiConverterOptionTypeZoneEditInfo.write(value.edit, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZoneRecord_lift(_ buf: RustBuffer) throws -> ZoneRecord {
+    return try FfiConverterTypeZoneRecord.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZoneRecord_lower(_ value: ZoneRecord) -> RustBuffer {
+    return FfiConverterTypeZoneRecord.lower(value)
+}
+
+
+/**
+ * `POST /zones` (Waymark extension, K3): creates zones, all or nothing, with the body of
+ * `PUT /zones`. Every `zone_id` must be new (no installed pack or device zone has it).
+ */
+public struct ZonesCreateRequest: Equatable, Hashable {
+    /**
+     * The zones to create (at least one).
+     */
+    public var zones: [Zone]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The zones to create (at least one).
+         */zones: [Zone] = []) {
+        self.zones = zones
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ZonesCreateRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeZonesCreateRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ZonesCreateRequest {
+        return
+            try ZonesCreateRequest(
+                zones: FfiConverterSequenceTypeZone.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ZonesCreateRequest, into buf: inout [UInt8]) {
+        FfiConverterSequenceTypeZone.write(value.zones, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZonesCreateRequest_lift(_ buf: RustBuffer) throws -> ZonesCreateRequest {
+    return try FfiConverterTypeZonesCreateRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZonesCreateRequest_lower(_ value: ZonesCreateRequest) -> RustBuffer {
+    return FfiConverterTypeZonesCreateRequest.lower(value)
+}
+
+
+/**
+ * A store of the export.
+ */
+public struct ZonesExportFeature: Equatable, Hashable {
+    /**
+     * Always `Feature`.
+     */
+    public var kind: String
+    /**
+     * The store's position.
+     */
+    public var geometry: PointGeometry
+    /**
+     * The store's fields in the import format, with its `zones`.
+     */
+    public var properties: JsonObject
+    /**
+     * The ids of this store's zones whose device edit is in conflict (a newer pack changed
+     * the zone since the edit was made; deleted zones included), by `zone_id`: a foreign
+     * member of the Feature, which the import ignores, for the publisher to review.
+     */
+    public var conflicts: [String]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Always `Feature`.
+         */kind: String, 
+        /**
+         * The store's position.
+         */geometry: PointGeometry, 
+        /**
+         * The store's fields in the import format, with its `zones`.
+         */properties: JsonObject, 
+        /**
+         * The ids of this store's zones whose device edit is in conflict (a newer pack changed
+         * the zone since the edit was made; deleted zones included), by `zone_id`: a foreign
+         * member of the Feature, which the import ignores, for the publisher to review.
+         */conflicts: [String]) {
+        self.kind = kind
+        self.geometry = geometry
+        self.properties = properties
+        self.conflicts = conflicts
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ZonesExportFeature: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeZonesExportFeature: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ZonesExportFeature {
+        return
+            try ZonesExportFeature(
+                kind: FfiConverterString.read(from: &buf), 
+                geometry: FfiConverterTypePointGeometry.read(from: &buf), 
+                properties: FfiConverterTypeJsonObject.read(from: &buf), 
+                conflicts: FfiConverterSequenceString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ZonesExportFeature, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.kind, into: &buf)
+        FfiConverterTypePointGeometry.write(value.geometry, into: &buf)
+        FfiConverterTypeJsonObject.write(value.properties, into: &buf)
+        FfiConverterSequenceString.write(value.conflicts, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZonesExportFeature_lift(_ buf: RustBuffer) throws -> ZonesExportFeature {
+    return try FfiConverterTypeZonesExportFeature.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZonesExportFeature_lower(_ value: ZonesExportFeature) -> RustBuffer {
+    return FfiConverterTypeZonesExportFeature.lower(value)
+}
+
+
+/**
+ * `GET /zones/export` (Waymark extension, K3): the zone edits of this device.
+ */
+public struct ZonesExportRequest: Equatable, Hashable {
+    /**
+     * Only the edits of this store's zones (default: every edit of the device).
+     */
+    public var storeId: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Only the edits of this store's zones (default: every edit of the device).
+         */storeId: String? = nil) {
+        self.storeId = storeId
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ZonesExportRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeZonesExportRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ZonesExportRequest {
+        return
+            try ZonesExportRequest(
+                storeId: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ZonesExportRequest, into buf: inout [UInt8]) {
+        FfiConverterOptionString.write(value.storeId, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZonesExportRequest_lift(_ buf: RustBuffer) throws -> ZonesExportRequest {
+    return try FfiConverterTypeZonesExportRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZonesExportRequest_lower(_ value: ZonesExportRequest) -> RustBuffer {
+    return FfiConverterTypeZonesExportRequest.lower(value)
+}
+
+
+/**
+ * Answer of `GET /zones/export`: a GeoJSON FeatureCollection in the stores format of
+ * `waymark-packs import-stores`: one Point feature per store with a device edit, its
+ * properties the store's fields and `zones` as they answer on this device; `edits` lists
+ * every edit (created, updated, deleted) with its conflict state.
+ */
+public struct ZonesExportResponse: Equatable, Hashable {
+    /**
+     * Always `FeatureCollection`.
+     */
+    public var kind: String
+    /**
+     * The stores with a device edit.
+     */
+    public var features: [ZonesExportFeature]
+    /**
+     * Every edit of the device, by `zone_id`, as a zone (a deleted zone as it was deleted)
+     * with its edit and conflict state.
+     */
+    public var edits: [ZoneRecord]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Always `FeatureCollection`.
+         */kind: String, 
+        /**
+         * The stores with a device edit.
+         */features: [ZonesExportFeature], 
+        /**
+         * Every edit of the device, by `zone_id`, as a zone (a deleted zone as it was deleted)
+         * with its edit and conflict state.
+         */edits: [ZoneRecord]) {
+        self.kind = kind
+        self.features = features
+        self.edits = edits
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ZonesExportResponse: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeZonesExportResponse: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ZonesExportResponse {
+        return
+            try ZonesExportResponse(
+                kind: FfiConverterString.read(from: &buf), 
+                features: FfiConverterSequenceTypeZonesExportFeature.read(from: &buf), 
+                edits: FfiConverterSequenceTypeZoneRecord.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ZonesExportResponse, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.kind, into: &buf)
+        FfiConverterSequenceTypeZonesExportFeature.write(value.features, into: &buf)
+        FfiConverterSequenceTypeZoneRecord.write(value.edits, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZonesExportResponse_lift(_ buf: RustBuffer) throws -> ZonesExportResponse {
+    return try FfiConverterTypeZonesExportResponse.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZonesExportResponse_lower(_ value: ZonesExportResponse) -> RustBuffer {
+    return FfiConverterTypeZonesExportResponse.lower(value)
+}
+
+
+/**
+ * `GET /zones?store_id=...` (Waymark extension, K2): the zones of a store as they answer on
+ * this device, by `zone_id`, paged.
+ */
+public struct ZonesListRequest: Equatable, Hashable {
+    /**
+     * Id of the store whose zones to list.
+     */
+    public var storeId: String
+    /**
+     * Zones per page, 1 to 300 (default 10).
+     */
+    public var zonesByPage: UInt32
+    /**
+     * Page number, from 1 (default 1).
+     */
+    public var page: UInt32
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Id of the store whose zones to list.
+         */storeId: String, 
+        /**
+         * Zones per page, 1 to 300 (default 10).
+         */zonesByPage: UInt32, 
+        /**
+         * Page number, from 1 (default 1).
+         */page: UInt32) {
+        self.storeId = storeId
+        self.zonesByPage = zonesByPage
+        self.page = page
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ZonesListRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeZonesListRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ZonesListRequest {
+        return
+            try ZonesListRequest(
+                storeId: FfiConverterString.read(from: &buf), 
+                zonesByPage: FfiConverterUInt32.read(from: &buf), 
+                page: FfiConverterUInt32.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ZonesListRequest, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.storeId, into: &buf)
+        FfiConverterUInt32.write(value.zonesByPage, into: &buf)
+        FfiConverterUInt32.write(value.page, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZonesListRequest_lift(_ buf: RustBuffer) throws -> ZonesListRequest {
+    return try FfiConverterTypeZonesListRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZonesListRequest_lower(_ value: ZonesListRequest) -> RustBuffer {
+    return FfiConverterTypeZonesListRequest.lower(value)
+}
+
+
+/**
+ * Answer of `GET /zones`: the page of zones and the pagination.
+ */
+public struct ZonesListResponse: Equatable, Hashable {
+    /**
+     * The zones of this page, by `zone_id`.
+     */
+    public var zones: [ZoneRecord]
+    /**
+     * Page, page count and total.
+     */
+    public var pagination: ZonesPagination
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The zones of this page, by `zone_id`.
+         */zones: [ZoneRecord], 
+        /**
+         * Page, page count and total.
+         */pagination: ZonesPagination) {
+        self.zones = zones
+        self.pagination = pagination
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ZonesListResponse: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeZonesListResponse: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ZonesListResponse {
+        return
+            try ZonesListResponse(
+                zones: FfiConverterSequenceTypeZoneRecord.read(from: &buf), 
+                pagination: FfiConverterTypeZonesPagination.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ZonesListResponse, into buf: inout [UInt8]) {
+        FfiConverterSequenceTypeZoneRecord.write(value.zones, into: &buf)
+        FfiConverterTypeZonesPagination.write(value.pagination, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZonesListResponse_lift(_ buf: RustBuffer) throws -> ZonesListResponse {
+    return try FfiConverterTypeZonesListResponse.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZonesListResponse_lower(_ value: ZonesListResponse) -> RustBuffer {
+    return FfiConverterTypeZonesListResponse.lower(value)
+}
+
+
+/**
+ * Pagination of `GET /zones`.
+ */
+public struct ZonesPagination: Equatable, Hashable {
+    /**
+     * This page, from 1.
+     */
+    public var page: UInt32
+    /**
+     * Number of pages (0 when the store has no zone).
+     */
+    public var pageCount: UInt32
+    /**
+     * Number of zones of the store.
+     */
+    public var total: UInt32
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * This page, from 1.
+         */page: UInt32, 
+        /**
+         * Number of pages (0 when the store has no zone).
+         */pageCount: UInt32, 
+        /**
+         * Number of zones of the store.
+         */total: UInt32) {
+        self.page = page
+        self.pageCount = pageCount
+        self.total = total
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ZonesPagination: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeZonesPagination: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ZonesPagination {
+        return
+            try ZonesPagination(
+                page: FfiConverterUInt32.read(from: &buf), 
+                pageCount: FfiConverterUInt32.read(from: &buf), 
+                total: FfiConverterUInt32.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ZonesPagination, into buf: inout [UInt8]) {
+        FfiConverterUInt32.write(value.page, into: &buf)
+        FfiConverterUInt32.write(value.pageCount, into: &buf)
+        FfiConverterUInt32.write(value.total, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZonesPagination_lift(_ buf: RustBuffer) throws -> ZonesPagination {
+    return try FfiConverterTypeZonesPagination.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeZonesPagination_lower(_ value: ZonesPagination) -> RustBuffer {
+    return FfiConverterTypeZonesPagination.lower(value)
+}
+
+
+/**
  * `PUT /zones` (private key by `private_key` only): the JSON body `{zones: [zone]}` (the query
  * may only hold credentials).
  */
@@ -18239,6 +19165,30 @@ fileprivate struct FfiConverterOptionTypeViewport: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeZoneEditInfo: FfiConverterRustBuffer {
+    typealias SwiftType = ZoneEditInfo?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeZoneEditInfo.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeZoneEditInfo.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeAccuracy: FfiConverterRustBuffer {
     typealias SwiftType = Accuracy?
 
@@ -19568,6 +20518,56 @@ fileprivate struct FfiConverterSequenceTypeZone: FfiConverterRustBuffer {
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterTypeZone.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeZoneRecord: FfiConverterRustBuffer {
+    typealias SwiftType = [ZoneRecord]
+
+    public static func write(_ value: [ZoneRecord], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeZoneRecord.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [ZoneRecord] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [ZoneRecord]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeZoneRecord.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeZonesExportFeature: FfiConverterRustBuffer {
+    typealias SwiftType = [ZonesExportFeature]
+
+    public static func write(_ value: [ZonesExportFeature], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeZonesExportFeature.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [ZonesExportFeature] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [ZonesExportFeature]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeZonesExportFeature.read(from: &buf))
         }
         return seq
     }

@@ -974,6 +974,40 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     func threewordsToCoordinates(request: ConvertToCoordinatesRequest) throws  -> ConvertTo3waResponse
     
     /**
+     * `POST /zones` (Waymark extension, not in the spec): creates zones, all or
+     * nothing
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    func zonesCreate(request: ZonesCreateRequest) async throws  -> ZonesUpdateResponse
+    
+    /**
+     * `DELETE /zones/{zone_id}` (Waymark extension, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    func zonesDelete(request: ZoneDeleteRequest) async throws  -> ZonesUpdateResponse
+    
+    /**
+     * `GET /zones/export` (Waymark extension, not in the spec): the zone edits of
+     * this device as a stores file of `waymark-packs import-stores`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    func zonesExport(request: ZonesExportRequest) async throws  -> ZonesExportResponse
+    
+    /**
+     * `GET /zones/{zone_id}` (Waymark extension, not in the spec): one zone as it
+     * answers on this device
+     */
+    func zonesGet(request: ZoneGetRequest) throws  -> ZoneRecord
+    
+    /**
+     * `GET /zones` (Waymark extension, not in the spec): a store's zones, paged
+     */
+    func zonesList(request: ZonesListRequest) throws  -> ZonesListResponse
+    
+    /**
      * `PUT /zones`
      *
      * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
@@ -1642,6 +1676,98 @@ open func threewordsToCoordinates(request: ConvertToCoordinatesRequest)throws  -
     uniffi_waymark_ffi_fn_method_waymark_threewords_to_coordinates(
             self.uniffiCloneHandle(),
         FfiConverterTypeConvertToCoordinatesRequest_lower(request),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * `POST /zones` (Waymark extension, not in the spec): creates zones, all or
+     * nothing
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+open func zonesCreate(request: ZonesCreateRequest)async throws  -> ZonesUpdateResponse  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_waymark_ffi_fn_method_waymark_zones_create(
+                        self.uniffiCloneHandle(),FfiConverterTypeZonesCreateRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_waymark_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_waymark_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_waymark_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeZonesUpdateResponse_lift,
+            errorHandler: FfiConverterTypeWaymarkError_lift
+        )
+}
+    
+    /**
+     * `DELETE /zones/{zone_id}` (Waymark extension, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+open func zonesDelete(request: ZoneDeleteRequest)async throws  -> ZonesUpdateResponse  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_waymark_ffi_fn_method_waymark_zones_delete(
+                        self.uniffiCloneHandle(),FfiConverterTypeZoneDeleteRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_waymark_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_waymark_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_waymark_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeZonesUpdateResponse_lift,
+            errorHandler: FfiConverterTypeWaymarkError_lift
+        )
+}
+    
+    /**
+     * `GET /zones/export` (Waymark extension, not in the spec): the zone edits of
+     * this device as a stores file of `waymark-packs import-stores`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+open func zonesExport(request: ZonesExportRequest)async throws  -> ZonesExportResponse  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_waymark_ffi_fn_method_waymark_zones_export(
+                        self.uniffiCloneHandle(),FfiConverterTypeZonesExportRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_waymark_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_waymark_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_waymark_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeZonesExportResponse_lift,
+            errorHandler: FfiConverterTypeWaymarkError_lift
+        )
+}
+    
+    /**
+     * `GET /zones/{zone_id}` (Waymark extension, not in the spec): one zone as it
+     * answers on this device
+     */
+open func zonesGet(request: ZoneGetRequest)throws  -> ZoneRecord  {
+    return try  FfiConverterTypeZoneRecord_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_method_waymark_zones_get(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeZoneGetRequest_lower(request),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * `GET /zones` (Waymark extension, not in the spec): a store's zones, paged
+     */
+open func zonesList(request: ZonesListRequest)throws  -> ZonesListResponse  {
+    return try  FfiConverterTypeZonesListResponse_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_method_waymark_zones_list(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeZonesListRequest_lower(request),uniffiCallStatus
     )
 })
 }
@@ -2710,6 +2836,116 @@ public func threewordsToCoordinatesResponseToJson(value: ConvertTo3waResponse)th
 /**
  * Reads the request from its JSON form (422 naming each bad field).
  */
+public func zonesCreateRequestFromJson(json: String)throws  -> ZonesCreateRequest  {
+    return try  FfiConverterTypeZonesCreateRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_zones_create_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func zonesCreateResponseToJson(value: ZonesUpdateResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_zones_create_response_to_json(
+        FfiConverterTypeZonesUpdateResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func zonesDeleteRequestFromJson(json: String)throws  -> ZoneDeleteRequest  {
+    return try  FfiConverterTypeZoneDeleteRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_zones_delete_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func zonesDeleteResponseToJson(value: ZonesUpdateResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_zones_delete_response_to_json(
+        FfiConverterTypeZonesUpdateResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func zonesExportRequestFromJson(json: String)throws  -> ZonesExportRequest  {
+    return try  FfiConverterTypeZonesExportRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_zones_export_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func zonesExportResponseToJson(value: ZonesExportResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_zones_export_response_to_json(
+        FfiConverterTypeZonesExportResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func zonesGetRequestFromJson(json: String)throws  -> ZoneGetRequest  {
+    return try  FfiConverterTypeZoneGetRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_zones_get_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func zonesGetResponseToJson(value: ZoneRecord)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_zones_get_response_to_json(
+        FfiConverterTypeZoneRecord_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
+public func zonesListRequestFromJson(json: String)throws  -> ZonesListRequest  {
+    return try  FfiConverterTypeZonesListRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_zones_list_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func zonesListResponseToJson(value: ZonesListResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_zones_list_response_to_json(
+        FfiConverterTypeZonesListResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
 public func zonesUpdateRequestFromJson(json: String)throws  -> ZonesUpdateRequest  {
     return try  FfiConverterTypeZonesUpdateRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
         uniffiCallStatus in
@@ -2960,6 +3196,36 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_func_threewords_to_coordinates_response_to_json() != 52074) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_waymark_ffi_checksum_func_zones_create_request_from_json() != 54905) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_zones_create_response_to_json() != 19339) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_zones_delete_request_from_json() != 6529) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_zones_delete_response_to_json() != 11944) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_zones_export_request_from_json() != 29155) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_zones_export_response_to_json() != 50881) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_zones_get_request_from_json() != 39630) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_zones_get_response_to_json() != 41731) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_zones_list_request_from_json() != 62420) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_zones_list_response_to_json() != 43910) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_waymark_ffi_checksum_func_zones_update_request_from_json() != 60280) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -3081,6 +3347,21 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_threewords_to_coordinates() != 36156) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_method_waymark_zones_create() != 44650) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_method_waymark_zones_delete() != 19194) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_method_waymark_zones_export() != 41017) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_method_waymark_zones_get() != 12668) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_method_waymark_zones_list() != 36009) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_zones_update() != 58977) {

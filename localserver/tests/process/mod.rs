@@ -6,6 +6,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -110,6 +112,39 @@ pub fn send(
     let status = raw.get(9..12)?.parse().ok()?;
     let body = raw.split_once("\r\n\r\n")?.1;
     Some((status, serde_json::from_str(body).unwrap_or(Value::Null)))
+}
+
+/// Starts an install of `url` and polls it until `stop`; true when it was seen `completed`.
+pub fn install_and_watch(
+    addr: SocketAddr,
+    key: &str,
+    url: &str,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<bool> {
+    let (status, body) = send(
+        addr,
+        "POST",
+        "/packs",
+        key,
+        &serde_json::json!({"url": url}).to_string(),
+    )
+    .unwrap();
+    assert_eq!(status, 202, "{body}");
+    let id = body["install_id"].as_str().unwrap().to_string();
+    let key = key.to_string();
+    std::thread::spawn(move || {
+        while !stop.load(Ordering::Acquire) {
+            match send(addr, "GET", &format!("/packs/installs/{id}"), &key, "") {
+                Some((200, v)) if v["status"] == "completed" => return true,
+                Some((200, v)) if v["status"] == "failed" => panic!("install failed: {v}"),
+                Some((200, _)) => {}
+                Some((status, v)) => panic!("unexpected {status}: {v}"),
+                None => return false,
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        false
+    })
 }
 
 /// A static file server on 127.0.0.1 for pack sources: serves the files under `root` whole

@@ -3,7 +3,8 @@
 //! `waymark-peer ID OUT.json [--pairs N] [--isochrones N] [--seed S]` builds sample pack `ID`
 //! (roads and routing graphs), picks random points on its car roads (seeded), and times
 //! through the `Engine`, call by call, answers serialised to JSON as a client gets them:
-//! - `route`: driving routes between consecutive point pairs;
+//! - `route` and `route_steps`: driving routes between consecutive point pairs, without and
+//!   with steps (`details=full`);
 //! - `matrix`: one 100×100 driving matrix (first 100 points to the next 100);
 //! - `isochrone driving 30 min` and `isochrone walking 10 min` from the first points.
 //!
@@ -69,26 +70,38 @@ fn main() {
     let n_points = (2 * pairs).max(200);
     let points: Vec<LatLng> = (0..n_points).map(|_| all[rng.below(all.len())]).collect();
 
-    // Routes.
-    let mut route_ms = Vec::new();
-    let mut routes = Vec::new();
-    for i in 0..pairs {
-        let req = RouteRequest {
-            origin: points[2 * i],
-            destination: points[2 * i + 1],
-            ..Default::default()
-        };
-        let t = Instant::now();
-        let r = engine.call(&creds, req).unwrap();
-        let body = serde_json::to_string(&r).unwrap();
-        route_ms.push(t.elapsed().as_secs_f64() * 1e3);
-        std::hint::black_box(body);
-        let leg = r.routes.first().and_then(|x| x.legs.first());
-        routes.push(json!({
-            "status": r.status,
-            "metres": leg.map(|l| l.distance.value),
-            "seconds": leg.map(|l| l.duration.value),
-        }));
+    // Routes, without steps (`details=none`, the default) and with steps (`details=full`):
+    // the peer is asked the same way (no maneuvers, then maneuvers with instructions).
+    let mut route_cases = serde_json::Map::new();
+    for (name, details) in [
+        ("route", DetailsLevel::None),
+        ("route_steps", DetailsLevel::Full),
+    ] {
+        let mut route_ms = Vec::new();
+        let mut routes = Vec::new();
+        for i in 0..pairs {
+            let req = RouteRequest {
+                origin: points[2 * i],
+                destination: points[2 * i + 1],
+                details,
+                ..Default::default()
+            };
+            let t = Instant::now();
+            let r = engine.call(&creds, req).unwrap();
+            let body = serde_json::to_string(&r).unwrap();
+            route_ms.push(t.elapsed().as_secs_f64() * 1e3);
+            std::hint::black_box(body);
+            let leg = r.routes.first().and_then(|x| x.legs.first());
+            routes.push(json!({
+                "status": r.status,
+                "metres": leg.map(|l| l.distance.value),
+                "seconds": leg.map(|l| l.duration.value),
+            }));
+        }
+        route_cases.insert(
+            name.to_string(),
+            json!({"timing": percentiles(route_ms), "answers": routes}),
+        );
     }
 
     // Matrix 100×100 (timed 5 times).
@@ -157,7 +170,8 @@ fn main() {
         "pack": id,
         "seed": seed,
         "points": points.iter().map(|p| [p.lat, p.lng]).collect::<Vec<_>>(),
-        "route": {"timing": percentiles(route_ms), "answers": routes},
+        "route": route_cases["route"],
+        "route_steps": route_cases["route_steps"],
         "matrix": {"timing": percentiles(matrix_ms), "cells": cells},
         "isochrones": iso,
     });

@@ -73,8 +73,11 @@ pub(super) fn mix(conn: &mut Conn, key: &str, packs: &Path, dataset_url: &str) -
         .unwrap(),
     )
     .unwrap();
+    // The reading cases: the writes (zones created and deleted, with setup steps of their own)
+    // would fail on their second round, and the mix has its own zone write below.
     let mut cases: Vec<Case> = golden
         .iter()
+        .filter(|c| c["endpoint"].as_str().unwrap().starts_with("GET ") && c.get("setup").is_none())
         .map(|c| {
             let (_, path) = c["endpoint"].as_str().unwrap().split_once(' ').unwrap();
             let q = c["query"].as_str().unwrap();

@@ -42,6 +42,14 @@ pub struct FeatureGetRequest {
 }
 
 impl Validate for FeatureGetRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![
+            ("dataset_id", crate::api::validation::rule::not_blank()),
+            ("feature_id", crate::api::validation::rule::not_blank()),
+            ("x-field-mask", crate::api::validation::rule::header_list()),
+        ]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         validate_ids(&[
             ("dataset_id", &self.dataset_id),
@@ -110,10 +118,19 @@ pub struct FeatureSearchBody {
     /// Required attribute filter, `<attribute>:<comparison><number>` and more (grammar not
     /// shown in the spec; parsed by the engine).
     #[serde(rename = "where")]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), regex(pattern = r"\S")))]
     pub filter: String,
 }
 
 impl Validate for FeatureSearchRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![
+            ("dataset_id", crate::api::validation::rule::not_blank()),
+            ("page", crate::api::validation::rule::min(1)),
+            ("per_page", crate::api::validation::rule::min(1)),
+        ]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         check_ids(&mut c, &[("dataset_id", &self.dataset_id)]);
@@ -247,6 +264,10 @@ impl<'de> Deserialize<'de> for InputGeometry {
 pub const CONTAINS_GEOJSON_TYPES: &[&str] = &["Point", "LineString", "Polygon"];
 
 impl Validate for FeatureContainsRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("dataset_id", crate::api::validation::rule::not_blank())]
+    }
+
     /// Paging; a non-empty geometry string or a GeoJSON object whose `type` is Point,
     /// LineString or Polygon and which has `coordinates`; a finite, non-negative `buffer`.
     fn validate(&self) -> Result<(), Vec<FieldError>> {

@@ -90,6 +90,13 @@ impl Default for DatasetListRequest {
 }
 
 impl Validate for DatasetListRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![
+            ("page", crate::api::validation::rule::min(1)),
+            ("per_page", crate::api::validation::rule::min(1)),
+        ]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         check_paging(&mut c, self.page, self.per_page);
@@ -162,6 +169,10 @@ pub struct DatasetGetRequest {
 }
 
 impl Validate for DatasetGetRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("dataset_id", crate::api::validation::rule::not_blank())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         validate_ids(&[("dataset_id", &self.dataset_id)])
     }
@@ -207,13 +218,22 @@ pub struct DatasetUpdateRequest {
 pub struct DatasetUpdateBody {
     /// New name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), regex(pattern = r"\S")))]
     pub name: Option<String>,
     /// New location of the data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(regex(pattern = r"^(?:[Hh][Tt][Tt][Pp][Ss]?://|[Ff][Ii][Ll][Ee]:///)\S+$"))
+    )]
     pub url: Option<String>,
 }
 
 impl Validate for DatasetUpdateRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("dataset_id", crate::api::validation::rule::not_blank())]
+    }
+
     /// `name`, when given, is not blank; `url`, when given, is an absolute `http`, `https` or
     /// `file` URL.
     fn validate(&self) -> Result<(), Vec<FieldError>> {
@@ -281,10 +301,15 @@ pub struct DatasetCreateRequest {
 #[serde(deny_unknown_fields)]
 pub struct DatasetCreateBody {
     /// Name of the dataset (not blank).
+    #[cfg_attr(feature = "schema", schemars(length(min = 1), regex(pattern = r"\S")))]
     pub name: String,
     /// Location of the data: `http://`, `https://` or `file:///` URL of a GeoJSON
     /// FeatureCollection, newline-delimited GeoJSON, CSV (lat/lng or WKT columns) or
     /// GeoPackage file.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(regex(pattern = r"^(?:[Hh][Tt][Tt][Pp][Ss]?://|[Ff][Ii][Ll][Ee]:///)\S+$"))
+    )]
     pub url: String,
     /// Time after which the dataset is removed automatically (RFC 3339, in the future).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -324,6 +349,10 @@ pub struct DatasetDeleteRequest {
 }
 
 impl Validate for DatasetDeleteRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("dataset_id", crate::api::validation::rule::not_blank())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         validate_ids(&[("dataset_id", &self.dataset_id)])
     }
@@ -351,6 +380,10 @@ pub struct DatasetStatusRequest {
 }
 
 impl Validate for DatasetStatusRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("dataset_id", crate::api::validation::rule::not_blank())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         validate_ids(&[("dataset_id", &self.dataset_id)])
     }

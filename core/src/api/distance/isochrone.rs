@@ -51,6 +51,16 @@ impl IsochroneRequest {
 }
 
 impl Validate for IsochroneRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![
+            ("value", crate::api::validation::rule::positive()),
+            (
+                "mode",
+                crate::api::validation::rule::one_of(&["driving", "walking", "cycling"]),
+            ),
+        ]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         c.latlng(Loc::Query, "origin", &self.origin);

@@ -37,14 +37,27 @@ pub struct MatrixCreateRequest {
     #[serde(with = "pipe_latlngs")]
     #[cfg_attr(feature = "schema", schemars(with = "String"))]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(regex(
+            pattern = r"^\s*[-+]?[0-9.]+\s*,\s*[-+]?[0-9.]+\s*(?:\|\s*[-+]?[0-9.]+\s*,\s*[-+]?[0-9.]+\s*)*$"
+        ))
+    )]
     pub origins: Vec<LatLng>,
     /// Required destinations (a string `lat,lng|lat,lng` on the wire).
     #[serde(with = "pipe_latlngs")]
     #[cfg_attr(feature = "schema", schemars(with = "String"))]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(regex(
+            pattern = r"^\s*[-+]?[0-9.]+\s*,\s*[-+]?[0-9.]+\s*(?:\|\s*[-+]?[0-9.]+\s*,\s*[-+]?[0-9.]+\s*)*$"
+        ))
+    )]
     pub destinations: Vec<LatLng>,
     /// `driving` (default) or `truck`.
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(extend("enum" = ["driving", "truck"])))]
     pub mode: TravelMode,
 }
 
@@ -126,6 +139,10 @@ pub struct MatrixStatusRequest {
 }
 
 impl Validate for MatrixStatusRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("matrix_id", crate::api::validation::rule::not_blank())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         check_matrix_id(&self.matrix_id)
     }
@@ -154,6 +171,10 @@ pub struct MatrixResultRequest {
 }
 
 impl Validate for MatrixResultRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("matrix_id", crate::api::validation::rule::not_blank())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         check_matrix_id(&self.matrix_id)
     }

@@ -82,6 +82,21 @@ impl RouteRequest {
 }
 
 impl Validate for RouteRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![
+            (
+                "mode",
+                crate::api::validation::rule::one_of(&["driving", "walking", "cycling"]),
+            ),
+            ("avoid", crate::api::validation::rule::list('|')),
+            ("arrival_time", crate::api::validation::rule::traffic_time()),
+            (
+                "departure_time",
+                crate::api::validation::rule::traffic_time(),
+            ),
+        ]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         check_trip(

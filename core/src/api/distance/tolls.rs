@@ -67,6 +67,16 @@ impl TollsRequest {
 }
 
 impl Validate for TollsRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![
+            ("arrival_time", crate::api::validation::rule::traffic_time()),
+            (
+                "departure_time",
+                crate::api::validation::rule::traffic_time(),
+            ),
+        ]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         check_trip(

@@ -70,6 +70,10 @@ impl Default for IndoorDirectionsRequest {
 }
 
 impl Validate for IndoorDirectionsRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("venue_id", crate::api::validation::rule::not_blank())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         check_venue(&mut c, &self.venue_id);

@@ -117,6 +117,10 @@ fn parse_ids(loc: Loc, name: &str, s: &str) -> Result<Vec<i64>, FieldError> {
 }
 
 impl Validate for PoiSearchRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("venue_id", crate::api::validation::rule::not_blank())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         check_venue(&mut c, &self.venue_id);

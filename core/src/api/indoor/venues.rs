@@ -46,6 +46,17 @@ pub struct VenueListRequest {
 }
 
 impl Validate for VenueListRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        use crate::api::validation::rule;
+        vec![
+            (
+                "radius",
+                rule::int_range(0, i64::from(VENUE_LIST_MAX_RADIUS)),
+            ),
+            ("q", rule::not_blank()),
+        ]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         if let Some(p) = &self.near {

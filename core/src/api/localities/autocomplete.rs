@@ -83,6 +83,18 @@ impl Default for AutocompleteRequest {
 }
 
 impl Validate for AutocompleteRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![
+            (
+                "radius",
+                crate::api::validation::rule::min(i64::from(
+                    crate::api::localities::AUTOCOMPLETE_RADIUS_MIN,
+                )),
+            ),
+            ("language", crate::api::validation::rule::two_letters()),
+        ]
+    }
+
     /// `radius` at least 10, `location` in range, `language` two letters. The length of
     /// `input` is left to the engine (the spec allows truncating it).
     fn validate(&self) -> Result<(), Vec<FieldError>> {

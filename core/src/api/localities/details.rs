@@ -78,6 +78,10 @@ pub fn parse_details_fields(
 }
 
 impl Validate for DetailsRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("language", crate::api::validation::rule::two_letters())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         check_language(&mut c, self.language.as_deref());

@@ -97,6 +97,10 @@ fn geocode_neither() -> FieldError {
 }
 
 impl Validate for GeocodeRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("language", crate::api::validation::rule::two_letters())]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         match (&self.address, &self.latlng) {

@@ -48,6 +48,16 @@ impl Default for NearbyRequest {
 }
 
 impl Validate for NearbyRequest {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        vec![
+            ("radius", crate::api::validation::rule::min(1)),
+            ("page", crate::api::validation::rule::min(1)),
+            ("limit", crate::api::validation::rule::min(1)),
+            ("types", crate::api::validation::rule::list('|')),
+            ("excluded_types", crate::api::validation::rule::list('|')),
+        ]
+    }
+
     fn validate(&self) -> Result<(), Vec<FieldError>> {
         let mut c = Checks::new();
         c.check(!self.types.is_empty(), || {

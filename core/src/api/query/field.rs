@@ -79,11 +79,20 @@ impl QueryField for bool {
     }
 }
 
+/// The form `parse_latlng` reads: two decimal numbers joined by `,` (white space around
+/// either is trimmed); the ranges are checked after parsing.
+pub const LATLNG_PATTERN: &str = r"^\s*[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\s*,\s*[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\s*$";
+
 impl QueryField for LatLng {
     type Value = Self;
     const FORM: &'static str = "`lat,lng`";
     fn schema() -> serde_json::Value {
-        serde_json::json!({"type": "string", "description": "`lat,lng` in degrees", "examples": ["42.5078,1.5211"]})
+        serde_json::json!({
+            "type": "string",
+            "description": "`lat,lng` in decimal degrees (latitude -90 to 90, longitude -180 to 180)",
+            "pattern": LATLNG_PATTERN,
+            "examples": ["42.5078,1.5211"],
+        })
     }
     fn parse(loc: Loc, name: &str, raw: &str) -> Result<Self, FieldError> {
         parse_latlng(loc, name, raw)

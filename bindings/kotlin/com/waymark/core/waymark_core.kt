@@ -10098,6 +10098,655 @@ public object FfiConverterTypeZone: FfiConverterRustBuffer<Zone> {
 
 
 /**
+ * `DELETE /zones/{zone_id}` (Waymark extension, K3): deletes a zone on this device (a pack's
+ * zone is hidden by a deletion kept in the device's edits; a zone created on the device is
+ * removed).
+ */
+data class ZoneDeleteRequest (
+    /**
+     * Id of the zone.
+     */
+    var `zoneId`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeZoneDeleteRequest: FfiConverterRustBuffer<ZoneDeleteRequest> {
+    override fun read(buf: ByteBuffer): ZoneDeleteRequest {
+        return ZoneDeleteRequest(
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ZoneDeleteRequest) = (
+            FfiConverterString.allocationSize(value.`zoneId`)
+    )
+
+    override fun write(value: ZoneDeleteRequest, buf: ByteBuffer) {
+            FfiConverterString.write(value.`zoneId`, buf)
+    }
+}
+
+
+
+/**
+ * A zone edit of this device.
+ */
+data class ZoneEditInfo (
+    /**
+     * The zone.
+     */
+    var `zoneId`: kotlin.String
+    , 
+    /**
+     * The store it belongs to.
+     */
+    var `storeId`: kotlin.String
+    , 
+    /**
+     * `created` (no pack had the zone when it was made), `updated` or `deleted`.
+     */
+    var `change`: kotlin.String
+    , 
+    /**
+     * Whether the installed packs changed the zone since the edit was made.
+     */
+    var `conflict`: kotlin.Boolean
+    , 
+    /**
+     * The pack the edit was made on (none for a zone no pack had).
+     */
+    var `editPackId`: kotlin.String?
+    , 
+    /**
+     * That pack's version.
+     */
+    var `editPackVersion`: kotlin.String?
+    , 
+    /**
+     * The installed pack that carries the zone now, if any.
+     */
+    var `packId`: kotlin.String?
+    , 
+    /**
+     * Its version.
+     */
+    var `packVersion`: kotlin.String?
+    , 
+    /**
+     * When the edit was accepted (RFC 3339, UTC).
+     */
+    var `updatedAt`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeZoneEditInfo: FfiConverterRustBuffer<ZoneEditInfo> {
+    override fun read(buf: ByteBuffer): ZoneEditInfo {
+        return ZoneEditInfo(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ZoneEditInfo) = (
+            FfiConverterString.allocationSize(value.`zoneId`) +
+            FfiConverterString.allocationSize(value.`storeId`) +
+            FfiConverterString.allocationSize(value.`change`) +
+            FfiConverterBoolean.allocationSize(value.`conflict`) +
+            FfiConverterOptionalString.allocationSize(value.`editPackId`) +
+            FfiConverterOptionalString.allocationSize(value.`editPackVersion`) +
+            FfiConverterOptionalString.allocationSize(value.`packId`) +
+            FfiConverterOptionalString.allocationSize(value.`packVersion`) +
+            FfiConverterString.allocationSize(value.`updatedAt`)
+    )
+
+    override fun write(value: ZoneEditInfo, buf: ByteBuffer) {
+            FfiConverterString.write(value.`zoneId`, buf)
+            FfiConverterString.write(value.`storeId`, buf)
+            FfiConverterString.write(value.`change`, buf)
+            FfiConverterBoolean.write(value.`conflict`, buf)
+            FfiConverterOptionalString.write(value.`editPackId`, buf)
+            FfiConverterOptionalString.write(value.`editPackVersion`, buf)
+            FfiConverterOptionalString.write(value.`packId`, buf)
+            FfiConverterOptionalString.write(value.`packVersion`, buf)
+            FfiConverterString.write(value.`updatedAt`, buf)
+    }
+}
+
+
+
+/**
+ * `GET /zones/{zone_id}` (Waymark extension, K2): one zone as it answers on this device.
+ */
+data class ZoneGetRequest (
+    /**
+     * Id of the zone.
+     */
+    var `zoneId`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeZoneGetRequest: FfiConverterRustBuffer<ZoneGetRequest> {
+    override fun read(buf: ByteBuffer): ZoneGetRequest {
+        return ZoneGetRequest(
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ZoneGetRequest) = (
+            FfiConverterString.allocationSize(value.`zoneId`)
+    )
+
+    override fun write(value: ZoneGetRequest, buf: ByteBuffer) {
+            FfiConverterString.write(value.`zoneId`, buf)
+    }
+}
+
+
+
+/**
+ * A zone as it answers on this device: the pack's, or the device's edit of it.
+ */
+data class ZoneRecord (
+    /**
+     * Unique id of the zone.
+     */
+    var `zoneId`: kotlin.String
+    , 
+    /**
+     * Id of the store the zone belongs to.
+     */
+    var `storeId`: kotlin.String
+    , 
+    /**
+     * Description.
+     */
+    var `description`: kotlin.String?
+    , 
+    /**
+     * Well-Known Text `POLYGON` or `MULTIPOLYGON`, longitude first.
+     */
+    var `polygon`: kotlin.String
+    , 
+    /**
+     * Types of the zone.
+     */
+    var `types`: List<kotlin.String>
+    , 
+    /**
+     * Status of the zone.
+     */
+    var `status`: kotlin.String?
+    , 
+    /**
+     * `pack` (as the installed pack brings it) or `device` (created or updated on this
+     * device).
+     */
+    var `origin`: kotlin.String
+    , 
+    /**
+     * Whether the installed packs changed the zone since the device's edit was made: the
+     * edit answers until the zone is updated again.
+     */
+    var `conflict`: kotlin.Boolean
+    , 
+    /**
+     * The device's edit, when there is one.
+     */
+    var `edit`: ZoneEditInfo?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeZoneRecord: FfiConverterRustBuffer<ZoneRecord> {
+    override fun read(buf: ByteBuffer): ZoneRecord {
+        return ZoneRecord(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterSequenceString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterOptionalTypeZoneEditInfo.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ZoneRecord) = (
+            FfiConverterString.allocationSize(value.`zoneId`) +
+            FfiConverterString.allocationSize(value.`storeId`) +
+            FfiConverterOptionalString.allocationSize(value.`description`) +
+            FfiConverterString.allocationSize(value.`polygon`) +
+            FfiConverterSequenceString.allocationSize(value.`types`) +
+            FfiConverterOptionalString.allocationSize(value.`status`) +
+            FfiConverterString.allocationSize(value.`origin`) +
+            FfiConverterBoolean.allocationSize(value.`conflict`) +
+            FfiConverterOptionalTypeZoneEditInfo.allocationSize(value.`edit`)
+    )
+
+    override fun write(value: ZoneRecord, buf: ByteBuffer) {
+            FfiConverterString.write(value.`zoneId`, buf)
+            FfiConverterString.write(value.`storeId`, buf)
+            FfiConverterOptionalString.write(value.`description`, buf)
+            FfiConverterString.write(value.`polygon`, buf)
+            FfiConverterSequenceString.write(value.`types`, buf)
+            FfiConverterOptionalString.write(value.`status`, buf)
+            FfiConverterString.write(value.`origin`, buf)
+            FfiConverterBoolean.write(value.`conflict`, buf)
+            FfiConverterOptionalTypeZoneEditInfo.write(value.`edit`, buf)
+    }
+}
+
+
+
+/**
+ * `POST /zones` (Waymark extension, K3): creates zones, all or nothing, with the body of
+ * `PUT /zones`. Every `zone_id` must be new (no installed pack or device zone has it).
+ */
+data class ZonesCreateRequest (
+    /**
+     * The zones to create (at least one).
+     */
+    var `zones`: List<Zone> = listOf() 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeZonesCreateRequest: FfiConverterRustBuffer<ZonesCreateRequest> {
+    override fun read(buf: ByteBuffer): ZonesCreateRequest {
+        return ZonesCreateRequest(
+            FfiConverterSequenceTypeZone.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ZonesCreateRequest) = (
+            FfiConverterSequenceTypeZone.allocationSize(value.`zones`)
+    )
+
+    override fun write(value: ZonesCreateRequest, buf: ByteBuffer) {
+            FfiConverterSequenceTypeZone.write(value.`zones`, buf)
+    }
+}
+
+
+
+/**
+ * A store of the export.
+ */
+data class ZonesExportFeature (
+    /**
+     * Always `Feature`.
+     */
+    var `kind`: kotlin.String
+    , 
+    /**
+     * The store's position.
+     */
+    var `geometry`: PointGeometry
+    , 
+    /**
+     * The store's fields in the import format, with its `zones`.
+     */
+    var `properties`: JsonObject
+    , 
+    /**
+     * The ids of this store's zones whose device edit is in conflict (a newer pack changed
+     * the zone since the edit was made; deleted zones included), by `zone_id`: a foreign
+     * member of the Feature, which the import ignores, for the publisher to review.
+     */
+    var `conflicts`: List<kotlin.String>
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeZonesExportFeature: FfiConverterRustBuffer<ZonesExportFeature> {
+    override fun read(buf: ByteBuffer): ZonesExportFeature {
+        return ZonesExportFeature(
+            FfiConverterString.read(buf),
+            FfiConverterTypePointGeometry.read(buf),
+            FfiConverterTypeJsonObject.read(buf),
+            FfiConverterSequenceString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ZonesExportFeature) = (
+            FfiConverterString.allocationSize(value.`kind`) +
+            FfiConverterTypePointGeometry.allocationSize(value.`geometry`) +
+            FfiConverterTypeJsonObject.allocationSize(value.`properties`) +
+            FfiConverterSequenceString.allocationSize(value.`conflicts`)
+    )
+
+    override fun write(value: ZonesExportFeature, buf: ByteBuffer) {
+            FfiConverterString.write(value.`kind`, buf)
+            FfiConverterTypePointGeometry.write(value.`geometry`, buf)
+            FfiConverterTypeJsonObject.write(value.`properties`, buf)
+            FfiConverterSequenceString.write(value.`conflicts`, buf)
+    }
+}
+
+
+
+/**
+ * `GET /zones/export` (Waymark extension, K3): the zone edits of this device.
+ */
+data class ZonesExportRequest (
+    /**
+     * Only the edits of this store's zones (default: every edit of the device).
+     */
+    var `storeId`: kotlin.String? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeZonesExportRequest: FfiConverterRustBuffer<ZonesExportRequest> {
+    override fun read(buf: ByteBuffer): ZonesExportRequest {
+        return ZonesExportRequest(
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ZonesExportRequest) = (
+            FfiConverterOptionalString.allocationSize(value.`storeId`)
+    )
+
+    override fun write(value: ZonesExportRequest, buf: ByteBuffer) {
+            FfiConverterOptionalString.write(value.`storeId`, buf)
+    }
+}
+
+
+
+/**
+ * Answer of `GET /zones/export`: a GeoJSON FeatureCollection in the stores format of
+ * `waymark-packs import-stores`: one Point feature per store with a device edit, its
+ * properties the store's fields and `zones` as they answer on this device; `edits` lists
+ * every edit (created, updated, deleted) with its conflict state.
+ */
+data class ZonesExportResponse (
+    /**
+     * Always `FeatureCollection`.
+     */
+    var `kind`: kotlin.String
+    , 
+    /**
+     * The stores with a device edit.
+     */
+    var `features`: List<ZonesExportFeature>
+    , 
+    /**
+     * Every edit of the device, by `zone_id`, as a zone (a deleted zone as it was deleted)
+     * with its edit and conflict state.
+     */
+    var `edits`: List<ZoneRecord>
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeZonesExportResponse: FfiConverterRustBuffer<ZonesExportResponse> {
+    override fun read(buf: ByteBuffer): ZonesExportResponse {
+        return ZonesExportResponse(
+            FfiConverterString.read(buf),
+            FfiConverterSequenceTypeZonesExportFeature.read(buf),
+            FfiConverterSequenceTypeZoneRecord.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ZonesExportResponse) = (
+            FfiConverterString.allocationSize(value.`kind`) +
+            FfiConverterSequenceTypeZonesExportFeature.allocationSize(value.`features`) +
+            FfiConverterSequenceTypeZoneRecord.allocationSize(value.`edits`)
+    )
+
+    override fun write(value: ZonesExportResponse, buf: ByteBuffer) {
+            FfiConverterString.write(value.`kind`, buf)
+            FfiConverterSequenceTypeZonesExportFeature.write(value.`features`, buf)
+            FfiConverterSequenceTypeZoneRecord.write(value.`edits`, buf)
+    }
+}
+
+
+
+/**
+ * `GET /zones?store_id=...` (Waymark extension, K2): the zones of a store as they answer on
+ * this device, by `zone_id`, paged.
+ */
+data class ZonesListRequest (
+    /**
+     * Id of the store whose zones to list.
+     */
+    var `storeId`: kotlin.String
+    , 
+    /**
+     * Zones per page, 1 to 300 (default 10).
+     */
+    var `zonesByPage`: kotlin.UInt
+    , 
+    /**
+     * Page number, from 1 (default 1).
+     */
+    var `page`: kotlin.UInt
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeZonesListRequest: FfiConverterRustBuffer<ZonesListRequest> {
+    override fun read(buf: ByteBuffer): ZonesListRequest {
+        return ZonesListRequest(
+            FfiConverterString.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterUInt.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ZonesListRequest) = (
+            FfiConverterString.allocationSize(value.`storeId`) +
+            FfiConverterUInt.allocationSize(value.`zonesByPage`) +
+            FfiConverterUInt.allocationSize(value.`page`)
+    )
+
+    override fun write(value: ZonesListRequest, buf: ByteBuffer) {
+            FfiConverterString.write(value.`storeId`, buf)
+            FfiConverterUInt.write(value.`zonesByPage`, buf)
+            FfiConverterUInt.write(value.`page`, buf)
+    }
+}
+
+
+
+/**
+ * Answer of `GET /zones`: the page of zones and the pagination.
+ */
+data class ZonesListResponse (
+    /**
+     * The zones of this page, by `zone_id`.
+     */
+    var `zones`: List<ZoneRecord>
+    , 
+    /**
+     * Page, page count and total.
+     */
+    var `pagination`: ZonesPagination
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeZonesListResponse: FfiConverterRustBuffer<ZonesListResponse> {
+    override fun read(buf: ByteBuffer): ZonesListResponse {
+        return ZonesListResponse(
+            FfiConverterSequenceTypeZoneRecord.read(buf),
+            FfiConverterTypeZonesPagination.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ZonesListResponse) = (
+            FfiConverterSequenceTypeZoneRecord.allocationSize(value.`zones`) +
+            FfiConverterTypeZonesPagination.allocationSize(value.`pagination`)
+    )
+
+    override fun write(value: ZonesListResponse, buf: ByteBuffer) {
+            FfiConverterSequenceTypeZoneRecord.write(value.`zones`, buf)
+            FfiConverterTypeZonesPagination.write(value.`pagination`, buf)
+    }
+}
+
+
+
+/**
+ * Pagination of `GET /zones`.
+ */
+data class ZonesPagination (
+    /**
+     * This page, from 1.
+     */
+    var `page`: kotlin.UInt
+    , 
+    /**
+     * Number of pages (0 when the store has no zone).
+     */
+    var `pageCount`: kotlin.UInt
+    , 
+    /**
+     * Number of zones of the store.
+     */
+    var `total`: kotlin.UInt
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeZonesPagination: FfiConverterRustBuffer<ZonesPagination> {
+    override fun read(buf: ByteBuffer): ZonesPagination {
+        return ZonesPagination(
+            FfiConverterUInt.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterUInt.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ZonesPagination) = (
+            FfiConverterUInt.allocationSize(value.`page`) +
+            FfiConverterUInt.allocationSize(value.`pageCount`) +
+            FfiConverterUInt.allocationSize(value.`total`)
+    )
+
+    override fun write(value: ZonesPagination, buf: ByteBuffer) {
+            FfiConverterUInt.write(value.`page`, buf)
+            FfiConverterUInt.write(value.`pageCount`, buf)
+            FfiConverterUInt.write(value.`total`, buf)
+    }
+}
+
+
+
+/**
  * `PUT /zones` (private key by `private_key` only): the JSON body `{zones: [zone]}` (the query
  * may only hold credentials).
  */
@@ -13733,6 +14382,38 @@ public object FfiConverterOptionalTypeViewport: FfiConverterRustBuffer<Viewport?
 /**
  * @suppress
  */
+public object FfiConverterOptionalTypeZoneEditInfo: FfiConverterRustBuffer<ZoneEditInfo?> {
+    override fun read(buf: ByteBuffer): ZoneEditInfo? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeZoneEditInfo.read(buf)
+    }
+
+    override fun allocationSize(value: ZoneEditInfo?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeZoneEditInfo.allocationSize(value)
+        }
+    }
+
+    override fun write(value: ZoneEditInfo?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeZoneEditInfo.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalTypeAccuracy: FfiConverterRustBuffer<Accuracy?> {
     override fun read(buf: ByteBuffer): Accuracy? {
         if (buf.get().toInt() == 0) {
@@ -15287,6 +15968,62 @@ public object FfiConverterSequenceTypeZone: FfiConverterRustBuffer<List<Zone>> {
         buf.putInt(value.size)
         value.iterator().forEach {
             FfiConverterTypeZone.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeZoneRecord: FfiConverterRustBuffer<List<ZoneRecord>> {
+    override fun read(buf: ByteBuffer): List<ZoneRecord> {
+        val len = buf.getInt()
+        return List<ZoneRecord>(len) {
+            FfiConverterTypeZoneRecord.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<ZoneRecord>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeZoneRecord.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<ZoneRecord>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeZoneRecord.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeZonesExportFeature: FfiConverterRustBuffer<List<ZonesExportFeature>> {
+    override fun read(buf: ByteBuffer): List<ZonesExportFeature> {
+        val len = buf.getInt()
+        return List<ZonesExportFeature>(len) {
+            FfiConverterTypeZonesExportFeature.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<ZonesExportFeature>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeZonesExportFeature.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<ZonesExportFeature>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeZonesExportFeature.write(it, buf)
         }
     }
 }

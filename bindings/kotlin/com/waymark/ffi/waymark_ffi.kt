@@ -122,6 +122,14 @@ import com.waymark.core.FfiConverterTypeVenueGetRequest
 import com.waymark.core.FfiConverterTypeVenueListRequest
 import com.waymark.core.FfiConverterTypeVenueListResponse
 import com.waymark.core.FfiConverterTypeWaymarkError
+import com.waymark.core.FfiConverterTypeZoneDeleteRequest
+import com.waymark.core.FfiConverterTypeZoneGetRequest
+import com.waymark.core.FfiConverterTypeZoneRecord
+import com.waymark.core.FfiConverterTypeZonesCreateRequest
+import com.waymark.core.FfiConverterTypeZonesExportRequest
+import com.waymark.core.FfiConverterTypeZonesExportResponse
+import com.waymark.core.FfiConverterTypeZonesListRequest
+import com.waymark.core.FfiConverterTypeZonesListResponse
 import com.waymark.core.FfiConverterTypeZonesUpdateRequest
 import com.waymark.core.FfiConverterTypeZonesUpdateResponse
 import com.waymark.core.GeocodeRequest
@@ -168,6 +176,14 @@ import com.waymark.core.VenueGetRequest
 import com.waymark.core.VenueListRequest
 import com.waymark.core.VenueListResponse
 import com.waymark.core.WaymarkException
+import com.waymark.core.ZoneDeleteRequest
+import com.waymark.core.ZoneGetRequest
+import com.waymark.core.ZoneRecord
+import com.waymark.core.ZonesCreateRequest
+import com.waymark.core.ZonesExportRequest
+import com.waymark.core.ZonesExportResponse
+import com.waymark.core.ZonesListRequest
+import com.waymark.core.ZonesListResponse
 import com.waymark.core.ZonesUpdateRequest
 import com.waymark.core.ZonesUpdateResponse
 import java.util.concurrent.atomic.AtomicBoolean
@@ -246,6 +262,14 @@ import com.waymark.core.RustBuffer as RustBufferVenueGetRequest
 import com.waymark.core.RustBuffer as RustBufferVenueListRequest
 import com.waymark.core.RustBuffer as RustBufferVenueListResponse
 import com.waymark.core.RustBuffer as RustBufferWaymarkError
+import com.waymark.core.RustBuffer as RustBufferZoneDeleteRequest
+import com.waymark.core.RustBuffer as RustBufferZoneGetRequest
+import com.waymark.core.RustBuffer as RustBufferZoneRecord
+import com.waymark.core.RustBuffer as RustBufferZonesCreateRequest
+import com.waymark.core.RustBuffer as RustBufferZonesExportRequest
+import com.waymark.core.RustBuffer as RustBufferZonesExportResponse
+import com.waymark.core.RustBuffer as RustBufferZonesListRequest
+import com.waymark.core.RustBuffer as RustBufferZonesListResponse
 import com.waymark.core.RustBuffer as RustBufferZonesUpdateRequest
 import com.waymark.core.RustBuffer as RustBufferZonesUpdateResponse
 
@@ -1082,6 +1106,26 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_waymark_ffi_checksum_func_threewords_to_coordinates_response_to_json(
     ): Int
+    external fun uniffi_waymark_ffi_checksum_func_zones_create_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_zones_create_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_zones_delete_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_zones_delete_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_zones_export_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_zones_export_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_zones_get_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_zones_get_response_to_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_zones_list_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_zones_list_response_to_json(
+    ): Int
     external fun uniffi_waymark_ffi_checksum_func_zones_update_request_from_json(
     ): Int
     external fun uniffi_waymark_ffi_checksum_func_zones_update_response_to_json(
@@ -1163,6 +1207,16 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_waymark_ffi_checksum_method_waymark_threewords_convert(
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_threewords_to_coordinates(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_method_waymark_zones_create(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_method_waymark_zones_delete(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_method_waymark_zones_export(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_method_waymark_zones_get(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_method_waymark_zones_list(
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_zones_update(
     ): Int
@@ -1278,6 +1332,16 @@ internal object UniffiLib {
     ): RustBufferConvertTo3waResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_threewords_to_coordinates(`ptr`: Long,`request`: RustBufferConvertToCoordinatesRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferConvertTo3waResponse.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_zones_create(`ptr`: Long,`request`: RustBufferZonesCreateRequest.ByValue,
+    ): Long
+    external fun uniffi_waymark_ffi_fn_method_waymark_zones_delete(`ptr`: Long,`request`: RustBufferZoneDeleteRequest.ByValue,
+    ): Long
+    external fun uniffi_waymark_ffi_fn_method_waymark_zones_export(`ptr`: Long,`request`: RustBufferZonesExportRequest.ByValue,
+    ): Long
+    external fun uniffi_waymark_ffi_fn_method_waymark_zones_get(`ptr`: Long,`request`: RustBufferZoneGetRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferZoneRecord.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_zones_list(`ptr`: Long,`request`: RustBufferZonesListRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferZonesListResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_zones_update(`ptr`: Long,`request`: RustBufferZonesUpdateRequest.ByValue,
     ): Long
     external fun uniffi_waymark_ffi_fn_func_datasets_create_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1415,6 +1479,26 @@ internal object UniffiLib {
     external fun uniffi_waymark_ffi_fn_func_threewords_to_coordinates_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferConvertToCoordinatesRequest.ByValue
     external fun uniffi_waymark_ffi_fn_func_threewords_to_coordinates_response_to_json(`value`: RustBufferConvertTo3waResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_zones_create_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferZonesCreateRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_zones_create_response_to_json(`value`: RustBufferZonesUpdateResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_zones_delete_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferZoneDeleteRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_zones_delete_response_to_json(`value`: RustBufferZonesUpdateResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_zones_export_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferZonesExportRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_zones_export_response_to_json(`value`: RustBufferZonesExportResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_zones_get_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferZoneGetRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_zones_get_response_to_json(`value`: RustBufferZoneRecord.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_zones_list_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferZonesListRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_zones_list_response_to_json(`value`: RustBufferZonesListResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_waymark_ffi_fn_func_zones_update_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferZonesUpdateRequest.ByValue
@@ -1745,6 +1829,36 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_func_threewords_to_coordinates_response_to_json() and 0xFFFF) != 52074) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_waymark_ffi_checksum_func_zones_create_request_from_json() and 0xFFFF) != 54905) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_zones_create_response_to_json() and 0xFFFF) != 19339) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_zones_delete_request_from_json() and 0xFFFF) != 6529) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_zones_delete_response_to_json() and 0xFFFF) != 11944) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_zones_export_request_from_json() and 0xFFFF) != 29155) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_zones_export_response_to_json() and 0xFFFF) != 50881) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_zones_get_request_from_json() and 0xFFFF) != 39630) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_zones_get_response_to_json() and 0xFFFF) != 41731) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_zones_list_request_from_json() and 0xFFFF) != 62420) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_zones_list_response_to_json() and 0xFFFF) != 43910) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_waymark_ffi_checksum_func_zones_update_request_from_json() and 0xFFFF) != 60280) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1866,6 +1980,21 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_threewords_to_coordinates() and 0xFFFF) != 36156) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_zones_create() and 0xFFFF) != 44650) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_zones_delete() and 0xFFFF) != 19194) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_zones_export() and 0xFFFF) != 41017) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_zones_get() and 0xFFFF) != 12668) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_zones_list() and 0xFFFF) != 36009) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_zones_update() and 0xFFFF) != 58977) {
@@ -2824,6 +2953,40 @@ public interface WaymarkInterface {
     fun `threewordsToCoordinates`(`request`: ConvertToCoordinatesRequest): ConvertTo3waResponse
     
     /**
+     * `POST /zones` (Waymark extension, not in the spec): creates zones, all or
+     * nothing
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    suspend fun `zonesCreate`(`request`: ZonesCreateRequest): ZonesUpdateResponse
+    
+    /**
+     * `DELETE /zones/{zone_id}` (Waymark extension, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    suspend fun `zonesDelete`(`request`: ZoneDeleteRequest): ZonesUpdateResponse
+    
+    /**
+     * `GET /zones/export` (Waymark extension, not in the spec): the zone edits of
+     * this device as a stores file of `waymark-packs import-stores`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    suspend fun `zonesExport`(`request`: ZonesExportRequest): ZonesExportResponse
+    
+    /**
+     * `GET /zones/{zone_id}` (Waymark extension, not in the spec): one zone as it
+     * answers on this device
+     */
+    fun `zonesGet`(`request`: ZoneGetRequest): ZoneRecord
+    
+    /**
+     * `GET /zones` (Waymark extension, not in the spec): a store's zones, paged
+     */
+    fun `zonesList`(`request`: ZonesListRequest): ZonesListResponse
+    
+    /**
      * `PUT /zones`
      *
      * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
@@ -3734,6 +3897,126 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
 
     
     /**
+     * `POST /zones` (Waymark extension, not in the spec): creates zones, all or
+     * nothing
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    @Throws(WaymarkException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `zonesCreate`(`request`: ZonesCreateRequest) : ZonesUpdateResponse {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_waymark_ffi_fn_method_waymark_zones_create(
+                uniffiHandle,
+                
+        FfiConverterTypeZonesCreateRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_complete_rust_buffer(future, continuation).let { RustBufferZonesUpdateResponse.create(it.capacity.toULong(), it.len.toULong(), it.data) } },
+        { future -> UniffiLib.ffi_waymark_ffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeZonesUpdateResponse.lift(it) },
+        // Error FFI converter
+        WaymarkExceptionExternalErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `DELETE /zones/{zone_id}` (Waymark extension, not in the spec)
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    @Throws(WaymarkException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `zonesDelete`(`request`: ZoneDeleteRequest) : ZonesUpdateResponse {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_waymark_ffi_fn_method_waymark_zones_delete(
+                uniffiHandle,
+                
+        FfiConverterTypeZoneDeleteRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_complete_rust_buffer(future, continuation).let { RustBufferZonesUpdateResponse.create(it.capacity.toULong(), it.len.toULong(), it.data) } },
+        { future -> UniffiLib.ffi_waymark_ffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeZonesUpdateResponse.lift(it) },
+        // Error FFI converter
+        WaymarkExceptionExternalErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GET /zones/export` (Waymark extension, not in the spec): the zone edits of
+     * this device as a stores file of `waymark-packs import-stores`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
+     */
+    @Throws(WaymarkException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `zonesExport`(`request`: ZonesExportRequest) : ZonesExportResponse {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_waymark_ffi_fn_method_waymark_zones_export(
+                uniffiHandle,
+                
+        FfiConverterTypeZonesExportRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_complete_rust_buffer(future, continuation).let { RustBufferZonesExportResponse.create(it.capacity.toULong(), it.len.toULong(), it.data) } },
+        { future -> UniffiLib.ffi_waymark_ffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeZonesExportResponse.lift(it) },
+        // Error FFI converter
+        WaymarkExceptionExternalErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GET /zones/{zone_id}` (Waymark extension, not in the spec): one zone as it
+     * answers on this device
+     */
+    @Throws(WaymarkException::class)override fun `zonesGet`(`request`: ZoneGetRequest): ZoneRecord {
+            return FfiConverterTypeZoneRecord.lift(
+    callWithHandle {
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_zones_get(
+        it,
+        
+        FfiConverterTypeZoneGetRequest.lower(`request`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * `GET /zones` (Waymark extension, not in the spec): a store's zones, paged
+     */
+    @Throws(WaymarkException::class)override fun `zonesList`(`request`: ZonesListRequest): ZonesListResponse {
+            return FfiConverterTypeZonesListResponse.lift(
+    callWithHandle {
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_zones_list(
+        it,
+        
+        FfiConverterTypeZonesListRequest.lower(`request`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
      * `PUT /zones`
      *
      * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
@@ -3993,6 +4276,22 @@ public object FfiConverterSequenceString: FfiConverterRustBuffer<List<kotlin.Str
         }
     }
 }
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -5167,6 +5466,156 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
     
         
         FfiConverterTypeConvertTo3waResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `zonesCreateRequestFromJson`(`json`: kotlin.String): ZonesCreateRequest {
+            return FfiConverterTypeZonesCreateRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_zones_create_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `zonesCreateResponseToJson`(`value`: ZonesUpdateResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_zones_create_response_to_json(
+    
+        
+        FfiConverterTypeZonesUpdateResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `zonesDeleteRequestFromJson`(`json`: kotlin.String): ZoneDeleteRequest {
+            return FfiConverterTypeZoneDeleteRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_zones_delete_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `zonesDeleteResponseToJson`(`value`: ZonesUpdateResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_zones_delete_response_to_json(
+    
+        
+        FfiConverterTypeZonesUpdateResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `zonesExportRequestFromJson`(`json`: kotlin.String): ZonesExportRequest {
+            return FfiConverterTypeZonesExportRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_zones_export_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `zonesExportResponseToJson`(`value`: ZonesExportResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_zones_export_response_to_json(
+    
+        
+        FfiConverterTypeZonesExportResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `zonesGetRequestFromJson`(`json`: kotlin.String): ZoneGetRequest {
+            return FfiConverterTypeZoneGetRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_zones_get_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `zonesGetResponseToJson`(`value`: ZoneRecord): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_zones_get_response_to_json(
+    
+        
+        FfiConverterTypeZoneRecord.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `zonesListRequestFromJson`(`json`: kotlin.String): ZonesListRequest {
+            return FfiConverterTypeZonesListRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_zones_list_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `zonesListResponseToJson`(`value`: ZonesListResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_zones_list_response_to_json(
+    
+        
+        FfiConverterTypeZonesListResponse.lower(`value`),_status)
 }
     )
     }

@@ -1,9 +1,12 @@
 package com.waymark.sdk
 
-import com.waymark.ffi.*
 import kotlinx.coroutines.runBlocking
 import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.AfterAll
@@ -18,7 +21,9 @@ import java.io.File
  * The golden cases of tests/golden/parity (answered identically by the engine and the local
  * server over HTTP, see tests/tests/parity.rs) through the Kotlin library: the golden request
  * is read into its Kotlin data class, the typed operation runs, and its answer written as JSON
- * must equal the golden answer.
+ * must equal the golden answer. The operation is chosen by the generated
+ * `WaymarkOperations.callJson` from the golden's method and path: every case runs, whatever
+ * its operation. A case that writes runs its setup steps first on a state of its own.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ParityTest {
@@ -27,30 +32,26 @@ class ParityTest {
     @AfterAll
     fun close() = waymark.close()
 
-    private fun answer(endpoint: String, request: String): String = runBlocking {
-        when (endpoint) {
-            "GET /geolocation/timezone" -> geolocationTimezoneResponseToJson(waymark.timezone(geolocationTimezoneRequestFromJson(request)))
-            "GET /geolocation/position" -> geolocationPositionResponseToJson(waymark.position(geolocationPositionRequestFromJson(request)))
-            "GET /localities/autocomplete" -> localitiesAutocompleteResponseToJson(waymark.autocomplete(localitiesAutocompleteRequestFromJson(request)))
-            "GET /localities/details" -> localitiesDetailsResponseToJson(waymark.details(localitiesDetailsRequestFromJson(request)))
-            "GET /localities/geocode" -> localitiesGeocodeResponseToJson(waymark.geocode(localitiesGeocodeRequestFromJson(request)))
-            "GET /localities/nearby" -> localitiesNearbyResponseToJson(waymark.nearby(localitiesNearbyRequestFromJson(request)))
-            "GET /distance/route/json" -> distanceRouteResponseToJson(waymark.route(distanceRouteRequestFromJson(request)))
-            "GET /distance/tolls/json" -> distanceTollsResponseToJson(waymark.tolls(distanceTollsRequestFromJson(request)))
-            "GET /distance/isochrone/json" -> distanceIsochroneResponseToJson(waymark.isochrone(distanceIsochroneRequestFromJson(request)))
-            "GET /stores/search" -> storesSearchResponseToJson(waymark.storesSearch(storesSearchRequestFromJson(request)))
-            "GET /stores/search/bounds" -> storesBoundsResponseToJson(waymark.storesBounds(storesBoundsRequestFromJson(request)))
-            "GET /threewords/convert-to-3wa" -> threewordsConvertResponseToJson(waymark.convertTo3wa(threewordsConvertRequestFromJson(request)))
-            "GET /threewords/autosuggest" -> threewordsAutosuggestResponseToJson(waymark.autosuggest(threewordsAutosuggestRequestFromJson(request)))
-            "GET /threewords/convert-to-coordinates" -> threewordsToCoordinatesResponseToJson(waymark.convertToCoordinates(threewordsToCoordinatesRequestFromJson(request)))
-            "GET /indoor/venues" -> indoorVenueListResponseToJson(waymark.listVenues(indoorVenueListRequestFromJson(request)))
-            else -> when {
-                endpoint.startsWith("GET /indoor/directions/") -> indoorDirectionsResponseToJson(waymark.indoorDirections(indoorDirectionsRequestFromJson(request)))
-                endpoint.startsWith("GET /indoor/venues/") && endpoint.endsWith("/pois/search") -> indoorPoiSearchResponseToJson(waymark.searchVenuePois(indoorPoiSearchRequestFromJson(request)))
-                endpoint.startsWith("GET /indoor/venues/") -> indoorVenueResponseToJson(waymark.venue(indoorVenueRequestFromJson(request)))
-                else -> error("no parity runner for $endpoint")
-            }
-        }
+    /** The operation of the golden's endpoint, found by the generated `callJson` (one branch per
+     * operation of the endpoint table), so that every golden case runs without a list here. */
+    private fun answer(endpoint: String, request: String, waymark: Waymark = this.waymark): String = runBlocking {
+        waymark.callJson(endpoint, request) ?: error("no operation of the native SDK answers $endpoint")
+    }
+
+    /** [value] with every member named in [volatile] (the time of a write) replaced by `"<name>"`, as the goldens hold it. */
+    private fun steady(value: JsonElement, volatile: Set<String>): JsonElement = when (value) {
+        is JsonObject -> JsonObject(
+            value.mapValues { (k, v) ->
+                if (k in volatile) {
+                    java.time.OffsetDateTime.parse(v.jsonPrimitive.content)
+                    JsonPrimitive("<$k>")
+                } else {
+                    steady(v, volatile)
+                }
+            },
+        )
+        is JsonArray -> JsonArray(value.map { steady(it, volatile) })
+        else -> value
     }
 
     @TestFactory
@@ -64,8 +65,21 @@ class ParityTest {
                 val endpoint = golden.getValue("endpoint").jsonPrimitive.content
                 val request = golden.getValue("request").toString()
                 val expected: JsonElement = golden.getValue("response")
-                val actual = Json.parseToJsonElement(answer(endpoint, request))
-                assertEquals(expected, actual, "${file.name}: the Kotlin library's answer differs from the golden one")
+                val setup = golden["setup"]?.jsonArray
+                val actual = if (setup == null) {
+                    Json.parseToJsonElement(answer(endpoint, request))
+                } else {
+                    // A case that writes: its setup steps, then the case, on a state of its own.
+                    Fixture.open(Fixture.key("private_write")).use { writer ->
+                        for (step in setup) {
+                            val s = step.jsonObject
+                            answer(s.getValue("endpoint").jsonPrimitive.content, s.getValue("request").toString(), writer)
+                        }
+                        Json.parseToJsonElement(answer(endpoint, request, writer))
+                    }
+                }
+                val volatile = golden["volatile"]?.jsonArray?.map { it.jsonPrimitive.content }.orEmpty().toSet()
+                assertEquals(expected, steady(actual, volatile), "${file.name}: the Kotlin library's answer differs from the golden one")
             }
         }
     }

@@ -1,0 +1,503 @@
+//! Point-to-point and upward queries of a loaded hierarchy, on arrays numbered by rank.
+//!
+//! Two queries answer the same question on the same edges:
+//!
+//! * **The elimination-tree walk** (Dibbelt, Strasser, Wagner: "Customizable Contraction
+//!   Hierarchies", 2016, section 5), for hierarchies prepared in a nested-dissection order
+//!   (ADR 0007). In the elimination tree the parent of a node is its lowest-ranked neighbour in
+//!   the graph the contraction fills in, so every node an upward search from `v` can reach is
+//!   an ancestor of `v`: an upward search is a walk up the tree relaxing each node's upward
+//!   edges, in rank order (the ancestors are collected, then sorted), with no priority queue
+//!   and no stalling. A point-to-point query walks
+//!   up from the sources and the targets at once; where the walks meet they go on together, and
+//!   a node whose label is no better than the best meeting so far relaxes nothing (pruning). On
+//!   a nested-dissection order the tree is shallow (its depth follows the separators).
+//! * **A bidirectional search with stall-on-demand**, for hierarchies of a witness-search
+//!   contraction: their order follows road importance, their tree is deep, and a search settles
+//!   only a small part of the ancestors.
+//!
+//! Both run on copies of the upward edges holding only what a query reads (the head's rank and
+//! the weight, eight bytes an edge), numbered by rank: a walk touches increasing, mostly
+//! consecutive ranks. The tree is computed when a hierarchy is loaded, with Liu's algorithm
+//! (path-compressed ancestor links over each node's lower neighbours) from the hierarchy's own
+//! edges: the tree of their fill-in, no deeper than that of the full chordal graph.
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use fast_paths::FastGraph32;
+
+const NONE: u32 = u32::MAX;
+const INF: u64 = u64::MAX;
+/// Flags of a rank in a query.
+const FWD: u8 = 1;
+const BWD: u8 = 2;
+const QUEUED: u8 = 4;
+const TOUCHED: u8 = 8;
+const DONE_FWD: u8 = 16;
+const DONE_BWD: u8 = 32;
+
+/// The query arrays of a hierarchy, numbered by rank.
+#[derive(Debug, Default)]
+pub struct RankGraph {
+    /// Rank of each node.
+    rank: Vec<u32>,
+    /// Node of each rank.
+    node: Vec<u32>,
+    /// Elimination-tree parent of each rank (`u32::MAX` for roots).
+    parent: Vec<u32>,
+    /// First edge of each rank, forward and backward (as in the hierarchy).
+    first_fwd: Vec<u32>,
+    first_bwd: Vec<u32>,
+    /// `[head rank, weight]` of each upward edge, in the hierarchy's edge order.
+    fwd: Vec<[u32; 2]>,
+    bwd: Vec<[u32; 2]>,
+    /// Mean over all ranks of the edges (both directions) on the walk to the root.
+    walk_cost: f64,
+}
+
+impl RankGraph {
+    /// The query arrays and elimination tree of `up`.
+    pub fn new(up: &FastGraph32) -> RankGraph {
+        let n = up.ranks.len();
+        let rank = up.ranks.clone();
+        let mut node = vec![0u32; n];
+        for (v, &r) in rank.iter().enumerate() {
+            if let Some(slot) = node.get_mut(r as usize) {
+                *slot = v as u32;
+            }
+        }
+        let at = |v: u32| rank.get(v as usize).copied().unwrap_or(0);
+        let fwd: Vec<[u32; 2]> = up
+            .edges_fwd
+            .iter()
+            .map(|e| [at(e.adj_node), e.weight])
+            .collect();
+        let bwd: Vec<[u32; 2]> = up
+            .edges_bwd
+            .iter()
+            .map(|e| [at(e.adj_node), e.weight])
+            .collect();
+        let first_fwd = up.first_edge_ids_fwd.clone();
+        let first_bwd = up.first_edge_ids_bwd.clone();
+        let parent = elimination_tree(n, &first_fwd, &fwd, &first_bwd, &bwd);
+        let degree =
+            |r: usize| (first_fwd[r + 1] - first_fwd[r] + first_bwd[r + 1] - first_bwd[r]) as f64;
+        let mut cost = vec![0f64; n];
+        for r in (0..n).rev() {
+            let above = parent[r];
+            cost[r] = degree(r)
+                + if above == NONE {
+                    0.0
+                } else {
+                    cost[above as usize]
+                };
+        }
+        let walk_cost = if n == 0 {
+            0.0
+        } else {
+            cost.iter().sum::<f64>() / n as f64
+        };
+        RankGraph {
+            rank,
+            node,
+            parent,
+            first_fwd,
+            first_bwd,
+            fwd,
+            bwd,
+            walk_cost,
+        }
+    }
+
+    /// The mean number of edges an upward walk from a node to the root relaxes without
+    /// pruning.
+    pub fn walk_cost(&self) -> f64 {
+        self.walk_cost
+    }
+
+    fn edges(&self, forward: bool, r: u32) -> (usize, &[[u32; 2]]) {
+        let (first, edges) = if forward {
+            (&self.first_fwd, &self.fwd)
+        } else {
+            (&self.first_bwd, &self.bwd)
+        };
+        let (a, b) = (first[r as usize] as usize, first[r as usize + 1] as usize);
+        (a, &edges[a..b])
+    }
+}
+
+/// The elimination tree of the graph of `fwd` and `bwd` (edges from each rank to higher
+/// ranks): Liu's algorithm over each rank's lower neighbours.
+fn elimination_tree(
+    n: usize,
+    first_fwd: &[u32],
+    fwd: &[[u32; 2]],
+    first_bwd: &[u32],
+    bwd: &[[u32; 2]],
+) -> Vec<u32> {
+    let mut first = vec![0u32; n + 1];
+    for &[head, _] in fwd.iter().chain(bwd) {
+        first[head as usize + 1] += 1;
+    }
+    for r in 0..n {
+        first[r + 1] += first[r];
+    }
+    let mut fill = first.clone();
+    let mut lower = vec![0u32; first[n] as usize];
+    for (firsts, edges) in [(first_fwd, fwd), (first_bwd, bwd)] {
+        for r in 0..n {
+            for &[head, _] in &edges[firsts[r] as usize..firsts[r + 1] as usize] {
+                lower[fill[head as usize] as usize] = r as u32;
+                fill[head as usize] += 1;
+            }
+        }
+    }
+    drop(fill);
+    let mut parent = vec![NONE; n];
+    let mut ancestor = vec![NONE; n];
+    for k in 0..n {
+        for &low in &lower[first[k] as usize..first[k + 1] as usize] {
+            let mut i = low;
+            while i != NONE && (i as usize) < k {
+                let next = ancestor[i as usize];
+                ancestor[i as usize] = k as u32;
+                if next == NONE {
+                    parent[i as usize] = k as u32;
+                }
+                i = next;
+            }
+        }
+    }
+    parent
+}
+
+/// The labels of queries, kept between queries (reset through `touched`).
+#[derive(Debug, Default)]
+pub struct Labels {
+    fwd: Vec<u64>,
+    bwd: Vec<u64>,
+    second: Vec<u64>,
+    fwd_edge: Vec<u32>,
+    bwd_edge: Vec<u32>,
+    flags: Vec<u8>,
+    touched: Vec<u32>,
+    /// The ranks a walk visits, sorted before it runs.
+    chain: Vec<u32>,
+    heap_fwd: BinaryHeap<Reverse<(u64, u32)>>,
+    heap_bwd: BinaryHeap<Reverse<(u64, u32)>>,
+}
+
+impl Labels {
+    fn ready(&mut self, n: usize) {
+        if self.flags.len() != n {
+            *self = Labels {
+                fwd: vec![INF; n],
+                bwd: vec![INF; n],
+                second: vec![0; n],
+                fwd_edge: vec![NONE; n],
+                bwd_edge: vec![NONE; n],
+                flags: vec![0; n],
+                ..Labels::default()
+            };
+        }
+    }
+
+    fn reset(&mut self) {
+        for &r in &self.touched {
+            let r = r as usize;
+            self.fwd[r] = INF;
+            self.bwd[r] = INF;
+            self.fwd_edge[r] = NONE;
+            self.bwd_edge[r] = NONE;
+            self.flags[r] = 0;
+        }
+        self.touched.clear();
+        self.chain.clear();
+        self.heap_fwd.clear();
+        self.heap_bwd.clear();
+    }
+
+    fn touch(&mut self, r: u32) {
+        let f = &mut self.flags[r as usize];
+        if *f & TOUCHED == 0 {
+            *f |= TOUCHED;
+            self.touched.push(r);
+        }
+    }
+
+    /// Puts `r` and its ancestors on the walk in `flag`'s direction, each rank once: the climb
+    /// stops at a rank already on it (its ancestors are too).
+    fn climb(&mut self, parent: &[u32], r: u32, flag: u8) {
+        let mut r = r;
+        loop {
+            self.touch(r);
+            let f = &mut self.flags[r as usize];
+            if *f & flag != 0 {
+                break;
+            }
+            *f |= flag;
+            if *f & QUEUED == 0 {
+                *f |= QUEUED;
+                self.chain.push(r);
+            }
+            match parent[r as usize] {
+                NONE => break,
+                p => r = p,
+            }
+        }
+    }
+
+    /// Sets the label of `r` in one direction when `w` is better.
+    fn relax(&mut self, forward: bool, r: u32, w: u64, edge: u32) -> bool {
+        let (label, via) = if forward {
+            (&mut self.fwd, &mut self.fwd_edge)
+        } else {
+            (&mut self.bwd, &mut self.bwd_edge)
+        };
+        if w < label[r as usize] {
+            label[r as usize] = w;
+            via[r as usize] = edge;
+            self.touch(r);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The result of a point-to-point query: its weight, the source node it starts at, and the
+/// hierarchy edges from the source up to the meeting node (forward edges, bottom-up) and down
+/// to the target (backward edges, top-down).
+#[derive(Debug)]
+pub struct Meeting {
+    /// Weight of the path, start and end weights included.
+    pub weight: u64,
+    /// The source node it starts at.
+    pub source: u32,
+    /// Forward hierarchy edges, from the source up.
+    pub up: Vec<u32>,
+    /// Backward hierarchy edges, from the meeting node down to the target.
+    pub down: Vec<u32>,
+}
+
+impl RankGraph {
+    /// Sets the start labels of a point-to-point query; false when a side has no valid node.
+    fn start(
+        &self,
+        labels: &mut Labels,
+        sources: &[(u32, u64)],
+        targets: &[(u32, u64)],
+        walk: bool,
+    ) -> bool {
+        labels.ready(self.rank.len());
+        let (mut any_source, mut any_target) = (false, false);
+        for (forward, points, any) in [
+            (true, sources, &mut any_source),
+            (false, targets, &mut any_target),
+        ] {
+            for &(v, w) in points {
+                let Some(&r) = self.rank.get(v as usize) else {
+                    continue;
+                };
+                *any = true;
+                if labels.relax(forward, r, w, NONE) {
+                    if walk {
+                        labels.climb(&self.parent, r, if forward { FWD } else { BWD });
+                    } else if forward {
+                        labels.heap_fwd.push(Reverse((w, r)));
+                    } else {
+                        labels.heap_bwd.push(Reverse((w, r)));
+                    }
+                }
+            }
+        }
+        any_source && any_target
+    }
+
+    /// The cheapest path from any source `(node, weight)` to any target by a walk up the
+    /// elimination tree, with pruning.
+    pub fn walk(
+        &self,
+        labels: &mut Labels,
+        sources: &[(u32, u64)],
+        targets: &[(u32, u64)],
+    ) -> Option<Meeting> {
+        if !self.start(labels, sources, targets, true) {
+            labels.reset();
+            return None;
+        }
+        let (mut best, mut meet) = (INF, NONE);
+        let mut chain = std::mem::take(&mut labels.chain);
+        chain.sort_unstable();
+        for &r in &chain {
+            let flags = labels.flags[r as usize];
+            let (df, db) = (labels.fwd[r as usize], labels.bwd[r as usize]);
+            if df != INF && db != INF && df + db < best {
+                best = df + db;
+                meet = r;
+            }
+            for (forward, on, d) in [(true, FWD, df), (false, BWD, db)] {
+                if flags & on != 0 && d < best {
+                    let (first, edges) = self.edges(forward, r);
+                    for (i, &[head, weight]) in edges.iter().enumerate() {
+                        labels.relax(forward, head, d + u64::from(weight), (first + i) as u32);
+                    }
+                }
+            }
+        }
+        chain.clear();
+        labels.chain = chain;
+        let found = self.meeting(labels, best, meet);
+        labels.reset();
+        found
+    }
+
+    /// The cheapest path from any source to any target by a bidirectional search with
+    /// stall-on-demand.
+    pub fn search(
+        &self,
+        labels: &mut Labels,
+        sources: &[(u32, u64)],
+        targets: &[(u32, u64)],
+    ) -> Option<Meeting> {
+        if !self.start(labels, sources, targets, false) {
+            labels.reset();
+            return None;
+        }
+        let (mut best, mut meet) = (INF, NONE);
+        loop {
+            let top = |h: &BinaryHeap<Reverse<(u64, u32)>>| h.peek().map_or(INF, |t| t.0.0);
+            let (tf, tb) = (top(&labels.heap_fwd), top(&labels.heap_bwd));
+            if tf.min(tb) >= best {
+                break;
+            }
+            let forward = tf <= tb;
+            let popped = if forward {
+                labels.heap_fwd.pop()
+            } else {
+                labels.heap_bwd.pop()
+            };
+            let Some(Reverse((w, r))) = popped else {
+                break;
+            };
+            let done = if forward { DONE_FWD } else { DONE_BWD };
+            let own = if forward { &labels.fwd } else { &labels.bwd };
+            if own[r as usize] != w || labels.flags[r as usize] & done != 0 {
+                continue;
+            }
+            // Stall on demand: a node reached more cheaply from above is not expanded.
+            let (_, down) = self.edges(!forward, r);
+            let stalled = down
+                .iter()
+                .any(|&[h, c]| own[h as usize].saturating_add(u64::from(c)) < w);
+            labels.flags[r as usize] |= done;
+            let o = if forward {
+                labels.bwd[r as usize]
+            } else {
+                labels.fwd[r as usize]
+            };
+            if o != INF && w + o < best {
+                best = w + o;
+                meet = r;
+            }
+            if stalled {
+                continue;
+            }
+            let (first, edges) = self.edges(forward, r);
+            for (i, &[head, weight]) in edges.iter().enumerate() {
+                let nw = w + u64::from(weight);
+                if labels.relax(forward, head, nw, (first + i) as u32) {
+                    let heap = if forward {
+                        &mut labels.heap_fwd
+                    } else {
+                        &mut labels.heap_bwd
+                    };
+                    heap.push(Reverse((nw, head)));
+                }
+            }
+        }
+        let found = self.meeting(labels, best, meet);
+        labels.reset();
+        found
+    }
+
+    /// The path through `meet` from the labels' edges.
+    fn meeting(&self, labels: &Labels, best: u64, meet: u32) -> Option<Meeting> {
+        if meet == NONE {
+            return None;
+        }
+        // The rank an edge starts at: the last rank whose first edge is at or before it.
+        let base = |forward: bool, e: u32| {
+            let first = if forward {
+                &self.first_fwd
+            } else {
+                &self.first_bwd
+            };
+            first.partition_point(|&f| f <= e).saturating_sub(1) as u32
+        };
+        let mut up = Vec::new();
+        let mut r = meet;
+        while labels.fwd_edge[r as usize] != NONE {
+            let e = labels.fwd_edge[r as usize];
+            up.push(e);
+            r = base(true, e);
+        }
+        up.reverse();
+        let source = self.node[r as usize];
+        let mut down = Vec::new();
+        let mut r = meet;
+        while labels.bwd_edge[r as usize] != NONE {
+            let e = labels.bwd_edge[r as usize];
+            down.push(e);
+            r = base(false, e);
+        }
+        Some(Meeting {
+            weight: best,
+            source,
+            up,
+            down,
+        })
+    }
+
+    /// One upward walk from `starts` (`(node, weight, second weight)`; forward edges when
+    /// `forward`, else backward) without pruning: every node reached with its weight and
+    /// second weight, `second` giving each edge's second weight.
+    pub fn upward(
+        &self,
+        labels: &mut Labels,
+        starts: &[(u32, u64, u64)],
+        forward: bool,
+        second: &[u64],
+        out: &mut Vec<(u32, u64, u64)>,
+    ) {
+        labels.ready(self.rank.len());
+        out.clear();
+        for &(v, w, s) in starts {
+            let Some(&r) = self.rank.get(v as usize) else {
+                continue;
+            };
+            if labels.relax(true, r, w, NONE) {
+                labels.second[r as usize] = s;
+                labels.climb(&self.parent, r, FWD);
+            }
+        }
+        let mut chain = std::mem::take(&mut labels.chain);
+        chain.sort_unstable();
+        for &r in &chain {
+            let (w, s) = (labels.fwd[r as usize], labels.second[r as usize]);
+            if w != INF {
+                out.push((self.node[r as usize], w, s));
+                let (first, edges) = self.edges(forward, r);
+                for (i, &[head, weight]) in edges.iter().enumerate() {
+                    let e = (first + i) as u32;
+                    if labels.relax(true, head, w + u64::from(weight), e) {
+                        labels.second[head as usize] = s + second[e as usize];
+                    }
+                }
+            }
+        }
+        chain.clear();
+        labels.chain = chain;
+        labels.reset();
+    }
+}
