@@ -16,10 +16,12 @@ use waymark_core::geo::Pt;
 use waymark_core::indoor::graph::Graph;
 use waymark_core::operation::Credentials;
 
-/// The largest venue of the München extract: the Stachus underground mall and station.
+/// The largest venue of the München extract: the Stachus underground mall and station, with
+/// the buildings its passages join.
 const STACHUS: &str = "osm-relation-5299666";
-/// A venue of the London extract: Farringdon station (Elizabeth line part).
-const FARRINGDON: &str = "osm-way-577276951";
+/// A venue of the London extract: Farringdon station, its Thameslink and Elizabeth line
+/// buildings joined (the Elizabeth line part was a venue of its own, `osm-way-577276951`).
+const FARRINGDON: &str = "osm-way-42429625";
 /// The largest venue of the Helsinki extract: the Forum mall (five levels, shops as points
 /// and footways only).
 const FORUM: &str = "osm-way-289767497";
@@ -251,12 +253,29 @@ fn venues_have_names_levels_and_profiles() {
     assert_eq!(v.bbox.len(), 4);
     assert!(v.bbox[0] < v.bbox[2] && v.bbox[1] < v.bbox[3]);
     let levels: Vec<i64> = v.levels.iter().map(|l| l.level).collect();
-    assert_eq!(levels, [-4, -3, -2, -1, 0]);
+    // The mezzanine (-0.5) of a joined building is a level of its own: the levels are
+    // numbered in order, each known by its OSM value.
+    assert_eq!(levels, [-6, -5, -4, -3, -2, -1, 0]);
+    let refs: Vec<&str> = v
+        .levels
+        .iter()
+        .map(|l| l.reference.as_deref().unwrap())
+        .collect();
+    assert_eq!(refs, ["-5", "-4", "-3", "-2", "-1", "-0.5", "0"]);
     for l in &v.levels {
         assert_eq!(l.bbox.len(), 4);
     }
-    assert_eq!(v.buildings.len(), 1);
-    assert_eq!(v.buildings[0].levels.len(), v.levels.len());
+    // The buildings its passages join are its own, each on levels of the venue.
+    assert!(v.buildings.len() > 1, "{}", v.buildings.len());
+    assert_eq!(v.buildings[0].reference, STACHUS);
+    for b in &v.buildings {
+        assert!(!b.levels.is_empty(), "{}", b.reference);
+        assert!(
+            b.levels.iter().all(|l| v.levels.contains(l)),
+            "{}",
+            b.reference
+        );
+    }
     assert_eq!(v.routing_profiles, ["default", "wheelchair"]);
     assert!(
         v.categories.contains(&"bakery".to_owned()),
@@ -356,7 +375,7 @@ fn poi_search_filters_and_pages() {
     // level
     let l2 = search(PoiSearchRequest {
         venue_id: STACHUS.into(),
-        level: Some(-2),
+        level: Some(-3),
         ..Default::default()
     });
     assert!(!l2.features.is_empty());
@@ -364,7 +383,7 @@ fn poi_search_filters_and_pages() {
         let p = &f.properties.0;
         let lo = p["level"].as_i64().unwrap();
         let hi = p.get("level_max").and_then(|v| v.as_i64()).unwrap_or(lo);
-        assert!(lo <= -2 && -2 <= hi, "{p:?}");
+        assert!(lo <= -3 && -3 <= hi, "{p:?}");
     }
     assert!(names(&l2).contains(&"Rischart".to_owned()));
     // category
@@ -404,22 +423,34 @@ fn poi_search_filters_and_pages() {
         ..Default::default()
     });
     assert!(undefined.features.is_empty());
-    let b = search(PoiSearchRequest {
-        venue_id: STACHUS.into(),
-        building: Some(STACHUS.into()),
-        ..Default::default()
-    });
-    assert_eq!(b.pagination.total, all.pagination.total);
+    // Each feature is in one of the venue's buildings: the buildings' features make all.
+    let mut total = 0;
+    for building in venue(STACHUS).buildings {
+        let b = search(PoiSearchRequest {
+            venue_id: STACHUS.into(),
+            building: Some(building.reference.clone()),
+            ..Default::default()
+        });
+        assert!(
+            b.features
+                .iter()
+                .all(|f| f.properties.0["building"] == building.reference.as_str()),
+            "{}",
+            building.reference
+        );
+        total += b.pagination.total;
+    }
+    assert_eq!(total, all.pagination.total);
     // advanced_filter
     let af = search(PoiSearchRequest {
         venue_id: STACHUS.into(),
-        advanced_filter: Some("(shop=clothes OR shop=bakery) AND level>=-1".into()),
+        advanced_filter: Some("(shop=clothes OR shop=bakery) AND level>=-2".into()),
         ..Default::default()
     });
     assert!(!af.features.is_empty());
     for f in &af.features {
         let p = &f.properties.0;
-        assert_eq!(p["level"], -1);
+        assert_eq!(p["level"], -2);
         assert_eq!(p["shop"], "clothes");
     }
     let bad = call(PoiSearchRequest {
@@ -537,33 +568,34 @@ fn wheelchair_routes_never_take_stairs() {
     assert!(compared >= 10, "{compared}");
     // the same pairs by default do climb stairs, so this test can fail
     assert!(default_stairs >= 3, "{default_stairs}");
-    // London: Farringdon station, between points of its walkable areas (platforms,
-    // concourses) on different levels
+    // London: Farringdon station as one venue (its Elizabeth line building joined): no
+    // wheelchair route reaches every level with POIs of the joined station as mapped, so the
+    // profile is not listed and a wheelchair request is refused at `mode`.
     let v = venue(FARRINGDON);
     assert_eq!(v.name, "Farringdon");
     assert!(v.levels.len() >= 3);
-    assert_eq!(v.routing_profiles, ["default", "wheelchair"]);
-    let g = graph(FARRINGDON);
-    let points: Vec<(IndoorPoint, i64)> = g
-        .areas
-        .iter()
-        .filter_map(|a| {
-            let n = &g.nodes[*a.nodes.first()? as usize];
-            Some((
-                IndoorPoint::Coords {
-                    lat: n.lat,
-                    lng: n.lng,
-                    level: n.level,
-                },
-                n.level,
-            ))
-        })
-        .take(24)
-        .collect();
-    // (the default routes between these points take its elevators too: Stachus above is
-    // where the default route climbs)
-    let (compared, _) = wheelchair_pairs(FARRINGDON, &points);
-    assert!(compared >= 5, "{compared}");
+    assert_eq!(v.routing_profiles, ["default"]);
+    let e = directions(IndoorDirectionsRequest {
+        venue_id: FARRINGDON.into(),
+        origin: IndoorPoint::PoiId(v_first_poi(FARRINGDON)),
+        destination: IndoorPoint::PoiId(v_first_poi(FARRINGDON)),
+        mode: Some("wheelchair".into()),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::Validation);
+    assert_eq!(e.fields[0].loc[1], "mode");
+}
+
+/// The id of the first POI of `venue` in the POI search order.
+fn v_first_poi(venue: &str) -> i64 {
+    search(PoiSearchRequest {
+        venue_id: venue.into(),
+        ..Default::default()
+    })
+    .features[0]
+        .id
+        .unwrap()
 }
 
 #[test]
@@ -580,8 +612,9 @@ fn routes_have_steps_with_instructions() {
     let route = &r.routes[0];
     assert_eq!(route.bounds.len(), 4);
     let leg = &route.legs[0];
-    assert_eq!(leg.start_location.level, -1);
-    assert_eq!(leg.end_location.level, -2);
+    // Decathlon is on OSM level -1, Rischart on -2 (numbered -2 and -3: see above).
+    assert_eq!(leg.start_location.level, -2);
+    assert_eq!(leg.end_location.level, -3);
     let first = leg.steps.first().unwrap();
     assert_eq!(
         first.instruction.as_ref().unwrap().instruction_type,
@@ -954,7 +987,8 @@ fn routes_start_on_the_street() {
         assert_walkable(&g, &r);
         let leg = &r.routes[0].legs[0];
         assert_eq!(leg.start_location.level, 0);
-        assert_eq!(leg.end_location.level, -1);
+        // Decathlon, on OSM level -1
+        assert_eq!(leg.end_location.level, -2);
         let k = step_kinds(&r);
         assert!(
             k.iter().any(|s| s.ends_with("_down") || s == "elevator"),
@@ -1594,4 +1628,62 @@ fn venue_list_parameters_are_parsed_and_checked() {
     };
     assert_eq!(e[0].loc[1], "near");
     assert!(parse(&[("near", "x")]).is_err());
+}
+
+/// Buildings joined by indoor walkways (corridors, bridges, tunnels, shared areas) are one
+/// venue with one id: on the samples, Stachus holds the buildings its passages reach, and
+/// Farringdon's Elizabeth line building is part of the station; from a POI of one building of
+/// such a venue a route reaches a POI of another.
+#[test]
+fn joined_buildings_are_one_venue() {
+    use std::collections::BTreeMap;
+    let ids = all_venue_ids();
+    assert!(!ids.contains(&"osm-way-577276951".to_owned()), "{ids:?}");
+    let mut routed = 0;
+    for id in [STACHUS, FARRINGDON] {
+        let v = venue(id);
+        let refs: Vec<&str> = v.buildings.iter().map(|b| b.reference.as_str()).collect();
+        assert!(refs.len() > 1, "{id}: {refs:?}");
+        assert_eq!(refs[0], id);
+        let all = search(PoiSearchRequest {
+            venue_id: id.into(),
+            ..Default::default()
+        });
+        let mut by_building: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+        for f in &all.features {
+            let b = f.properties.0.get("building").and_then(|v| v.as_str());
+            if let (Some(b), Some(fid)) = (b, f.id) {
+                by_building.entry(b.to_owned()).or_default().push(fid);
+            }
+        }
+        // every feature is in one of the venue's buildings; more than one has POIs
+        assert!(
+            by_building.keys().all(|b| refs.contains(&b.as_str())),
+            "{id}: {by_building:?}"
+        );
+        assert!(by_building.len() > 1, "{id}: {by_building:?}");
+        let main: Vec<i64> = by_building.get(id).cloned().unwrap_or_default();
+        for (b, pois) in &by_building {
+            if b == id {
+                continue;
+            }
+            let reached = pois.iter().take(3).any(|to| {
+                main.iter().take(5).any(|from| {
+                    route(
+                        id,
+                        IndoorPoint::PoiId(*from),
+                        IndoorPoint::PoiId(*to),
+                        "default",
+                    )
+                    .status
+                        == "ok"
+                })
+            });
+            routed += usize::from(reached);
+        }
+    }
+    assert!(
+        routed >= 2,
+        "{routed} joined buildings reached from the main one"
+    );
 }

@@ -27,19 +27,26 @@
 //!   its features is walkable (room, corridor, area, level, stairs, escalator, elevator, ramp,
 //!   footway): a building outline with shops or entrances only is not a venue. The others'
 //!   features, and features outside every container, are counted in `indoor_dropped`.
+//! * **Whole venues** ([`join`]): containers joined by an indoor walkway (`indoor=*` corridor,
+//!   area, footway, ramp, stairs or escalator, `highway=corridor`, or one on a bridge or in a
+//!   tunnel) that reaches into both on a level of their features are one venue, with the id
+//!   of the largest and each container one of its buildings; a walkway of no container that
+//!   joins two (a bridge) belongs to the venue. A joined venue is named after the station or
+//!   mall one of its buildings holds, else as its largest container.
 //! * **Venue**: `venue_id` `osm-way-<id>`/`osm-relation-<id>` of the container (stable across
 //!   rebuilds of the same data); `name` (`venue_name`) its `name`, else the station or mall
 //!   it holds or stands in, else its address, else its largest named walkable area, else the
 //!   nearest station or mall within 300 m, else `Indoor venue (<first feature name>)` — never
-//!   the OSM id; bbox the union of the outline and its features; `levels` one
+//!   the OSM id; bbox the union of the outlines and their features; `levels` one
 //!   `{level, name, ref, bbox}` per level seen (`name`/`ref` the venue's words for it:
 //!   [`level_labels`] of the features on that level alone, the most common; a renumbered
-//!   level's `ref` defaults to its OSM value); `buildings` one entry `{ref: venue_id, name, localized_name,
-//!   description, opening_hours, logo, cover (image), levels}`; `languages` every `name:xx`
+//!   level's `ref` defaults to its OSM value); `buildings` one entry per container `{ref:
+//!   its id, name, localized_name, description, opening_hours, logo, cover (image), levels,
+//!   outline}`, the venue's own first; `languages` every `name:xx`
 //!   seen plus `en`; `updated_at` the PBF replication timestamp, else the build time.
 //! * **Feature columns**: `id` = OSM id × 4 + element type (stable,
 //!   [`waymark_core::indoor::osm_feature_id`]); `category` the first of `shop`, `amenity`,
-//!   `room` (not `yes`), `office`, `tourism`; `building` the venue id; `properties` every tag;
+//!   `room` (not `yes`), `office`, `tourism`; `building` the id of the container it is in (the venue's for a bridge between two); `properties` every tag;
 //!   `shape` GeoJSON (`Point` for nodes, `Polygon` for closed ways, `LineString` for open ones,
 //!   the assembled area for relations); `lat`/`lng` a point inside. `properties` and `shape`
 //!   are stored as zstd frames with a per-pack dictionary per column (pack format 5,
@@ -47,6 +54,8 @@
 //! * **Graph**: not stored (pack format 6): the engine builds it from these features and the
 //!   pack's foot-accessible road edges when it first reads the venue
 //!   ([`waymark_core::indoor::venue_graph`]), in at most a few milliseconds.
+
+mod join;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -335,6 +344,10 @@ struct Feature<'a> {
     point: Pt,
     shape: serde_json::Value,
     bbox: BBox,
+    /// OSM nodes of a way (the node itself for a node; none for a relation).
+    refs: Vec<i64>,
+    /// Coordinates of a way's nodes (the point of a node or relation).
+    pts: Vec<Pt>,
 }
 
 fn container_of(
@@ -475,6 +488,8 @@ pub fn build(
                 point: p,
                 shape: point_geojson(p),
                 bbox: BBox::point(p),
+                refs: vec![n.id],
+                pts: vec![p],
             });
         }
     }
@@ -502,6 +517,8 @@ pub fn build(
             point,
             shape,
             bbox,
+            refs: w.refs.clone(),
+            pts,
         });
     }
     for r in &data.relations {
@@ -527,6 +544,8 @@ pub fn build(
             point,
             shape,
             bbox,
+            refs: Vec::new(),
+            pts: vec![point],
         });
     }
 
@@ -565,24 +584,53 @@ pub fn build(
          level_max, name, ref, category, building, properties, shape, lat, lng) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     )?;
-    for ((is_b, ci), members) in &groups {
-        let Some(c) = (if *is_b {
-            buildings.get(*ci)
+    let container = |(is_b, ci): join::Key| {
+        if is_b {
+            buildings.get(ci)
         } else {
-            fallbacks.get(*ci)
-        }) else {
+            fallbacks.get(ci)
+        }
+    };
+    // Containers joined by indoor walkways are one venue, with the id of the largest.
+    for members in join::whole_venues(&buildings, &fallbacks, &features, &groups) {
+        let parts: Vec<(bool, &Container, Vec<&Feature<'_>>)> = members
+            .iter()
+            .filter_map(|(k, fs)| {
+                container(*k)
+                    .map(|c| (k.0, c, fs.iter().filter_map(|i| features.get(*i)).collect()))
+            })
+            .collect();
+        let Some((_, c, _)) = parts.first() else {
             continue;
         };
-        let feats: Vec<&Feature<'_>> = members.iter().filter_map(|i| features.get(*i)).collect();
+        let c = *c;
+        let feats: Vec<&Feature<'_>> = parts.iter().flat_map(|p| p.2.iter().copied()).collect();
         // Only walkable features make a venue (a building with shops on level 0 is not one).
         if !feats.iter().any(|f| is_walkable(f.kind)) {
-            stats.indoor_dropped += members.len() as u64;
+            stats.indoor_dropped += feats.len() as u64;
             continue;
         }
-        let name = venue_name(c, &feats, &namers);
+        // A joined venue is known by the station or mall one of its buildings holds (the
+        // shortest name of the best kind: "Farringdon", not one of its platforms' buildings).
+        let held = parts
+            .iter()
+            .skip(usize::from(parts.len() == 1))
+            .flat_map(|(_, pc, _)| {
+                namers
+                    .iter()
+                    .filter(|(p, _, _)| pc.bbox.contains(*p) && pc.area.contains(*p))
+            })
+            .min_by_key(|(_, n, r)| (*r, n.chars().count(), n.clone()));
+        let name = match held {
+            Some((_, n, _)) if parts.len() > 1 => n.clone(),
+            _ => venue_name(c, &feats, &namers),
+        };
         let mut bbox = c.bbox;
         let mut langs: BTreeSet<String> = BTreeSet::from(["en".to_owned()]);
-        langs.extend(c.tags.lang_names().map(|(l, _)| l.to_owned()));
+        for (_, pc, _) in &parts {
+            bbox = bbox.union(pc.bbox);
+            langs.extend(pc.tags.lang_names().map(|(l, _)| l.to_owned()));
+        }
         // Half-levels are levels of their own: the venue's levels numbered in order.
         let map = LevelMap::new(feats.iter().flat_map(|f| f.ranges.iter()));
         // level -> (name, ref, bbox)
@@ -632,26 +680,46 @@ pub fn build(
                 })
             })
             .collect();
-        let mut building_json = serde_json::json!({
-            "ref": c.venue_id,
-            "name": name,
-            "levels": levels_json,
-        });
-        let localized: BTreeMap<&str, &str> = c.tags.lang_names().collect();
-        for (key, tag) in [
-            ("description", "description"),
-            ("opening_hours", "opening_hours"),
-            ("logo", "logo"),
-            ("cover", "image"),
-        ] {
-            if let Some(v) = c.tags.get(tag) {
-                building_json[key] = serde_json::json!(v);
+        // One building per container: its own name (the venue's when it has none, or when it
+        // is the venue's only one) and the levels of its own features.
+        let mut buildings_json: Vec<serde_json::Value> = Vec::new();
+        for (is_b, bc, bfeats) in &parts {
+            let own: BTreeSet<i64> = bfeats.iter().flat_map(|f| map.levels(&f.ranges)).collect();
+            let blevels: Vec<&serde_json::Value> = levels_json
+                .iter()
+                .zip(levels.keys())
+                .filter(|(_, l)| own.contains(l))
+                .map(|(j, _)| j)
+                .collect();
+            let bname = match parts.len() {
+                1 => name.clone(),
+                _ => bc
+                    .tags
+                    .get("name")
+                    .map_or_else(|| name.clone(), str::to_owned),
+            };
+            let mut building_json = serde_json::json!({
+                "ref": bc.venue_id,
+                "name": bname,
+                "levels": blevels,
+            });
+            let localized: BTreeMap<&str, &str> = bc.tags.lang_names().collect();
+            for (key, tag) in [
+                ("description", "description"),
+                ("opening_hours", "opening_hours"),
+                ("logo", "logo"),
+                ("cover", "image"),
+            ] {
+                if let Some(v) = bc.tags.get(tag) {
+                    building_json[key] = serde_json::json!(v);
+                }
             }
-        }
-        building_json["localized_name"] = serde_json::json!(localized);
-        if *is_b {
-            // The floor of a level where no area is mapped (read by the venue graph).
-            building_json["outline"] = c.area.to_geojson();
+            building_json["localized_name"] = serde_json::json!(localized);
+            if *is_b {
+                // The floor of a level where no area is mapped (read by the venue graph).
+                building_json["outline"] = bc.area.to_geojson();
+            }
+            buildings_json.push(building_json);
         }
         ins_v.execute(params![
             c.venue_id,
@@ -661,12 +729,15 @@ pub fn build(
             bbox.east,
             bbox.north,
             serde_json::to_string(&levels_json)?,
-            serde_json::to_string(&serde_json::json!([building_json]))?,
+            serde_json::to_string(&buildings_json)?,
             serde_json::to_string(&langs)?,
             updated_at,
         ])?;
         stats.indoor_venues += 1;
-        for f in &feats {
+        for (f, building) in parts
+            .iter()
+            .flat_map(|(_, bc, fs)| fs.iter().map(|f| (*f, &bc.venue_id)))
+        {
             let on = map.levels(&f.ranges);
             let lmin = on.first().map(|l| *l as f64);
             let lmax = on.last().map(|l| *l as f64);
@@ -683,7 +754,7 @@ pub fn build(
                 f.tags.get("name"),
                 f.tags.get("ref"),
                 category,
-                c.venue_id,
+                building,
                 serde_json::to_string(&tags)?,
                 serde_json::to_string(&f.shape)?,
                 f.point.lat,
