@@ -595,6 +595,11 @@ fn validation_errors_name_the_parameter() {
     assert_eq!(r.status, 422, "{}", r.body);
     assert!(r.body["context"].is_object());
     assert!(r.body["detail"].is_array());
+    // `customer` (a Waymark extension) is a boolean, refused at its parameter otherwise.
+    let r = get("/indoor/directions/v1?origin=1&destination=2&customer=maybe");
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert_eq!(r.body["detail"][0]["loc"], json!(["query", "customer"]));
+    assert!(r.body["context"].is_object());
 
     // Bodies: malformed JSON and wrong shapes.
     let put = |body: &str| {

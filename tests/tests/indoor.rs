@@ -42,7 +42,8 @@ fn venue_file() -> std::path::PathBuf {
 type Edit = fn(&mut serde_json::Value);
 
 /// Venues made from the sample venue file for one rule each (`imdf-<prefix>venue-1`): `w-`
-/// names its upper level only by its name ("First floor", no short name); `i-` has no stairs
+/// names its upper level only by its name ("First floor", no short name); `c-` has stairs and
+/// a lift for customers only (`access=customers`); `i-` has no stairs
 /// nor lift (its levels do not connect: no routing configuration).
 const VARIANTS: &[(&str, Edit)] = &[
     ("w-", |f| {
@@ -51,6 +52,14 @@ const VARIANTS: &[(&str, Edit)] = &[
                 .as_object_mut()
                 .unwrap()
                 .remove("short_name");
+        }
+    }),
+    ("c-", |f| {
+        if matches!(
+            f["properties"]["category"].as_str(),
+            Some("stairs" | "elevator")
+        ) {
+            f["properties"]["access"] = "customers".into();
         }
     }),
     ("i-", |f| {
@@ -1077,11 +1086,12 @@ fn all_venue_ids() -> Vec<String> {
 
 /// `routing_profiles` is true on every sample venue: under each listed profile one POI
 /// reaches a POI of every level that has POIs, and is reached back from it (a POI spanning
-/// levels counts for each of them). Checked with plain searches over the graph.
+/// levels counts for each of them), for a customer (places for customers only may be the way
+/// between levels). Checked with plain searches over the graph.
 #[test]
 fn listed_profiles_reach_every_poi_level() {
     use std::collections::{BTreeMap, BTreeSet};
-    use waymark_core::indoor::graph::Profile;
+    use waymark_core::indoor::graph::{Profile, Ride};
     let mut checked = 0;
     for id in all_venue_ids() {
         let v = venue(&id);
@@ -1102,7 +1112,10 @@ fn listed_profiles_reach_every_poi_level() {
             continue;
         }
         for name in &v.routing_profiles {
-            let p = Profile::parse(name).unwrap();
+            let p = Ride {
+                profile: Profile::parse(name).unwrap(),
+                customer: true,
+            };
             let reach = |poi: i64| -> Vec<bool> {
                 let mut r = vec![false; g.nodes.len()];
                 for &n in &nodes_of[&poi] {
@@ -1686,4 +1699,49 @@ fn joined_buildings_are_one_venue() {
         routed >= 2,
         "{routed} joined buildings reached from the main one"
     );
+}
+
+/// `access=customers` (here on the stairs and the lift of a venue file, the only ways between
+/// its levels): a route keeps out of places for customers only unless the caller says they
+/// are a customer; the venue still lists its profiles (they serve every level for a customer).
+#[test]
+fn customers_only_places_are_walked_by_customers_only() {
+    let req = |venue: &str, mode: &str, customer: bool| IndoorDirectionsRequest {
+        venue_id: venue.into(),
+        origin: IndoorPoint::Coords {
+            lat: 48.1003,
+            lng: 11.5001,
+            level: 0,
+        },
+        destination: IndoorPoint::Coords {
+            lat: 48.1001,
+            lng: 11.5001,
+            level: 1,
+        },
+        mode: Some(mode.into()),
+        customer,
+        ..Default::default()
+    };
+    assert_eq!(
+        venue("imdf-c-venue-1").routing_profiles,
+        ["default", "wheelchair"]
+    );
+    for mode in ["default", "wheelchair"] {
+        let plain = directions(req("imdf-venue-1", mode, false)).unwrap();
+        assert_eq!(plain.status, "ok", "{mode}");
+        let walker = directions(req("imdf-c-venue-1", mode, false)).unwrap();
+        assert_eq!(walker.status, "no_route", "{mode}");
+        assert!(walker.routes.is_empty());
+        let customer = directions(req("imdf-c-venue-1", mode, true)).unwrap();
+        assert_eq!(customer.status, "ok", "{mode}");
+        assert_eq!(
+            customer.routes[0].legs[0].duration.value, plain.routes[0].legs[0].duration.value,
+            "{mode}"
+        );
+        assert_eq!(step_kinds(&customer), step_kinds(&plain), "{mode}");
+    }
+    // The plain venue is the same for both.
+    let customer = directions(req("imdf-venue-1", "default", true)).unwrap();
+    let plain = directions(req("imdf-venue-1", "default", false)).unwrap();
+    assert_eq!(step_kinds(&customer), step_kinds(&plain));
 }

@@ -48,7 +48,7 @@ use crate::packs::PackSet;
 use crate::packs::registry::{LoadedPack, PackSetCache};
 use crate::packs::schema::layers;
 
-use graph::{Anchor, AvoidBox, EdgeKind, Graph, Path, Profile};
+use graph::{Anchor, AvoidBox, EdgeKind, Graph, Path, Profile, Ride};
 use search::PoiIndex;
 use text::{Lang, LevelName, Say, Toward, Via};
 

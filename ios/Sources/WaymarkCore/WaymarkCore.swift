@@ -4734,6 +4734,11 @@ public struct IndoorDirectionsRequest: Equatable, Hashable {
      * Areas to avoid. Default: none.
      */
     public var avoidIn: [IndoorAvoidBox]
+    /**
+     * The walker is a customer (a Waymark extension): places for customers only
+     * (`access=customers`) are walked. Default false: routes keep out of them.
+     */
+    public var customer: Bool
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -4765,7 +4770,11 @@ public struct IndoorDirectionsRequest: Equatable, Hashable {
          */mode: String? = nil, 
         /**
          * Areas to avoid. Default: none.
-         */avoidIn: [IndoorAvoidBox] = []) {
+         */avoidIn: [IndoorAvoidBox] = [], 
+        /**
+         * The walker is a customer (a Waymark extension): places for customers only
+         * (`access=customers`) are walked. Default false: routes keep out of them.
+         */customer: Bool = false) {
         self.venueId = venueId
         self.origin = origin
         self.destination = destination
@@ -4775,6 +4784,7 @@ public struct IndoorDirectionsRequest: Equatable, Hashable {
         self.optimize = optimize
         self.mode = mode
         self.avoidIn = avoidIn
+        self.customer = customer
     }
 
     
@@ -4801,7 +4811,8 @@ public struct FfiConverterTypeIndoorDirectionsRequest: FfiConverterRustBuffer {
                 waypoints: FfiConverterSequenceTypeIndoorPoint.read(from: &buf), 
                 optimize: FfiConverterBool.read(from: &buf), 
                 mode: FfiConverterOptionString.read(from: &buf), 
-                avoidIn: FfiConverterSequenceTypeIndoorAvoidBox.read(from: &buf)
+                avoidIn: FfiConverterSequenceTypeIndoorAvoidBox.read(from: &buf), 
+                customer: FfiConverterBool.read(from: &buf)
         )
     }
 
@@ -4815,6 +4826,7 @@ public struct FfiConverterTypeIndoorDirectionsRequest: FfiConverterRustBuffer {
         FfiConverterBool.write(value.optimize, into: &buf)
         FfiConverterOptionString.write(value.mode, into: &buf)
         FfiConverterSequenceTypeIndoorAvoidBox.write(value.avoidIn, into: &buf)
+        FfiConverterBool.write(value.customer, into: &buf)
     }
 }
 

@@ -4060,6 +4060,12 @@ data class IndoorDirectionsRequest (
      * Areas to avoid. Default: none.
      */
     var `avoidIn`: List<IndoorAvoidBox> = listOf() 
+    , 
+    /**
+     * The walker is a customer (a Waymark extension): places for customers only
+     * (`access=customers`) are walked. Default false: routes keep out of them.
+     */
+    var `customer`: kotlin.Boolean = false 
     
 ){
     
@@ -4085,6 +4091,7 @@ public object FfiConverterTypeIndoorDirectionsRequest: FfiConverterRustBuffer<In
             FfiConverterBoolean.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterSequenceTypeIndoorAvoidBox.read(buf),
+            FfiConverterBoolean.read(buf),
         )
     }
 
@@ -4097,7 +4104,8 @@ public object FfiConverterTypeIndoorDirectionsRequest: FfiConverterRustBuffer<In
             FfiConverterSequenceTypeIndoorPoint.allocationSize(value.`waypoints`) +
             FfiConverterBoolean.allocationSize(value.`optimize`) +
             FfiConverterOptionalString.allocationSize(value.`mode`) +
-            FfiConverterSequenceTypeIndoorAvoidBox.allocationSize(value.`avoidIn`)
+            FfiConverterSequenceTypeIndoorAvoidBox.allocationSize(value.`avoidIn`) +
+            FfiConverterBoolean.allocationSize(value.`customer`)
     )
 
     override fun write(value: IndoorDirectionsRequest, buf: ByteBuffer) {
@@ -4110,6 +4118,7 @@ public object FfiConverterTypeIndoorDirectionsRequest: FfiConverterRustBuffer<In
             FfiConverterBoolean.write(value.`optimize`, buf)
             FfiConverterOptionalString.write(value.`mode`, buf)
             FfiConverterSequenceTypeIndoorAvoidBox.write(value.`avoidIn`, buf)
+            FfiConverterBoolean.write(value.`customer`, buf)
     }
 }
 
