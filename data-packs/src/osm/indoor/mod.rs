@@ -55,7 +55,11 @@
 //!   pack's foot-accessible road edges when it first reads the venue
 //!   ([`waymark_core::indoor::venue_graph`]), in at most a few milliseconds.
 
+mod compress;
 mod join;
+mod names;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -65,6 +69,8 @@ use waymark_core::indoor::levels::{LevelMap, feature_levels, value_text};
 use waymark_core::indoor::osm_feature_id;
 
 use super::models::{MemberKind, OsmData, OsmError, OsmStats, Tags};
+use compress::compress_feature_text;
+use names::{level_json, level_labels, venue_name};
 
 /// `barrier` values that stand where people walk through (gates, turnstiles): kept as
 /// `barrier` features so that routes honour their `access` and `wheelchair` tags.
@@ -240,86 +246,6 @@ fn category_of(tags: &Tags) -> Option<&str> {
         .iter()
         .filter_map(|k| tags.get(k))
         .find(|v| *v != "yes")
-}
-
-/// A display name for a venue: its outline's name; else the station or mall it holds or
-/// stands in; else its address; else its largest named walkable area; else the name of the
-/// nearest station or mall within 300 m; else the first named feature's, as
-/// `Indoor venue (<name>)`.
-fn venue_name(c: &Container, feats: &[&Feature<'_>], namers: &[(Pt, String, u8)]) -> String {
-    if let Some(n) = c.tags.get("name") {
-        return n.to_owned();
-    }
-    let inside = namers
-        .iter()
-        .filter(|(p, _, _)| c.bbox.contains(*p) && c.area.contains(*p))
-        .min_by_key(|(_, _, r)| *r);
-    if let Some((_, n, _)) = inside {
-        return n.clone();
-    }
-    if let Some(street) = c.tags.get("addr:street") {
-        return match c.tags.get("addr:housenumber") {
-            Some(h) => format!("{street} {h}"),
-            None => street.to_owned(),
-        };
-    }
-    let largest = feats
-        .iter()
-        .filter(|f| matches!(f.kind, "corridor" | "area" | "level"))
-        .filter_map(|f| Some((f.tags.get("name")?, f.bbox.area_deg2())))
-        .max_by(|a, b| a.1.total_cmp(&b.1));
-    if let Some((n, _)) = largest {
-        return n.to_owned();
-    }
-    let centre = Pt::new(
-        (c.bbox.south + c.bbox.north) / 2.0,
-        (c.bbox.west + c.bbox.east) / 2.0,
-    );
-    let near = namers
-        .iter()
-        .map(|(p, n, r)| (waymark_core::geo::haversine_m(*p, centre), n, r))
-        .filter(|(d, _, _)| *d <= 300.0)
-        .min_by(|a, b| a.2.cmp(b.2).then(a.0.total_cmp(&b.0)));
-    if let Some((_, n, _)) = near {
-        return n.clone();
-    }
-    match feats.iter().find_map(|f| f.tags.get("name")) {
-        Some(n) => format!("Indoor venue ({n})"),
-        None => "Indoor venue".to_owned(),
-    }
-}
-
-fn level_json(l: f64) -> serde_json::Value {
-    if l.fract() == 0.0 && l.abs() < 1e9 {
-        serde_json::Value::from(l as i64)
-    } else {
-        serde_json::Value::from(l)
-    }
-}
-
-/// The words a feature gives for the level it is on: `(true, name)` from `level:name`,
-/// `level_name` (and `name` of an `indoor=level` outline), `(false, ref)` from `level:ref` (and
-/// `ref` of a level outline).
-fn level_labels<'a>(f: &Feature<'a>) -> Vec<(bool, &'a str)> {
-    let outline = f.kind == "level";
-    let mut out = Vec::new();
-    let name = f
-        .tags
-        .get("level:name")
-        .or_else(|| f.tags.get("level_name"))
-        .or_else(|| if outline { f.tags.get("name") } else { None });
-    let reference = f
-        .tags
-        .get("level:ref")
-        .or_else(|| if outline { f.tags.get("ref") } else { None });
-    // a `level:ref`/`level:name` listing several levels (`U1;U2`) names none of them alone
-    if let Some(n) = name.filter(|n| !n.contains(';')) {
-        out.push((true, n));
-    }
-    if let Some(r) = reference.filter(|r| !r.contains(';')) {
-        out.push((false, r));
-    }
-    out
 }
 
 /// Level value, name, ref and bbox of one venue level.
@@ -766,156 +692,4 @@ pub fn build(
     compress_feature_text(tx)?;
     progress("indoor", 3, 3);
     Ok(())
-}
-
-/// Replaces each `indoor_features.properties` and `shape` still stored as JSON text by one
-/// zstd frame (pack format 5), compressed with the pack's dictionary for the column: the one
-/// already in `indoor_dicts`, else one trained on these rows (about a tenth of their bytes,
-/// 1-8 KiB; none for fewer than 64 rows or 8 KiB of text, where a dictionary does not pay).
-/// The text goes back with [`waymark_core::packs::schema::IndoorText`].
-fn compress_feature_text(tx: &Transaction<'_>) -> Result<(), OsmError> {
-    use waymark_core::packs::schema::IndoorText;
-    let err = |e: std::io::Error| OsmError::Compress(format!("indoor features: {e}"));
-    let known = IndoorText::load(tx)?;
-    for (column, dict_id) in [
-        ("properties", IndoorText::PROPERTIES_DICT),
-        ("shape", IndoorText::SHAPE_DICT),
-    ] {
-        let rows: Vec<(i64, String)> = {
-            let mut st = tx.prepare(&format!(
-                "SELECT id, {column} FROM indoor_features WHERE typeof({column}) = 'text' ORDER BY id"
-            ))?;
-            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<Result<_, _>>()?
-        };
-        if rows.is_empty() {
-            continue;
-        }
-        let mut dict = known.dict(dict_id).map(<[u8]>::to_vec);
-        let texts: Vec<&[u8]> = rows.iter().map(|(_, t)| t.as_bytes()).collect();
-        if dict.is_none()
-            && let Some(d) = super::frames::train(&texts)
-        {
-            tx.execute(
-                "INSERT INTO indoor_dicts(id, dict) VALUES (?1, ?2)",
-                params![dict_id, d],
-            )?;
-            dict = Some(d);
-        }
-        let frames = super::frames::compress_all(&texts, dict.as_deref()).map_err(err)?;
-        let mut up = tx.prepare(&format!(
-            "UPDATE indoor_features SET {column} = ?2 WHERE id = ?1"
-        ))?;
-        for ((id, _), frame) in rows.iter().zip(frames) {
-            up.execute(params![id, frame])?;
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-mod tests {
-    use super::*;
-    use crate::osm::models::{OsmNode, OsmWay};
-
-    /// A building with a room on each of levels 0 and 1 and a shop on level 2, tagged with
-    /// the venue's own level words.
-    fn venue(extra: &[(&str, &str)]) -> OsmData {
-        let mut d = OsmData::default();
-        let square = |d: &mut OsmData, first: i64, w: f64, s: f64, size: f64| {
-            for (i, (dy, dx)) in [(0.0, 0.0), (0.0, size), (size, size), (size, 0.0)]
-                .iter()
-                .enumerate()
-            {
-                d.coords.insert(first + i as i64, Pt::new(s + dy, w + dx));
-            }
-            vec![first, first + 1, first + 2, first + 3, first]
-        };
-        let refs = square(&mut d, 1, 11.0, 48.0, 0.001);
-        d.ways.insert(
-            100,
-            OsmWay {
-                id: 100,
-                refs,
-                tags: Tags::from_pairs(&[("building", "retail"), ("name", "Mall")]),
-            },
-        );
-        let refs = square(&mut d, 11, 11.0001, 48.0001, 0.0002);
-        d.ways.insert(
-            101,
-            OsmWay {
-                id: 101,
-                refs,
-                tags: Tags::from_pairs(&[
-                    ("indoor", "room"),
-                    ("level", "0"),
-                    ("level:ref", "EG"),
-                    ("name", "Hall"),
-                ]),
-            },
-        );
-        let refs = square(&mut d, 21, 11.0004, 48.0004, 0.0002);
-        d.ways.insert(
-            102,
-            OsmWay {
-                id: 102,
-                refs,
-                tags: Tags::from_pairs(&[
-                    ("indoor", "level"),
-                    ("level", "1"),
-                    ("name", "Departures"),
-                    ("ref", "D"),
-                ]),
-            },
-        );
-        let mut shop = vec![("shop", "bakery"), ("level", "2"), ("name", "Bakery")];
-        shop.extend_from_slice(extra);
-        d.nodes.push(OsmNode {
-            id: 7,
-            lat: 48.0005,
-            lng: 11.0005,
-            tags: Tags::from_pairs(&shop),
-        });
-        d
-    }
-
-    fn levels_of(d: &OsmData) -> Vec<serde_json::Value> {
-        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
-        waymark_core::packs::schema::create_all(&conn).unwrap();
-        let tx = conn.transaction().unwrap();
-        let mut stats = OsmStats::default();
-        build(d, &tx, &mut stats, &mut |_, _, _| {}).unwrap();
-        let levels: String = tx
-            .query_row("SELECT levels FROM indoor_venues", [], |r| r.get(0))
-            .unwrap();
-        serde_json::from_str(&levels).unwrap()
-    }
-
-    #[test]
-    fn levels_take_the_venues_words() {
-        let levels = levels_of(&venue(&[("level_name", "Food court")]));
-        let pick = |l: i64, k: &str| {
-            levels
-                .iter()
-                .find(|x| x["level"] == l)
-                .map(|x| x[k].clone())
-                .unwrap()
-        };
-        // `level:ref` of a room, the name and ref of a level outline, `level_name` of a shop
-        assert_eq!(pick(0, "ref"), "EG");
-        assert_eq!(pick(0, "name"), serde_json::Value::Null);
-        assert_eq!(pick(1, "name"), "Departures");
-        assert_eq!(pick(1, "ref"), "D");
-        assert_eq!(pick(2, "name"), "Food court");
-        // `level:name` wins over `level_name`; a list of levels names none
-        let levels = levels_of(&venue(&[
-            ("level:name", "Terrace"),
-            ("level_name", "Food court"),
-            ("level:ref", "2;3"),
-        ]));
-        let two = levels.iter().find(|x| x["level"] == 2).unwrap();
-        assert_eq!(two["name"], "Terrace");
-        assert_eq!(two["ref"], serde_json::Value::Null);
-    }
 }
