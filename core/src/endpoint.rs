@@ -262,6 +262,10 @@ macro_rules! endpoint_table {
             FeatureContains: Post "/datasets/{dataset_id}/features/contains", Datasets, K2, 20 per 1 s,
                 FeatureContainsRequest => FeatureContainsResponse,
                 Blocking, Json, All, Datasets, datasets_feature_contains, featuresContaining;
+            /// `GET /indoor/venues` (a Waymark extension: finding venues)
+            VenueList: Get "/indoor/venues", Indoor, K2, 20 per 1 s,
+                VenueListRequest => VenueListResponse,
+                Inline, Json, All, Indoor, indoor_venue_list, listVenues;
             /// `GET /indoor/venues/{venue_id}`
             VenueGet: Get "/indoor/venues/{venue_id}", Indoor, K2, 20 per 1 s,
                 VenueGetRequest => VenueGetResponse,
@@ -513,6 +517,7 @@ impl Endpoint {
                     | Endpoint::DatasetCreate
                     | Endpoint::DatasetDelete
                     | Endpoint::ConvertToCoordinates
+                    | Endpoint::VenueList
                     | Endpoint::ZonesExport
                     | Endpoint::ZoneGet
                     | Endpoint::ZonesList

@@ -443,6 +443,15 @@ impl Engine {
         &self.datasets
     }
 
+    /// `GET /indoor/venues`
+    pub fn indoor_venue_list(
+        &self,
+        call: &mut Call<'_>,
+        req: VenueListRequest,
+    ) -> Result<VenueListResponse, ApiError> {
+        self.indoor.list(self.packs().snapshot(), call, &req)
+    }
+
     /// `GET /indoor/venues/{venue_id}`
     pub fn indoor_venue(
         &self,

@@ -481,6 +481,42 @@ fn status_bodies_per_group() {
     let r = s.both(&Req::get("/indoor/venues/v1").header("X-Api-Key", &k.private));
     assert_eq!(r.status, 404, "{}", r.body);
     assert!(r.body["detail"].as_str().unwrap().contains("no venue `v1`"));
+    // The venue list (a Waymark extension), with and without a trailing slash: 503 while no
+    // pack has the indoor layer, 422 at `radius` without `near`, 403 `{}` for a key without
+    // the indoor group.
+    for path in ["/indoor/venues", "/indoor/venues/"] {
+        let r = s.both(&Req::get(path).header("X-Api-Key", &k.private));
+        assert_eq!(r.status, 503, "{path}: {}", r.body);
+        assert!(r.body["detail"].as_str().unwrap().contains("indoor layer"));
+        let r = s.both(&Req::get(format!("{path}?radius=5")).header("X-Api-Key", &k.private));
+        assert_eq!(r.status, 422, "{path}: {}", r.body);
+        assert_eq!(r.body["detail"][0]["loc"], json!(["query", "radius"]));
+        let r = s.both(&Req::get(path).header("X-Api-Key", &k.ios));
+        assert_eq!((r.status, r.body.clone()), (403, json!({})));
+        assert_eq!(s.both(&Req::get(path)).status, 401, "{path}");
+    }
+    // Each broken rule of the venue list is a 422 at its parameter, saying what to fix.
+    for (query, name, words) in [
+        ("near=48.1,11.5&radius=50001", "radius", "at most 50000"),
+        ("near=48.1,11.5&radius=-1", "radius", ""),
+        ("near=48.1", "near", "lat,lng"),
+        ("near=91,11.5", "near", ""),
+        ("q=%20", "q", "q is empty"),
+        ("page=x", "page", ""),
+        ("items_by_page=-2", "items_by_page", ""),
+    ] {
+        let r =
+            s.both(&Req::get(format!("/indoor/venues?{query}")).header("X-Api-Key", &k.private));
+        assert_eq!(r.status, 422, "{query}: {}", r.body);
+        assert_eq!(
+            r.body["detail"][0]["loc"],
+            json!(["query", name]),
+            "{query}"
+        );
+        let msg = r.body["detail"][0]["msg"].as_str().unwrap();
+        assert!(msg.contains(words), "{query}: {msg}");
+        assert!(r.body["context"].is_object(), "{query}: {}", r.body);
+    }
     // Datasets: an unknown dataset is 404 `{details}` (the datasets group's body).
     let r = s.both(&Req::get("/datasets/d1/features/f1").header("X-Api-Key", &k.private));
     assert_eq!(r.status, 404, "{}", r.body);
@@ -559,6 +595,11 @@ fn validation_errors_name_the_parameter() {
     assert_eq!(r.status, 422, "{}", r.body);
     assert!(r.body["context"].is_object());
     assert!(r.body["detail"].is_array());
+    // `customer` (a Waymark extension) is a boolean, refused at its parameter otherwise.
+    let r = get("/indoor/directions/v1?origin=1&destination=2&customer=maybe");
+    assert_eq!(r.status, 422, "{}", r.body);
+    assert_eq!(r.body["detail"][0]["loc"], json!(["query", "customer"]));
+    assert!(r.body["context"].is_object());
 
     // Bodies: malformed JSON and wrong shapes.
     let put = |body: &str| {

@@ -4,7 +4,8 @@
 //! First the indoor layer (venues and features; a venue's walkable graph is built when it is
 //! read) of every sample pack is built and timed; then, on the largest sample venue (the
 //! München Stachus mall and station, by features), directions between random pairs of its POIs (default and wheelchair) and POI search
-//! (typed names with typos, alphabetical lists, filters) are timed call by call through
+//! (typed names with typos, alphabetical lists, filters) and the venue list (near a point,
+//! which venue holds it, by name) are timed call by call through
 //! `Engine::call`, with p50 / p95 / p99 printed before criterion's groups, since the targets
 //! are percentiles.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
@@ -213,6 +214,36 @@ fn bench(c: &mut Criterion) {
             );
         },
     );
+
+    // Finding venues: the venues of the München pack near a POI of the venue (radius 0:
+    // which venue holds it; 1 km), and by a word of a venue's name.
+    let near: Vec<LatLng> = g
+        .pois
+        .iter()
+        .map(|(_, n)| LatLng::new(g.nodes[*n as usize].lat, g.nodes[*n as usize].lng))
+        .collect();
+    let list = |i: usize, radius: u32| VenueListRequest {
+        near: Some(near[i % near.len()]),
+        radius: Some(radius),
+        ..Default::default()
+    };
+    waymark_tests::time_percentiles("venue list, near with radius 0", 5_000, |i| {
+        black_box(engine.call(&creds, list(i, 0)).unwrap());
+    });
+    waymark_tests::time_percentiles("venue list, near within 1 km", 5_000, |i| {
+        black_box(engine.call(&creds, list(i, 1_000)).unwrap());
+    });
+    let words: Vec<String> = typed
+        .iter()
+        .filter_map(|n| n.split_whitespace().next().map(str::to_owned))
+        .collect();
+    waymark_tests::time_percentiles("venue list, q (a word)", 5_000, |i| {
+        let req = VenueListRequest {
+            q: Some(words[i % words.len()].clone()),
+            ..Default::default()
+        };
+        black_box(engine.call(&creds, req).unwrap());
+    });
 
     let mut group = c.benchmark_group("indoor");
     group.sample_size(50);

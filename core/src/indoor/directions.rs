@@ -43,6 +43,11 @@ impl Indoor {
                     ),
                 )
             })?;
+        // Places for customers only are walked when the caller says they are one.
+        let ride = Ride {
+            profile,
+            customer: req.customer,
+        };
         let levels = g.levels();
         let resolve = |name: &str, p: &IndoorPoint| -> Result<Resolved, ApiError> {
             match p {
@@ -111,7 +116,7 @@ impl Indoor {
             })
             .collect();
         if req.optimize && waypoints.len() > 1 {
-            waypoints = optimize(g, &origin, waypoints, &destination, profile, &avoid);
+            waypoints = optimize(g, &origin, waypoints, &destination, ride, &avoid);
         }
         call.charge()?;
         call.attribute(v.attribution.clone());
@@ -123,7 +128,7 @@ impl Indoor {
         let mut bounds = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
         for (i, pair) in stops.windows(2).enumerate() {
             let (from, to) = (pair[0], pair[1]);
-            let Some(path) = g.route(&from.anchor, &to.anchor, profile, &avoid) else {
+            let Some(path) = g.route(&from.anchor, &to.anchor, ride, &avoid) else {
                 return Ok(IndoorDirectionsResponse {
                     status: "no_route".to_owned(),
                     routes: Vec::new(),
@@ -211,7 +216,7 @@ pub(super) fn optimize(
     origin: &Resolved,
     waypoints: Vec<Resolved>,
     destination: &Resolved,
-    profile: Profile,
+    ride: Ride,
     avoid: &[AvoidBox],
 ) -> Vec<Resolved> {
     let n = waypoints.len();
@@ -224,7 +229,7 @@ pub(super) fn optimize(
         for j in 0..m {
             if i != j {
                 cost[i][j] = g
-                    .cost_between(&pts[i].anchor, &pts[j].anchor, profile, avoid)
+                    .cost_between(&pts[i].anchor, &pts[j].anchor, ride, avoid)
                     .unwrap_or(f64::INFINITY);
             }
         }

@@ -24,6 +24,7 @@ mod directions;
 pub mod filter;
 pub mod graph;
 pub mod levels;
+mod list;
 pub mod search;
 pub mod text;
 
@@ -47,7 +48,7 @@ use crate::packs::PackSet;
 use crate::packs::registry::{LoadedPack, PackSetCache};
 use crate::packs::schema::layers;
 
-use graph::{Anchor, AvoidBox, EdgeKind, Graph, Path, Profile};
+use graph::{Anchor, AvoidBox, EdgeKind, Graph, Path, Profile, Ride};
 use search::PoiIndex;
 use text::{Lang, LevelName, Say, Toward, Via};
 
@@ -195,6 +196,8 @@ pub struct VenueData {
 #[derive(Debug, Default)]
 pub struct IndoorLayer {
     venues: HashMap<String, Arc<LoadedPack>>,
+    /// Every venue's row as listed, by id.
+    listed: Vec<list::Listed>,
     loaded: RwLock<HashMap<String, Arc<VenueData>>>,
 }
 
@@ -210,22 +213,35 @@ impl IndoorLayer {
     /// Lists the venues of every pack with the indoor layer.
     pub fn load(set: &PackSet) -> Result<IndoorLayer, ApiError> {
         let mut venues = HashMap::new();
+        let mut listed = Vec::new();
         for pack in set.with_layer(layers::INDOOR) {
             let conn = pack.sqlite().map_err(|e| unreadable(pack.id(), &e))?;
-            let ids = (|| -> rusqlite::Result<Vec<String>> {
-                let mut st = conn.prepare("SELECT venue_id FROM indoor_venues")?;
-                let rows = st.query_map([], |r| r.get::<_, String>(0))?;
+            let rows = (|| -> rusqlite::Result<Vec<list::Listed>> {
+                let mut st = conn.prepare(
+                    "SELECT venue_id, name, west, south, east, north, levels, buildings \
+                     FROM indoor_venues ORDER BY venue_id",
+                )?;
+                let rows = st.query_map([], list::Listed::from_row)?;
                 rows.collect()
             })()
             .map_err(|e| unreadable(pack.id(), &e))?;
-            for id in ids {
-                venues.entry(id).or_insert_with(|| pack.clone());
+            for v in rows {
+                if !venues.contains_key(&v.summary.venue_id) {
+                    venues.insert(v.summary.venue_id.clone(), pack.clone());
+                    listed.push(v);
+                }
             }
         }
         Ok(IndoorLayer {
             venues,
+            listed,
             loaded: RwLock::new(HashMap::new()),
         })
+    }
+
+    /// Every venue's row as listed.
+    pub fn listed(&self) -> &[list::Listed] {
+        &self.listed
     }
 
     /// Ids of the venues, sorted.
@@ -248,18 +264,22 @@ impl IndoorLayer {
         };
         let conn = pack.sqlite().map_err(|e| unreadable(pack.id(), &e))?;
         let mut data = read_venue(&conn, id).map_err(|e| unreadable(pack.id(), &e))?;
-        data.attribution = pack
-            .manifest
-            .sources
-            .iter()
-            .filter(|s| s.layers.iter().any(|l| l == layers::INDOOR))
-            .map(|s| s.attribution.clone())
-            .collect::<Vec<_>>()
-            .join("; ");
+        data.attribution = indoor_attribution(pack);
         let data = Arc::new(data);
         self.loaded.write().insert(id.to_owned(), data.clone());
         Ok(data)
     }
+}
+
+/// The attribution of a pack's indoor sources.
+fn indoor_attribution(pack: &LoadedPack) -> String {
+    pack.manifest
+        .sources
+        .iter()
+        .filter(|s| s.layers.iter().any(|l| l == layers::INDOOR))
+        .map(|s| s.attribution.clone())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Why a venue cannot be read.

@@ -122,6 +122,11 @@ extension Waymark {
         try await native.datasetsFeatureContains(request: request)
     }
 
+    /// `GET /indoor/venues`
+    public func listVenues(_ request: VenueListRequest) async throws -> VenueListResponse {
+        try await detached { [native] in try native.indoorVenueList(request: request) }
+    }
+
     /// `GET /indoor/venues/{venue_id}`
     public func venue(_ request: VenueGetRequest) async throws -> Venue {
         try await detached { [native] in try native.indoorVenue(request: request) }

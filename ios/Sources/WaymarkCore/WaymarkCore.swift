@@ -4734,6 +4734,11 @@ public struct IndoorDirectionsRequest: Equatable, Hashable {
      * Areas to avoid. Default: none.
      */
     public var avoidIn: [IndoorAvoidBox]
+    /**
+     * The walker is a customer (a Waymark extension): places for customers only
+     * (`access=customers`) are walked. Default false: routes keep out of them.
+     */
+    public var customer: Bool
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -4765,7 +4770,11 @@ public struct IndoorDirectionsRequest: Equatable, Hashable {
          */mode: String? = nil, 
         /**
          * Areas to avoid. Default: none.
-         */avoidIn: [IndoorAvoidBox] = []) {
+         */avoidIn: [IndoorAvoidBox] = [], 
+        /**
+         * The walker is a customer (a Waymark extension): places for customers only
+         * (`access=customers`) are walked. Default false: routes keep out of them.
+         */customer: Bool = false) {
         self.venueId = venueId
         self.origin = origin
         self.destination = destination
@@ -4775,6 +4784,7 @@ public struct IndoorDirectionsRequest: Equatable, Hashable {
         self.optimize = optimize
         self.mode = mode
         self.avoidIn = avoidIn
+        self.customer = customer
     }
 
     
@@ -4801,7 +4811,8 @@ public struct FfiConverterTypeIndoorDirectionsRequest: FfiConverterRustBuffer {
                 waypoints: FfiConverterSequenceTypeIndoorPoint.read(from: &buf), 
                 optimize: FfiConverterBool.read(from: &buf), 
                 mode: FfiConverterOptionString.read(from: &buf), 
-                avoidIn: FfiConverterSequenceTypeIndoorAvoidBox.read(from: &buf)
+                avoidIn: FfiConverterSequenceTypeIndoorAvoidBox.read(from: &buf), 
+                customer: FfiConverterBool.read(from: &buf)
         )
     }
 
@@ -4815,6 +4826,7 @@ public struct FfiConverterTypeIndoorDirectionsRequest: FfiConverterRustBuffer {
         FfiConverterBool.write(value.optimize, into: &buf)
         FfiConverterOptionString.write(value.mode, into: &buf)
         FfiConverterSequenceTypeIndoorAvoidBox.write(value.avoidIn, into: &buf)
+        FfiConverterBool.write(value.customer, into: &buf)
     }
 }
 
@@ -12776,6 +12788,281 @@ public func FfiConverterTypeVenueLevel_lower(_ value: VenueLevel) -> RustBuffer 
 
 
 /**
+ * `GET /indoor/venues` (K2; 20 per 1 s; a Waymark extension, not in the Location Platform
+ * API): the venues of the installed packs, paged. With `near`, the venues within `radius`
+ * metres of the point, nearest first (`radius=0`: the venues the point is in, the smallest
+ * first: "which venue am I in"); with `q`, the venues whose name or building names hold
+ * every word of `q`; with neither, every venue by name.
+ */
+public struct VenueListRequest: Equatable, Hashable {
+    /**
+     * `lat,lng`: list the venues around this point, nearest first.
+     */
+    public var near: LatLng?
+    /**
+     * Metres around `near` (default 1000, at most 50000); 0 lists the venues whose outline
+     * holds the point. Only with `near`.
+     */
+    public var radius: UInt32?
+    /**
+     * Words of the venue's name (or of one of its buildings' names); each word matches the
+     * start of a word, ignoring case and accents.
+     */
+    public var q: String?
+    /**
+     * Venues per page; 0 (the default) means no pagination.
+     */
+    public var itemsByPage: UInt32
+    /**
+     * Page number; the first page is 0 (the default).
+     */
+    public var page: UInt32
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * `lat,lng`: list the venues around this point, nearest first.
+         */near: LatLng? = nil, 
+        /**
+         * Metres around `near` (default 1000, at most 50000); 0 lists the venues whose outline
+         * holds the point. Only with `near`.
+         */radius: UInt32? = nil, 
+        /**
+         * Words of the venue's name (or of one of its buildings' names); each word matches the
+         * start of a word, ignoring case and accents.
+         */q: String? = nil, 
+        /**
+         * Venues per page; 0 (the default) means no pagination.
+         */itemsByPage: UInt32, 
+        /**
+         * Page number; the first page is 0 (the default).
+         */page: UInt32) {
+        self.near = near
+        self.radius = radius
+        self.q = q
+        self.itemsByPage = itemsByPage
+        self.page = page
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension VenueListRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeVenueListRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> VenueListRequest {
+        return
+            try VenueListRequest(
+                near: FfiConverterOptionTypeLatLng.read(from: &buf), 
+                radius: FfiConverterOptionUInt32.read(from: &buf), 
+                q: FfiConverterOptionString.read(from: &buf), 
+                itemsByPage: FfiConverterUInt32.read(from: &buf), 
+                page: FfiConverterUInt32.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: VenueListRequest, into buf: inout [UInt8]) {
+        FfiConverterOptionTypeLatLng.write(value.near, into: &buf)
+        FfiConverterOptionUInt32.write(value.radius, into: &buf)
+        FfiConverterOptionString.write(value.q, into: &buf)
+        FfiConverterUInt32.write(value.itemsByPage, into: &buf)
+        FfiConverterUInt32.write(value.page, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeVenueListRequest_lift(_ buf: RustBuffer) throws -> VenueListRequest {
+    return try FfiConverterTypeVenueListRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeVenueListRequest_lower(_ value: VenueListRequest) -> RustBuffer {
+    return FfiConverterTypeVenueListRequest.lower(value)
+}
+
+
+/**
+ * Answer of `GET /indoor/venues`: `{pagination, venues}`.
+ */
+public struct VenueListResponse: Equatable, Hashable {
+    /**
+     * Page information (`total`: venues in all pages).
+     */
+    public var pagination: IndoorPagination
+    /**
+     * The venues of the page.
+     */
+    public var venues: [VenueSummary]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Page information (`total`: venues in all pages).
+         */pagination: IndoorPagination, 
+        /**
+         * The venues of the page.
+         */venues: [VenueSummary]) {
+        self.pagination = pagination
+        self.venues = venues
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension VenueListResponse: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeVenueListResponse: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> VenueListResponse {
+        return
+            try VenueListResponse(
+                pagination: FfiConverterTypeIndoorPagination.read(from: &buf), 
+                venues: FfiConverterSequenceTypeVenueSummary.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: VenueListResponse, into buf: inout [UInt8]) {
+        FfiConverterTypeIndoorPagination.write(value.pagination, into: &buf)
+        FfiConverterSequenceTypeVenueSummary.write(value.venues, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeVenueListResponse_lift(_ buf: RustBuffer) throws -> VenueListResponse {
+    return try FfiConverterTypeVenueListResponse.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeVenueListResponse_lower(_ value: VenueListResponse) -> RustBuffer {
+    return FfiConverterTypeVenueListResponse.lower(value)
+}
+
+
+/**
+ * A venue in a list: what finding it needs (the whole venue is `GET /indoor/venues/{venue_id}`).
+ */
+public struct VenueSummary: Equatable, Hashable {
+    /**
+     * Venue id.
+     */
+    public var venueId: String
+    /**
+     * Name.
+     */
+    public var name: String
+    /**
+     * Bounding box `[west, south, east, north]`.
+     */
+    public var bbox: [Double]
+    /**
+     * Levels.
+     */
+    public var levels: [VenueLevel]
+    /**
+     * Metres from `near` to the venue (0 inside it), when `near` is given.
+     */
+    public var distance: Double?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Venue id.
+         */venueId: String, 
+        /**
+         * Name.
+         */name: String, 
+        /**
+         * Bounding box `[west, south, east, north]`.
+         */bbox: [Double], 
+        /**
+         * Levels.
+         */levels: [VenueLevel], 
+        /**
+         * Metres from `near` to the venue (0 inside it), when `near` is given.
+         */distance: Double? = nil) {
+        self.venueId = venueId
+        self.name = name
+        self.bbox = bbox
+        self.levels = levels
+        self.distance = distance
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension VenueSummary: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeVenueSummary: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> VenueSummary {
+        return
+            try VenueSummary(
+                venueId: FfiConverterString.read(from: &buf), 
+                name: FfiConverterString.read(from: &buf), 
+                bbox: FfiConverterSequenceDouble.read(from: &buf), 
+                levels: FfiConverterSequenceTypeVenueLevel.read(from: &buf), 
+                distance: FfiConverterOptionDouble.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: VenueSummary, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.venueId, into: &buf)
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterSequenceDouble.write(value.bbox, into: &buf)
+        FfiConverterSequenceTypeVenueLevel.write(value.levels, into: &buf)
+        FfiConverterOptionDouble.write(value.distance, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeVenueSummary_lift(_ buf: RustBuffer) throws -> VenueSummary {
+    return try FfiConverterTypeVenueSummary.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeVenueSummary_lower(_ value: VenueSummary) -> RustBuffer {
+    return FfiConverterTypeVenueSummary.lower(value)
+}
+
+
+/**
  * A viewport or bounds: `{northeast, southwest}` corners.
  */
 public struct Viewport: Equatable, Hashable {
@@ -20193,6 +20480,31 @@ fileprivate struct FfiConverterSequenceTypeVenueLevel: FfiConverterRustBuffer {
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterTypeVenueLevel.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeVenueSummary: FfiConverterRustBuffer {
+    typealias SwiftType = [VenueSummary]
+
+    public static func write(_ value: [VenueSummary], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeVenueSummary.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [VenueSummary] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [VenueSummary]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeVenueSummary.read(from: &buf))
         }
         return seq
     }

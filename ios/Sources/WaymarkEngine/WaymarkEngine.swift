@@ -891,6 +891,11 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     func indoorVenue(request: VenueGetRequest) throws  -> Venue
     
     /**
+     * `GET /indoor/venues` (a Waymark extension: finding venues)
+     */
+    func indoorVenueList(request: VenueListRequest) throws  -> VenueListResponse
+    
+    /**
      * Installs the pack at `url` (`file://` or `http(s)://` pack directory) and awaits it:
      * resumable, every file verified, the publisher's signature checked, switched in
      * atomically (the previous version answers until then). `listener` hears the progress.
@@ -1450,6 +1455,19 @@ open func indoorVenue(request: VenueGetRequest)throws  -> Venue  {
     uniffi_waymark_ffi_fn_method_waymark_indoor_venue(
             self.uniffiCloneHandle(),
         FfiConverterTypeVenueGetRequest_lower(request),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * `GET /indoor/venues` (a Waymark extension: finding venues)
+     */
+open func indoorVenueList(request: VenueListRequest)throws  -> VenueListResponse  {
+    return try  FfiConverterTypeVenueListResponse_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_method_waymark_indoor_venue_list(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeVenueListRequest_lower(request),uniffiCallStatus
     )
 })
 }
@@ -2488,6 +2506,28 @@ public func indoorPoiSearchResponseToJson(value: PoiSearchResponse)throws  -> St
 /**
  * Reads the request from its JSON form (422 naming each bad field).
  */
+public func indoorVenueListRequestFromJson(json: String)throws  -> VenueListRequest  {
+    return try  FfiConverterTypeVenueListRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_indoor_venue_list_request_from_json(
+        FfiConverterString.lower(json),uniffiCallStatus
+    )
+})
+}
+/**
+ * Writes the response in the JSON form of the REST contract.
+ */
+public func indoorVenueListResponseToJson(value: VenueListResponse)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_func_indoor_venue_list_response_to_json(
+        FfiConverterTypeVenueListResponse_lower(value),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the request from its JSON form (422 naming each bad field).
+ */
 public func indoorVenueRequestFromJson(json: String)throws  -> VenueGetRequest  {
     return try  FfiConverterTypeVenueGetRequest_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
         uniffiCallStatus in
@@ -3066,6 +3106,12 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_func_indoor_poi_search_response_to_json() != 42022) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_waymark_ffi_checksum_func_indoor_venue_list_request_from_json() != 37816) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_func_indoor_venue_list_response_to_json() != 26831) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_waymark_ffi_checksum_func_indoor_venue_request_from_json() != 5426) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -3256,6 +3302,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_indoor_venue() != 13312) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_method_waymark_indoor_venue_list() != 31691) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_install_pack() != 14261) {

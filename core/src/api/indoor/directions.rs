@@ -51,6 +51,11 @@ pub struct IndoorDirectionsRequest {
     #[cfg_attr(feature = "uniffi", uniffi(default))]
     #[query(with = parse_avoid_in)]
     pub avoid_in: Vec<IndoorAvoidBox>,
+    /// The walker is a customer (a Waymark extension): places for customers only
+    /// (`access=customers`) are walked. Default false: routes keep out of them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "uniffi", uniffi(default = false))]
+    pub customer: bool,
 }
 
 impl Default for IndoorDirectionsRequest {
@@ -65,6 +70,7 @@ impl Default for IndoorDirectionsRequest {
             optimize: false,
             mode: None,
             avoid_in: Vec::new(),
+            customer: false,
         }
     }
 }
@@ -253,6 +259,7 @@ mod tests {
             ("units", "imperial"),
             ("optimize", "true"),
             ("mode", "wheelchair"),
+            ("customer", "true"),
             (
                 "avoid_in",
                 "0;48.1,2.1;48.1,2.2;48.2,2.2;48.2,2.1|1;1,1;1,2;2,2;2,1",
@@ -262,6 +269,7 @@ mod tests {
             IndoorDirectionsRequest::from_query(&q, &RequestHeaders::default(), &venue()).unwrap();
         assert_eq!(r.units, Units::Imperial);
         assert!(r.optimize);
+        assert!(r.customer);
         assert_eq!(r.avoid_in.len(), 2);
         assert_eq!(r.avoid_in[1].level, 1);
         assert_eq!(r.avoid_in[0].corners[3], LatLng::new(48.2, 2.1));
@@ -270,6 +278,7 @@ mod tests {
             ("destination", "x"),
             ("avoid_in", "0;1,1;1,2"),
             ("optimize", "2"),
+            ("customer", "yes please"),
         ]);
         let errs =
             IndoorDirectionsRequest::from_query(&q, &RequestHeaders::default(), &[]).unwrap_err();
@@ -281,6 +290,7 @@ mod tests {
                 (json!(["query", "destination"]), kinds::VALUE),
                 (json!(["query", "optimize"]), kinds::BOOL),
                 (json!(["query", "avoid_in"]), kinds::VALUE),
+                (json!(["query", "customer"]), kinds::BOOL),
             ],
         );
         assert!(errs[1].msg.contains("`ref:<poi_ref>`"), "{}", errs[1].msg);

@@ -2,6 +2,7 @@
 //!
 //! | endpoint | request | response |
 //! |---|---|---|
+//! | `GET /indoor/venues` (Waymark extension) | [`VenueListRequest`] | [`VenueListResponse`] |
 //! | `GET /indoor/venues/{venue_id}` | [`VenueGetRequest`] | [`VenueGetResponse`] = [`Venue`] |
 //! | `GET /indoor/venues/{venue_id}/pois/search` | [`PoiSearchRequest`] | [`PoiSearchResponse`] |
 //! | `GET /indoor/directions/{venue_id}` | [`IndoorDirectionsRequest`] | [`IndoorDirectionsResponse`] |
@@ -28,10 +29,12 @@ use super::validation::{Checks, FieldError, Loc, kinds, parse_pipe_list, shown};
 mod directions;
 mod pois;
 mod venue;
+mod venues;
 
 pub use directions::*;
 pub use pois::*;
 pub use venue::*;
+pub use venues::*;
 
 fn default_language() -> String {
     "en".to_owned()

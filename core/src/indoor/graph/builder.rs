@@ -55,6 +55,7 @@ impl Builder {
             oneway,
             wheelchair,
             feature,
+            customers: false,
         };
         match self.edge_keys.get(&key) {
             // A walk edge is kept over a stair footprint's, so wheelchairs may use it.
@@ -605,6 +606,29 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
         node_pos.get(n as usize).is_some_and(|k| set.contains(k))
     };
     let mut edges = b.edges;
+    // Places for customers only: the edges through them and at their doors and gates.
+    let customer_features: std::collections::HashSet<i64> = features
+        .iter()
+        .filter(|f| customers_access(f))
+        .map(|f| f.id)
+        .collect();
+    let customer_pos: std::collections::HashSet<(i64, i64)> = features
+        .iter()
+        .filter(|f| {
+            matches!(f.kind, "door" | "entrance" | "barrier")
+                && customers_access(f)
+                && shape_line(f.shape).is_none()
+        })
+        .map(|f| pos_key(f.point))
+        .collect();
+    for e in &mut edges {
+        if customer_features.contains(&e.feature)
+            || at(e.a, &customer_pos)
+            || at(e.b, &customer_pos)
+        {
+            e.customers = true;
+        }
+    }
     if !shut_pos.is_empty() {
         edges.retain(|e| !at(e.a, &shut_pos) && !at(e.b, &shut_pos));
     }
@@ -625,7 +649,13 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
     };
     g.index();
     for p in [Profile::Default, Profile::Wheelchair] {
-        if !g.edges.is_empty() && g.serves_every_poi_level(p) {
+        // Listed when it serves every level for a customer: places for customers only may
+        // be the way between levels, and a walker who is not one gets `no_route` there.
+        let ride = Ride {
+            profile: p,
+            customer: true,
+        };
+        if !g.edges.is_empty() && g.serves_every_poi_level(ride) {
             g.profiles.push(p.name().to_owned());
         }
     }

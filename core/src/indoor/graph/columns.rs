@@ -13,6 +13,7 @@ const KINDS: [EdgeKind; 5] = [
 const ONEWAY: u8 = 1 << 3;
 const WHEELCHAIR: u8 = 1 << 4;
 const DERIVED: u8 = 1 << 5;
+const CUSTOMERS: u8 = 1 << 6;
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     loop {
@@ -140,6 +141,9 @@ pub(super) fn encode(g: &Graph) -> Result<Vec<u8>, GraphCodecError> {
         if e.wheelchair {
             flags |= WHEELCHAIR;
         }
+        if e.customers {
+            flags |= CUSTOMERS;
+        }
         let is_derived = match (g.nodes.get(e.a as usize), g.nodes.get(e.b as usize)) {
             (Some(na), Some(nb)) => derived(k, na, nb).to_bits() == e.length.to_bits(),
             _ => false,
@@ -211,6 +215,7 @@ pub(super) fn decode(bytes: &[u8]) -> Result<Graph, GraphCodecError> {
             oneway: flags & ONEWAY != 0,
             wheelchair: flags & WHEELCHAIR != 0,
             feature,
+            customers: flags & CUSTOMERS != 0,
         });
     }
     let stored = r.count()?;

@@ -199,6 +199,12 @@ pub(super) fn wheelchair_ok(f: &GraphFeature<'_>, kind: EdgeKind) -> bool {
     !matches!(kind, EdgeKind::Stairs | EdgeKind::Escalator) && f.tag("wheelchair") != Some("no")
 }
 
+/// Whether a feature is for customers only (`access=customers`): walked by a customer's
+/// ride only.
+pub(super) fn customers_access(f: &GraphFeature<'_>) -> bool {
+    f.tag("access") == Some("customers")
+}
+
 /// Whether a feature is closed to everyone: `access=private|no` (a venue file's restricted
 /// units are given `access=private`). `customers`, `permissive`, `yes` are open.
 pub(super) fn closed_access(f: &GraphFeature<'_>) -> bool {

@@ -23,7 +23,9 @@
 //! consecutive levels they serve. Walkable lines of different levels that share a vertex meet
 //! there (a ramp edge: how the level changes is not mapped), and a connector way's ends are on the levels of the lines they meet. Lines tagged
 //! `oneway` or `conveying` are one way. A closed door or gate (`access=private|no`) cuts the
-//! edges at it. A door or connector point that lies in no area is joined to
+//! edges at it. Edges through a feature tagged `access=customers`, or at such a door or gate,
+//! are for customers only ([`Edge::customers`]): a search walks them only for a [`Ride`] of a
+//! customer. A door or connector point that lies in no area is joined to
 //! the nearest node of its level within 5 m. Features of kind `outdoor` (the foot-accessible
 //! road edges around the venue, level 0) are walkable lines too; entrances join their nearest
 //! vertex within 30 m, so routes can start on the street.
@@ -153,6 +155,25 @@ pub enum Profile {
     Wheelchair,
 }
 
+/// A profile with its options: what a search may walk. A [`Profile`] alone is a ride of
+/// someone who is not a customer (places for customers only are closed to it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Ride {
+    /// The profile.
+    pub profile: Profile,
+    /// The walker is a customer: edges for customers only are open.
+    pub customer: bool,
+}
+
+impl From<Profile> for Ride {
+    fn from(profile: Profile) -> Ride {
+        Ride {
+            profile,
+            customer: false,
+        }
+    }
+}
+
 impl Profile {
     /// The profile named `name`.
     pub fn parse(name: &str) -> Option<Profile> {
@@ -214,6 +235,10 @@ pub struct Edge {
     pub wheelchair: bool,
     /// The feature (area, line or connector) the edge runs through.
     pub feature: i64,
+    /// For customers only (`access=customers` on the feature it runs through, or on a door
+    /// or gate at one of its ends): walked only by a [`Ride`] of a customer.
+    #[serde(default)]
+    pub customers: bool,
 }
 
 /// A walkable polygon on one level.

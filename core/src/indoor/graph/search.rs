@@ -125,7 +125,8 @@ impl Graph {
     /// the graph under the profile (where every node reaches every other) holds a POI of each
     /// such level. A POI spanning levels is one place: reached on one of its levels, it counts
     /// for all of them. A graph without POIs is served when it is connected (one part).
-    pub fn serves_every_poi_level(&self, profile: Profile) -> bool {
+    pub fn serves_every_poi_level(&self, ride: impl Into<Ride>) -> bool {
+        let ride: Ride = ride.into();
         let mut levels_of: HashMap<i64, Vec<i64>> = HashMap::new();
         for &(id, n) in &self.pois {
             if let Some(node) = self.nodes.get(n as usize) {
@@ -137,12 +138,12 @@ impl Graph {
             let levels = self.levels();
             return levels.len() <= 1
                 || self.edges.iter().any(|e| {
-                    self.allowed(e, profile)
+                    self.allowed(e, ride)
                         && self.nodes.get(e.a as usize).map(|x| x.level)
                             != self.nodes.get(e.b as usize).map(|x| x.level)
                 });
         }
-        let comp = self.components(profile);
+        let comp = self.components(ride);
         let wanted: std::collections::BTreeSet<i64> =
             levels_of.values().flatten().copied().collect();
         // per component, the POIs it holds
@@ -164,12 +165,12 @@ impl Graph {
     }
 
     /// The strongly connected component of every node under `profile` (Kosaraju, iterative).
-    pub(super) fn components(&self, profile: Profile) -> Vec<u32> {
+    pub(super) fn components(&self, ride: Ride) -> Vec<u32> {
         let n = self.nodes.len();
         let mut fwd: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut back: Vec<Vec<u32>> = vec![Vec::new(); n];
         for e in &self.edges {
-            if !self.allowed(e, profile) {
+            if !self.allowed(e, ride) {
                 continue;
             }
             let (a, b) = (e.a as usize, e.b as usize);
@@ -238,7 +239,7 @@ impl Graph {
 
     /// Whether the profile may not stand on node `n`: every edge at it is closed to the
     /// profile (a door tagged `wheelchair=no`), so an anchor does not step onto it either.
-    pub(super) fn closed_node(&self, n: u32, p: Profile) -> bool {
+    pub(super) fn closed_node(&self, n: u32, p: Ride) -> bool {
         self.adjacency.get(n as usize).is_some_and(|adj| {
             !adj.is_empty()
                 && adj.iter().all(|(ei, _)| {
@@ -249,11 +250,12 @@ impl Graph {
         })
     }
 
-    pub(super) fn allowed(&self, e: &Edge, p: Profile) -> bool {
-        match p {
-            Profile::Default => true,
-            Profile::Wheelchair => e.wheelchair,
-        }
+    pub(super) fn allowed(&self, e: &Edge, p: Ride) -> bool {
+        (p.customer || !e.customers)
+            && match p.profile {
+                Profile::Default => true,
+                Profile::Wheelchair => e.wheelchair,
+            }
     }
 
     pub(super) fn cost(&self, e: &Edge, p: Profile) -> f64 {
@@ -421,10 +423,11 @@ impl Graph {
     pub(super) fn search(
         &self,
         from: &Anchor,
-        profile: Profile,
+        ride: Ride,
         avoid: &[(i64, Vec<Xy>)],
         targets: Option<&HashMap<u32, f64>>,
     ) -> Searched {
+        let profile = ride.profile;
         let proj = self.proj();
         let n = self.nodes.len();
         let mut cost = vec![f64::INFINITY; n];
@@ -437,7 +440,7 @@ impl Graph {
             let Some(nd) = self.nodes.get(node as usize) else {
                 continue;
             };
-            if self.closed_node(node, profile) {
+            if self.closed_node(node, ride) {
                 continue;
             }
             if self.segment_blocked(avoid, from.level, from_xy, proj.project(nd.pt())) {
@@ -468,7 +471,7 @@ impl Graph {
                 let Some(e) = self.edges.get(ei as usize) else {
                     continue;
                 };
-                if !self.allowed(e, profile) || self.blocked(&proj, avoid, node, other) {
+                if !self.allowed(e, ride) || self.blocked(&proj, avoid, node, other) {
                     continue;
                 }
                 let nc = c + self.cost(e, profile);
@@ -487,8 +490,8 @@ impl Graph {
     }
 
     /// Metres and seconds from `from` to every node (`INFINITY` when unreachable).
-    pub fn distances_from(&self, from: &Anchor, profile: Profile) -> (Vec<f64>, Vec<f64>) {
-        let (cost, metres, _) = self.search(from, profile, &[], None);
+    pub fn distances_from(&self, from: &Anchor, ride: impl Into<Ride>) -> (Vec<f64>, Vec<f64>) {
+        let (cost, metres, _) = self.search(from, ride.into(), &[], None);
         (metres, cost)
     }
 
@@ -497,9 +500,11 @@ impl Graph {
         &self,
         from: &Anchor,
         to: &Anchor,
-        profile: Profile,
+        ride: impl Into<Ride>,
         avoid: &[AvoidBox],
     ) -> Option<Path> {
+        let ride: Ride = ride.into();
+        let profile = ride.profile;
         let avoid = self.avoid_xy(avoid);
         let proj = self.proj();
         let (fx, tx) = (proj.project(from.pt), proj.project(to.pt));
@@ -511,6 +516,11 @@ impl Graph {
             && self.areas_at(from.pt, from.level).any(|a| {
                 Some(a.feature) == from.area
                     && (profile == Profile::Default || a.wheelchair)
+                    && (ride.customer
+                        || !self
+                            .edges
+                            .iter()
+                            .any(|e| e.feature == a.feature && e.customers))
                     && visible(&area_xy(&proj, a), fx, tx)
             })
         {
@@ -531,7 +541,7 @@ impl Graph {
             .links
             .iter()
             .filter(|(n, _)| {
-                !self.closed_node(*n, profile)
+                !self.closed_node(*n, ride)
                     && self.nodes.get(*n as usize).is_some_and(|nd| {
                         !self.segment_blocked(&avoid, to.level, proj.project(nd.pt()), tx)
                     })
@@ -539,7 +549,7 @@ impl Graph {
             .copied()
             .collect();
         let target_of: HashMap<u32, f64> = targets.iter().copied().collect();
-        let (cost, metres, prev) = self.search(from, profile, &avoid, Some(&target_of));
+        let (cost, metres, prev) = self.search(from, ride, &avoid, Some(&target_of));
         let (end, last_d) = targets
             .iter()
             .filter(|(n, _)| cost[*n as usize].is_finite())
@@ -632,10 +642,10 @@ impl Graph {
         &self,
         from: &Anchor,
         to: &Anchor,
-        profile: Profile,
+        ride: impl Into<Ride>,
         avoid: &[AvoidBox],
     ) -> Option<f64> {
-        self.route(from, to, profile, avoid).map(|p| p.duration_s)
+        self.route(from, to, ride, avoid).map(|p| p.duration_s)
     }
 
     /// Whether `p` on `level` lies in a walkable area (within `tol` metres of one) or on a

@@ -4060,6 +4060,12 @@ data class IndoorDirectionsRequest (
      * Areas to avoid. Default: none.
      */
     var `avoidIn`: List<IndoorAvoidBox> = listOf() 
+    , 
+    /**
+     * The walker is a customer (a Waymark extension): places for customers only
+     * (`access=customers`) are walked. Default false: routes keep out of them.
+     */
+    var `customer`: kotlin.Boolean = false 
     
 ){
     
@@ -4085,6 +4091,7 @@ public object FfiConverterTypeIndoorDirectionsRequest: FfiConverterRustBuffer<In
             FfiConverterBoolean.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterSequenceTypeIndoorAvoidBox.read(buf),
+            FfiConverterBoolean.read(buf),
         )
     }
 
@@ -4097,7 +4104,8 @@ public object FfiConverterTypeIndoorDirectionsRequest: FfiConverterRustBuffer<In
             FfiConverterSequenceTypeIndoorPoint.allocationSize(value.`waypoints`) +
             FfiConverterBoolean.allocationSize(value.`optimize`) +
             FfiConverterOptionalString.allocationSize(value.`mode`) +
-            FfiConverterSequenceTypeIndoorAvoidBox.allocationSize(value.`avoidIn`)
+            FfiConverterSequenceTypeIndoorAvoidBox.allocationSize(value.`avoidIn`) +
+            FfiConverterBoolean.allocationSize(value.`customer`)
     )
 
     override fun write(value: IndoorDirectionsRequest, buf: ByteBuffer) {
@@ -4110,6 +4118,7 @@ public object FfiConverterTypeIndoorDirectionsRequest: FfiConverterRustBuffer<In
             FfiConverterBoolean.write(value.`optimize`, buf)
             FfiConverterOptionalString.write(value.`mode`, buf)
             FfiConverterSequenceTypeIndoorAvoidBox.write(value.`avoidIn`, buf)
+            FfiConverterBoolean.write(value.`customer`, buf)
     }
 }
 
@@ -9723,6 +9732,201 @@ public object FfiConverterTypeVenueLevel: FfiConverterRustBuffer<VenueLevel> {
             FfiConverterOptionalString.write(value.`name`, buf)
             FfiConverterOptionalString.write(value.`reference`, buf)
             FfiConverterSequenceDouble.write(value.`bbox`, buf)
+    }
+}
+
+
+
+/**
+ * `GET /indoor/venues` (K2; 20 per 1 s; a Waymark extension, not in the Location Platform
+ * API): the venues of the installed packs, paged. With `near`, the venues within `radius`
+ * metres of the point, nearest first (`radius=0`: the venues the point is in, the smallest
+ * first: "which venue am I in"); with `q`, the venues whose name or building names hold
+ * every word of `q`; with neither, every venue by name.
+ */
+data class VenueListRequest (
+    /**
+     * `lat,lng`: list the venues around this point, nearest first.
+     */
+    var `near`: LatLng? = null 
+    , 
+    /**
+     * Metres around `near` (default 1000, at most 50000); 0 lists the venues whose outline
+     * holds the point. Only with `near`.
+     */
+    var `radius`: kotlin.UInt? = null 
+    , 
+    /**
+     * Words of the venue's name (or of one of its buildings' names); each word matches the
+     * start of a word, ignoring case and accents.
+     */
+    var `q`: kotlin.String? = null 
+    , 
+    /**
+     * Venues per page; 0 (the default) means no pagination.
+     */
+    var `itemsByPage`: kotlin.UInt
+    , 
+    /**
+     * Page number; the first page is 0 (the default).
+     */
+    var `page`: kotlin.UInt
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeVenueListRequest: FfiConverterRustBuffer<VenueListRequest> {
+    override fun read(buf: ByteBuffer): VenueListRequest {
+        return VenueListRequest(
+            FfiConverterOptionalTypeLatLng.read(buf),
+            FfiConverterOptionalUInt.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterUInt.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: VenueListRequest) = (
+            FfiConverterOptionalTypeLatLng.allocationSize(value.`near`) +
+            FfiConverterOptionalUInt.allocationSize(value.`radius`) +
+            FfiConverterOptionalString.allocationSize(value.`q`) +
+            FfiConverterUInt.allocationSize(value.`itemsByPage`) +
+            FfiConverterUInt.allocationSize(value.`page`)
+    )
+
+    override fun write(value: VenueListRequest, buf: ByteBuffer) {
+            FfiConverterOptionalTypeLatLng.write(value.`near`, buf)
+            FfiConverterOptionalUInt.write(value.`radius`, buf)
+            FfiConverterOptionalString.write(value.`q`, buf)
+            FfiConverterUInt.write(value.`itemsByPage`, buf)
+            FfiConverterUInt.write(value.`page`, buf)
+    }
+}
+
+
+
+/**
+ * Answer of `GET /indoor/venues`: `{pagination, venues}`.
+ */
+data class VenueListResponse (
+    /**
+     * Page information (`total`: venues in all pages).
+     */
+    var `pagination`: IndoorPagination
+    , 
+    /**
+     * The venues of the page.
+     */
+    var `venues`: List<VenueSummary>
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeVenueListResponse: FfiConverterRustBuffer<VenueListResponse> {
+    override fun read(buf: ByteBuffer): VenueListResponse {
+        return VenueListResponse(
+            FfiConverterTypeIndoorPagination.read(buf),
+            FfiConverterSequenceTypeVenueSummary.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: VenueListResponse) = (
+            FfiConverterTypeIndoorPagination.allocationSize(value.`pagination`) +
+            FfiConverterSequenceTypeVenueSummary.allocationSize(value.`venues`)
+    )
+
+    override fun write(value: VenueListResponse, buf: ByteBuffer) {
+            FfiConverterTypeIndoorPagination.write(value.`pagination`, buf)
+            FfiConverterSequenceTypeVenueSummary.write(value.`venues`, buf)
+    }
+}
+
+
+
+/**
+ * A venue in a list: what finding it needs (the whole venue is `GET /indoor/venues/{venue_id}`).
+ */
+data class VenueSummary (
+    /**
+     * Venue id.
+     */
+    var `venueId`: kotlin.String
+    , 
+    /**
+     * Name.
+     */
+    var `name`: kotlin.String
+    , 
+    /**
+     * Bounding box `[west, south, east, north]`.
+     */
+    var `bbox`: List<kotlin.Double>
+    , 
+    /**
+     * Levels.
+     */
+    var `levels`: List<VenueLevel>
+    , 
+    /**
+     * Metres from `near` to the venue (0 inside it), when `near` is given.
+     */
+    var `distance`: kotlin.Double? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeVenueSummary: FfiConverterRustBuffer<VenueSummary> {
+    override fun read(buf: ByteBuffer): VenueSummary {
+        return VenueSummary(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterSequenceDouble.read(buf),
+            FfiConverterSequenceTypeVenueLevel.read(buf),
+            FfiConverterOptionalDouble.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: VenueSummary) = (
+            FfiConverterString.allocationSize(value.`venueId`) +
+            FfiConverterString.allocationSize(value.`name`) +
+            FfiConverterSequenceDouble.allocationSize(value.`bbox`) +
+            FfiConverterSequenceTypeVenueLevel.allocationSize(value.`levels`) +
+            FfiConverterOptionalDouble.allocationSize(value.`distance`)
+    )
+
+    override fun write(value: VenueSummary, buf: ByteBuffer) {
+            FfiConverterString.write(value.`venueId`, buf)
+            FfiConverterString.write(value.`name`, buf)
+            FfiConverterSequenceDouble.write(value.`bbox`, buf)
+            FfiConverterSequenceTypeVenueLevel.write(value.`levels`, buf)
+            FfiConverterOptionalDouble.write(value.`distance`, buf)
     }
 }
 
@@ -15717,6 +15921,34 @@ public object FfiConverterSequenceTypeVenueLevel: FfiConverterRustBuffer<List<Ve
         buf.putInt(value.size)
         value.iterator().forEach {
             FfiConverterTypeVenueLevel.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeVenueSummary: FfiConverterRustBuffer<List<VenueSummary>> {
+    override fun read(buf: ByteBuffer): List<VenueSummary> {
+        val len = buf.getInt()
+        return List<VenueSummary>(len) {
+            FfiConverterTypeVenueSummary.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<VenueSummary>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeVenueSummary.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<VenueSummary>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeVenueSummary.write(it, buf)
         }
     }
 }

@@ -119,6 +119,8 @@ import com.waymark.core.FfiConverterTypeTollsRequest
 import com.waymark.core.FfiConverterTypeTollsResponse
 import com.waymark.core.FfiConverterTypeVenue
 import com.waymark.core.FfiConverterTypeVenueGetRequest
+import com.waymark.core.FfiConverterTypeVenueListRequest
+import com.waymark.core.FfiConverterTypeVenueListResponse
 import com.waymark.core.FfiConverterTypeWaymarkError
 import com.waymark.core.FfiConverterTypeZoneDeleteRequest
 import com.waymark.core.FfiConverterTypeZoneGetRequest
@@ -171,6 +173,8 @@ import com.waymark.core.TollsRequest
 import com.waymark.core.TollsResponse
 import com.waymark.core.Venue
 import com.waymark.core.VenueGetRequest
+import com.waymark.core.VenueListRequest
+import com.waymark.core.VenueListResponse
 import com.waymark.core.WaymarkException
 import com.waymark.core.ZoneDeleteRequest
 import com.waymark.core.ZoneGetRequest
@@ -255,6 +259,8 @@ import com.waymark.core.RustBuffer as RustBufferTollsRequest
 import com.waymark.core.RustBuffer as RustBufferTollsResponse
 import com.waymark.core.RustBuffer as RustBufferVenue
 import com.waymark.core.RustBuffer as RustBufferVenueGetRequest
+import com.waymark.core.RustBuffer as RustBufferVenueListRequest
+import com.waymark.core.RustBuffer as RustBufferVenueListResponse
 import com.waymark.core.RustBuffer as RustBufferWaymarkError
 import com.waymark.core.RustBuffer as RustBufferZoneDeleteRequest
 import com.waymark.core.RustBuffer as RustBufferZoneGetRequest
@@ -1040,6 +1046,10 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_waymark_ffi_checksum_func_indoor_poi_search_response_to_json(
     ): Int
+    external fun uniffi_waymark_ffi_checksum_func_indoor_venue_list_request_from_json(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_func_indoor_venue_list_response_to_json(
+    ): Int
     external fun uniffi_waymark_ffi_checksum_func_indoor_venue_request_from_json(
     ): Int
     external fun uniffi_waymark_ffi_checksum_func_indoor_venue_response_to_json(
@@ -1168,6 +1178,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_indoor_venue(
     ): Int
+    external fun uniffi_waymark_ffi_checksum_method_waymark_indoor_venue_list(
+    ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_install_pack(
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_localities_autocomplete(
@@ -1290,6 +1302,8 @@ internal object UniffiLib {
     ): RustBufferPoiSearchResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_indoor_venue(`ptr`: Long,`request`: RustBufferVenueGetRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferVenue.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_indoor_venue_list(`ptr`: Long,`request`: RustBufferVenueListRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferVenueListResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_install_pack(`ptr`: Long,`url`: RustBuffer.ByValue,`listener`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_localities_autocomplete(`ptr`: Long,`request`: RustBufferAutocompleteRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1405,6 +1419,10 @@ internal object UniffiLib {
     external fun uniffi_waymark_ffi_fn_func_indoor_poi_search_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferPoiSearchRequest.ByValue
     external fun uniffi_waymark_ffi_fn_func_indoor_poi_search_response_to_json(`value`: RustBufferPoiSearchResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_func_indoor_venue_list_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBufferVenueListRequest.ByValue
+    external fun uniffi_waymark_ffi_fn_func_indoor_venue_list_response_to_json(`value`: RustBufferVenueListResponse.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_waymark_ffi_fn_func_indoor_venue_request_from_json(`json`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferVenueGetRequest.ByValue
@@ -1721,6 +1739,12 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_func_indoor_poi_search_response_to_json() and 0xFFFF) != 42022) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_venue_list_request_from_json() and 0xFFFF) != 37816) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_func_indoor_venue_list_response_to_json() and 0xFFFF) != 26831) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_waymark_ffi_checksum_func_indoor_venue_request_from_json() and 0xFFFF) != 5426) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1911,6 +1935,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_indoor_venue() and 0xFFFF) != 13312) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_indoor_venue_list() and 0xFFFF) != 31691) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_install_pack() and 0xFFFF) != 14261) {
@@ -2843,6 +2870,11 @@ public interface WaymarkInterface {
     fun `indoorVenue`(`request`: VenueGetRequest): Venue
     
     /**
+     * `GET /indoor/venues` (a Waymark extension: finding venues)
+     */
+    fun `indoorVenueList`(`request`: VenueListRequest): VenueListResponse
+    
+    /**
      * Installs the pack at `url` (`file://` or `http(s)://` pack directory) and awaits it:
      * resumable, every file verified, the publisher's signature checked, switched in
      * atomically (the previous version answers until then). `listener` hears the progress.
@@ -3557,6 +3589,24 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
         it,
         
         FfiConverterTypeVenueGetRequest.lower(`request`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * `GET /indoor/venues` (a Waymark extension: finding venues)
+     */
+    @Throws(WaymarkException::class)override fun `indoorVenueList`(`request`: VenueListRequest): VenueListResponse {
+            return FfiConverterTypeVenueListResponse.lift(
+    callWithHandle {
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_indoor_venue_list(
+        it,
+        
+        FfiConverterTypeVenueListRequest.lower(`request`),_status)
 }
     }
     )
@@ -4379,6 +4429,10 @@ public object FfiConverterSequenceString: FfiConverterRustBuffer<List<kotlin.Str
 
 
 
+
+
+
+
 object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<WaymarkException> {
     override fun lift(error_buf: RustBuffer.ByValue): WaymarkException =
         com.waymark.core.WaymarkException.ErrorHandler.lift(
@@ -4962,6 +5016,36 @@ object WaymarkExceptionExternalErrorHandler : UniffiRustCallStatusErrorHandler<W
     
         
         FfiConverterTypePoiSearchResponse.lower(`value`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Reads the request from its JSON form (422 naming each bad field).
+         */
+    @Throws(WaymarkException::class) fun `indoorVenueListRequestFromJson`(`json`: kotlin.String): VenueListRequest {
+            return FfiConverterTypeVenueListRequest.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_indoor_venue_list_request_from_json(
+    
+        
+        FfiConverterString.lower(`json`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Writes the response in the JSON form of the REST contract.
+         */
+    @Throws(WaymarkException::class) fun `indoorVenueListResponseToJson`(`value`: VenueListResponse): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_func_indoor_venue_list_response_to_json(
+    
+        
+        FfiConverterTypeVenueListResponse.lower(`value`),_status)
 }
     )
     }

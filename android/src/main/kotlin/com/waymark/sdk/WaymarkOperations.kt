@@ -104,6 +104,10 @@ abstract class WaymarkOperations internal constructor(internal val native: Nativ
     suspend fun featuresContaining(request: FeatureContainsRequest): FeatureSearchResponse =
         native.datasetsFeatureContains(request)
 
+    /** `GET /indoor/venues` */
+    suspend fun listVenues(request: VenueListRequest): VenueListResponse =
+        withContext(Dispatchers.IO) { native.indoorVenueList(request) }
+
     /** `GET /indoor/venues/{venue_id}` */
     suspend fun venue(request: VenueGetRequest): Venue =
         withContext(Dispatchers.IO) { native.indoorVenue(request) }
@@ -205,6 +209,7 @@ abstract class WaymarkOperations internal constructor(internal val native: Nativ
             at("GET", "/datasets/{dataset_id}/features/{feature_id}") -> com.waymark.ffi.datasetsFeatureGetResponseToJson(datasetFeature(com.waymark.ffi.datasetsFeatureGetRequestFromJson(request)))
             at("POST", "/datasets/{dataset_id}/features/search") -> com.waymark.ffi.datasetsFeatureSearchResponseToJson(searchFeatures(com.waymark.ffi.datasetsFeatureSearchRequestFromJson(request)))
             at("POST", "/datasets/{dataset_id}/features/contains") -> com.waymark.ffi.datasetsFeatureContainsResponseToJson(featuresContaining(com.waymark.ffi.datasetsFeatureContainsRequestFromJson(request)))
+            at("GET", "/indoor/venues") -> com.waymark.ffi.indoorVenueListResponseToJson(listVenues(com.waymark.ffi.indoorVenueListRequestFromJson(request)))
             at("GET", "/indoor/venues/{venue_id}") -> com.waymark.ffi.indoorVenueResponseToJson(venue(com.waymark.ffi.indoorVenueRequestFromJson(request)))
             at("GET", "/indoor/venues/{venue_id}/pois/search") -> com.waymark.ffi.indoorPoiSearchResponseToJson(searchVenuePois(com.waymark.ffi.indoorPoiSearchRequestFromJson(request)))
             at("GET", "/indoor/directions/{venue_id}") -> com.waymark.ffi.indoorDirectionsResponseToJson(indoorDirections(com.waymark.ffi.indoorDirectionsRequestFromJson(request)))

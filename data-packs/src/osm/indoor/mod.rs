@@ -27,19 +27,26 @@
 //!   its features is walkable (room, corridor, area, level, stairs, escalator, elevator, ramp,
 //!   footway): a building outline with shops or entrances only is not a venue. The others'
 //!   features, and features outside every container, are counted in `indoor_dropped`.
+//! * **Whole venues** ([`join`]): containers joined by an indoor walkway (`indoor=*` corridor,
+//!   area, footway, ramp, stairs or escalator, `highway=corridor`, or one on a bridge or in a
+//!   tunnel) that reaches into both on a level of their features are one venue, with the id
+//!   of the largest and each container one of its buildings; a walkway of no container that
+//!   joins two (a bridge) belongs to the venue. A joined venue is named after the station or
+//!   mall one of its buildings holds, else as its largest container.
 //! * **Venue**: `venue_id` `osm-way-<id>`/`osm-relation-<id>` of the container (stable across
 //!   rebuilds of the same data); `name` (`venue_name`) its `name`, else the station or mall
 //!   it holds or stands in, else its address, else its largest named walkable area, else the
 //!   nearest station or mall within 300 m, else `Indoor venue (<first feature name>)` — never
-//!   the OSM id; bbox the union of the outline and its features; `levels` one
+//!   the OSM id; bbox the union of the outlines and their features; `levels` one
 //!   `{level, name, ref, bbox}` per level seen (`name`/`ref` the venue's words for it:
 //!   [`level_labels`] of the features on that level alone, the most common; a renumbered
-//!   level's `ref` defaults to its OSM value); `buildings` one entry `{ref: venue_id, name, localized_name,
-//!   description, opening_hours, logo, cover (image), levels}`; `languages` every `name:xx`
+//!   level's `ref` defaults to its OSM value); `buildings` one entry per container `{ref:
+//!   its id, name, localized_name, description, opening_hours, logo, cover (image), levels,
+//!   outline}`, the venue's own first; `languages` every `name:xx`
 //!   seen plus `en`; `updated_at` the PBF replication timestamp, else the build time.
 //! * **Feature columns**: `id` = OSM id × 4 + element type (stable,
 //!   [`waymark_core::indoor::osm_feature_id`]); `category` the first of `shop`, `amenity`,
-//!   `room` (not `yes`), `office`, `tourism`; `building` the venue id; `properties` every tag;
+//!   `room` (not `yes`), `office`, `tourism`; `building` the id of the container it is in (the venue's for a bridge between two); `properties` every tag;
 //!   `shape` GeoJSON (`Point` for nodes, `Polygon` for closed ways, `LineString` for open ones,
 //!   the assembled area for relations); `lat`/`lng` a point inside. `properties` and `shape`
 //!   are stored as zstd frames with a per-pack dictionary per column (pack format 5,
@@ -47,6 +54,12 @@
 //! * **Graph**: not stored (pack format 6): the engine builds it from these features and the
 //!   pack's foot-accessible road edges when it first reads the venue
 //!   ([`waymark_core::indoor::venue_graph`]), in at most a few milliseconds.
+
+mod compress;
+mod join;
+mod names;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -56,6 +69,8 @@ use waymark_core::indoor::levels::{LevelMap, feature_levels, value_text};
 use waymark_core::indoor::osm_feature_id;
 
 use super::models::{MemberKind, OsmData, OsmError, OsmStats, Tags};
+use compress::compress_feature_text;
+use names::{level_json, level_labels, venue_name};
 
 /// `barrier` values that stand where people walk through (gates, turnstiles): kept as
 /// `barrier` features so that routes honour their `access` and `wheelchair` tags.
@@ -233,86 +248,6 @@ fn category_of(tags: &Tags) -> Option<&str> {
         .find(|v| *v != "yes")
 }
 
-/// A display name for a venue: its outline's name; else the station or mall it holds or
-/// stands in; else its address; else its largest named walkable area; else the name of the
-/// nearest station or mall within 300 m; else the first named feature's, as
-/// `Indoor venue (<name>)`.
-fn venue_name(c: &Container, feats: &[&Feature<'_>], namers: &[(Pt, String, u8)]) -> String {
-    if let Some(n) = c.tags.get("name") {
-        return n.to_owned();
-    }
-    let inside = namers
-        .iter()
-        .filter(|(p, _, _)| c.bbox.contains(*p) && c.area.contains(*p))
-        .min_by_key(|(_, _, r)| *r);
-    if let Some((_, n, _)) = inside {
-        return n.clone();
-    }
-    if let Some(street) = c.tags.get("addr:street") {
-        return match c.tags.get("addr:housenumber") {
-            Some(h) => format!("{street} {h}"),
-            None => street.to_owned(),
-        };
-    }
-    let largest = feats
-        .iter()
-        .filter(|f| matches!(f.kind, "corridor" | "area" | "level"))
-        .filter_map(|f| Some((f.tags.get("name")?, f.bbox.area_deg2())))
-        .max_by(|a, b| a.1.total_cmp(&b.1));
-    if let Some((n, _)) = largest {
-        return n.to_owned();
-    }
-    let centre = Pt::new(
-        (c.bbox.south + c.bbox.north) / 2.0,
-        (c.bbox.west + c.bbox.east) / 2.0,
-    );
-    let near = namers
-        .iter()
-        .map(|(p, n, r)| (waymark_core::geo::haversine_m(*p, centre), n, r))
-        .filter(|(d, _, _)| *d <= 300.0)
-        .min_by(|a, b| a.2.cmp(b.2).then(a.0.total_cmp(&b.0)));
-    if let Some((_, n, _)) = near {
-        return n.clone();
-    }
-    match feats.iter().find_map(|f| f.tags.get("name")) {
-        Some(n) => format!("Indoor venue ({n})"),
-        None => "Indoor venue".to_owned(),
-    }
-}
-
-fn level_json(l: f64) -> serde_json::Value {
-    if l.fract() == 0.0 && l.abs() < 1e9 {
-        serde_json::Value::from(l as i64)
-    } else {
-        serde_json::Value::from(l)
-    }
-}
-
-/// The words a feature gives for the level it is on: `(true, name)` from `level:name`,
-/// `level_name` (and `name` of an `indoor=level` outline), `(false, ref)` from `level:ref` (and
-/// `ref` of a level outline).
-fn level_labels<'a>(f: &Feature<'a>) -> Vec<(bool, &'a str)> {
-    let outline = f.kind == "level";
-    let mut out = Vec::new();
-    let name = f
-        .tags
-        .get("level:name")
-        .or_else(|| f.tags.get("level_name"))
-        .or_else(|| if outline { f.tags.get("name") } else { None });
-    let reference = f
-        .tags
-        .get("level:ref")
-        .or_else(|| if outline { f.tags.get("ref") } else { None });
-    // a `level:ref`/`level:name` listing several levels (`U1;U2`) names none of them alone
-    if let Some(n) = name.filter(|n| !n.contains(';')) {
-        out.push((true, n));
-    }
-    if let Some(r) = reference.filter(|r| !r.contains(';')) {
-        out.push((false, r));
-    }
-    out
-}
-
 /// Level value, name, ref and bbox of one venue level.
 type LevelInfo = (f64, Option<String>, Option<String>, BBox);
 
@@ -335,6 +270,10 @@ struct Feature<'a> {
     point: Pt,
     shape: serde_json::Value,
     bbox: BBox,
+    /// OSM nodes of a way (the node itself for a node; none for a relation).
+    refs: Vec<i64>,
+    /// Coordinates of a way's nodes (the point of a node or relation).
+    pts: Vec<Pt>,
 }
 
 fn container_of(
@@ -475,6 +414,8 @@ pub fn build(
                 point: p,
                 shape: point_geojson(p),
                 bbox: BBox::point(p),
+                refs: vec![n.id],
+                pts: vec![p],
             });
         }
     }
@@ -502,6 +443,8 @@ pub fn build(
             point,
             shape,
             bbox,
+            refs: w.refs.clone(),
+            pts,
         });
     }
     for r in &data.relations {
@@ -527,6 +470,8 @@ pub fn build(
             point,
             shape,
             bbox,
+            refs: Vec::new(),
+            pts: vec![point],
         });
     }
 
@@ -565,24 +510,53 @@ pub fn build(
          level_max, name, ref, category, building, properties, shape, lat, lng) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     )?;
-    for ((is_b, ci), members) in &groups {
-        let Some(c) = (if *is_b {
-            buildings.get(*ci)
+    let container = |(is_b, ci): join::Key| {
+        if is_b {
+            buildings.get(ci)
         } else {
-            fallbacks.get(*ci)
-        }) else {
+            fallbacks.get(ci)
+        }
+    };
+    // Containers joined by indoor walkways are one venue, with the id of the largest.
+    for members in join::whole_venues(&buildings, &fallbacks, &features, &groups) {
+        let parts: Vec<(bool, &Container, Vec<&Feature<'_>>)> = members
+            .iter()
+            .filter_map(|(k, fs)| {
+                container(*k)
+                    .map(|c| (k.0, c, fs.iter().filter_map(|i| features.get(*i)).collect()))
+            })
+            .collect();
+        let Some((_, c, _)) = parts.first() else {
             continue;
         };
-        let feats: Vec<&Feature<'_>> = members.iter().filter_map(|i| features.get(*i)).collect();
+        let c = *c;
+        let feats: Vec<&Feature<'_>> = parts.iter().flat_map(|p| p.2.iter().copied()).collect();
         // Only walkable features make a venue (a building with shops on level 0 is not one).
         if !feats.iter().any(|f| is_walkable(f.kind)) {
-            stats.indoor_dropped += members.len() as u64;
+            stats.indoor_dropped += feats.len() as u64;
             continue;
         }
-        let name = venue_name(c, &feats, &namers);
+        // A joined venue is known by the station or mall one of its buildings holds (the
+        // shortest name of the best kind: "Farringdon", not one of its platforms' buildings).
+        let held = parts
+            .iter()
+            .skip(usize::from(parts.len() == 1))
+            .flat_map(|(_, pc, _)| {
+                namers
+                    .iter()
+                    .filter(|(p, _, _)| pc.bbox.contains(*p) && pc.area.contains(*p))
+            })
+            .min_by_key(|(_, n, r)| (*r, n.chars().count(), n.clone()));
+        let name = match held {
+            Some((_, n, _)) if parts.len() > 1 => n.clone(),
+            _ => venue_name(c, &feats, &namers),
+        };
         let mut bbox = c.bbox;
         let mut langs: BTreeSet<String> = BTreeSet::from(["en".to_owned()]);
-        langs.extend(c.tags.lang_names().map(|(l, _)| l.to_owned()));
+        for (_, pc, _) in &parts {
+            bbox = bbox.union(pc.bbox);
+            langs.extend(pc.tags.lang_names().map(|(l, _)| l.to_owned()));
+        }
         // Half-levels are levels of their own: the venue's levels numbered in order.
         let map = LevelMap::new(feats.iter().flat_map(|f| f.ranges.iter()));
         // level -> (name, ref, bbox)
@@ -632,26 +606,46 @@ pub fn build(
                 })
             })
             .collect();
-        let mut building_json = serde_json::json!({
-            "ref": c.venue_id,
-            "name": name,
-            "levels": levels_json,
-        });
-        let localized: BTreeMap<&str, &str> = c.tags.lang_names().collect();
-        for (key, tag) in [
-            ("description", "description"),
-            ("opening_hours", "opening_hours"),
-            ("logo", "logo"),
-            ("cover", "image"),
-        ] {
-            if let Some(v) = c.tags.get(tag) {
-                building_json[key] = serde_json::json!(v);
+        // One building per container: its own name (the venue's when it has none, or when it
+        // is the venue's only one) and the levels of its own features.
+        let mut buildings_json: Vec<serde_json::Value> = Vec::new();
+        for (is_b, bc, bfeats) in &parts {
+            let own: BTreeSet<i64> = bfeats.iter().flat_map(|f| map.levels(&f.ranges)).collect();
+            let blevels: Vec<&serde_json::Value> = levels_json
+                .iter()
+                .zip(levels.keys())
+                .filter(|(_, l)| own.contains(l))
+                .map(|(j, _)| j)
+                .collect();
+            let bname = match parts.len() {
+                1 => name.clone(),
+                _ => bc
+                    .tags
+                    .get("name")
+                    .map_or_else(|| name.clone(), str::to_owned),
+            };
+            let mut building_json = serde_json::json!({
+                "ref": bc.venue_id,
+                "name": bname,
+                "levels": blevels,
+            });
+            let localized: BTreeMap<&str, &str> = bc.tags.lang_names().collect();
+            for (key, tag) in [
+                ("description", "description"),
+                ("opening_hours", "opening_hours"),
+                ("logo", "logo"),
+                ("cover", "image"),
+            ] {
+                if let Some(v) = bc.tags.get(tag) {
+                    building_json[key] = serde_json::json!(v);
+                }
             }
-        }
-        building_json["localized_name"] = serde_json::json!(localized);
-        if *is_b {
-            // The floor of a level where no area is mapped (read by the venue graph).
-            building_json["outline"] = c.area.to_geojson();
+            building_json["localized_name"] = serde_json::json!(localized);
+            if *is_b {
+                // The floor of a level where no area is mapped (read by the venue graph).
+                building_json["outline"] = bc.area.to_geojson();
+            }
+            buildings_json.push(building_json);
         }
         ins_v.execute(params![
             c.venue_id,
@@ -661,12 +655,15 @@ pub fn build(
             bbox.east,
             bbox.north,
             serde_json::to_string(&levels_json)?,
-            serde_json::to_string(&serde_json::json!([building_json]))?,
+            serde_json::to_string(&buildings_json)?,
             serde_json::to_string(&langs)?,
             updated_at,
         ])?;
         stats.indoor_venues += 1;
-        for f in &feats {
+        for (f, building) in parts
+            .iter()
+            .flat_map(|(_, bc, fs)| fs.iter().map(|f| (*f, &bc.venue_id)))
+        {
             let on = map.levels(&f.ranges);
             let lmin = on.first().map(|l| *l as f64);
             let lmax = on.last().map(|l| *l as f64);
@@ -683,7 +680,7 @@ pub fn build(
                 f.tags.get("name"),
                 f.tags.get("ref"),
                 category,
-                c.venue_id,
+                building,
                 serde_json::to_string(&tags)?,
                 serde_json::to_string(&f.shape)?,
                 f.point.lat,
@@ -695,156 +692,4 @@ pub fn build(
     compress_feature_text(tx)?;
     progress("indoor", 3, 3);
     Ok(())
-}
-
-/// Replaces each `indoor_features.properties` and `shape` still stored as JSON text by one
-/// zstd frame (pack format 5), compressed with the pack's dictionary for the column: the one
-/// already in `indoor_dicts`, else one trained on these rows (about a tenth of their bytes,
-/// 1-8 KiB; none for fewer than 64 rows or 8 KiB of text, where a dictionary does not pay).
-/// The text goes back with [`waymark_core::packs::schema::IndoorText`].
-fn compress_feature_text(tx: &Transaction<'_>) -> Result<(), OsmError> {
-    use waymark_core::packs::schema::IndoorText;
-    let err = |e: std::io::Error| OsmError::Compress(format!("indoor features: {e}"));
-    let known = IndoorText::load(tx)?;
-    for (column, dict_id) in [
-        ("properties", IndoorText::PROPERTIES_DICT),
-        ("shape", IndoorText::SHAPE_DICT),
-    ] {
-        let rows: Vec<(i64, String)> = {
-            let mut st = tx.prepare(&format!(
-                "SELECT id, {column} FROM indoor_features WHERE typeof({column}) = 'text' ORDER BY id"
-            ))?;
-            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<Result<_, _>>()?
-        };
-        if rows.is_empty() {
-            continue;
-        }
-        let mut dict = known.dict(dict_id).map(<[u8]>::to_vec);
-        let texts: Vec<&[u8]> = rows.iter().map(|(_, t)| t.as_bytes()).collect();
-        if dict.is_none()
-            && let Some(d) = super::frames::train(&texts)
-        {
-            tx.execute(
-                "INSERT INTO indoor_dicts(id, dict) VALUES (?1, ?2)",
-                params![dict_id, d],
-            )?;
-            dict = Some(d);
-        }
-        let frames = super::frames::compress_all(&texts, dict.as_deref()).map_err(err)?;
-        let mut up = tx.prepare(&format!(
-            "UPDATE indoor_features SET {column} = ?2 WHERE id = ?1"
-        ))?;
-        for ((id, _), frame) in rows.iter().zip(frames) {
-            up.execute(params![id, frame])?;
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-mod tests {
-    use super::*;
-    use crate::osm::models::{OsmNode, OsmWay};
-
-    /// A building with a room on each of levels 0 and 1 and a shop on level 2, tagged with
-    /// the venue's own level words.
-    fn venue(extra: &[(&str, &str)]) -> OsmData {
-        let mut d = OsmData::default();
-        let square = |d: &mut OsmData, first: i64, w: f64, s: f64, size: f64| {
-            for (i, (dy, dx)) in [(0.0, 0.0), (0.0, size), (size, size), (size, 0.0)]
-                .iter()
-                .enumerate()
-            {
-                d.coords.insert(first + i as i64, Pt::new(s + dy, w + dx));
-            }
-            vec![first, first + 1, first + 2, first + 3, first]
-        };
-        let refs = square(&mut d, 1, 11.0, 48.0, 0.001);
-        d.ways.insert(
-            100,
-            OsmWay {
-                id: 100,
-                refs,
-                tags: Tags::from_pairs(&[("building", "retail"), ("name", "Mall")]),
-            },
-        );
-        let refs = square(&mut d, 11, 11.0001, 48.0001, 0.0002);
-        d.ways.insert(
-            101,
-            OsmWay {
-                id: 101,
-                refs,
-                tags: Tags::from_pairs(&[
-                    ("indoor", "room"),
-                    ("level", "0"),
-                    ("level:ref", "EG"),
-                    ("name", "Hall"),
-                ]),
-            },
-        );
-        let refs = square(&mut d, 21, 11.0004, 48.0004, 0.0002);
-        d.ways.insert(
-            102,
-            OsmWay {
-                id: 102,
-                refs,
-                tags: Tags::from_pairs(&[
-                    ("indoor", "level"),
-                    ("level", "1"),
-                    ("name", "Departures"),
-                    ("ref", "D"),
-                ]),
-            },
-        );
-        let mut shop = vec![("shop", "bakery"), ("level", "2"), ("name", "Bakery")];
-        shop.extend_from_slice(extra);
-        d.nodes.push(OsmNode {
-            id: 7,
-            lat: 48.0005,
-            lng: 11.0005,
-            tags: Tags::from_pairs(&shop),
-        });
-        d
-    }
-
-    fn levels_of(d: &OsmData) -> Vec<serde_json::Value> {
-        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
-        waymark_core::packs::schema::create_all(&conn).unwrap();
-        let tx = conn.transaction().unwrap();
-        let mut stats = OsmStats::default();
-        build(d, &tx, &mut stats, &mut |_, _, _| {}).unwrap();
-        let levels: String = tx
-            .query_row("SELECT levels FROM indoor_venues", [], |r| r.get(0))
-            .unwrap();
-        serde_json::from_str(&levels).unwrap()
-    }
-
-    #[test]
-    fn levels_take_the_venues_words() {
-        let levels = levels_of(&venue(&[("level_name", "Food court")]));
-        let pick = |l: i64, k: &str| {
-            levels
-                .iter()
-                .find(|x| x["level"] == l)
-                .map(|x| x[k].clone())
-                .unwrap()
-        };
-        // `level:ref` of a room, the name and ref of a level outline, `level_name` of a shop
-        assert_eq!(pick(0, "ref"), "EG");
-        assert_eq!(pick(0, "name"), serde_json::Value::Null);
-        assert_eq!(pick(1, "name"), "Departures");
-        assert_eq!(pick(1, "ref"), "D");
-        assert_eq!(pick(2, "name"), "Food court");
-        // `level:name` wins over `level_name`; a list of levels names none
-        let levels = levels_of(&venue(&[
-            ("level:name", "Terrace"),
-            ("level_name", "Food court"),
-            ("level:ref", "2;3"),
-        ]));
-        let two = levels.iter().find(|x| x["level"] == 2).unwrap();
-        assert_eq!(two["name"], "Terrace");
-        assert_eq!(two["ref"], serde_json::Value::Null);
-    }
 }
