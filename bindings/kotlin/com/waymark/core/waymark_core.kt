@@ -8068,6 +8068,24 @@ data class StoresBoundsRequest (
      * `radius`.
      */
     var `encodedPolyline`: kotlin.String? = null 
+    , 
+    /**
+     * Not shown in the spec: `true` bounds only the stores one of whose zones contains the
+     * centre, as the search does; needs `lat`/`lng`.
+     */
+    var `zone`: kotlin.Boolean = false 
+    , 
+    /**
+     * Not shown in the spec: `true` bounds only the stores open at the time of the request,
+     * as the search keeps them. Not with `open_at` (both given: 422).
+     */
+    var `openNow`: kotlin.Boolean = false 
+    , 
+    /**
+     * Not shown in the spec: bounds only the stores open at this instant (UTC seconds since
+     * 1970), as the search keeps them. Not with `open_now`.
+     */
+    var `openAt`: kotlin.Long? = null 
     
 ){
     
@@ -8088,6 +8106,9 @@ public object FfiConverterTypeStoresBoundsRequest: FfiConverterRustBuffer<Stores
             FfiConverterOptionalTypeLatLng.read(buf),
             FfiConverterOptionalDouble.read(buf),
             FfiConverterOptionalString.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterOptionalLong.read(buf),
         )
     }
 
@@ -8095,7 +8116,10 @@ public object FfiConverterTypeStoresBoundsRequest: FfiConverterRustBuffer<Stores
             FfiConverterOptionalString.allocationSize(value.`query`) +
             FfiConverterOptionalTypeLatLng.allocationSize(value.`center`) +
             FfiConverterOptionalDouble.allocationSize(value.`radius`) +
-            FfiConverterOptionalString.allocationSize(value.`encodedPolyline`)
+            FfiConverterOptionalString.allocationSize(value.`encodedPolyline`) +
+            FfiConverterBoolean.allocationSize(value.`zone`) +
+            FfiConverterBoolean.allocationSize(value.`openNow`) +
+            FfiConverterOptionalLong.allocationSize(value.`openAt`)
     )
 
     override fun write(value: StoresBoundsRequest, buf: ByteBuffer) {
@@ -8103,6 +8127,9 @@ public object FfiConverterTypeStoresBoundsRequest: FfiConverterRustBuffer<Stores
             FfiConverterOptionalTypeLatLng.write(value.`center`, buf)
             FfiConverterOptionalDouble.write(value.`radius`, buf)
             FfiConverterOptionalString.write(value.`encodedPolyline`, buf)
+            FfiConverterBoolean.write(value.`zone`, buf)
+            FfiConverterBoolean.write(value.`openNow`, buf)
+            FfiConverterOptionalLong.write(value.`openAt`, buf)
     }
 }
 
@@ -8206,8 +8233,9 @@ public object FfiConverterTypeStoresPagination: FfiConverterRustBuffer<StoresPag
  * `GET /stores/search`. The spec shows only a call with `lat`, `lng` and `key`.
  *
  * Not shown in the spec: the parameters are those of bounds (`query`, `lat`/`lng`, `radius`,
- * `encoded_polyline`) plus `zone`, `language`, `stores_by_page` and `page`; features are
- * sorted by distance to the centre when one is given, else by name.
+ * `encoded_polyline`, `zone`, `open_now`, `open_at`) plus `language`, `timestamp`,
+ * `stores_by_page` and `page`; features are sorted by distance to the centre when one is
+ * given, else by name.
  */
 data class StoresSearchRequest (
     /**
@@ -8250,6 +8278,19 @@ data class StoresSearchRequest (
     var `timestamp`: kotlin.Long? = null 
     , 
     /**
+     * Not shown in the spec: `true` keeps only the stores open at the time of the request,
+     * each in its own timezone with its special days first (a store without opening hours is
+     * not open); pages and `total` count only those. Not with `open_at` (both given: 422).
+     */
+    var `openNow`: kotlin.Boolean = false 
+    , 
+    /**
+     * Not shown in the spec: keeps only the stores open at this instant (UTC seconds since
+     * 1970), as `open_now` does for the time of the request. Not with `open_now`.
+     */
+    var `openAt`: kotlin.Long? = null 
+    , 
+    /**
      * Not shown in the spec: stores per page, 1 to 300 (default 10).
      */
     var `storesByPage`: kotlin.UInt
@@ -8281,6 +8322,8 @@ public object FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer<Stores
             FfiConverterBoolean.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalLong.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterOptionalLong.read(buf),
             FfiConverterUInt.read(buf),
             FfiConverterUInt.read(buf),
         )
@@ -8294,6 +8337,8 @@ public object FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer<Stores
             FfiConverterBoolean.allocationSize(value.`zone`) +
             FfiConverterOptionalString.allocationSize(value.`language`) +
             FfiConverterOptionalLong.allocationSize(value.`timestamp`) +
+            FfiConverterBoolean.allocationSize(value.`openNow`) +
+            FfiConverterOptionalLong.allocationSize(value.`openAt`) +
             FfiConverterUInt.allocationSize(value.`storesByPage`) +
             FfiConverterUInt.allocationSize(value.`page`)
     )
@@ -8306,6 +8351,8 @@ public object FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer<Stores
             FfiConverterBoolean.write(value.`zone`, buf)
             FfiConverterOptionalString.write(value.`language`, buf)
             FfiConverterOptionalLong.write(value.`timestamp`, buf)
+            FfiConverterBoolean.write(value.`openNow`, buf)
+            FfiConverterOptionalLong.write(value.`openAt`, buf)
             FfiConverterUInt.write(value.`storesByPage`, buf)
             FfiConverterUInt.write(value.`page`, buf)
     }
