@@ -620,8 +620,8 @@ fn http_answers_equal_the_engine_and_errors_have_the_datasets_bodies() {
     assert_eq!(http.status, 403, "{}", http.body);
 }
 
-/// A one-file HTTP server on 127.0.0.1 that answers `Range` requests; `cut` closes the first
-/// `cut.1` answers after `cut.0` bytes.
+/// A one-file HTTP server on 127.0.0.1 that answers `Range` requests (the file has an `ETag`,
+/// so a download can resume); the first `cuts` answers close after `cut_after` bytes.
 fn serve_file(
     bytes: Vec<u8>,
     cut_after: usize,
@@ -672,7 +672,7 @@ fn serve_file(
             };
             let _ = s.write_all(
                 format!(
-                    "{status}Content-Type: application/geo+json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    "{status}ETag: \"buildings-1\"\r\nContent-Type: application/geo+json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                     rest.len()
                 )
                 .as_bytes(),

@@ -4,15 +4,16 @@
 //! **State** (`<state dir>/datasets/`): `catalog.sqlite` lists the datasets and their import
 //! runs ([`catalog`]); each dataset has a directory `<id>/` with the data file of its last
 //! successful run (`<run id>.sqlite`, see [`data`]) and, while a run is under way, its
-//! download (`<run id>.download`, `.part` while incomplete) and the data file being built
-//! (`<run id>.building`).
+//! download (`<run id>.download`; `.part` while incomplete, with the validator of the file it
+//! holds in `.part.validator`) and the data file being built (`<run id>.building`).
 //!
 //! **Runs.** Creating a dataset, or giving it a new `url`, starts a run on a thread of its
 //! own: `fetch` (see [`fetch`]), then `import` (see [`run`]). The previous data keeps
 //! answering until the run succeeds; then one catalog transaction switches the dataset to the
 //! new file and the in-memory index is swapped with it. A failed run changes nothing. A run
 //! interrupted by a stop of the engine resumes when the engine opens again (the download
-//! continues where it stopped, the import starts over from the download). A newer run, or a
+//! continues where it stopped when the source still has the same file, the import starts over
+//! from the download). A newer run, or a
 //! deletion, stops the older run.
 //!
 //! **Queries** (see [`query`]) read the dataset's [`DatasetIndex`]: features by id, `where`
@@ -445,7 +446,8 @@ impl Inner {
                         let file = f.file_name().to_string_lossy().into_owned();
                         let keep = Some(&file) == row.data_file.as_ref()
                             || file.ends_with(".download")
-                            || file.ends_with(".part");
+                            || file.ends_with(".part")
+                            || file.ends_with(".part.validator");
                         if !keep {
                             let _ = std::fs::remove_file(f.path());
                         }

@@ -147,6 +147,7 @@ impl Runner {
     fn done(&mut self) {
         let _ = std::fs::remove_file(self.file("download"));
         let _ = std::fs::remove_file(self.file("part"));
+        let _ = std::fs::remove_file(self.file("part.validator"));
         let _ = std::fs::remove_file(self.file("building"));
         let mut cancels = self.inner.cancels.lock();
         if cancels
