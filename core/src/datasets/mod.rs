@@ -50,14 +50,19 @@ pub struct DatasetLimits {
     pub max_download_bytes: u64,
     /// Most features a dataset holds.
     pub max_features: u64,
+    /// Byte budget of each loaded dataset's attribute column cache (least recently used
+    /// columns go first).
+    pub column_cache_bytes: usize,
 }
 
 impl Default for DatasetLimits {
-    /// 1 GiB and 5 million features (the data is held in memory while it answers).
+    /// 1 GiB, 5 million features (the data is held in memory while it answers) and 64 MiB of
+    /// attribute columns per dataset.
     fn default() -> Self {
         DatasetLimits {
             max_download_bytes: 1 << 30,
             max_features: 5_000_000,
+            column_cache_bytes: DatasetIndex::COLUMN_BUDGET_BYTES,
         }
     }
 }
@@ -351,7 +356,10 @@ impl Datasets {
             ));
         };
         let path = self.inner.dir.join(id).join(&file);
-        let idx = Arc::new(DatasetIndex::load(&path, &file).map_err(internal)?);
+        let idx = Arc::new(
+            DatasetIndex::load_with_budget(&path, &file, self.inner.limits.column_cache_bytes)
+                .map_err(internal)?,
+        );
         self.inner
             .indexes
             .write()

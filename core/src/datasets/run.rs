@@ -374,8 +374,9 @@ impl Runner {
         sync_file(building).map_err(|e| format!("cannot write the data file: {e}"))?;
         std::fs::rename(building, &path).map_err(|e| format!("cannot keep the data file: {e}"))?;
         sync_dir(&self.dir()).map_err(|e| format!("cannot keep the data file: {e}"))?;
-        let index = DatasetIndex::load(&path, &file)
-            .map_err(|e| format!("the new data file does not read back: {e}"))?;
+        let index =
+            DatasetIndex::load_with_budget(&path, &file, self.inner.limits.column_cache_bytes)
+                .map_err(|e| format!("the new data file does not read back: {e}"))?;
         if self.stopped() {
             let _ = std::fs::remove_file(&path);
             return Err("stopped: a newer run or a deletion replaced this run".into());
