@@ -1,6 +1,7 @@
 //! A dataset's data is read into memory once, however many requests arrive together after a
-//! restart of the engine, and the reading does not hold the local server's I/O threads:
-//! through the engine and over real HTTP on 127.0.0.1.
+//! restart of the engine, and the reading does not hold the local server's I/O threads; an
+//! import's status shows the bytes and features done while it runs: through the engine and
+//! over real HTTP on 127.0.0.1.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
@@ -191,4 +192,94 @@ fn requests_arriving_together_load_the_data_once() {
         }
     }
     assert_eq!(engine.dataset_loads(), 1);
+}
+
+/// A slow HTTP source of `body` (16 KiB every 5 ms).
+fn slow_source(body: Vec<u8>) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/points.geojson", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            let mut head = Vec::new();
+            let mut b = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") {
+                match s.read(&mut b) {
+                    Ok(1) => head.push(b[0]),
+                    _ => break,
+                }
+            }
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            if s.write_all(head.as_bytes()).is_err() {
+                continue;
+            }
+            for chunk in body.chunks(16 * 1024) {
+                if s.write_all(chunk).is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    });
+    url
+}
+
+#[test]
+fn the_import_status_shows_bytes_and_features_done_while_it_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let publisher = Publisher::generate().unwrap();
+    let body = std::fs::read(points(tmp.path())).unwrap();
+    let size = body.len() as u64;
+    let url = slow_source(body);
+    let engine = open(tmp.path(), &publisher);
+    let writer = waymark_tests::write_caller(&publisher);
+    let d = engine
+        .call(
+            &Credentials::Http(&writer),
+            DatasetCreateRequest {
+                body: DatasetCreateBody {
+                    name: "points".into(),
+                    url,
+                    scheduled_for_deletion_after: None,
+                },
+            },
+        )
+        .unwrap();
+    // Polled while it runs: the fetch step shows its bytes going up, below the size.
+    let mut midway = Vec::new();
+    let run = loop {
+        let run = engine
+            .call(
+                &Credentials::Http(&writer),
+                DatasetStatusRequest {
+                    dataset_id: d.id.clone(),
+                },
+            )
+            .unwrap();
+        if run.status != ImportStatus::InProgress {
+            break run;
+        }
+        if let Some(step) = run.steps.last()
+            && step.name == ImportStepName::Fetch
+            && let Some(done) = step.bytes_done
+        {
+            assert_eq!(step.bytes_total, Some(size));
+            midway.push(done);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(run.status, ImportStatus::Success, "{run:?}");
+    assert!(
+        midway.len() >= 3 && midway.iter().any(|&b| b > 0 && b < size),
+        "{midway:?} of {size}"
+    );
+    assert!(midway.windows(2).all(|w| w[0] <= w[1]), "{midway:?}");
+    // Ended: the whole file, every feature.
+    assert_eq!(run.steps[0].bytes_done, Some(size));
+    assert_eq!(run.steps[1].features_done, Some(20_000));
+    assert_eq!(run.steps[1].bytes_done, None);
 }

@@ -90,14 +90,20 @@ pub(super) fn name_hint(url: &str) -> Option<String> {
     (!name.is_empty()).then(|| name.to_owned())
 }
 
+/// Told the bytes of the file downloaded so far and the file's size when known, after each
+/// chunk.
+pub type Progress<'a> = &'a mut dyn FnMut(u64, Option<u64>);
+
 /// Copies `reader` to `out` in chunks, up to `limit` bytes in all (`done` already there),
-/// checking `cancel` between chunks. Returns the bytes copied.
+/// checking `cancel` between chunks and telling `progress` the bytes there after each (of
+/// `total`). Returns the bytes copied.
 fn copy_limited(
     reader: &mut dyn Read,
     out: &mut File,
-    done: u64,
+    (done, total): (u64, Option<u64>),
     limit: u64,
     cancel: &AtomicBool,
+    progress: Progress<'_>,
 ) -> Result<u64, CopyError> {
     let mut buf = vec![0u8; 256 * 1024];
     let mut copied = 0u64;
@@ -117,6 +123,7 @@ fn copy_limited(
         out.write_all(&buf[..n])
             .map_err(|e| CopyError::Fetch(io_err("writing the download")(e)))?;
         copied += n as u64;
+        progress(done + copied, total);
     }
 }
 
@@ -126,13 +133,15 @@ enum CopyError {
     Fetch(FetchError),
 }
 
-/// Fetches `url` to `dest` (through `dest` + `.part`, which a later call resumes).
+/// Fetches `url` to `dest` (through `dest` + `.part`, which a later call resumes), telling
+/// `progress` how far it is.
 pub fn fetch(
     agent: &ureq::Agent,
     url: &str,
     dest: &Path,
     limit: u64,
     cancel: &AtomicBool,
+    progress: Progress<'_>,
 ) -> Result<Fetched, FetchError> {
     let part = dest.with_extension("part");
     let lower = url.to_ascii_lowercase();
@@ -158,14 +167,22 @@ pub fn fetch(
             return Err(FetchError::TooLarge { limit });
         }
         let mut out = File::create(&part).map_err(io_err("creating the download"))?;
-        copy_limited(&mut src, &mut out, 0, limit, cancel).map_err(|e| match e {
+        copy_limited(
+            &mut src,
+            &mut out,
+            (0, Some(meta.len())),
+            limit,
+            cancel,
+            progress,
+        )
+        .map_err(|e| match e {
             CopyError::Read(e, _) => io_err(format!("reading {path}"))(e),
             CopyError::Fetch(e) => e,
         })?;
         out.sync_all().map_err(io_err("writing the download"))?;
         (None, 0)
     } else if lower.starts_with("http://") || lower.starts_with("https://") {
-        http(agent, url, &part, limit, cancel)?
+        http(agent, url, &part, limit, cancel, progress)?
     } else {
         return Err(FetchError::BadUrl(url.to_owned()));
     };
@@ -268,6 +285,7 @@ fn http(
     part: &Path,
     limit: u64,
     cancel: &AtomicBool,
+    progress: Progress<'_>,
 ) -> Result<(Option<String>, u64), FetchError> {
     // Bytes of an earlier attempt that nothing identifies cannot be resumed.
     let mut kept = read_validator(part);
@@ -369,7 +387,15 @@ fn http(
         }
         .map_err(io_err("opening the download"))?;
         let mut reader = resp.into_body().into_reader();
-        match copy_limited(&mut reader, &mut out, start, limit, cancel) {
+        let total = length.map(|len| start + len);
+        match copy_limited(
+            &mut reader,
+            &mut out,
+            (start, total),
+            limit,
+            cancel,
+            progress,
+        ) {
             Ok(copied) => {
                 out.sync_all().map_err(io_err("writing the download"))?;
                 if let Some(len) = length
@@ -409,10 +435,26 @@ mod tests {
         let url = format!("file://{}", src.display()).replace(' ', "%20");
         let agent = crate::packs::new_agent();
         let cancel = AtomicBool::new(false);
-        let got = fetch(&agent, &url, &dir.path().join("d.bin"), 100, &cancel).unwrap();
+        let got = fetch(
+            &agent,
+            &url,
+            &dir.path().join("d.bin"),
+            100,
+            &cancel,
+            &mut |_, _| {},
+        )
+        .unwrap();
         assert_eq!(got.bytes, 12);
         assert_eq!(got.name_hint.as_deref(), Some("in%20put.csv"));
-        let err = fetch(&agent, &url, &dir.path().join("e.bin"), 5, &cancel).unwrap_err();
+        let err = fetch(
+            &agent,
+            &url,
+            &dir.path().join("e.bin"),
+            5,
+            &cancel,
+            &mut |_, _| {},
+        )
+        .unwrap_err();
         assert!(matches!(err, FetchError::TooLarge { limit: 5 }), "{err}");
         let err = fetch(
             &agent,
@@ -420,10 +462,19 @@ mod tests {
             &dir.path().join("f.bin"),
             5,
             &cancel,
+            &mut |_, _| {},
         )
         .unwrap_err();
         assert!(matches!(err, FetchError::NotFound(_)), "{err}");
-        let err = fetch(&agent, "ftp://x/y", &dir.path().join("g.bin"), 5, &cancel).unwrap_err();
+        let err = fetch(
+            &agent,
+            "ftp://x/y",
+            &dir.path().join("g.bin"),
+            5,
+            &cancel,
+            &mut |_, _| {},
+        )
+        .unwrap_err();
         assert!(matches!(err, FetchError::BadUrl(_)), "{err}");
     }
 
@@ -524,7 +575,22 @@ mod tests {
         let agent = crate::packs::new_agent();
         let cancel = AtomicBool::new(false);
         let dest = dir.join("run.download");
-        let got = fetch(&agent, url, &dest, 10_000_000, &cancel)?;
+        let mut last = (0, None);
+        let got = fetch(
+            &agent,
+            url,
+            &dest,
+            10_000_000,
+            &cancel,
+            &mut |done, total| {
+                last = (done, total);
+            },
+        )?;
+        assert_eq!(
+            last,
+            (got.bytes, Some(got.bytes)),
+            "progress ends at the size"
+        );
         let bytes = fs::read(&dest).unwrap();
         Ok((got, bytes))
     }

@@ -4548,6 +4548,20 @@ public struct ImportStep: Equatable, Hashable {
      * Log of the step.
      */
     public var entries: [LogEntry]
+    /**
+     * Not shown in the spec: `fetch` only, bytes of the file downloaded so far (updated
+     * while the step runs; a resumed download counts the bytes it had).
+     */
+    public var bytesDone: UInt64?
+    /**
+     * Not shown in the spec: `fetch` only, the file's size when the source states it.
+     */
+    public var bytesTotal: UInt64?
+    /**
+     * Not shown in the spec: `import` only, features read so far (imported and skipped;
+     * updated while the step runs).
+     */
+    public var featuresDone: UInt64?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -4566,12 +4580,26 @@ public struct ImportStep: Equatable, Hashable {
          */status: ImportStatus, 
         /**
          * Log of the step.
-         */entries: [LogEntry]) {
+         */entries: [LogEntry], 
+        /**
+         * Not shown in the spec: `fetch` only, bytes of the file downloaded so far (updated
+         * while the step runs; a resumed download counts the bytes it had).
+         */bytesDone: UInt64? = nil, 
+        /**
+         * Not shown in the spec: `fetch` only, the file's size when the source states it.
+         */bytesTotal: UInt64? = nil, 
+        /**
+         * Not shown in the spec: `import` only, features read so far (imported and skipped;
+         * updated while the step runs).
+         */featuresDone: UInt64? = nil) {
         self.name = name
         self.start = start
         self.end = end
         self.status = status
         self.entries = entries
+        self.bytesDone = bytesDone
+        self.bytesTotal = bytesTotal
+        self.featuresDone = featuresDone
     }
 
     
@@ -4594,7 +4622,10 @@ public struct FfiConverterTypeImportStep: FfiConverterRustBuffer {
                 start: FfiConverterTypeTimestamp.read(from: &buf), 
                 end: FfiConverterOptionTypeTimestamp.read(from: &buf), 
                 status: FfiConverterTypeImportStatus.read(from: &buf), 
-                entries: FfiConverterSequenceTypeLogEntry.read(from: &buf)
+                entries: FfiConverterSequenceTypeLogEntry.read(from: &buf), 
+                bytesDone: FfiConverterOptionUInt64.read(from: &buf), 
+                bytesTotal: FfiConverterOptionUInt64.read(from: &buf), 
+                featuresDone: FfiConverterOptionUInt64.read(from: &buf)
         )
     }
 
@@ -4604,6 +4635,9 @@ public struct FfiConverterTypeImportStep: FfiConverterRustBuffer {
         FfiConverterOptionTypeTimestamp.write(value.end, into: &buf)
         FfiConverterTypeImportStatus.write(value.status, into: &buf)
         FfiConverterSequenceTypeLogEntry.write(value.entries, into: &buf)
+        FfiConverterOptionUInt64.write(value.bytesDone, into: &buf)
+        FfiConverterOptionUInt64.write(value.bytesTotal, into: &buf)
+        FfiConverterOptionUInt64.write(value.featuresDone, into: &buf)
     }
 }
 

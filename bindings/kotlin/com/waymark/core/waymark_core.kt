@@ -3920,6 +3920,23 @@ data class ImportStep (
      * Log of the step.
      */
     var `entries`: List<LogEntry>
+    , 
+    /**
+     * Not shown in the spec: `fetch` only, bytes of the file downloaded so far (updated
+     * while the step runs; a resumed download counts the bytes it had).
+     */
+    var `bytesDone`: kotlin.ULong? = null 
+    , 
+    /**
+     * Not shown in the spec: `fetch` only, the file's size when the source states it.
+     */
+    var `bytesTotal`: kotlin.ULong? = null 
+    , 
+    /**
+     * Not shown in the spec: `import` only, features read so far (imported and skipped;
+     * updated while the step runs).
+     */
+    var `featuresDone`: kotlin.ULong? = null 
     
 ){
     
@@ -3941,6 +3958,9 @@ public object FfiConverterTypeImportStep: FfiConverterRustBuffer<ImportStep> {
             FfiConverterOptionalTypeTimestamp.read(buf),
             FfiConverterTypeImportStatus.read(buf),
             FfiConverterSequenceTypeLogEntry.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
         )
     }
 
@@ -3949,7 +3969,10 @@ public object FfiConverterTypeImportStep: FfiConverterRustBuffer<ImportStep> {
             FfiConverterTypeTimestamp.allocationSize(value.`start`) +
             FfiConverterOptionalTypeTimestamp.allocationSize(value.`end`) +
             FfiConverterTypeImportStatus.allocationSize(value.`status`) +
-            FfiConverterSequenceTypeLogEntry.allocationSize(value.`entries`)
+            FfiConverterSequenceTypeLogEntry.allocationSize(value.`entries`) +
+            FfiConverterOptionalULong.allocationSize(value.`bytesDone`) +
+            FfiConverterOptionalULong.allocationSize(value.`bytesTotal`) +
+            FfiConverterOptionalULong.allocationSize(value.`featuresDone`)
     )
 
     override fun write(value: ImportStep, buf: ByteBuffer) {
@@ -3958,6 +3981,9 @@ public object FfiConverterTypeImportStep: FfiConverterRustBuffer<ImportStep> {
             FfiConverterOptionalTypeTimestamp.write(value.`end`, buf)
             FfiConverterTypeImportStatus.write(value.`status`, buf)
             FfiConverterSequenceTypeLogEntry.write(value.`entries`, buf)
+            FfiConverterOptionalULong.write(value.`bytesDone`, buf)
+            FfiConverterOptionalULong.write(value.`bytesTotal`, buf)
+            FfiConverterOptionalULong.write(value.`featuresDone`, buf)
     }
 }
 
