@@ -253,7 +253,7 @@ macro_rules! endpoint_table {
             /// `GET /datasets/{dataset_id}/features/{feature_id}`
             FeatureGet: Get "/datasets/{dataset_id}/features/{feature_id}", Datasets, K2, 20 per 1 s,
                 FeatureGetRequest => FeatureGetResponse,
-                Inline, Json, All, Datasets, datasets_feature_get, datasetFeature;
+                Blocking, Json, All, Datasets, datasets_feature_get, datasetFeature;
             /// `POST /datasets/{dataset_id}/features/search`
             FeatureSearch: Post "/datasets/{dataset_id}/features/search", Datasets, K2, 20 per 1 s,
                 FeatureSearchRequest => FeatureSearchResponse,

@@ -199,6 +199,17 @@ impl Engine {
         let _ = self.stores.index(self.packs.registry().snapshot());
     }
 
+    /// Loads the data of every dataset that has some now (otherwise loaded by its first
+    /// feature request, which then waits for it).
+    pub fn prepare_datasets(&self) {
+        self.datasets.prepare();
+    }
+
+    /// How many times a dataset's data file was read into memory since the engine opened.
+    pub fn dataset_loads(&self) -> u64 {
+        self.datasets.loads()
+    }
+
     /// Loads the three-word layer of the current pack set now (otherwise loaded by the first
     /// three-word request, which then waits for it: the region table, 40,000 words, 147,519
     /// places and 240 country outlines).

@@ -640,12 +640,14 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         // A demonstration only: the server runs without it.
         eprintln!("waymark: no sample dataset: {e}");
     }
-    // Build the geolocation and stores indexes in the background so the first requests do not wait.
+    // Build the geolocation, stores, three-word and dataset indexes in the background so the
+    // first requests do not wait.
     let warm = engine.clone();
     std::thread::spawn(move || {
         warm.prepare_geolocation();
         warm.prepare_stores();
         warm.prepare_threewords();
+        warm.prepare_datasets();
     });
     let mut server_config = ServerConfig {
         extra_allowed_hosts: args.allow_hosts.clone(),

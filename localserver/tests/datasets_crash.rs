@@ -36,8 +36,8 @@ fn parcels(version: u32) -> Vec<u8> {
         .into_bytes()
 }
 
-/// A slow HTTP source of `body` (8 KiB every 2 ms, with `Range`), logging the start offset
-/// of every request.
+/// A slow HTTP source of `body` (8 KiB every 2 ms, with an `ETag`, `Range` and `If-Range`),
+/// logging the start offset of every request.
 fn slow_source(body: Arc<Mutex<Vec<u8>>>) -> (String, Arc<Mutex<Vec<usize>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/parcels.geojson", listener.local_addr().unwrap());
@@ -58,14 +58,29 @@ fn slow_source(body: Arc<Mutex<Vec<u8>>>) -> (String, Arc<Mutex<Vec<usize>>>) {
                     }
                 }
                 let head = String::from_utf8_lossy(&head).to_string();
-                let start = head
-                    .lines()
-                    .find_map(|l| {
+                let field = |wanted: &str| {
+                    head.lines().find_map(|l| {
                         let (name, value) = l.split_once(':')?;
-                        name.eq_ignore_ascii_case("range")
-                            .then(|| value.trim().strip_prefix("bytes="))?
+                        name.eq_ignore_ascii_case(wanted)
+                            .then(|| value.trim().to_owned())
                     })
-                    .and_then(|r| r.trim_end_matches('-').parse::<usize>().ok())
+                };
+                // The version's validator: a range is answered only for the same version.
+                let etag = format!(
+                    "\"{}-{}\"",
+                    bytes.len(),
+                    bytes
+                        .iter()
+                        .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(*b)))
+                );
+                let start = field("range")
+                    .and_then(|r| {
+                        r.strip_prefix("bytes=")?
+                            .trim_end_matches('-')
+                            .parse::<usize>()
+                            .ok()
+                    })
+                    .filter(|_| field("if-range").is_none_or(|v| v == etag))
                     .unwrap_or(0)
                     .min(bytes.len());
                 seen.lock().unwrap().push(start);
@@ -79,7 +94,7 @@ fn slow_source(body: Arc<Mutex<Vec<u8>>>) -> (String, Arc<Mutex<Vec<usize>>>) {
                     "HTTP/1.1 200 OK\r\n".to_owned()
                 };
                 let head = format!(
-                    "{status}Content-Length: {}\r\nConnection: close\r\n\r\n",
+                    "{status}ETag: {etag}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                     bytes.len() - start
                 );
                 if s.write_all(head.as_bytes()).is_err() {

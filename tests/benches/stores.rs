@@ -3,9 +3,10 @@
 //! `cargo bench -p waymark-tests --bench stores` (`WAYMARK_BENCH_STORES=N` for another size).
 //!
 //! Before the criterion groups, each case is timed call by call and its p50 / p95 / p99
-//! printed, since the targets are percentiles: search with a query and a centre, bounds of a
-//! query, `zone=true` point lookups, `PUT /zones` of 1,000 zones, and the stores layer build
-//! (reading the customer's GeoJSON, checking and writing 100,000 stores and zones).
+//! printed, since the targets are percentiles: search with a query and a centre, search of the
+//! stores open at an instant (`open_at`, with and without a query), bounds of a query,
+//! `zone=true` point lookups, `PUT /zones` of 1,000 zones, and the stores layer build (reading
+//! the customer's GeoJSON, checking and writing 100,000 stores and zones).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::hint::black_box;
@@ -171,6 +172,34 @@ fn bench(c: &mut Criterion) {
     waymark_tests::time_percentiles("search, query + centre + 10 km radius", 2000, |i| {
         black_box(search(i, Some(QUERY), Some(10_000.0)));
     });
+    // Open at a weekday 11:00 UTC (noon in most of the region): the filter runs on every
+    // candidate, each in its store's timezone with its special days.
+    const OPEN_AT: i64 = 1_797_588_000; // 2026-12-18T10:00:00Z, a Friday
+    let open_search = |i: usize, query: Option<&str>, open_at: i64| {
+        engine
+            .call(
+                &reader,
+                StoresSearchRequest {
+                    query: query.map(str::to_owned),
+                    center: Some(points[i % points.len()]),
+                    open_at: Some(open_at),
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+    };
+    let open = open_search(0, None, OPEN_AT);
+    let sunday = open_search(0, None, OPEN_AT + 2 * 86_400 + 3600);
+    eprintln!(
+        "open at a weekday 11:00 UTC: {} of {n} stores; on Sunday: {}",
+        open.pagination.total, sunday.pagination.total
+    );
+    waymark_tests::time_percentiles("search, centre + open_at (every store checked)", 500, |i| {
+        black_box(open_search(i, None, OPEN_AT));
+    });
+    waymark_tests::time_percentiles("search, query + centre + open_at", 2000, |i| {
+        black_box(open_search(i, Some(QUERY), OPEN_AT));
+    });
     waymark_tests::time_percentiles("bounds, query + centre + 20 km radius", 2000, |i| {
         black_box(bounds(i, QUERY));
     });
@@ -208,6 +237,12 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             i += 1;
             black_box(search(i, Some(QUERY), None))
+        })
+    });
+    g.bench_function("search centre + open_at", |b| {
+        b.iter(|| {
+            i += 1;
+            black_box(open_search(i, None, OPEN_AT))
         })
     });
     g.bench_function("bounds query + 20 km", |b| {

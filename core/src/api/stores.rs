@@ -91,6 +91,37 @@ fn check_radius_anchor(
     );
 }
 
+/// The UTC seconds a date of the calendar can have (`timestamp`, `open_at`).
+fn instant_rule() -> serde_json::Value {
+    crate::api::validation::rule::int_range(
+        chrono::DateTime::<chrono::Utc>::MIN_UTC.timestamp(),
+        chrono::DateTime::<chrono::Utc>::MAX_UTC.timestamp(),
+    )
+}
+
+/// `open_now` and `open_at` are two ways to give one instant; `open_at` must be a time.
+fn check_open(c: &mut Checks, open_now: bool, open_at: Option<i64>) {
+    c.check(!(open_now && open_at.is_some()), || {
+        FieldError::invalid(
+            Loc::Query,
+            "open_at",
+            kinds::VALUE,
+            "give `open_now=true` or `open_at`, not both",
+        )
+    });
+    c.check(
+        open_at.is_none_or(|t| chrono::DateTime::from_timestamp(t, 0).is_some()),
+        || {
+            FieldError::invalid(
+                Loc::Query,
+                "open_at",
+                kinds::VALUE,
+                "`open_at` is out of range: give UTC seconds since 1970",
+            )
+        },
+    );
+}
+
 /// Checks the centre and the radius shared by both requests.
 fn check_center_radius(c: &mut Checks, center: Option<&LatLng>, radius: Option<f64>) {
     if let Some(p) = center
@@ -119,8 +150,9 @@ fn check_center_radius(c: &mut Checks, center: Option<&LatLng>, radius: Option<f
 /// `GET /stores/search`. The spec shows only a call with `lat`, `lng` and `key`.
 ///
 /// Not shown in the spec: the parameters are those of bounds (`query`, `lat`/`lng`, `radius`,
-/// `encoded_polyline`) plus `zone`, `language`, `stores_by_page` and `page`; features are
-/// sorted by distance to the centre when one is given, else by name.
+/// `encoded_polyline`, `zone`, `open_now`, `open_at`) plus `language`, `timestamp`,
+/// `stores_by_page` and `page`; features are sorted by distance to the centre when one is
+/// given, else by name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromQuery)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
@@ -158,6 +190,17 @@ pub struct StoresSearchRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub timestamp: Option<i64>,
+    /// Not shown in the spec: `true` keeps only the stores open at the time of the request,
+    /// each in its own timezone with its special days first (a store without opening hours is
+    /// not open); pages and `total` count only those. Not with `open_at` (both given: 422).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub open_now: bool,
+    /// Not shown in the spec: keeps only the stores open at this instant (UTC seconds since
+    /// 1970), as `open_now` does for the time of the request. Not with `open_now`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub open_at: Option<i64>,
     /// Not shown in the spec: stores per page, 1 to 300 (default 10).
     #[serde(default = "default_stores_by_page")]
     pub stores_by_page: u32,
@@ -176,6 +219,8 @@ impl Default for StoresSearchRequest {
             zone: false,
             language: None,
             timestamp: None,
+            open_now: false,
+            open_at: None,
             stores_by_page: default_stores_by_page(),
             page: default_page(),
         }
@@ -193,13 +238,8 @@ impl Validate for StoresSearchRequest {
             ("radius", crate::api::validation::rule::positive()),
             ("lat", crate::api::validation::rule::range(-90.0, 90.0)),
             ("lng", crate::api::validation::rule::range(-180.0, 180.0)),
-            (
-                "timestamp",
-                crate::api::validation::rule::int_range(
-                    chrono::DateTime::<chrono::Utc>::MIN_UTC.timestamp(),
-                    chrono::DateTime::<chrono::Utc>::MAX_UTC.timestamp(),
-                ),
-            ),
+            ("timestamp", instant_rule()),
+            ("open_at", instant_rule()),
         ]
     }
 
@@ -250,6 +290,7 @@ impl Validate for StoresSearchRequest {
                 "`zone=true` needs the point to look up: give `lat` and `lng`",
             )
         });
+        check_open(&mut c, self.open_now, self.open_at);
         c.finish()
     }
 }
@@ -402,6 +443,21 @@ pub struct StoresBoundsRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub encoded_polyline: Option<String>,
+    /// Not shown in the spec: `true` bounds only the stores one of whose zones contains the
+    /// centre, as the search does; needs `lat`/`lng`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub zone: bool,
+    /// Not shown in the spec: `true` bounds only the stores open at the time of the request,
+    /// as the search keeps them. Not with `open_at` (both given: 422).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub open_now: bool,
+    /// Not shown in the spec: bounds only the stores open at this instant (UTC seconds since
+    /// 1970), as the search keeps them. Not with `open_now`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub open_at: Option<i64>,
 }
 
 impl Validate for StoresBoundsRequest {
@@ -410,6 +466,7 @@ impl Validate for StoresBoundsRequest {
             ("radius", crate::api::validation::rule::positive()),
             ("lat", crate::api::validation::rule::range(-90.0, 90.0)),
             ("lng", crate::api::validation::rule::range(-180.0, 180.0)),
+            ("open_at", instant_rule()),
         ]
     }
 
@@ -423,6 +480,15 @@ impl Validate for StoresBoundsRequest {
             self.encoded_polyline.as_deref(),
             self.radius,
         );
+        c.check(!self.zone || self.center.is_some(), || {
+            FieldError::invalid(
+                Loc::Query,
+                "zone",
+                kinds::MISSING,
+                "`zone=true` needs the point to look up: give `lat` and `lng`",
+            )
+        });
+        check_open(&mut c, self.open_now, self.open_at);
         c.finish()
     }
 }

@@ -4,15 +4,16 @@
 //! **State** (`<state dir>/datasets/`): `catalog.sqlite` lists the datasets and their import
 //! runs ([`catalog`]); each dataset has a directory `<id>/` with the data file of its last
 //! successful run (`<run id>.sqlite`, see [`data`]) and, while a run is under way, its
-//! download (`<run id>.download`, `.part` while incomplete) and the data file being built
-//! (`<run id>.building`).
+//! download (`<run id>.download`; `.part` while incomplete, with the validator of the file it
+//! holds in `.part.validator`) and the data file being built (`<run id>.building`).
 //!
 //! **Runs.** Creating a dataset, or giving it a new `url`, starts a run on a thread of its
 //! own: `fetch` (see [`fetch`]), then `import` (see [`run`]). The previous data keeps
 //! answering until the run succeeds; then one catalog transaction switches the dataset to the
 //! new file and the in-memory index is swapped with it. A failed run changes nothing. A run
 //! interrupted by a stop of the engine resumes when the engine opens again (the download
-//! continues where it stopped, the import starts over from the download). A newer run, or a
+//! continues where it stopped when the source still has the same file, the import starts over
+//! from the download). A newer run, or a
 //! deletion, stops the older run.
 //!
 //! **Queries** (see [`query`]) read the dataset's [`DatasetIndex`]: features by id, `where`
@@ -49,14 +50,19 @@ pub struct DatasetLimits {
     pub max_download_bytes: u64,
     /// Most features a dataset holds.
     pub max_features: u64,
+    /// Byte budget of each loaded dataset's attribute column cache (least recently used
+    /// columns go first).
+    pub column_cache_bytes: usize,
 }
 
 impl Default for DatasetLimits {
-    /// 1 GiB and 5 million features (the data is held in memory while it answers).
+    /// 1 GiB, 5 million features (the data is held in memory while it answers) and 64 MiB of
+    /// attribute columns per dataset.
     fn default() -> Self {
         DatasetLimits {
             max_download_bytes: 1 << 30,
             max_features: 5_000_000,
+            column_cache_bytes: DatasetIndex::COLUMN_BUDGET_BYTES,
         }
     }
 }
@@ -82,6 +88,11 @@ struct Inner {
     rows: RwLock<BTreeMap<String, DatasetRow>>,
     /// Loaded data by dataset id.
     indexes: RwLock<HashMap<String, Arc<DatasetIndex>>>,
+    /// One lock per dataset whose data is being loaded: requests that arrive together wait
+    /// for the one load instead of each reading the file.
+    loading: Mutex<HashMap<String, Arc<Mutex<()>>>>,
+    /// Data files read into memory so far (loads, not cache hits).
+    loads: std::sync::atomic::AtomicU64,
     /// The latest run of each dataset as it progresses (the status).
     live: RwLock<HashMap<String, RunRow>>,
     /// Stop flags of the runs under way, by dataset id.
@@ -122,6 +133,8 @@ impl Datasets {
             catalog: Mutex::new(catalog),
             rows: RwLock::new(rows),
             indexes: RwLock::default(),
+            loading: Mutex::default(),
+            loads: std::sync::atomic::AtomicU64::new(0),
             live: RwLock::default(),
             cancels: Mutex::default(),
         });
@@ -333,15 +346,22 @@ impl Datasets {
     }
 
     /// The loaded data of dataset `id`: 404 when unknown, 503 while its first import has not
-    /// succeeded.
+    /// succeeded. The first call after a start (or a new run) reads the data file; calls that
+    /// arrive meanwhile wait for that one read rather than reading it again.
     pub fn index(&self, id: &str) -> Result<Arc<DatasetIndex>, ApiError> {
         let row = self.row(id)?;
-        if let Some(idx) = self.inner.indexes.read().get(id)
-            && Some(&idx.file) == row.data_file.as_ref()
-        {
-            return Ok(idx.clone());
+        let loaded = |row: &DatasetRow| {
+            self.inner
+                .indexes
+                .read()
+                .get(id)
+                .filter(|idx| Some(&idx.file) == row.data_file.as_ref())
+                .cloned()
+        };
+        if let Some(idx) = loaded(&row) {
+            return Ok(idx);
         }
-        let Some(file) = row.data_file else {
+        let Some(file) = row.data_file.clone() else {
             return Err(ApiError::new(
                 ErrorCode::DataUnavailable,
                 format!(
@@ -349,13 +369,45 @@ impl Datasets {
                 ),
             ));
         };
+        let slot = self
+            .inner
+            .loading
+            .lock()
+            .entry(id.to_owned())
+            .or_default()
+            .clone();
+        let guard = slot.lock();
+        // Loaded by the call this one waited for.
+        if let Some(idx) = loaded(&row) {
+            return Ok(idx);
+        }
         let path = self.inner.dir.join(id).join(&file);
-        let idx = Arc::new(DatasetIndex::load(&path, &file).map_err(internal)?);
+        let idx = Arc::new(
+            DatasetIndex::load_with_budget(&path, &file, self.inner.limits.column_cache_bytes)
+                .map_err(internal)?,
+        );
+        self.inner.loads.fetch_add(1, Ordering::Relaxed);
         self.inner
             .indexes
             .write()
             .insert(id.to_owned(), idx.clone());
+        drop(guard);
+        self.inner.loading.lock().remove(id);
         Ok(idx)
+    }
+
+    /// Loads the data of every dataset that has some (otherwise loaded by its first feature
+    /// request, which then waits for it). Errors are left for that request to answer.
+    pub fn prepare(&self) {
+        let ids: Vec<String> = self.inner.rows.read().keys().cloned().collect();
+        for id in ids {
+            let _ = self.index(&id);
+        }
+    }
+
+    /// How many times a data file was read into memory since the engine opened.
+    pub fn loads(&self) -> u64 {
+        self.inner.loads.load(Ordering::Relaxed)
     }
 
     /// Waits until no run is under way (tests, and a clean stop of the CLI).
@@ -445,7 +497,8 @@ impl Inner {
                         let file = f.file_name().to_string_lossy().into_owned();
                         let keep = Some(&file) == row.data_file.as_ref()
                             || file.ends_with(".download")
-                            || file.ends_with(".part");
+                            || file.ends_with(".part")
+                            || file.ends_with(".part.validator");
                         if !keep {
                             let _ = std::fs::remove_file(f.path());
                         }

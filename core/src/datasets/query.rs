@@ -86,9 +86,7 @@ fn filtered(
                 {
                     return c.number_matches(x);
                 }
-                col.values
-                    .get(i)
-                    .is_some_and(|v| c.value_matches(v.as_ref()))
+                c.value_matches(col.value(i))
             })
         })
         .collect()

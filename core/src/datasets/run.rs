@@ -51,6 +51,20 @@ pub(super) fn start(inner: &Arc<Inner>, run: RunRow, resumed: bool) {
 }
 
 /// One run under way.
+/// How often a step under way shows its progress in the status, at most.
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Shows `run` as its dataset's status (unless a newer run of the dataset owns it).
+fn publish_live(inner: &Inner, run: &RunRow) {
+    let mut live = inner.live.write();
+    match live.get(&run.dataset_id) {
+        Some(r) if r.seq > run.seq => {}
+        _ => {
+            live.insert(run.dataset_id.clone(), run.clone());
+        }
+    }
+}
+
 struct Runner {
     inner: Arc<Inner>,
     cancel: Arc<AtomicBool>,
@@ -84,16 +98,7 @@ impl Runner {
 
     /// Publishes the run's state to status readers, and to the catalog when `persist`.
     fn publish(&self, persist: bool) {
-        {
-            let mut live = self.inner.live.write();
-            // A newer run of the dataset owns the status.
-            match live.get(&self.run.dataset_id) {
-                Some(r) if r.seq > self.run.seq => {}
-                _ => {
-                    live.insert(self.run.dataset_id.clone(), self.run.clone());
-                }
-            }
-        }
+        publish_live(&self.inner, &self.run);
         if persist
             && self.inner.rows.read().contains_key(&self.run.dataset_id)
             && let Err(e) = self.inner.catalog.lock().put_run(&self.run)
@@ -124,6 +129,9 @@ impl Runner {
             end: None,
             status: ImportStatus::InProgress,
             entries: Vec::new(),
+            bytes_done: None,
+            bytes_total: None,
+            features_done: None,
         });
         self.publish(true);
     }
@@ -147,6 +155,7 @@ impl Runner {
     fn done(&mut self) {
         let _ = std::fs::remove_file(self.file("download"));
         let _ = std::fs::remove_file(self.file("part"));
+        let _ = std::fs::remove_file(self.file("part.validator"));
         let _ = std::fs::remove_file(self.file("building"));
         let mut cancels = self.inner.cancels.lock();
         if cancels
@@ -217,14 +226,32 @@ impl Runner {
         self.log(LogLevel::Info, format!("fetching {url}"));
         self.publish(false);
         let dest = self.file("download");
-        match fetch(
-            &self.inner.agent,
+        let (inner, cancel) = (self.inner.clone(), self.cancel.clone());
+        let mut shown = std::time::Instant::now();
+        let mut progress = |done: u64, total: Option<u64>| {
+            if let Some(step) = self.run.run.steps.last_mut() {
+                step.bytes_done = Some(done);
+                step.bytes_total = total;
+            }
+            if shown.elapsed() >= PROGRESS_EVERY {
+                shown = std::time::Instant::now();
+                publish_live(&inner, &self.run);
+            }
+        };
+        let fetched = fetch(
+            &inner.agent,
             &url,
             &dest,
-            self.inner.limits.max_download_bytes,
-            &self.cancel,
-        ) {
+            inner.limits.max_download_bytes,
+            &cancel,
+            &mut progress,
+        );
+        match fetched {
             Ok(got) => {
+                if let Some(step) = self.step() {
+                    step.bytes_done = Some(got.bytes);
+                    step.bytes_total = Some(got.bytes);
+                }
                 let mut detail = format!("downloaded {} bytes", thousands(got.bytes));
                 if got.resumed_from > 0 {
                     detail.push_str(&format!(
@@ -283,9 +310,19 @@ impl Runner {
         let max_features = self.inner.limits.max_features;
         let mut entries: Vec<(LogLevel, String)> = Vec::new();
         let cancel = self.cancel.clone();
+        let inner = self.inner.clone();
+        let run = &mut self.run;
+        let mut shown = std::time::Instant::now();
         let result = waymark_geoformats::read(download, format, &mut |record| {
             if cancel.load(Ordering::Relaxed) {
                 return Err("stopped: a newer run or a deletion replaced this run".into());
+            }
+            if shown.elapsed() >= PROGRESS_EVERY {
+                shown = std::time::Instant::now();
+                if let Some(step) = run.run.steps.last_mut() {
+                    step.features_done = Some(writer.count() + counts.skipped);
+                }
+                publish_live(&inner, run);
             }
             match record {
                 Record::Feature(f) => {
@@ -331,6 +368,10 @@ impl Runner {
                 }
             }
         });
+        let read = writer.count() + counts.skipped;
+        if let Some(step) = self.step() {
+            step.features_done = Some(read);
+        }
         for (level, detail) in entries {
             self.log(level, detail);
         }
@@ -373,8 +414,9 @@ impl Runner {
         sync_file(building).map_err(|e| format!("cannot write the data file: {e}"))?;
         std::fs::rename(building, &path).map_err(|e| format!("cannot keep the data file: {e}"))?;
         sync_dir(&self.dir()).map_err(|e| format!("cannot keep the data file: {e}"))?;
-        let index = DatasetIndex::load(&path, &file)
-            .map_err(|e| format!("the new data file does not read back: {e}"))?;
+        let index =
+            DatasetIndex::load_with_budget(&path, &file, self.inner.limits.column_cache_bytes)
+                .map_err(|e| format!("the new data file does not read back: {e}"))?;
         if self.stopped() {
             let _ = std::fs::remove_file(&path);
             return Err("stopped: a newer run or a deletion replaced this run".into());

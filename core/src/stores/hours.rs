@@ -116,6 +116,16 @@ impl OpeningHours {
         .unwrap_or_default()
     }
 
+    /// Whether the store is open at `at` (in its timezone, its special days first): what
+    /// [`OpeningHours::open_at`] says of `open_now`, without the rest.
+    pub fn is_open(&self, at: DateTime<Utc>) -> bool {
+        let local = at.with_timezone(&self.tz()).naive_local();
+        let now = local.time().num_seconds_from_midnight() / 60;
+        self.ranges(local.date())
+            .iter()
+            .any(|range| contains(*range, now))
+    }
+
     /// Whether the store is open at `at`, today's ranges, when the current range ends and when
     /// the store next opens (within 8 days).
     pub fn open_at(&self, at: DateTime<Utc>) -> StoreOpen {
@@ -137,7 +147,7 @@ impl OpeningHours {
                 m % 60
             )
         };
-        let current = ranges.iter().find(|(s, e)| *s <= now && now < *e);
+        let current = ranges.iter().find(|range| contains(**range, now));
         let next_opening = if current.is_some() {
             None
         } else {
@@ -162,6 +172,11 @@ impl OpeningHours {
             closes_at: current.map(|(_, e)| fmt(today, *e)),
         }
     }
+}
+
+/// Whether minute `now` of a day falls in the opening range `(start, end)`.
+fn contains((start, end): (u32, u32), now: u32) -> bool {
+    start <= now && now < end
 }
 
 fn range_problems(part: &str, key: &str, ranges: &[TimeRange]) -> Vec<String> {
@@ -228,5 +243,30 @@ mod tests {
         assert!(o.open_now);
         assert_eq!(o.timezone, "UTC");
         assert_eq!(o.closes_at.as_deref(), Some("2026-11-23T00:00"));
+    }
+
+    #[test]
+    fn is_open_agrees_with_the_open_block_across_zones_and_special_days() {
+        let tokyo = hours(
+            r#"{"timezone": "Asia/Tokyo",
+                "usual": {"default": [{"start": "09:00", "end": "18:00"}]},
+                "special": {"2026-12-25": [{"start": "12:00", "end": "14:00"}]}}"#,
+        );
+        let tz: Tz = "Asia/Tokyo".parse().unwrap();
+        // 2026-12-25 10:00 in Tokyo (01:00 UTC): a usual day would be open, the special day is not.
+        assert!(!tokyo.is_open(local_instant(tz, 2026, 12, 25, 10, 0).unwrap()));
+        assert!(tokyo.is_open(local_instant(tz, 2026, 12, 25, 13, 0).unwrap()));
+        assert!(tokyo.is_open(local_instant(tz, 2026, 12, 24, 10, 0).unwrap()));
+        // Every quarter hour of four days: the filter and the block say the same.
+        let start = local_instant(tz, 2026, 12, 23, 0, 0).unwrap();
+        for h in [
+            &tokyo,
+            &hours(r#"{"usual": {"1": [{"start": "08:00", "end": "24:00"}]}}"#),
+        ] {
+            for q in 0..4 * 24 * 4 {
+                let at = start + Duration::minutes(15 * q);
+                assert_eq!(h.is_open(at), h.open_at(at).open_now, "{at}");
+            }
+        }
     }
 }

@@ -68,6 +68,17 @@ struct Filter<'a> {
     radius: Option<f64>,
     polyline: Option<&'a str>,
     zone: bool,
+    /// Only the stores open at this instant.
+    open: Option<chrono::DateTime<Utc>>,
+}
+
+/// The instant of `open_now` (now) or `open_at` the stores must be open at, if any.
+fn open_instant(open_now: bool, open_at: Option<i64>) -> Option<chrono::DateTime<Utc>> {
+    match (open_now, open_at) {
+        (_, Some(t)) => chrono::DateTime::from_timestamp(t, 0),
+        (true, None) => Some(Utc::now()),
+        (false, None) => None,
+    }
 }
 
 impl Stores {
@@ -130,6 +141,7 @@ impl Stores {
             radius: req.radius,
             polyline: req.encoded_polyline.as_deref(),
             zone: req.zone,
+            open: open_instant(req.open_now, req.open_at),
         };
         let (index, mut found) = self.find(set, call, &filter)?;
         let total = found.len() as u32;
@@ -137,9 +149,12 @@ impl Stores {
         let page_count = total.div_ceil(per_page);
         let start = (req.page.saturating_sub(1) as usize).saturating_mul(per_page as usize);
         order_first(&index, &mut found, start.saturating_add(per_page as usize));
+        // The `open` blocks are computed at `timestamp`, else at the instant the stores were
+        // filtered on, else now.
         let now = req
             .timestamp
             .and_then(|t| chrono::DateTime::from_timestamp(t, 0))
+            .or(filter.open)
             .unwrap_or_else(Utc::now);
         let features = found
             .iter()
@@ -176,7 +191,8 @@ impl Stores {
             center: req.center,
             radius: req.radius,
             polyline: req.encoded_polyline.as_deref(),
-            zone: false,
+            zone: req.zone,
+            open: open_instant(req.open_now, req.open_at),
         };
         let (index, found) = self.find(set, call, &filter)?;
         let mut bounds: Option<AssetBounds> = None;
@@ -470,7 +486,9 @@ fn matching(
             }) && match (center, f.zone, f.radius) {
                 (Some(c), true, Some(r)) => crate::geo::haversine_m(c, s.pt()) <= r,
                 _ => true,
-            }
+            } && f
+                .open
+                .is_none_or(|at| s.opening_hours.as_ref().is_some_and(|h| h.is_open(at)))
         })
         .map(|i| (i, center_xyz.map(|c| index.chord2(i, c))))
         .collect())

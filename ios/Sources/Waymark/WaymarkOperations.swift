@@ -109,7 +109,7 @@ extension Waymark {
 
     /// `GET /datasets/{dataset_id}/features/{feature_id}`
     public func datasetFeature(_ request: FeatureGetRequest) async throws -> DatasetFeature {
-        try await detached { [native] in try native.datasetsFeatureGet(request: request) }
+        try await native.datasetsFeatureGet(request: request)
     }
 
     /// `POST /datasets/{dataset_id}/features/search`

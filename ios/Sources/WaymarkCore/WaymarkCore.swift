@@ -4548,6 +4548,20 @@ public struct ImportStep: Equatable, Hashable {
      * Log of the step.
      */
     public var entries: [LogEntry]
+    /**
+     * Not shown in the spec: `fetch` only, bytes of the file downloaded so far (updated
+     * while the step runs; a resumed download counts the bytes it had).
+     */
+    public var bytesDone: UInt64?
+    /**
+     * Not shown in the spec: `fetch` only, the file's size when the source states it.
+     */
+    public var bytesTotal: UInt64?
+    /**
+     * Not shown in the spec: `import` only, features read so far (imported and skipped;
+     * updated while the step runs).
+     */
+    public var featuresDone: UInt64?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -4566,12 +4580,26 @@ public struct ImportStep: Equatable, Hashable {
          */status: ImportStatus, 
         /**
          * Log of the step.
-         */entries: [LogEntry]) {
+         */entries: [LogEntry], 
+        /**
+         * Not shown in the spec: `fetch` only, bytes of the file downloaded so far (updated
+         * while the step runs; a resumed download counts the bytes it had).
+         */bytesDone: UInt64? = nil, 
+        /**
+         * Not shown in the spec: `fetch` only, the file's size when the source states it.
+         */bytesTotal: UInt64? = nil, 
+        /**
+         * Not shown in the spec: `import` only, features read so far (imported and skipped;
+         * updated while the step runs).
+         */featuresDone: UInt64? = nil) {
         self.name = name
         self.start = start
         self.end = end
         self.status = status
         self.entries = entries
+        self.bytesDone = bytesDone
+        self.bytesTotal = bytesTotal
+        self.featuresDone = featuresDone
     }
 
     
@@ -4594,7 +4622,10 @@ public struct FfiConverterTypeImportStep: FfiConverterRustBuffer {
                 start: FfiConverterTypeTimestamp.read(from: &buf), 
                 end: FfiConverterOptionTypeTimestamp.read(from: &buf), 
                 status: FfiConverterTypeImportStatus.read(from: &buf), 
-                entries: FfiConverterSequenceTypeLogEntry.read(from: &buf)
+                entries: FfiConverterSequenceTypeLogEntry.read(from: &buf), 
+                bytesDone: FfiConverterOptionUInt64.read(from: &buf), 
+                bytesTotal: FfiConverterOptionUInt64.read(from: &buf), 
+                featuresDone: FfiConverterOptionUInt64.read(from: &buf)
         )
     }
 
@@ -4604,6 +4635,9 @@ public struct FfiConverterTypeImportStep: FfiConverterRustBuffer {
         FfiConverterOptionTypeTimestamp.write(value.end, into: &buf)
         FfiConverterTypeImportStatus.write(value.status, into: &buf)
         FfiConverterSequenceTypeLogEntry.write(value.entries, into: &buf)
+        FfiConverterOptionUInt64.write(value.bytesDone, into: &buf)
+        FfiConverterOptionUInt64.write(value.bytesTotal, into: &buf)
+        FfiConverterOptionUInt64.write(value.featuresDone, into: &buf)
     }
 }
 
@@ -10433,6 +10467,21 @@ public struct StoresBoundsRequest: Equatable, Hashable {
      * `radius`.
      */
     public var encodedPolyline: String?
+    /**
+     * Not shown in the spec: `true` bounds only the stores one of whose zones contains the
+     * centre, as the search does; needs `lat`/`lng`.
+     */
+    public var zone: Bool
+    /**
+     * Not shown in the spec: `true` bounds only the stores open at the time of the request,
+     * as the search keeps them. Not with `open_at` (both given: 422).
+     */
+    public var openNow: Bool
+    /**
+     * Not shown in the spec: bounds only the stores open at this instant (UTC seconds since
+     * 1970), as the search keeps them. Not with `open_now`.
+     */
+    public var openAt: Int64?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -10449,11 +10498,26 @@ public struct StoresBoundsRequest: Equatable, Hashable {
         /**
          * Not shown in the spec (the parameter name): encoded polyline (precision 5) combined with
          * `radius`.
-         */encodedPolyline: String? = nil) {
+         */encodedPolyline: String? = nil, 
+        /**
+         * Not shown in the spec: `true` bounds only the stores one of whose zones contains the
+         * centre, as the search does; needs `lat`/`lng`.
+         */zone: Bool = false, 
+        /**
+         * Not shown in the spec: `true` bounds only the stores open at the time of the request,
+         * as the search keeps them. Not with `open_at` (both given: 422).
+         */openNow: Bool = false, 
+        /**
+         * Not shown in the spec: bounds only the stores open at this instant (UTC seconds since
+         * 1970), as the search keeps them. Not with `open_now`.
+         */openAt: Int64? = nil) {
         self.query = query
         self.center = center
         self.radius = radius
         self.encodedPolyline = encodedPolyline
+        self.zone = zone
+        self.openNow = openNow
+        self.openAt = openAt
     }
 
     
@@ -10475,7 +10539,10 @@ public struct FfiConverterTypeStoresBoundsRequest: FfiConverterRustBuffer {
                 query: FfiConverterOptionString.read(from: &buf), 
                 center: FfiConverterOptionTypeLatLng.read(from: &buf), 
                 radius: FfiConverterOptionDouble.read(from: &buf), 
-                encodedPolyline: FfiConverterOptionString.read(from: &buf)
+                encodedPolyline: FfiConverterOptionString.read(from: &buf), 
+                zone: FfiConverterBool.read(from: &buf), 
+                openNow: FfiConverterBool.read(from: &buf), 
+                openAt: FfiConverterOptionInt64.read(from: &buf)
         )
     }
 
@@ -10484,6 +10551,9 @@ public struct FfiConverterTypeStoresBoundsRequest: FfiConverterRustBuffer {
         FfiConverterOptionTypeLatLng.write(value.center, into: &buf)
         FfiConverterOptionDouble.write(value.radius, into: &buf)
         FfiConverterOptionString.write(value.encodedPolyline, into: &buf)
+        FfiConverterBool.write(value.zone, into: &buf)
+        FfiConverterBool.write(value.openNow, into: &buf)
+        FfiConverterOptionInt64.write(value.openAt, into: &buf)
     }
 }
 
@@ -10645,8 +10715,9 @@ public func FfiConverterTypeStoresPagination_lower(_ value: StoresPagination) ->
  * `GET /stores/search`. The spec shows only a call with `lat`, `lng` and `key`.
  *
  * Not shown in the spec: the parameters are those of bounds (`query`, `lat`/`lng`, `radius`,
- * `encoded_polyline`) plus `zone`, `language`, `stores_by_page` and `page`; features are
- * sorted by distance to the centre when one is given, else by name.
+ * `encoded_polyline`, `zone`, `open_now`, `open_at`) plus `language`, `timestamp`,
+ * `stores_by_page` and `page`; features are sorted by distance to the centre when one is
+ * given, else by name.
  */
 public struct StoresSearchRequest: Equatable, Hashable {
     /**
@@ -10681,6 +10752,17 @@ public struct StoresSearchRequest: Equatable, Hashable {
      * computed ("open when I get there"); defaults to the current time.
      */
     public var timestamp: Int64?
+    /**
+     * Not shown in the spec: `true` keeps only the stores open at the time of the request,
+     * each in its own timezone with its special days first (a store without opening hours is
+     * not open); pages and `total` count only those. Not with `open_at` (both given: 422).
+     */
+    public var openNow: Bool
+    /**
+     * Not shown in the spec: keeps only the stores open at this instant (UTC seconds since
+     * 1970), as `open_now` does for the time of the request. Not with `open_now`.
+     */
+    public var openAt: Int64?
     /**
      * Not shown in the spec: stores per page, 1 to 300 (default 10).
      */
@@ -10719,6 +10801,15 @@ public struct StoresSearchRequest: Equatable, Hashable {
          * computed ("open when I get there"); defaults to the current time.
          */timestamp: Int64? = nil, 
         /**
+         * Not shown in the spec: `true` keeps only the stores open at the time of the request,
+         * each in its own timezone with its special days first (a store without opening hours is
+         * not open); pages and `total` count only those. Not with `open_at` (both given: 422).
+         */openNow: Bool = false, 
+        /**
+         * Not shown in the spec: keeps only the stores open at this instant (UTC seconds since
+         * 1970), as `open_now` does for the time of the request. Not with `open_now`.
+         */openAt: Int64? = nil, 
+        /**
          * Not shown in the spec: stores per page, 1 to 300 (default 10).
          */storesByPage: UInt32, 
         /**
@@ -10731,6 +10822,8 @@ public struct StoresSearchRequest: Equatable, Hashable {
         self.zone = zone
         self.language = language
         self.timestamp = timestamp
+        self.openNow = openNow
+        self.openAt = openAt
         self.storesByPage = storesByPage
         self.page = page
     }
@@ -10758,6 +10851,8 @@ public struct FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer {
                 zone: FfiConverterBool.read(from: &buf), 
                 language: FfiConverterOptionString.read(from: &buf), 
                 timestamp: FfiConverterOptionInt64.read(from: &buf), 
+                openNow: FfiConverterBool.read(from: &buf), 
+                openAt: FfiConverterOptionInt64.read(from: &buf), 
                 storesByPage: FfiConverterUInt32.read(from: &buf), 
                 page: FfiConverterUInt32.read(from: &buf)
         )
@@ -10771,6 +10866,8 @@ public struct FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer {
         FfiConverterBool.write(value.zone, into: &buf)
         FfiConverterOptionString.write(value.language, into: &buf)
         FfiConverterOptionInt64.write(value.timestamp, into: &buf)
+        FfiConverterBool.write(value.openNow, into: &buf)
+        FfiConverterOptionInt64.write(value.openAt, into: &buf)
         FfiConverterUInt32.write(value.storesByPage, into: &buf)
         FfiConverterUInt32.write(value.page, into: &buf)
     }

@@ -785,8 +785,10 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
     
     /**
      * `GET /datasets/{dataset_id}/features/{feature_id}`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    func datasetsFeatureGet(request: FeatureGetRequest) throws  -> DatasetFeature
+    func datasetsFeatureGet(request: FeatureGetRequest) async throws  -> DatasetFeature
     
     /**
      * `POST /datasets/{dataset_id}/features/search`
@@ -1162,15 +1164,23 @@ open func datasetsFeatureContains(request: FeatureContainsRequest)async throws  
     
     /**
      * `GET /datasets/{dataset_id}/features/{feature_id}`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-open func datasetsFeatureGet(request: FeatureGetRequest)throws  -> DatasetFeature  {
-    return try  FfiConverterTypeDatasetFeature_lift(try rustCallWithError(FfiConverterTypeWaymarkError_lift) {
-        uniffiCallStatus in
-    uniffi_waymark_ffi_fn_method_waymark_datasets_feature_get(
-            self.uniffiCloneHandle(),
-        FfiConverterTypeFeatureGetRequest_lower(request),uniffiCallStatus
-    )
-})
+open func datasetsFeatureGet(request: FeatureGetRequest)async throws  -> DatasetFeature  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_waymark_ffi_fn_method_waymark_datasets_feature_get(
+                        self.uniffiCloneHandle(),FfiConverterTypeFeatureGetRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_waymark_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_waymark_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_waymark_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeDatasetFeature_lift,
+            errorHandler: FfiConverterTypeWaymarkError_lift
+        )
 }
     
     /**
@@ -3250,7 +3260,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_contains() != 36225) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_get() != 11614) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_get() != 60640) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_search() != 32101) {

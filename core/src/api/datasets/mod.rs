@@ -417,6 +417,20 @@ pub struct ImportStep {
     pub status: ImportStatus,
     /// Log of the step.
     pub entries: Vec<LogEntry>,
+    /// Not shown in the spec: `fetch` only, bytes of the file downloaded so far (updated
+    /// while the step runs; a resumed download counts the bytes it had).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub bytes_done: Option<u64>,
+    /// Not shown in the spec: `fetch` only, the file's size when the source states it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub bytes_total: Option<u64>,
+    /// Not shown in the spec: `import` only, features read so far (imported and skipped;
+    /// updated while the step runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub features_done: Option<u64>,
 }
 
 /// An entry of a step log.

@@ -3920,6 +3920,23 @@ data class ImportStep (
      * Log of the step.
      */
     var `entries`: List<LogEntry>
+    , 
+    /**
+     * Not shown in the spec: `fetch` only, bytes of the file downloaded so far (updated
+     * while the step runs; a resumed download counts the bytes it had).
+     */
+    var `bytesDone`: kotlin.ULong? = null 
+    , 
+    /**
+     * Not shown in the spec: `fetch` only, the file's size when the source states it.
+     */
+    var `bytesTotal`: kotlin.ULong? = null 
+    , 
+    /**
+     * Not shown in the spec: `import` only, features read so far (imported and skipped;
+     * updated while the step runs).
+     */
+    var `featuresDone`: kotlin.ULong? = null 
     
 ){
     
@@ -3941,6 +3958,9 @@ public object FfiConverterTypeImportStep: FfiConverterRustBuffer<ImportStep> {
             FfiConverterOptionalTypeTimestamp.read(buf),
             FfiConverterTypeImportStatus.read(buf),
             FfiConverterSequenceTypeLogEntry.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
         )
     }
 
@@ -3949,7 +3969,10 @@ public object FfiConverterTypeImportStep: FfiConverterRustBuffer<ImportStep> {
             FfiConverterTypeTimestamp.allocationSize(value.`start`) +
             FfiConverterOptionalTypeTimestamp.allocationSize(value.`end`) +
             FfiConverterTypeImportStatus.allocationSize(value.`status`) +
-            FfiConverterSequenceTypeLogEntry.allocationSize(value.`entries`)
+            FfiConverterSequenceTypeLogEntry.allocationSize(value.`entries`) +
+            FfiConverterOptionalULong.allocationSize(value.`bytesDone`) +
+            FfiConverterOptionalULong.allocationSize(value.`bytesTotal`) +
+            FfiConverterOptionalULong.allocationSize(value.`featuresDone`)
     )
 
     override fun write(value: ImportStep, buf: ByteBuffer) {
@@ -3958,6 +3981,9 @@ public object FfiConverterTypeImportStep: FfiConverterRustBuffer<ImportStep> {
             FfiConverterOptionalTypeTimestamp.write(value.`end`, buf)
             FfiConverterTypeImportStatus.write(value.`status`, buf)
             FfiConverterSequenceTypeLogEntry.write(value.`entries`, buf)
+            FfiConverterOptionalULong.write(value.`bytesDone`, buf)
+            FfiConverterOptionalULong.write(value.`bytesTotal`, buf)
+            FfiConverterOptionalULong.write(value.`featuresDone`, buf)
     }
 }
 
@@ -8077,6 +8103,24 @@ data class StoresBoundsRequest (
      * `radius`.
      */
     var `encodedPolyline`: kotlin.String? = null 
+    , 
+    /**
+     * Not shown in the spec: `true` bounds only the stores one of whose zones contains the
+     * centre, as the search does; needs `lat`/`lng`.
+     */
+    var `zone`: kotlin.Boolean = false 
+    , 
+    /**
+     * Not shown in the spec: `true` bounds only the stores open at the time of the request,
+     * as the search keeps them. Not with `open_at` (both given: 422).
+     */
+    var `openNow`: kotlin.Boolean = false 
+    , 
+    /**
+     * Not shown in the spec: bounds only the stores open at this instant (UTC seconds since
+     * 1970), as the search keeps them. Not with `open_now`.
+     */
+    var `openAt`: kotlin.Long? = null 
     
 ){
     
@@ -8097,6 +8141,9 @@ public object FfiConverterTypeStoresBoundsRequest: FfiConverterRustBuffer<Stores
             FfiConverterOptionalTypeLatLng.read(buf),
             FfiConverterOptionalDouble.read(buf),
             FfiConverterOptionalString.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterOptionalLong.read(buf),
         )
     }
 
@@ -8104,7 +8151,10 @@ public object FfiConverterTypeStoresBoundsRequest: FfiConverterRustBuffer<Stores
             FfiConverterOptionalString.allocationSize(value.`query`) +
             FfiConverterOptionalTypeLatLng.allocationSize(value.`center`) +
             FfiConverterOptionalDouble.allocationSize(value.`radius`) +
-            FfiConverterOptionalString.allocationSize(value.`encodedPolyline`)
+            FfiConverterOptionalString.allocationSize(value.`encodedPolyline`) +
+            FfiConverterBoolean.allocationSize(value.`zone`) +
+            FfiConverterBoolean.allocationSize(value.`openNow`) +
+            FfiConverterOptionalLong.allocationSize(value.`openAt`)
     )
 
     override fun write(value: StoresBoundsRequest, buf: ByteBuffer) {
@@ -8112,6 +8162,9 @@ public object FfiConverterTypeStoresBoundsRequest: FfiConverterRustBuffer<Stores
             FfiConverterOptionalTypeLatLng.write(value.`center`, buf)
             FfiConverterOptionalDouble.write(value.`radius`, buf)
             FfiConverterOptionalString.write(value.`encodedPolyline`, buf)
+            FfiConverterBoolean.write(value.`zone`, buf)
+            FfiConverterBoolean.write(value.`openNow`, buf)
+            FfiConverterOptionalLong.write(value.`openAt`, buf)
     }
 }
 
@@ -8215,8 +8268,9 @@ public object FfiConverterTypeStoresPagination: FfiConverterRustBuffer<StoresPag
  * `GET /stores/search`. The spec shows only a call with `lat`, `lng` and `key`.
  *
  * Not shown in the spec: the parameters are those of bounds (`query`, `lat`/`lng`, `radius`,
- * `encoded_polyline`) plus `zone`, `language`, `stores_by_page` and `page`; features are
- * sorted by distance to the centre when one is given, else by name.
+ * `encoded_polyline`, `zone`, `open_now`, `open_at`) plus `language`, `timestamp`,
+ * `stores_by_page` and `page`; features are sorted by distance to the centre when one is
+ * given, else by name.
  */
 data class StoresSearchRequest (
     /**
@@ -8259,6 +8313,19 @@ data class StoresSearchRequest (
     var `timestamp`: kotlin.Long? = null 
     , 
     /**
+     * Not shown in the spec: `true` keeps only the stores open at the time of the request,
+     * each in its own timezone with its special days first (a store without opening hours is
+     * not open); pages and `total` count only those. Not with `open_at` (both given: 422).
+     */
+    var `openNow`: kotlin.Boolean = false 
+    , 
+    /**
+     * Not shown in the spec: keeps only the stores open at this instant (UTC seconds since
+     * 1970), as `open_now` does for the time of the request. Not with `open_now`.
+     */
+    var `openAt`: kotlin.Long? = null 
+    , 
+    /**
      * Not shown in the spec: stores per page, 1 to 300 (default 10).
      */
     var `storesByPage`: kotlin.UInt
@@ -8290,6 +8357,8 @@ public object FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer<Stores
             FfiConverterBoolean.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalLong.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterOptionalLong.read(buf),
             FfiConverterUInt.read(buf),
             FfiConverterUInt.read(buf),
         )
@@ -8303,6 +8372,8 @@ public object FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer<Stores
             FfiConverterBoolean.allocationSize(value.`zone`) +
             FfiConverterOptionalString.allocationSize(value.`language`) +
             FfiConverterOptionalLong.allocationSize(value.`timestamp`) +
+            FfiConverterBoolean.allocationSize(value.`openNow`) +
+            FfiConverterOptionalLong.allocationSize(value.`openAt`) +
             FfiConverterUInt.allocationSize(value.`storesByPage`) +
             FfiConverterUInt.allocationSize(value.`page`)
     )
@@ -8315,6 +8386,8 @@ public object FfiConverterTypeStoresSearchRequest: FfiConverterRustBuffer<Stores
             FfiConverterBoolean.write(value.`zone`, buf)
             FfiConverterOptionalString.write(value.`language`, buf)
             FfiConverterOptionalLong.write(value.`timestamp`, buf)
+            FfiConverterBoolean.write(value.`openNow`, buf)
+            FfiConverterOptionalLong.write(value.`openAt`, buf)
             FfiConverterUInt.write(value.`storesByPage`, buf)
             FfiConverterUInt.write(value.`page`, buf)
     }

@@ -1266,8 +1266,8 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_datasets_feature_contains(`ptr`: Long,`request`: RustBufferFeatureContainsRequest.ByValue,
     ): Long
-    external fun uniffi_waymark_ffi_fn_method_waymark_datasets_feature_get(`ptr`: Long,`request`: RustBufferFeatureGetRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBufferDatasetFeature.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_datasets_feature_get(`ptr`: Long,`request`: RustBufferFeatureGetRequest.ByValue,
+    ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_datasets_feature_search(`ptr`: Long,`request`: RustBufferFeatureSearchRequest.ByValue,
     ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_datasets_get(`ptr`: Long,`request`: RustBufferDatasetGetRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1883,7 +1883,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_contains() and 0xFFFF) != 36225) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_get() and 0xFFFF) != 11614) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_get() and 0xFFFF) != 60640) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_datasets_feature_search() and 0xFFFF) != 32101) {
@@ -2764,8 +2764,10 @@ public interface WaymarkInterface {
     
     /**
      * `GET /datasets/{dataset_id}/features/{feature_id}`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    fun `datasetsFeatureGet`(`request`: FeatureGetRequest): DatasetFeature
+    suspend fun `datasetsFeatureGet`(`request`: FeatureGetRequest): DatasetFeature
     
     /**
      * `POST /datasets/{dataset_id}/features/search`
@@ -3201,20 +3203,29 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
     
     /**
      * `GET /datasets/{dataset_id}/features/{feature_id}`
+     *
+     * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
-    @Throws(WaymarkException::class)override fun `datasetsFeatureGet`(`request`: FeatureGetRequest): DatasetFeature {
-            return FfiConverterTypeDatasetFeature.lift(
-    callWithHandle {
-    uniffiRustCallWithError(WaymarkExceptionExternalErrorHandler) { _status ->
-    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_datasets_feature_get(
-        it,
-        
-        FfiConverterTypeFeatureGetRequest.lower(`request`),_status)
-}
-    }
+    @Throws(WaymarkException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `datasetsFeatureGet`(`request`: FeatureGetRequest) : DatasetFeature {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_waymark_ffi_fn_method_waymark_datasets_feature_get(
+                uniffiHandle,
+                
+        FfiConverterTypeFeatureGetRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_waymark_ffi_rust_future_complete_rust_buffer(future, continuation).let { RustBufferDatasetFeature.create(it.capacity.toULong(), it.len.toULong(), it.data) } },
+        { future -> UniffiLib.ffi_waymark_ffi_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeDatasetFeature.lift(it) },
+        // Error FFI converter
+        WaymarkExceptionExternalErrorHandler,
     )
     }
-    
 
     
     /**

@@ -94,7 +94,7 @@ abstract class WaymarkOperations internal constructor(internal val native: Nativ
 
     /** `GET /datasets/{dataset_id}/features/{feature_id}` */
     suspend fun datasetFeature(request: FeatureGetRequest): DatasetFeature =
-        withContext(Dispatchers.IO) { native.datasetsFeatureGet(request) }
+        native.datasetsFeatureGet(request)
 
     /** `POST /datasets/{dataset_id}/features/search` */
     suspend fun searchFeatures(request: FeatureSearchRequest): FeatureSearchResponse =
