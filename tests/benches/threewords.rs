@@ -74,6 +74,13 @@ fn bench(c: &mut Criterion) {
             ConvertTo3waResponse::GeoJson(_) => unreachable!(),
         })
         .collect();
+    let back = |i: usize| ConvertToCoordinatesRequest {
+        words: words[i % words.len()].clone(),
+        ..Default::default()
+    };
+    waymark_tests::time_percentiles("convert-to-coordinates through the engine", 5_000, |i| {
+        black_box(engine.call(&creds, back(i)).unwrap());
+    });
     let typed = |i: usize, letters: usize| {
         let (head, last) = words[i % words.len()].rsplit_once('.').unwrap();
         format!("{head}.{}", &last[..letters.min(last.len())])
