@@ -9,7 +9,6 @@ use std::time::Duration;
 use common::{Req, Server, passed_auth, with_query};
 use serde_json::json;
 use waymark_core::auth::RateLimitMode;
-use waymark_core::endpoint::Endpoint;
 
 const TZ: &str = "/geolocation/timezone?location=60.17,24.94";
 const ROUTE: &str = "/distance/route/json?origin=42.5,1.5&destination=42.51,1.52";

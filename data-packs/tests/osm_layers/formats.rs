@@ -131,7 +131,7 @@ fn ring_assembly_joins_three_ways() {
 
 /// Every point of `points` is in its own cell of the grid `grid` (pack format 5), once, and
 /// its sub-cell holds its position.
-fn assert_grid_holds_every_point(conn: &Connection, grid: &str, points: &str) {
+pub(crate) fn assert_grid_holds_every_point(conn: &Connection, grid: &str, points: &str) {
     use waymark_core::packs::grid::{GridPoint, cell_of, decode_cell};
     let mut in_grid = std::collections::HashMap::new();
     let mut st = conn

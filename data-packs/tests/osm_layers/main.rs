@@ -458,3 +458,6 @@ fn neubrandenburg_restrictions_addresses_places() {
 
 mod formats;
 mod pois_indoor;
+
+use formats::assert_grid_holds_every_point;
+use pois_indoor::assert_closed_shape;

@@ -1,7 +1,7 @@
 //! Clipped extracts with languages, POI vocabulary and indoor features.
 use super::*;
 
-fn assert_closed_shape(shape: &str) {
+pub(crate) fn assert_closed_shape(shape: &str) {
     let v: serde_json::Value = serde_json::from_str(shape).unwrap();
     let polys: Vec<&serde_json::Value> = match v["type"].as_str().unwrap() {
         "Polygon" => vec![&v["coordinates"]],
