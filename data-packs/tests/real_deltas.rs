@@ -24,6 +24,16 @@ fn sources() -> Sources {
     Sources::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("sources.toml")).unwrap()
 }
 
+/// Whether the shared Monaco extract is there (tests print a note and pass without it).
+fn have_monaco() -> bool {
+    let s = sources();
+    let present = s.is_available(s.get("osm-monaco").unwrap());
+    if !present {
+        eprintln!("skipped: shared extract osm-monaco absent");
+    }
+    present
+}
+
 fn plan() -> PackPlan {
     PackPlan {
         id: "monaco".into(),
@@ -144,9 +154,7 @@ fn ops(s: &DeltaSummary, prefix: &str) -> Vec<String> {
 
 #[test]
 fn deltas_after_a_day_of_edits_are_small_and_install_as_the_full_packs_along_a_chain() {
-    let s = sources();
-    if !s.is_available(s.get("osm-monaco").unwrap()) {
-        eprintln!("skipped: shared extract osm-monaco absent");
+    if !have_monaco() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -207,9 +215,7 @@ fn deltas_after_a_day_of_edits_are_small_and_install_as_the_full_packs_along_a_c
 
 #[test]
 fn a_prepared_graph_that_does_not_match_falls_back_to_the_published_file() {
-    let s = sources();
-    if !s.is_available(s.get("osm-monaco").unwrap()) {
-        eprintln!("skipped: shared extract osm-monaco absent");
+    if !have_monaco() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

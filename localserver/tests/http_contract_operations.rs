@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Req, Server, with_query};
+use common::{Req, Server, stores_server, with_query};
 use serde_json::json;
 use waymark_core::auth::RateLimitMode;
 use waymark_core::endpoint::Endpoint;
@@ -121,42 +121,6 @@ fn every_405_has_an_allow_header_listing_the_methods_of_the_path() {
     // A path that does not exist is a 404 for any method, without `Allow`.
     let r = s.both(&Req::with_method("PATCH", "/nowhere"));
     assert_eq!((r.status, r.header("allow")), (404, None));
-}
-
-/// A server with a stores pack of 20 generated stores (`G0`..`G19`, each with zone `G<n>D`)
-/// installed.
-fn stores_server() -> (Server, Vec<waymark_packs::stores::StoreAsset>) {
-    use waymark_packs::stores::synthetic;
-    let s = Server::start_with(RateLimitMode::Off);
-    let stores = synthetic::generate(20, 3, synthetic::DEFAULT_BBOX);
-    let sources = waymark_packs::sources::Sources::load(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data-packs/sources.toml"),
-    )
-    .unwrap();
-    let plan = waymark_packs::build::PackPlan {
-        id: "retail".into(),
-        osm: vec!["osm-monaco".into()],
-        layers: vec!["places".into()],
-        base: false,
-        routing: Default::default(),
-    };
-    let (dir, _) = waymark_packs::stores::pack::build_with_stores(
-        &plan,
-        "1",
-        &sources,
-        &stores,
-        waymark_packs::stores::pack::customer_source("proprietary", "generated test stores"),
-        &s.dir.path().join("built"),
-    )
-    .unwrap();
-    waymark_packs::build::sign_pack(&dir, &s.publisher).unwrap();
-    s.engine
-        .install_pack(
-            &format!("file://{}", dir.canonicalize().unwrap().display()),
-            &mut |_| {},
-        )
-        .unwrap();
-    (s, stores)
 }
 
 /// The zone operations beside `PUT /zones`: every status they answer, each error naming what

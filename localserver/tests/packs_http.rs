@@ -5,9 +5,7 @@
 
 mod common;
 
-use std::time::Duration;
-
-use common::{Req, Server, with_query};
+use common::{Req, Server, wait_install, with_query};
 
 use serde_json::json;
 use waymark_core::auth::RateLimitMode;
@@ -88,16 +86,7 @@ fn packs_are_listed_installed_with_progress_and_removed() {
     );
     assert_eq!(r.status, 202, "{}", r.body);
     let id = r.body["install_id"].as_str().unwrap().to_string();
-    let mut status = json!(null);
-    for _ in 0..200 {
-        status = s
-            .http(&Req::get(format!("/packs/installs/{id}")).header("X-Api-Key", &w))
-            .body;
-        if status["status"] != "in_progress" {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let status = wait_install(&s, &w, &id);
     assert_eq!(status["status"], "completed", "{status}");
     assert_eq!(status["pack_id"], "monaco");
     assert_eq!(status["bytes_done"], status["bytes_total"]);
@@ -122,15 +111,7 @@ fn packs_are_listed_installed_with_progress_and_removed() {
             .body(&body),
     );
     let id = r.body["install_id"].as_str().unwrap().to_string();
-    for _ in 0..200 {
-        status = s
-            .http(&Req::get(format!("/packs/installs/{id}")).header("X-Api-Key", &w))
-            .body;
-        if status["status"] != "in_progress" {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let status = wait_install(&s, &w, &id);
     assert_eq!(status["status"], "failed");
     assert!(
         status["error"].as_str().unwrap().contains("trust"),
@@ -166,20 +147,6 @@ fn packs_are_listed_installed_with_progress_and_removed() {
 }
 
 /// Waits for install job `id` and returns its final status.
-fn wait_install(s: &Server, w: &str, id: &str) -> serde_json::Value {
-    let mut status = json!(null);
-    for _ in 0..500 {
-        status = s
-            .http(&Req::get(format!("/packs/installs/{id}")).header("X-Api-Key", w))
-            .body;
-        if status["status"] != "in_progress" {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    status
-}
-
 #[test]
 fn packs_list_shows_the_full_and_delta_sizes_of_an_update_at_a_source() {
     let s = Server::start_with(RateLimitMode::Off);

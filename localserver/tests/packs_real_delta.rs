@@ -8,7 +8,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use common::{Req, Server, with_query};
 use serde_json::json;
@@ -54,18 +53,7 @@ fn install(s: &Server, w: &str, url: &str) -> serde_json::Value {
             .body(&body),
     );
     assert_eq!(r.status, 202, "{}", r.body);
-    let id = r.body["install_id"].as_str().unwrap().to_string();
-    let mut status = json!(null);
-    for _ in 0..3000 {
-        status = s
-            .http(&Req::get(format!("/packs/installs/{id}")).header("X-Api-Key", w))
-            .body;
-        if status["status"] != "in_progress" {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    status
+    common::wait_install(s, w, r.body["install_id"].as_str().unwrap())
 }
 
 #[test]

@@ -7,45 +7,9 @@
 
 mod common;
 
-use common::{Req, Server};
+use common::{Req, Server, stores_server};
 use serde_json::{Value, json};
 use waymark_core::auth::RateLimitMode;
-use waymark_packs::stores::StoreAsset;
-
-/// A server with a stores pack of 20 generated stores (`G0`..`G19`) installed.
-fn stores_server() -> (Server, Vec<StoreAsset>) {
-    use waymark_packs::stores::synthetic;
-    let s = Server::start_with(RateLimitMode::Off);
-    let stores = synthetic::generate(20, 3, synthetic::DEFAULT_BBOX);
-    let sources = waymark_packs::sources::Sources::load(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data-packs/sources.toml"),
-    )
-    .unwrap();
-    let plan = waymark_packs::build::PackPlan {
-        id: "retail".into(),
-        osm: vec!["osm-monaco".into()],
-        layers: vec!["places".into()],
-        base: false,
-        routing: Default::default(),
-    };
-    let (dir, _) = waymark_packs::stores::pack::build_with_stores(
-        &plan,
-        "1",
-        &sources,
-        &stores,
-        waymark_packs::stores::pack::customer_source("proprietary", "generated test stores"),
-        &s.dir.path().join("built"),
-    )
-    .unwrap();
-    waymark_packs::build::sign_pack(&dir, &s.publisher).unwrap();
-    s.engine
-        .install_pack(
-            &format!("file://{}", dir.canonicalize().unwrap().display()),
-            &mut |_| {},
-        )
-        .unwrap();
-    (s, stores)
-}
 
 /// 2026-12-18 10:00 UTC, a Friday.
 const FRIDAY: i64 = 1_797_588_000;

@@ -387,3 +387,54 @@ pub fn with_query(target: &str, name: &str, value: &str) -> String {
     let sep = if target.contains('?') { '&' } else { '?' };
     format!("{target}{sep}{name}={value}")
 }
+
+/// A server with a stores pack of 20 generated stores (`G0`..`G19`, each with zone `G<n>D`)
+/// installed.
+pub fn stores_server() -> (Server, Vec<waymark_packs::stores::StoreAsset>) {
+    use waymark_packs::stores::synthetic;
+    let s = Server::start_with(RateLimitMode::Off);
+    let stores = synthetic::generate(20, 3, synthetic::DEFAULT_BBOX);
+    let sources = waymark_packs::sources::Sources::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data-packs/sources.toml"),
+    )
+    .unwrap();
+    let plan = waymark_packs::build::PackPlan {
+        id: "retail".into(),
+        osm: vec!["osm-monaco".into()],
+        layers: vec!["places".into()],
+        base: false,
+        routing: Default::default(),
+    };
+    let (dir, _) = waymark_packs::stores::pack::build_with_stores(
+        &plan,
+        "1",
+        &sources,
+        &stores,
+        waymark_packs::stores::pack::customer_source("proprietary", "generated test stores"),
+        &s.dir.path().join("built"),
+    )
+    .unwrap();
+    waymark_packs::build::sign_pack(&dir, &s.publisher).unwrap();
+    s.engine
+        .install_pack(
+            &format!("file://{}", dir.canonicalize().unwrap().display()),
+            &mut |_| {},
+        )
+        .unwrap();
+    (s, stores)
+}
+
+/// Polls `GET /packs/installs/{id}` until the install is no longer in progress (60 s at most: a delta may prepare routing graphs).
+pub fn wait_install(s: &Server, w: &str, id: &str) -> serde_json::Value {
+    let mut status = Value::Null;
+    for _ in 0..3000 {
+        status = s
+            .http(&Req::get(format!("/packs/installs/{id}")).header("X-Api-Key", w))
+            .body;
+        if status["status"] != "in_progress" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    status
+}
