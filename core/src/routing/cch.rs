@@ -92,6 +92,8 @@ pub struct NdStats {
     pub max_upper_degree: usize,
     /// Hierarchy edges kept (both directions).
     pub kept: usize,
+    /// Of them, edges a path through a higher node matches, kept as halves of a kept shortcut.
+    pub restored: usize,
     /// Milliseconds spent on the order, the chordal graph, the basic and the perfect
     /// customisation, and the hierarchy's layout.
     pub ms: [u64; 5],
@@ -318,20 +320,18 @@ impl Customised {
         Ok(())
     }
 
-    /// Step 4: exact distances, ranks descending; returns which directions of each edge keep
-    /// their customised weight (`[up, down]`).
+    /// Step 4: exact distances, ranks descending; returns which directions of each edge are
+    /// kept: those whose customised weight no path through a higher node (an upper or
+    /// intermediate triangle) matches (`[up, down]`).
     fn perfect(&mut self) -> Result<Vec<[bool; 2]>, NdError> {
         let nodes = self.first.len() - 1;
         let mut keep = vec![[false; 2]; self.adj.len()];
+        // The best path through a higher node, per edge of the current node.
         let mut best: Vec<[u64; 2]> = Vec::new();
         for v in (0..nodes).rev() {
             let range = self.first[v]..self.first[v + 1];
             best.clear();
-            best.extend(
-                range
-                    .clone()
-                    .map(|i| [u64::from(self.up_w[i]), u64::from(self.down_w[i])]),
-            );
+            best.resize(range.len(), [INF_PATH; 2]);
             for i in range.clone() {
                 let y = self.adj[i];
                 let (vy, yv) = (u64::from(self.up_w[i]), u64::from(self.down_w[i]));
@@ -353,17 +353,72 @@ impl Customised {
             }
             for (k, i) in range.enumerate() {
                 let [u, d] = best[k];
+                let (cu, cd) = (u64::from(self.up_w[i]), u64::from(self.down_w[i]));
                 keep[i] = [
-                    self.up_w[i] != INF && u == u64::from(self.up_w[i]),
-                    self.down_w[i] != INF && d == u64::from(self.down_w[i]),
+                    self.up_w[i] != INF && cu < u,
+                    self.down_w[i] != INF && cd < d,
                 ];
-                self.up_w[i] = u as u32;
-                self.down_w[i] = d as u32;
+                self.up_w[i] = cu.min(u).min(u64::from(INF)) as u32;
+                self.down_w[i] = cd.min(d).min(u64::from(INF)) as u32;
             }
         }
         Ok(keep)
     }
+
+    /// Keeps the halves of every kept shortcut. An edge matched by a path through a higher node
+    /// is not needed by queries, but a kept shortcut may have it as a half of its centre (the
+    /// halves of a kept shortcut are exact, so only a tie can have dropped one). Ranks
+    /// descending: a half is stored at its centre, below the shortcut's lower end, and is
+    /// visited after it. Returns how many directions were kept again.
+    fn keep_halves(&self, keep: &mut [[bool; 2]]) -> Result<usize, NdError> {
+        let nodes = self.first.len() - 1;
+        let mut restored = 0;
+        for r in (0..nodes).rev() {
+            for i in self.first[r]..self.first[r + 1] {
+                let y = self.adj[i];
+                // r → y through x needs r → x (x's down edge to r) and x → y (x's up edge).
+                if keep[i][0] && self.up_c[i] != NONE {
+                    let x = self.up_c[i];
+                    restored += self.keep_edge(keep, x, r as u32, 1)?;
+                    restored += self.keep_edge(keep, x, y, 0)?;
+                }
+                // y → r through x needs y → x (x's down edge to y) and x → r (x's up edge).
+                if keep[i][1] && self.down_c[i] != NONE {
+                    let x = self.down_c[i];
+                    restored += self.keep_edge(keep, x, y, 1)?;
+                    restored += self.keep_edge(keep, x, r as u32, 0)?;
+                }
+            }
+        }
+        Ok(restored)
+    }
+
+    /// Marks direction `dir` of the edge between `lo < hi` kept; 1 if it was dropped.
+    fn keep_edge(
+        &self,
+        keep: &mut [[bool; 2]],
+        lo: u32,
+        hi: u32,
+        dir: usize,
+    ) -> Result<usize, NdError> {
+        let e = self.find(lo, hi).ok_or(NdError::Internal(
+            "a shortcut's half is not in the chordal graph",
+        ))?;
+        let w = if dir == 0 {
+            self.up_w[e]
+        } else {
+            self.down_w[e]
+        };
+        if w == INF {
+            return Err(NdError::Internal("a shortcut's half has no weight"));
+        }
+        let was = std::mem::replace(&mut keep[e][dir], true);
+        Ok(usize::from(!was))
+    }
 }
+
+/// No path: larger than any sum of two weights below [`INF`].
+const INF_PATH: u64 = u64::MAX / 4;
 
 /// Prepares the hierarchy of `g` in `metric` in a nested-dissection order of the arc positions
 /// `ends` (one per arc, [`arc_ends`]).
@@ -428,7 +483,8 @@ pub fn prepare(
     drop(originals);
     c.basic()?;
     lap(2);
-    let keep = c.perfect()?;
+    let mut keep = c.perfect()?;
+    let restored = c.keep_halves(&mut keep)?;
     lap(3);
     let max_upper_degree = c.first.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
     // Only what the layout needs is kept from here: a kept edge's exact weight is its
@@ -518,6 +574,7 @@ pub fn prepare(
         chordal_edges: m,
         max_upper_degree,
         kept,
+        restored,
         ms,
     };
     Ok((up, stats))
@@ -570,13 +627,23 @@ mod tests {
 
     #[test]
     fn hierarchies_answer_as_dijkstra_and_encode() {
-        for (seed, metric, n) in [
-            (3, Metric::Time, 600u32),
-            (5, Metric::Distance, 600),
-            (11, Metric::Time, 1500),
-            (13, Metric::Time, 40),
+        for (seed, metric, n, ties) in [
+            (3, Metric::Time, 600u32, false),
+            (5, Metric::Distance, 600, false),
+            (11, Metric::Time, 1500, false),
+            (13, Metric::Time, 40, false),
+            // Two arc costs and no turn costs: most shortest paths tie, so most shortcuts are
+            // matched through a higher node and dropped.
+            (17, Metric::Time, 900, true),
+            (19, Metric::Time, 300, true),
         ] {
-            let g = random_graph(n, 3, seed);
+            let mut g = random_graph(n, 3, seed);
+            if ties {
+                for (a, t) in g.arc_time_ms.iter_mut().enumerate() {
+                    *t = 1000 * (1 + a as u32 % 2);
+                }
+                g.turn_ms.iter_mut().for_each(|t| *t = 0);
+            }
             let ends = line(n as usize);
             let (up, stats) = prepare(&g, metric, &ends).unwrap();
             assert!(stats.kept > 0 && stats.kept <= 2 * stats.chordal_edges);
