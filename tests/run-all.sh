@@ -33,6 +33,12 @@ rm -rf "$TARGET/soak-work"
   | tee -a "$LOG"
 grep -q "^soak: PASS" "$LOG" || { echo "FAIL: the soak test did not pass"; exit 1; }
 
+echo "== datasets under load, 20 s: where searches over random attribute paths, memory within the column budget"
+# The 5-minute release run is localserver/benches/datasets-load.sh (docs/performance.md).
+"$TARGET/debug/datasets-load" --server "$TARGET/debug/waymark" --work "$TARGET/datasets-load-work" \
+  --duration 20 | tee -a "$LOG"
+grep -q "^datasets-load: PASS" "$LOG" || { echo "FAIL: the datasets load test did not pass"; exit 1; }
+
 echo "== generated bindings match ffi/"
 bash bindings/generate.sh --check
 

@@ -483,3 +483,95 @@ fn http_answers_equal_the_engine_and_errors_have_the_datasets_bodies() {
     let http = f.server.call("GET", "/datasets", &ro, "");
     assert_eq!(http.status, 403, "{}", http.body);
 }
+
+/// A GeoPackage point blob (little-endian header without envelope, then ISO WKB).
+fn gp_point(srs_id: i32, x: f64, y: f64) -> Vec<u8> {
+    let mut b = vec![b'G', b'P', 0, 0b0000_0001, 0, 0, 0, 0];
+    b[4..8].copy_from_slice(&srs_id.to_le_bytes());
+    b.push(1);
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.extend_from_slice(&x.to_le_bytes());
+    b.extend_from_slice(&y.to_le_bytes());
+    b
+}
+
+#[test]
+fn geopackage_layers_are_chosen_in_the_url_and_reprojected() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("network.gpkg");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE gpkg_spatial_ref_sys (srs_name TEXT NOT NULL, srs_id INTEGER PRIMARY KEY, organization TEXT NOT NULL, organization_coordsys_id INTEGER NOT NULL, definition TEXT NOT NULL, description TEXT);
+         INSERT INTO gpkg_spatial_ref_sys VALUES ('WGS 84 / Pseudo-Mercator', 3857, 'EPSG', 3857, 'PROJCS[\"WGS 84 / Pseudo-Mercator\"]', NULL);
+         INSERT INTO gpkg_spatial_ref_sys VALUES ('WGS 84', 4326, 'EPSG', 4326, 'GEOGCS[\"WGS 84\"]', NULL);
+         CREATE TABLE gpkg_contents (table_name TEXT NOT NULL PRIMARY KEY, data_type TEXT NOT NULL, identifier TEXT, description TEXT DEFAULT '', last_change DATETIME, min_x DOUBLE, min_y DOUBLE, max_x DOUBLE, max_y DOUBLE, srs_id INTEGER);
+         CREATE TABLE gpkg_geometry_columns (table_name TEXT NOT NULL, column_name TEXT NOT NULL, geometry_type_name TEXT NOT NULL, srs_id INTEGER NOT NULL, z TINYINT NOT NULL, m TINYINT NOT NULL);
+         CREATE TABLE hydrants (fid INTEGER PRIMARY KEY, geom BLOB, n INTEGER);
+         CREATE TABLE valves (fid INTEGER PRIMARY KEY, geom BLOB, n INTEGER);
+         INSERT INTO gpkg_contents (table_name, data_type, srs_id) VALUES ('hydrants', 'features', 3857), ('valves', 'features', 4326);
+         INSERT INTO gpkg_geometry_columns VALUES ('hydrants', 'geom', 'POINT', 3857, 0, 0), ('valves', 'geom', 'POINT', 4326, 0, 0);",
+    )
+    .unwrap();
+    // Hydrants around Monaco in spherical Mercator (x = R·λ, y = R·ln tan(π/4 + φ/2)).
+    let places: Vec<(f64, f64)> = (0..20)
+        .map(|i| (7.41 + i as f64 * 0.001, 43.73 + (i % 5) as f64 * 0.001))
+        .collect();
+    let r = 6_378_137.0f64;
+    for (i, (lon, lat)) in places.iter().enumerate() {
+        let (x, y) = (
+            r * lon.to_radians(),
+            r * (std::f64::consts::FRAC_PI_4 + lat.to_radians() / 2.0)
+                .tan()
+                .ln(),
+        );
+        conn.execute(
+            "INSERT INTO hydrants VALUES (?1, ?2, ?1)",
+            rusqlite::params![i as i64, gp_point(3857, x, y)],
+        )
+        .unwrap();
+    }
+    conn.execute(
+        "INSERT INTO valves VALUES (1, ?1, 1)",
+        rusqlite::params![gp_point(4326, 7.42, 43.74)],
+    )
+    .unwrap();
+    drop(conn);
+    let engine = &fixture().engine;
+    let url = file_url(&path);
+
+    // Two feature tables and none named: the import fails, listing them.
+    let d = create(engine, "network", &url);
+    let run = wait(engine, &d.id);
+    assert_eq!(run.status, ImportStatus::Failed);
+    let detail = &run.steps.last().unwrap().entries.last().unwrap().detail;
+    assert!(detail.contains("\"hydrants\", \"valves\""), "{detail}");
+    assert!(detail.contains("#layer="), "{detail}");
+
+    // Each table as its own dataset, the projected one reprojected to WGS 84.
+    let hydrants = create(engine, "hydrants", &format!("{url}#layer=hydrants"));
+    assert_eq!(wait(engine, &hydrants.id).status, ImportStatus::Success);
+    let got = search_all(&hydrants.id, "n:>=0");
+    assert_eq!(got.len(), places.len());
+    for f in &got {
+        let n = f.attributes.as_ref().unwrap().0["n"].as_u64().unwrap() as usize;
+        let c = &f.geometry.0["coordinates"];
+        let (lon, lat) = (c[0].as_f64().unwrap(), c[1].as_f64().unwrap());
+        let d = Haversine.distance(Point::new(lon, lat), Point::new(places[n].0, places[n].1));
+        assert!(d < 1.0, "hydrant {n}: ({lon}, {lat}) is {d:.3} m away");
+    }
+    let valves = create(engine, "valves", &format!("{url}#layer=valves"));
+    assert_eq!(wait(engine, &valves.id).status, ImportStatus::Success);
+    assert_eq!(search_all(&valves.id, "n:>=0").len(), 1);
+
+    // A table that is not there, and a fragment that is not a layer: the import says so.
+    for (fragment, says) in [
+        ("#layer=pipes", "no feature table \"pipes\""),
+        ("#page=2", "#layer=<table>"),
+    ] {
+        let d = create(engine, "bad layer", &format!("{url}{fragment}"));
+        let run = wait(engine, &d.id);
+        assert_eq!(run.status, ImportStatus::Failed, "{fragment}");
+        let detail = &run.steps.last().unwrap().entries.last().unwrap().detail;
+        assert!(detail.contains(says), "{fragment}: {detail}");
+    }
+}

@@ -18,6 +18,7 @@ use geo_types::{
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value, json};
 
+use crate::crs::Reprojector;
 use crate::{FormatError, Output};
 
 /// Deepest GeometryCollection nesting accepted.
@@ -374,28 +375,18 @@ struct State<'o, 'a> {
     saw_features: bool,
 }
 
-/// Refuses a (pre-RFC 7946) `crs` member naming anything but WGS 84 longitude/latitude.
-fn check_crs(crs: &Value) -> Result<(), FormatError> {
+/// The reprojection a (pre-RFC 7946) `crs` member calls for: `None` for WGS 84 longitude /
+/// latitude or a `crs` without a name; a system named by EPSG code is reprojected, any other
+/// refused by name.
+fn crs_reprojector(crs: &Value) -> Result<Option<Reprojector>, FormatError> {
     let Some(name) = crs
         .get("properties")
         .and_then(|p| p.get("name"))
         .and_then(Value::as_str)
     else {
-        return Ok(());
+        return Ok(None);
     };
-    let n = name.to_ascii_uppercase();
-    let wgs84 = n.ends_with("CRS84")
-        || n.ends_with("CRS:84")
-        || n == "EPSG:4326"
-        || n.ends_with("EPSG::4326")
-        || n.ends_with("EPSG:4326")
-        || n.ends_with("/EPSG/0/4326");
-    if wgs84 {
-        return Ok(());
-    }
-    Err(FormatError::Unsupported(format!(
-        "the GeoJSON declares the coordinate system {name:?}; only WGS 84 longitude/latitude (RFC 7946) is read: reproject the file to EPSG:4326 (e.g. ogr2ogr -t_srs EPSG:4326 out.geojson in.geojson)"
-    )))
+    Reprojector::from_crs_name(name).map_err(FormatError::Unsupported)
 }
 
 /// The top-level object: streams `features`, collects the other members.
@@ -423,11 +414,24 @@ impl<'de> Visitor<'de> for TopSeed<'_, '_, '_> {
                 map.next_value_seed(FeaturesSeed(self.0))?;
             } else {
                 let v: Value = map.next_value()?;
-                if key == "crs"
-                    && let Err(e) = check_crs(&v)
-                {
-                    self.0.stopped = Some(e);
-                    return Err(de::Error::custom(STOP));
+                if key == "crs" {
+                    match crs_reprojector(&v) {
+                        Ok(None) => {}
+                        // Features already read were taken as WGS 84: a crs after them
+                        // cannot be honoured.
+                        Ok(Some(r)) if self.0.saw_features => {
+                            self.0.stopped = Some(FormatError::Unsupported(format!(
+                                "the GeoJSON names its coordinate system {} after its \"features\"; put the \"crs\" member before \"features\" (as GDAL writes it) or reproject the file to EPSG:4326",
+                                r.name()
+                            )));
+                            return Err(de::Error::custom(STOP));
+                        }
+                        Ok(Some(r)) => self.0.out.reproject = Some(r),
+                        Err(e) => {
+                            self.0.stopped = Some(e);
+                            return Err(de::Error::custom(STOP));
+                        }
+                    }
                 }
                 rest.insert(key, v);
             }
@@ -474,8 +478,9 @@ impl<'de> Visitor<'de> for FeaturesSeed<'_, '_, '_> {
 }
 
 /// Streams a GeoJSON file: a FeatureCollection (feature by feature), a single Feature or
-/// a bare geometry. A legacy `crs` member naming another system than WGS 84 is refused
-/// (when it comes after `features`, the features before it have been handed over already).
+/// a bare geometry. A legacy `crs` member naming a system by EPSG code before `features` has
+/// the features reprojected to WGS 84; one naming another system, or coming after
+/// `features` (whose features have been handed over as WGS 84 already), is refused.
 pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError> {
     let mut reader = BufReader::with_capacity(1 << 16, File::open(path)?);
     // A UTF-8 byte order mark (written by some Windows tools) is not JSON: skip it.

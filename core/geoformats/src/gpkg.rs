@@ -1,4 +1,4 @@
-//! OGC GeoPackage (read-only): the first features table.
+//! OGC GeoPackage (read-only): one features table, reprojected to WGS 84.
 
 use std::path::Path;
 
@@ -6,6 +6,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde_json::{Map, Value};
 
+use crate::crs::Reprojector;
 use crate::wkb::from_wkb;
 use crate::{FormatError, Output};
 
@@ -77,12 +78,18 @@ fn db_err(e: rusqlite::Error) -> FormatError {
     FormatError::Invalid(format!("not a readable GeoPackage: {e}"))
 }
 
-/// Reads the first table of `gpkg_contents` whose `data_type` is `features` (by
-/// `gpkg_contents` row order); other feature tables are ignored. `index` is the row order in
-/// that table, `source_id` the integer primary key. Only EPSG:4326 is accepted: an
-/// `srs_id` of 4326, or one whose `gpkg_spatial_ref_sys` row says EPSG 4326; the
-/// GeoPackage "undefined" systems 0 and -1 are assumed to be WGS 84 degrees.
-pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError> {
+/// Reads one table of `gpkg_contents` whose `data_type` is `features`: `layer` when given (an
+/// error lists the feature tables when there is no such table), else the only one; a file with
+/// several feature tables and no `layer` is refused with their names rather than read in part.
+/// `index` is the row order in that table, `source_id` the integer primary key. Coordinates
+/// in another system than WGS 84 are reprojected ([`crate::crs`]): the `srs_id`'s
+/// `gpkg_spatial_ref_sys` row gives its EPSG code (or, for another organisation, its WKT
+/// definition); the GeoPackage "undefined" systems 0 and -1 are assumed to be WGS 84 degrees.
+pub(crate) fn read(
+    path: &Path,
+    layer: Option<&str>,
+    out: &mut Output<'_>,
+) -> Result<(), FormatError> {
     // Make sure the file exists and is readable as a file (rusqlite would say "unable to
     // open database file").
     std::fs::File::open(path)?;
@@ -100,19 +107,43 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
             "not a GeoPackage: the SQLite file has no gpkg_contents table".to_owned(),
         ));
     }
-    let table: Option<String> = conn
-        .query_row(
-            "SELECT table_name FROM gpkg_contents WHERE lower(data_type) = 'features' ORDER BY rowid LIMIT 1",
-            [],
-            |r| r.get(0),
+    let tables: Vec<String> = conn
+        .prepare(
+            "SELECT table_name FROM gpkg_contents WHERE lower(data_type) = 'features' ORDER BY rowid",
         )
-        .optional()
+        .and_then(|mut stmt| {
+            stmt.query_map([], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()
+        })
         .map_err(db_err)?;
-    let Some(table) = table else {
-        return Err(FormatError::Invalid(
-            "the GeoPackage has no features table (gpkg_contents lists no data_type 'features')"
-                .to_owned(),
-        ));
+    let listed = || {
+        tables
+            .iter()
+            .map(|t| format!("{t:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let table = match (layer, tables.as_slice()) {
+        (_, []) => {
+            return Err(FormatError::Invalid(
+                "the GeoPackage has no features table (gpkg_contents lists no data_type 'features')"
+                    .to_owned(),
+            ));
+        }
+        (Some(l), _) => tables.iter().find(|t| *t == l).cloned().ok_or_else(|| {
+            FormatError::Invalid(format!(
+                "the GeoPackage has no feature table {l:?}; its feature tables are {}",
+                listed()
+            ))
+        })?,
+        (None, [only]) => only.clone(),
+        (None, _) => {
+            return Err(FormatError::Invalid(format!(
+                "the GeoPackage has {} feature tables ({}): choose the layer to import (for a dataset, end its url with #layer=<table>; one dataset per table)",
+                tables.len(),
+                listed()
+            )));
+        }
     };
     let geom: Option<(String, i64)> = conn
         .query_row(
@@ -127,7 +158,7 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
             "the GeoPackage table {table:?} has no entry in gpkg_geometry_columns: no geometry column"
         )));
     };
-    check_srs(&conn, &table, srs_id)?;
+    out.reproject = reprojector(&conn, &table, srs_id)?;
 
     let mut pk: Option<String> = None;
     {
@@ -205,33 +236,54 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
     Ok(())
 }
 
-fn check_srs(conn: &Connection, table: &str, srs_id: i64) -> Result<(), FormatError> {
+/// A `gpkg_spatial_ref_sys` row: organization, its code, name, WKT definition.
+type SrsRow = (Option<String>, Option<i64>, Option<String>, Option<String>);
+
+/// The reprojection of the layer's `srs_id` to WGS 84 (`None` for WGS 84 itself); a system
+/// that cannot be converted is refused, by name.
+fn reprojector(
+    conn: &Connection,
+    table: &str,
+    srs_id: i64,
+) -> Result<Option<Reprojector>, FormatError> {
     if matches!(srs_id, 4326 | 0 | -1) {
-        return Ok(());
+        return Ok(None);
     }
-    let def: Option<(Option<String>, Option<i64>, Option<String>)> = conn
+    let def: Option<SrsRow> = conn
         .query_row(
-            "SELECT organization, organization_coordsys_id, srs_name FROM gpkg_spatial_ref_sys WHERE srs_id = ?1",
+            "SELECT organization, organization_coordsys_id, srs_name, definition FROM gpkg_spatial_ref_sys WHERE srs_id = ?1",
             [srs_id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )
         .optional()
         .unwrap_or(None);
-    let (org, code, name) = def.unwrap_or((None, None, None));
-    if org
+    let (org, code, name, wkt) = def.unwrap_or((None, None, None, None));
+    let in_layer =
+        |e: String| FormatError::Unsupported(format!("the GeoPackage layer {table:?}: {e}"));
+    let epsg = org
         .as_deref()
-        .is_some_and(|o| o.eq_ignore_ascii_case("EPSG"))
-        && code == Some(4326)
-    {
-        return Ok(());
+        .is_some_and(|o| o.eq_ignore_ascii_case("EPSG"));
+    let wkt = wkt
+        .as_deref()
+        .map(str::trim)
+        .filter(|w| w.contains('[') && !w.eq_ignore_ascii_case("undefined"));
+    match (epsg, code, wkt) {
+        (true, Some(c), w) => match (Reprojector::from_epsg(c, name.as_deref()), w) {
+            // A code missing from the EPSG table: its WKT definition may still say enough.
+            (Err(e), Some(w)) => Reprojector::from_wkt(w).map_err(|_| in_layer(e)),
+            (r, _) => r.map_err(in_layer),
+        },
+        (_, _, Some(w)) => Reprojector::from_wkt(w).map_err(in_layer),
+        _ => {
+            let what = match (org, code, name) {
+                (Some(o), Some(c), Some(n)) => format!("{o}:{c} ({n})"),
+                (Some(o), Some(c), None) => format!("{o}:{c}"),
+                (_, _, Some(n)) => n,
+                _ => format!("srs_id {srs_id}"),
+            };
+            Err(in_layer(format!(
+                "the coordinate system {what} has no EPSG code or definition to convert it from; reproject the layer to EPSG:4326 (e.g. ogr2ogr -t_srs EPSG:4326 out.gpkg in.gpkg)"
+            )))
+        }
     }
-    let what = match (org, code, name) {
-        (Some(o), Some(c), Some(n)) => format!("{o}:{c} ({n})"),
-        (Some(o), Some(c), None) => format!("{o}:{c}"),
-        (_, _, Some(n)) => n,
-        _ => format!("srs_id {srs_id}"),
-    };
-    Err(FormatError::Unsupported(format!(
-        "the GeoPackage layer {table:?} uses the coordinate system {what}; only WGS 84 longitude/latitude is read: reproject the layer to EPSG:4326 (e.g. ogr2ogr -t_srs EPSG:4326 out.gpkg in.gpkg)"
-    )))
 }

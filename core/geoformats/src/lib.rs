@@ -4,7 +4,8 @@
 //! datasets engine needs (ISO WKB, WKT / `lat,lng` / encoded polyline text, GeoJSON geometry
 //! objects) and [`problem`], the check that decides whether a geometry is usable.
 //!
-//! Coordinates are `(x = longitude, y = latitude)` everywhere, like GeoJSON, in WGS 84.
+//! Coordinates are `(x = longitude, y = latitude)` everywhere, like GeoJSON, in WGS 84
+//! (layers in another system are reprojected as they are read).
 //!
 //! Reading is streaming: [`read`] hands each [`Record`] to a sink as soon as it is parsed and
 //! never holds the whole file in memory (one feature at a time for GeoJSON, one line for
@@ -15,17 +16,21 @@
 //!
 //! | format | read | notes |
 //! | --- | --- | --- |
-//! | GeoJSON (RFC 7946) | FeatureCollection streamed feature by feature; a single Feature or bare geometry as one feature | a legacy `crs` other than WGS 84 is refused; `id` (string or number) is the source id |
+//! | GeoJSON (RFC 7946) | FeatureCollection streamed feature by feature; a single Feature or bare geometry as one feature | a legacy `crs` naming an EPSG code (before `features`) is reprojected, any other refused; `id` (string or number) is the source id |
 //! | GeoJSON text sequence / NDJSON (RFC 8142) | one Feature (or geometry) per line, RS (0x1E) prefixes and blank lines allowed; a file starting with RS is split on RS, so records may span lines | a malformed record is skipped, but 5 malformed leading records mean "not this format" |
 //! | CSV / TSV | header row required; delimiter `,` `;` tab `|` sniffed; UTF-8 with optional BOM | lat/lng columns (lat/latitude/y + lng/lon/long/longitude/x) or a WKT column (wkt/geometry/geom/the_geom; a GeoJSON geometry object there is read too); a decimal comma is accepted in coordinates when the delimiter is not `,` |
-//! | GeoPackage | the first `features` table of `gpkg_contents` only (other layers ignored) | EPSG:4326 only (srs 0 / -1 "undefined" taken as WGS 84); blob attributes dropped; the integer primary key is the source id |
-//! | Shapefile | a `.zip` with `.shp` + `.dbf` (+ `.prj`), or a bare `.shp` | the first `.shp` of the archive; a `.prj` that is projected or not WGS 84 is refused, none means WGS 84; dBASE text decoded as the `.cpg` or the `.dbf` code page says (UTF-8 with replacement characters when unknown) |
+//! | GeoPackage | one `features` table of `gpkg_contents`: the one [`ReadOptions::layer`] names, or the only one (several and none named: refused, listing them) | the `srs_id` reprojected by its EPSG code or WKT definition (srs 0 / -1 "undefined" taken as WGS 84); blob attributes dropped; the integer primary key is the source id |
+//! | Shapefile | a `.zip` with `.shp` + `.dbf` (+ `.prj`), or a bare `.shp` | the first `.shp` of the archive; the `.prj`'s system reprojected (by its EPSG code, else from the WKT when the datum is WGS 84-compatible or states `TOWGS84`), none means WGS 84; dBASE text decoded as the `.cpg` or the `.dbf` code page says (UTF-8 with replacement characters when unknown) |
 //!
-//! Not read: KML/GPX, zipped GeoJSON or CSV, Z/M values (dropped), GeoJSON with
-//! coordinates other than WGS 84 lon/lat.
+//! Coordinate systems: see [`crs`](crate::read_with) — EPSG codes from the `crs-definitions`
+//! table, converted with `proj4rs` (projections and Helmert datum shifts; systems that need a
+//! grid shift file, and unknown ones, are refused by name).
+//!
+//! Not read: KML/GPX, zipped GeoJSON or CSV, Z/M values (dropped).
 
 #![warn(missing_docs)]
 
+mod crs;
 mod csvfmt;
 mod error;
 mod geojson;
@@ -126,27 +131,59 @@ pub struct ReadSummary {
     pub skipped: u64,
 }
 
+/// What to read of a file, beyond its format.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The GeoPackage feature table to read (`gpkg_contents.table_name`). Without it a
+    /// GeoPackage with one feature table reads that table, one with several is refused with
+    /// their names. Other formats have one layer: a `layer` there is refused.
+    pub layer: Option<String>,
+}
+
 /// Streams the features of the file at `path` to `sink`, in order, without holding the
-/// whole file in memory.
-///
-/// `sink` returning `Err(message)` stops the read at once and `read` returns
-/// [`FormatError::Stopped`] with that message (for a cancellation or a size limit). File-level
-/// problems (not JSON at all, truncated file, no geometry column, missing header, I/O) are an
-/// `Err` whose message says what to fix and where (line/byte offset when known).
+/// whole file in memory; as [`read_with`] without options.
 pub fn read(
     path: &Path,
     format: Format,
     sink: &mut dyn FnMut(Record) -> Result<(), String>,
 ) -> Result<ReadSummary, FormatError> {
+    read_with(path, format, &ReadOptions::default(), sink)
+}
+
+/// Streams the features of the file at `path` to `sink`, in order, without holding the
+/// whole file in memory. Coordinates in another system than WGS 84 (a GeoPackage `srs_id`,
+/// a Shapefile `.prj`, a GeoJSON `crs` naming an EPSG code) are reprojected to WGS 84
+/// longitude/latitude; a system that cannot be converted is [`FormatError::Unsupported`],
+/// naming it.
+///
+/// `sink` returning `Err(message)` stops the read at once and `read` returns
+/// [`FormatError::Stopped`] with that message (for a cancellation or a size limit). File-level
+/// problems (not JSON at all, truncated file, no geometry column, missing header, I/O) are an
+/// `Err` whose message says what to fix and where (line/byte offset when known).
+pub fn read_with(
+    path: &Path,
+    format: Format,
+    options: &ReadOptions,
+    sink: &mut dyn FnMut(Record) -> Result<(), String>,
+) -> Result<ReadSummary, FormatError> {
+    if let Some(layer) = &options.layer
+        && format != Format::GeoPackage
+    {
+        return Err(FormatError::Invalid(format!(
+            "a layer ({layer:?}) can only be chosen in a GeoPackage; a {} file has one layer",
+            format.name()
+        )));
+    }
     let mut out = Output {
         sink,
         summary: ReadSummary::default(),
+        reproject: None,
     };
     match format {
         Format::GeoJson => geojson::read(path, &mut out)?,
         Format::GeoJsonSeq => ndjson::read(path, &mut out)?,
         Format::Csv => csvfmt::read(path, &mut out)?,
-        Format::GeoPackage => gpkg::read(path, &mut out)?,
+        Format::GeoPackage => gpkg::read(path, options.layer.as_deref(), &mut out)?,
         Format::Shapefile => shp::read(path, &mut out)?,
     }
     Ok(out.summary)
@@ -156,6 +193,8 @@ pub fn read(
 pub(crate) struct Output<'a> {
     sink: &'a mut dyn FnMut(Record) -> Result<(), String>,
     summary: ReadSummary,
+    /// Set by a reader whose layer is in another coordinate system than WGS 84.
+    pub(crate) reproject: Option<crs::Reprojector>,
 }
 
 impl Output<'_> {
@@ -176,6 +215,13 @@ impl Output<'_> {
         geometry: Geometry<f64>,
         attributes: serde_json::Map<String, serde_json::Value>,
     ) -> Result<(), String> {
+        let geometry = match &self.reproject {
+            Some(r) => match r.apply(geometry) {
+                Ok(g) => g,
+                Err(reason) => return self.skip(index, reason),
+            },
+            None => geometry,
+        };
         match problem(&geometry) {
             Some(reason) => self.skip(index, reason),
             None => self.emit(Record::Feature(Feature {

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use shapefile::dbase::{self, FieldValue};
 use shapefile::{Shape, ShapeReader};
 
+use crate::crs::Reprojector;
 use crate::{FormatError, Output};
 
 /// The shapefile format caps `.shp` and `.dbf` files at 2 GiB; more when extracting is a
@@ -19,9 +20,9 @@ const MAX_ENTRY: u64 = 2 << 30;
 ///
 /// The zip's first `.shp` in archive order (`__MACOSX/` and dot-files ignored) is read with the
 /// `.dbf`, `.prj` and `.cpg` of the same name; the members are extracted to a temporary
-/// directory beside the zip (removed afterwards), never into memory. A `.prj` that is not
-/// geographic WGS 84 (a projected system, or another datum) is refused with a message to
-/// reproject; without a `.prj`, WGS 84 longitude/latitude is assumed. `index` is the record
+/// directory beside the zip (removed afterwards), never into memory. Coordinates in the
+/// system a `.prj` names are reprojected to WGS 84 ([`crate::crs`]; one that cannot be
+/// converted is refused by name); without a `.prj`, WGS 84 longitude/latitude is assumed. `index` is the record
 /// number; `source_id` comes from an attribute named `id` or `fid` (any case), which stays
 /// among the attributes. Polygon holes are attached to the outer ring that precedes them (the
 /// shapefile order).
@@ -41,7 +42,7 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
         let [shp, dbf, prj, cpg] = extract(path, dir.path())?;
         let shp = shp.ok_or_else(|| FormatError::Invalid("no .shp file".to_owned()))?;
         if let Some(prj) = prj {
-            check_prj(&std::fs::read_to_string(prj).unwrap_or_default())?;
+            out.reproject = reprojector(&std::fs::read_to_string(prj).unwrap_or_default())?;
         }
         return read_parts(&shp, dbf.as_deref(), cpg.as_deref(), out);
     }
@@ -49,7 +50,7 @@ pub(crate) fn read(path: &Path, out: &mut Output<'_>) -> Result<(), FormatError>
         let dbf = path.with_extension("dbf");
         let prj = path.with_extension("prj");
         if let Ok(text) = std::fs::read_to_string(prj) {
-            check_prj(&text)?;
+            out.reproject = reprojector(&text)?;
         }
         let cpg = path.with_extension("cpg");
         return read_parts(
@@ -147,31 +148,14 @@ fn open_dbf(dbf: &Path, cpg: Option<&Path>) -> Result<dbase::Reader<BufReader<Fi
     }
 }
 
-/// Refuses a `.prj` that is clearly not geographic WGS 84.
-fn check_prj(wkt: &str) -> Result<(), FormatError> {
-    let t = wkt.trim();
-    if t.is_empty() {
-        return Ok(());
+/// The reprojection a `.prj` calls for (`None` for WGS 84 longitude/latitude or an empty
+/// file); a system that cannot be converted is refused, by name.
+fn reprojector(wkt: &str) -> Result<Option<Reprojector>, FormatError> {
+    if wkt.trim().is_empty() {
+        return Ok(None);
     }
-    let upper = t.to_ascii_uppercase();
-    let name = t
-        .split('"')
-        .nth(1)
-        .unwrap_or("an unnamed coordinate system")
-        .to_owned();
-    let refuse = |why: &str| {
-        Err(FormatError::Unsupported(format!(
-            "the Shapefile's .prj says {why} ({name}); only WGS 84 longitude/latitude is read: reproject the layer to EPSG:4326 (e.g. ogr2ogr -t_srs EPSG:4326 out.shp in.shp)"
-        )))
-    };
-    if upper.starts_with("PROJCS") || upper.starts_with("PROJCRS") {
-        return refuse("the coordinates are projected");
-    }
-    let wgs84 = ["WGS_1984", "WGS 84", "WGS84", "WORLD GEODETIC SYSTEM 1984"];
-    if !wgs84.iter().any(|w| upper.contains(w)) {
-        return refuse("the datum is not WGS 84");
-    }
-    Ok(())
+    Reprojector::from_wkt(wkt)
+        .map_err(|e| FormatError::Unsupported(format!("the Shapefile's .prj: {e}")))
 }
 
 fn read_parts(

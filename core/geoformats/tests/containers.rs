@@ -50,14 +50,21 @@ fn geopackage_reads_the_first_feature_table() {
 }
 
 #[test]
-fn geopackage_in_another_srs_is_refused() {
+fn geopackage_in_an_unknown_srs_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("mercator.gpkg");
+    let p = dir.path().join("site-grid.gpkg");
     make_gpkg(&p, 3857);
+    rusqlite::Connection::open(&p)
+        .unwrap()
+        .execute_batch(
+            "UPDATE gpkg_spatial_ref_sys SET organization = 'ACME', srs_name = 'Site grid', definition = 'undefined' WHERE srs_id = 3857;",
+        )
+        .unwrap();
     let e = read_all(&p, Format::GeoPackage).unwrap_err();
     assert!(matches!(e, FormatError::Unsupported(_)), "{e:?}");
     assert!(e.to_string().contains("EPSG:4326"), "{e}");
-    assert!(e.to_string().contains("EPSG:3857"), "{e}");
+    assert!(e.to_string().contains("ACME:3857 (Site grid)"), "{e}");
+    assert!(e.to_string().contains("\"parcels\""), "{e}");
     // An SQLite file that is not a GeoPackage.
     let q = dir.path().join("plain.sqlite");
     rusqlite::Connection::open(&q)
@@ -198,13 +205,17 @@ fn zipped_shapefile() {
 #[test]
 fn shapefile_problems() {
     let dir = tempfile::tempdir().unwrap();
+    // OSGB 1936 in ESRI WKT: no EPSG code and no shift to WGS 84 stated: refused, by name.
     let z = make_shapefile_zip(
         dir.path(),
-        Some(r#"PROJCS["WGS_1984_Web_Mercator_Auxiliary_Sphere",GEOGCS["GCS_WGS_1984"]]"#),
+        Some(
+            r#"PROJCS["British_National_Grid",GEOGCS["GCS_OSGB_1936",DATUM["D_OSGB_1936",SPHEROID["Airy_1830",6377563.396,299.3249646]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433]],PROJECTION["Transverse_Mercator"],PARAMETER["False_Easting",400000.0],PARAMETER["False_Northing",-100000.0],PARAMETER["Central_Meridian",-2.0],PARAMETER["Scale_Factor",0.9996012717],PARAMETER["Latitude_Of_Origin",49.0],UNIT["Meter",1.0]]"#,
+        ),
     );
     let e = read_all(&z, Format::Shapefile).unwrap_err();
     assert!(matches!(e, FormatError::Unsupported(_)), "{e:?}");
     assert!(e.to_string().contains("EPSG:4326"), "{e}");
+    assert!(e.to_string().contains("British_National_Grid"), "{e}");
 
     let only_txt = dir.path().join("readme.zip");
     let mut w = zip::ZipWriter::new(std::fs::File::create(&only_txt).unwrap());

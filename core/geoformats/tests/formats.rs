@@ -126,16 +126,24 @@ fn geojson_feature_collection_good_and_bad() {
 }
 
 #[test]
-fn geojson_in_another_crs_is_refused() {
+fn geojson_in_an_unknown_crs_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(
         dir.path(),
         "old.geojson",
-        br#"{"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::2154"}},"features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[652000,6862000]},"properties":{}}]}"#,
+        br#"{"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::99999"}},"features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[652000,6862000]},"properties":{}}]}"#,
     );
     let e = read_all(&p, Format::GeoJson).unwrap_err();
     assert!(matches!(e, FormatError::Unsupported(_)), "{e:?}");
     assert!(e.to_string().contains("EPSG:4326"), "{e}");
+    assert!(e.to_string().contains("EPSG:99999"), "{e}");
+    let p = write(
+        dir.path(),
+        "local.geojson",
+        br#"{"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"site-grid"}},"features":[]}"#,
+    );
+    let e = read_all(&p, Format::GeoJson).unwrap_err();
+    assert!(e.to_string().contains("site-grid"), "{e}");
     let p = write(
         dir.path(),
         "crs84.geojson",

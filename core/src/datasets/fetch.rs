@@ -143,6 +143,8 @@ pub fn fetch(
     cancel: &AtomicBool,
     progress: Progress<'_>,
 ) -> Result<Fetched, FetchError> {
+    // A fragment (`#layer=...`) chooses inside the file: it is never part of what is fetched.
+    let url = url.split('#').next().unwrap_or(url);
     let part = dest.with_extension("part");
     let lower = url.to_ascii_lowercase();
     let (content_type, resumed_from) = if lower.starts_with("file://") {

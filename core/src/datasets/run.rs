@@ -295,7 +295,17 @@ impl Runner {
             Ok(f) => f,
             Err(e) => return self.fail_step(format!("the file is not a dataset format: {e}")),
         };
-        self.log(LogLevel::Info, format!("reading {}", format_name(format)));
+        let options = match read_options(&self.run.url) {
+            Ok(o) => o,
+            Err(e) => return self.fail_step(e),
+        };
+        match &options.layer {
+            Some(layer) => self.log(
+                LogLevel::Info,
+                format!("reading {}, layer {layer:?}", format_name(format)),
+            ),
+            None => self.log(LogLevel::Info, format!("reading {}", format_name(format))),
+        }
         self.publish(false);
         let building = self.file("building");
         let _ = std::fs::remove_file(&building);
@@ -313,7 +323,7 @@ impl Runner {
         let inner = self.inner.clone();
         let run = &mut self.run;
         let mut shown = std::time::Instant::now();
-        let result = waymark_geoformats::read(download, format, &mut |record| {
+        let result = waymark_geoformats::read_with(download, format, &options, &mut |record| {
             if cancel.load(Ordering::Relaxed) {
                 return Err("stopped: a newer run or a deletion replaced this run".into());
             }
@@ -508,5 +518,48 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1204), "1,204");
         assert_eq!(thousands(1234567), "1,234,567");
+    }
+}
+
+/// What the url's fragment chooses inside the file: `#layer=<table>` names the GeoPackage
+/// feature table to import (percent-encoded like the rest of the url). Any other fragment is
+/// refused rather than ignored.
+fn read_options(url: &str) -> Result<waymark_geoformats::ReadOptions, String> {
+    let Some((_, fragment)) = url.split_once('#') else {
+        return Ok(waymark_geoformats::ReadOptions::default());
+    };
+    let layer = fragment
+        .strip_prefix("layer=")
+        .and_then(crate::packs::percent_decode)
+        .filter(|l| !l.is_empty())
+        .ok_or_else(|| {
+            format!(
+                "the url's fragment #{fragment} is not understood: the only one read is #layer=<table>, naming the GeoPackage feature table to import"
+            )
+        })?;
+    Ok(waymark_geoformats::ReadOptions { layer: Some(layer) })
+}
+
+#[cfg(test)]
+mod fragment_tests {
+    use super::read_options;
+
+    #[test]
+    fn the_fragment_names_the_layer() {
+        assert_eq!(
+            read_options("https://x.test/a.gpkg").map(|o| o.layer),
+            Ok(None)
+        );
+        assert_eq!(
+            read_options("file:///d/city.gpkg#layer=fire%20hydrants").map(|o| o.layer),
+            Ok(Some("fire hydrants".to_owned()))
+        );
+        for bad in [
+            "https://x.test/a.gpkg#page=2",
+            "https://x.test/a.gpkg#layer=",
+        ] {
+            let e = read_options(bad).err().unwrap_or_default();
+            assert!(e.contains("#layer=<table>"), "{bad}: {e}");
+        }
     }
 }

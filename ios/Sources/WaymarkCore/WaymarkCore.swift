@@ -2053,8 +2053,10 @@ public struct DatasetCreateBody: Equatable, Hashable {
     public var name: String
     /**
      * Location of the data: `http://`, `https://` or `file:///` URL of a GeoJSON
-     * FeatureCollection, newline-delimited GeoJSON, CSV (lat/lng or WKT columns) or
-     * GeoPackage file.
+     * FeatureCollection, newline-delimited GeoJSON, CSV (lat/lng or WKT columns), GeoPackage
+     * or zipped Shapefile file. A GeoPackage with several feature tables needs the one to
+     * import named in the url's fragment, `.../city.gpkg#layer=hydrants` (one dataset per
+     * table); the fragment is not sent to the source.
      */
     public var url: String
     /**
@@ -2070,8 +2072,10 @@ public struct DatasetCreateBody: Equatable, Hashable {
          */name: String, 
         /**
          * Location of the data: `http://`, `https://` or `file:///` URL of a GeoJSON
-         * FeatureCollection, newline-delimited GeoJSON, CSV (lat/lng or WKT columns) or
-         * GeoPackage file.
+         * FeatureCollection, newline-delimited GeoJSON, CSV (lat/lng or WKT columns), GeoPackage
+         * or zipped Shapefile file. A GeoPackage with several feature tables needs the one to
+         * import named in the url's fragment, `.../city.gpkg#layer=hydrants` (one dataset per
+         * table); the fragment is not sent to the source.
          */url: String, 
         /**
          * Time after which the dataset is removed automatically (RFC 3339, in the future).

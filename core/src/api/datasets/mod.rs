@@ -304,8 +304,10 @@ pub struct DatasetCreateBody {
     #[cfg_attr(feature = "schema", schemars(length(min = 1), regex(pattern = r"\S")))]
     pub name: String,
     /// Location of the data: `http://`, `https://` or `file:///` URL of a GeoJSON
-    /// FeatureCollection, newline-delimited GeoJSON, CSV (lat/lng or WKT columns) or
-    /// GeoPackage file.
+    /// FeatureCollection, newline-delimited GeoJSON, CSV (lat/lng or WKT columns), GeoPackage
+    /// or zipped Shapefile file. A GeoPackage with several feature tables needs the one to
+    /// import named in the url's fragment, `.../city.gpkg#layer=hydrants` (one dataset per
+    /// table); the fragment is not sent to the source.
     #[cfg_attr(
         feature = "schema",
         schemars(regex(pattern = r"^(?:[Hh][Tt][Tt][Pp][Ss]?://|[Ff][Ii][Ll][Ee]:///)\S+$"))

@@ -2168,8 +2168,10 @@ data class DatasetCreateBody (
     , 
     /**
      * Location of the data: `http://`, `https://` or `file:///` URL of a GeoJSON
-     * FeatureCollection, newline-delimited GeoJSON, CSV (lat/lng or WKT columns) or
-     * GeoPackage file.
+     * FeatureCollection, newline-delimited GeoJSON, CSV (lat/lng or WKT columns), GeoPackage
+     * or zipped Shapefile file. A GeoPackage with several feature tables needs the one to
+     * import named in the url's fragment, `.../city.gpkg#layer=hydrants` (one dataset per
+     * table); the fragment is not sent to the source.
      */
     var `url`: kotlin.String
     , 
