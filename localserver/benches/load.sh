@@ -18,7 +18,10 @@
 #                    value PATHS_FILE=position-mix writes 16 `/geolocation/position?ip_address=`
 #                    paths: 12 addresses of the Helsinki pack's ranges (IPv4 and IPv6) and 4
 #                    the base pack answers; PATHS_FILE=timezone-mix writes 16
-#                    `/geolocation/timezone` paths (cities on every continent, seas, a pole).
+#                    `/geolocation/timezone` paths (cities on every continent, seas, a pole);
+#                    PATHS_FILE=autosuggest-mix writes 300 `/threewords/autosuggest` paths: the
+#                    addresses of 300 points uniform on the sphere (seeded) with the third word
+#                    cut to 1, 2 or 3 letters, each with `focus` at its point.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TARGET="${1:-/geolocation/timezone?location=60.17,24.94}"
@@ -83,6 +86,23 @@ for ip in ["8.8.8.8", "1.1.1.1", "2001:4860:4860::8888", "81.2.69.142"]:
     print(f"/geolocation/position?ip_address={ip}")
 PYEOF
 fi
+if [ "${PATHS_FILE:-}" = autosuggest-mix ]; then
+  PATHS_FILE="$WORK/paths"
+  python3 - "$PORT" "$KEY" >"$PATHS_FILE" <<'PYEOF'
+import json, math, random, sys, urllib.request
+port, key = sys.argv[1], sys.argv[2]
+rng = random.Random(42)
+for i in range(300):
+    lat = math.degrees(math.asin(2 * rng.random() - 1))
+    lng = rng.random() * 360 - 180
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}/threewords/convert-to-3wa?coordinates={lat:.6f},{lng:.6f}",
+        headers={"X-Api-Key": key})
+    words = json.load(urllib.request.urlopen(req))["words"]
+    head, last = words.rsplit(".", 1)
+    print(f"/threewords/autosuggest?input={head}.{last[:1 + i % 3]}&focus={lat:.6f},{lng:.6f}")
+PYEOF
+fi
 echo "target: $TARGET  rate limits: $LIMITS  status of one request:"
 curl -s -o /dev/null -w '%{http_code}\n' -H "X-Api-Key: $KEY" "http://127.0.0.1:$PORT$TARGET"
 WRK_ARGS=()
@@ -96,6 +116,9 @@ if [ -n "${PATHS_FILE:-}" ]; then
     while read -r p; do printf 'table.insert(paths, "%s")\n' "$p"; done <"$PATHS_FILE"
     echo 'local n = 0'
     echo 'request = function() n = n % #paths + 1; return wrk.format(nil, paths[n]) end'
+    echo 'done = function(summary, latency, requests)'
+    echo '  io.write(string.format("p95 latency: %.0f us, non-2xx/3xx: %d\n", latency:percentile(95), summary.errors.status))'
+    echo 'end'
   } >"$WORK/paths.lua"
   WRK_ARGS=(-s "$WORK/paths.lua")
 fi
