@@ -151,7 +151,7 @@ fn fixture() -> &'static Fixture {
             .unwrap();
             if id == "munchen" {
                 waymark_packs::venue_file::add_to_pack(&d, &venue_file()).unwrap();
-                for (prefix, edit) in VARIANTS {
+                for (prefix, edit) in VARIANTS.iter().chain(rules::RULES) {
                     let file = variant(dir.path(), prefix, *edit);
                     waymark_packs::venue_file::add_to_pack(&d, &file).unwrap();
                 }
@@ -306,6 +306,7 @@ fn all_venue_ids() -> Vec<String> {
 
 mod outdoor;
 mod routes;
+mod rules;
 mod search;
 mod venues;
 mod words;
