@@ -284,3 +284,42 @@ fn outdoor_points_too_far_or_without_streets_are_400() {
         e.message
     );
 }
+
+#[test]
+fn farringdon_has_no_level_0_entrance_to_walk_in_by() {
+    // its main entrance is on a level -5 outline only, the other is an emergency exit
+    let g = graph(FARRINGDON);
+    let v = {
+        let dir = &fixture().dirs[1];
+        let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+        waymark_core::indoor::read_venue(&conn, FARRINGDON).unwrap()
+    };
+    assert!(
+        v.features.iter().any(|f| f.kind == "entrance"),
+        "Farringdon maps entrances"
+    );
+    assert!(waymark_core::indoor::outdoor::entrances(&v, &g).is_empty());
+    let inside = IndoorPoint::PoiId(
+        search(PoiSearchRequest {
+            venue_id: FARRINGDON.into(),
+            items_by_page: 1,
+            ..Default::default()
+        })
+        .features[0]
+            .id
+            .unwrap(),
+    );
+    let e = directions(Req {
+        venue_id: FARRINGDON.into(),
+        origin: east_of(FARRINGDON, 60.0),
+        destination: inside,
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::BadRequest);
+    assert!(
+        e.message.starts_with("origin:") && e.message.contains("no mapped entrance on level 0"),
+        "{}",
+        e.message
+    );
+}
