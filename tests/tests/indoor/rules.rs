@@ -108,6 +108,10 @@ fn walks_bakery(prefix: &str) -> bool {
 fn a_private_room_is_no_walkable_area() {
     assert!(walks_bakery(""));
     assert!(!walks_bakery("p-"));
+    // nor is the shop inside it reached
+    for mode in ["default", "wheelchair"] {
+        assert_eq!(to_bakery("p-", mode).status, "no_route", "{mode}");
+    }
 }
 
 #[test]
@@ -123,8 +127,9 @@ fn imdf_restriction_closes_openings_and_units() {
     for mode in ["default", "wheelchair"] {
         assert_eq!(to_bakery("r-", mode).status, "no_route", "{mode}");
     }
-    // a restricted unit is no walkable area
+    // a restricted unit is no walkable area, and what is inside it is not reached
     assert!(!walks_bakery("u-"));
+    assert_eq!(to_bakery("u-", "default").status, "no_route");
 }
 
 #[test]
