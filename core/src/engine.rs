@@ -487,7 +487,8 @@ impl Engine {
         call: &mut Call<'_>,
         req: IndoorDirectionsRequest,
     ) -> Result<IndoorDirectionsResponse, ApiError> {
-        self.indoor.directions(self.packs().snapshot(), call, &req)
+        self.indoor
+            .directions(self.packs().snapshot(), self.distance.routing(), call, &req)
     }
 
     /// `GET /threewords/autosuggest`

@@ -3,7 +3,8 @@
 //!
 //! First the indoor layer (venues and features; a venue's walkable graph is built when it is
 //! read) of every sample pack is built and timed; then, on the largest sample venue (the
-//! München Stachus mall and station, by features), directions between random pairs of its POIs (default and wheelchair) and POI search
+//! München Stachus mall and station, by features), directions between random pairs of its POIs
+//! (default and wheelchair, and from outdoor points walked in from the street) and POI search
 //! (typed names with typos, alphabetical lists, filters) and the venue list (near a point,
 //! which venue holds it, by name) are timed call by call through
 //! `Engine::call`, with p50 / p95 / p99 printed before criterion's groups, since the targets
@@ -130,6 +131,48 @@ fn bench(c: &mut Criterion) {
         };
         black_box(engine.call(&creds, req).unwrap());
     });
+    // Outdoor origins: points 150 m beyond each side and corner of the venue's bbox on level
+    // 0, walked on the pack's walking network to an entrance, then to a random POI (the
+    // points the pack has streets around; the extract ends just west of the Stachus).
+    let bbox = &data.venue.bbox;
+    let (dlat, dlng) = waymark_core::geo::degrees_for(150.0, (bbox[1] + bbox[3]) / 2.0);
+    let (mid_lat, mid_lng) = ((bbox[1] + bbox[3]) / 2.0, (bbox[0] + bbox[2]) / 2.0);
+    let outside: Vec<IndoorPoint> = [bbox[1] - dlat, mid_lat, bbox[3] + dlat]
+        .iter()
+        .flat_map(|lat| {
+            [bbox[0] - dlng, mid_lng, bbox[2] + dlng]
+                .map(|lng| (*lat, lng))
+                .to_vec()
+        })
+        .filter(|(lat, lng)| (*lat, *lng) != (mid_lat, mid_lng))
+        .map(|(lat, lng)| IndoorPoint::Coords { lat, lng, level: 0 })
+        .filter(|p| {
+            let req = IndoorDirectionsRequest {
+                venue_id: venue.clone(),
+                origin: p.clone(),
+                destination: IndoorPoint::PoiId(pairs[0].1),
+                ..Default::default()
+            };
+            engine.call(&creds, req).is_ok_and(|r| r.status == "ok")
+        })
+        .collect();
+    eprintln!(
+        "outdoor origins with a walk to an entrance: {} of 8",
+        outside.len()
+    );
+    waymark_tests::time_percentiles(
+        "directions, default, outdoor lat,lng,0 (150 m out) to POI",
+        2_000,
+        |i| {
+            let req = IndoorDirectionsRequest {
+                venue_id: venue.clone(),
+                origin: outside[i % outside.len()].clone(),
+                destination: IndoorPoint::PoiId(pairs[i].1),
+                ..Default::default()
+            };
+            black_box(engine.call(&creds, req).unwrap());
+        },
+    );
     let typed: Vec<String> = data
         .features
         .iter()

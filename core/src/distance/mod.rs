@@ -473,6 +473,12 @@ pub struct Distance {
 }
 
 impl Distance {
+    /// The routers of the current pack set (indoor directions walk their outdoor part on
+    /// them).
+    pub fn routing(&self) -> &RoutingCache {
+        &self.routing
+    }
+
     /// The distance service over the packs of `packs`, reading local time from `local_time`
     /// and keeping matrix jobs in `state_dir`.
     pub fn new(packs: Arc<PackManager>, local_time: Arc<dyn LocalTime>, state_dir: &Path) -> Self {

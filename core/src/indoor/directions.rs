@@ -8,10 +8,11 @@ impl Indoor {
     pub fn directions(
         &self,
         set: Arc<PackSet>,
+        roads: &RoutingCache,
         call: &mut Call<'_>,
         req: &IndoorDirectionsRequest,
     ) -> Result<IndoorDirectionsResponse, ApiError> {
-        let v = self.layer(set)?.venue(&req.venue_id)?;
+        let v = self.layer(set.clone())?.venue(&req.venue_id)?;
         let venue_id = &v.venue.venue_id;
         let g = match &v.graph {
             Some(g) if !g.profiles.is_empty() => g,
@@ -49,9 +50,27 @@ impl Indoor {
             customer: req.customer,
         };
         let levels = g.levels();
-        let resolve = |name: &str, p: &IndoorPoint| -> Result<Resolved, ApiError> {
+        // `outdoor`: the point may be outside the venue (origin: false, destination: true).
+        let resolve = |name: &str,
+                       p: &IndoorPoint,
+                       outdoor: Option<bool>|
+         -> Result<Resolved, ApiError> {
             match p {
                 IndoorPoint::Coords { lat, lng, level } => {
+                    let pt = Pt::new(*lat, *lng);
+                    if let Some(destination) = outdoor
+                        && *level == 0
+                        && (!levels.contains(level) || g.anchor(pt, 0).is_none())
+                    {
+                        let (anchor, end) =
+                            outdoor::resolve(name, pt, &v, g, roads, &set, profile, destination)?;
+                        return Ok(Resolved {
+                            anchor,
+                            poi: None,
+                            text: format!("{lat},{lng},{level}"),
+                            outdoor: Some(end),
+                        });
+                    }
                     if !levels.contains(level) {
                         let known: Vec<String> = levels.iter().map(i64::to_string).collect();
                         return Err(bad_request(format!(
@@ -68,6 +87,7 @@ impl Indoor {
                         anchor: a,
                         poi: None,
                         text: format!("{lat},{lng},{level}"),
+                        outdoor: None,
                     })
                 }
                 IndoorPoint::PoiId(id) => {
@@ -82,6 +102,7 @@ impl Indoor {
                         anchor,
                         poi: Some(f.id),
                         text: id.to_string(),
+                        outdoor: None,
                     })
                 }
                 IndoorPoint::Ref(r) => {
@@ -96,16 +117,24 @@ impl Indoor {
                         anchor,
                         poi: Some(f.id),
                         text: format!("ref:{r}"),
+                        outdoor: None,
                     })
                 }
             }
         };
-        let origin = resolve("origin", &req.origin)?;
-        let destination = resolve("destination", &req.destination)?;
+        let origin = resolve("origin", &req.origin, Some(false))?;
+        let destination = resolve("destination", &req.destination, Some(true))?;
+        if origin.outdoor.is_some() && destination.outdoor.is_some() && req.waypoints.is_empty() {
+            return Err(bad_request(format!(
+                "origin and destination are both outside venue `{venue_id}`: give one of them, \
+                 or a waypoint, inside it (walks between two outdoor points: \
+                 GET /distance/route/json)"
+            )));
+        }
         let mut waypoints = req
             .waypoints
             .iter()
-            .map(|w| resolve("waypoints", w))
+            .map(|w| resolve("waypoints", w, None))
             .collect::<Result<Vec<_>, _>>()?;
         let avoid: Vec<AvoidBox> = req
             .avoid_in
@@ -128,12 +157,30 @@ impl Indoor {
         let mut bounds = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
         for (i, pair) in stops.windows(2).enumerate() {
             let (from, to) = (pair[0], pair[1]);
-            let Some(path) = g.route(&from.anchor, &to.anchor, ride, &avoid) else {
+            let Some(mut path) = g.route(&from.anchor, &to.anchor, ride, &avoid) else {
                 return Ok(IndoorDirectionsResponse {
                     status: "no_route".to_owned(),
                     routes: Vec::new(),
                 });
             };
+            // The walks outdoors, and where the trip enters and leaves the venue.
+            let mut crossing = Crossing::default();
+            if let Some(end) = &to.outdoor {
+                crossing.leave = outdoor::splice_destination(&mut path, end).and_then(|at| {
+                    let node = path.nodes.get(at).copied().flatten()?;
+                    Some((at, end.walks.get(&node)?.entrance))
+                });
+            }
+            if let Some(end) = &from.outdoor {
+                let node = path.nodes.get(1).copied().flatten();
+                let entrance = node.and_then(|n| end.walks.get(&n)).map(|w| w.entrance);
+                let shift = outdoor::splice_origin(&mut path, end);
+                crossing.enter = shift.zip(entrance);
+                if let (Some(k), Some((at, e))) = (shift, crossing.leave) {
+                    // the origin's walk moved the exit along
+                    crossing.leave = Some((at + k - 1, e));
+                }
+            }
             for (p, _) in &path.points {
                 bounds = [
                     bounds[0].min(p.lng),
@@ -142,7 +189,9 @@ impl Indoor {
                     bounds[3].max(p.lat),
                 ];
             }
-            let steps = steps(&v, &path, from.poi, to.poi, lang, profile, imperial);
+            let steps = steps(
+                &v, &path, from.poi, to.poi, lang, profile, imperial, crossing,
+            );
             let distance: f64 = steps.iter().map(|s| s.distance.value).sum();
             let duration: f64 = steps.iter().map(|s| s.duration.value).sum();
             let at = |(p, l): (Pt, i64)| IndoorLatLng {
@@ -193,6 +242,17 @@ pub(super) struct Resolved {
     anchor: Anchor,
     poi: Option<i64>,
     text: String,
+    /// The walks to the entrances of an origin or destination outside the venue.
+    outdoor: Option<outdoor::OutdoorEnd>,
+}
+
+/// Where a leg's path enters and leaves the venue: `(point index, entrance feature)`.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Crossing {
+    /// The entrance point ending the walk of an outdoor origin.
+    pub enter: Option<(usize, i64)>,
+    /// The entrance point starting the walk to an outdoor destination.
+    pub leave: Option<(usize, i64)>,
 }
 
 pub(super) fn poi_anchor(g: &Graph, f: &FeatureRow, name: &str) -> Result<Anchor, ApiError> {
@@ -319,7 +379,8 @@ pub(super) fn turn_dir(angle: f64) -> &'static str {
     }
 }
 
-/// Cuts a path into steps.
+/// Cuts a path into steps (`crossing`: where it enters and leaves the venue).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn steps(
     v: &VenueData,
     path: &Path,
@@ -328,6 +389,7 @@ pub(super) fn steps(
     lang: Lang,
     profile: Profile,
     imperial: bool,
+    crossing: Crossing,
 ) -> Vec<IndoorStep> {
     let pts = &path.points;
     let segs = &path.segments;
@@ -400,10 +462,23 @@ pub(super) fn steps(
             };
             area_change || turn
         };
-        if new {
+        let crossed = [crossing.enter, crossing.leave]
+            .iter()
+            .any(|c| c.is_some_and(|(at, _)| at == i));
+        if new || crossed {
             starts.push(i);
         }
     }
+    // Segments walked outdoors: before the entrance of an outdoor origin, after the one to an
+    // outdoor destination.
+    let outdoors = |i: usize| {
+        crossing.enter.is_some_and(|(at, _)| i < at)
+            || crossing.leave.is_some_and(|(at, _)| i >= at)
+    };
+    let entrance_label = |id: i64| {
+        feature_of(Some(id)).and_then(|f| f.name_in(lang_code(lang)).or(f.reference.as_deref()))
+    };
+    let venue_name = v.venue.name.as_str();
     let at = |i: usize| IndoorLatLng {
         lat: round7(pts[i].0.lat),
         lng: round7(pts[i].0.lng),
@@ -426,6 +501,7 @@ pub(super) fn steps(
                 .find(|k| is_vertical(*k))
                 .unwrap_or(EdgeKind::Walk);
             let place = (s..e)
+                .filter(|i| !outdoors(*i))
                 .filter_map(|i| feature_of(segs[i].feature))
                 .find(|f| {
                     !matches!(
@@ -458,11 +534,31 @@ pub(super) fn steps(
                 code,
             )
         };
-        let say = if goes_up_or_down(part) {
-            Say::Vertical {
-                kind: kind_word(kind),
-                up: l1 > l0,
-                level: level_name(&v.venue.levels, l1),
+        let vertical = || Say::Vertical {
+            kind: kind_word(kind),
+            up: l1 > l0,
+            level: level_name(&v.venue.levels, l1),
+        };
+        let say = if let Some((_, id)) = crossing.enter.filter(|(at, _)| *at == s) {
+            Say::Enter {
+                venue: venue_name,
+                entrance: entrance_label(id),
+                then: goes_up_or_down(part).then(|| Box::new(vertical())),
+            }
+        } else if let Some((_, id)) = crossing.leave.filter(|(at, _)| *at == s) {
+            Say::Leave {
+                venue: venue_name,
+                entrance: entrance_label(id),
+            }
+        } else if goes_up_or_down(part) {
+            vertical()
+        } else if k == 0
+            && let Some((_, id)) = crossing.enter
+        {
+            // from outdoors: towards the entrance
+            Say::Depart {
+                toward: Toward::Entrance(entrance_label(id)),
+                via: None,
             }
         } else if k == 0 {
             let toward = match parts.get(1) {
@@ -484,11 +580,14 @@ pub(super) fn steps(
                 (Some(a), Some(b)) => turn_dir(turn_angle(a, b)),
                 _ => "straight",
             };
+            let out = outdoors(s);
             Say::Turn {
                 dir,
                 place: part.place.and_then(|f| f.name_in(code)),
-                kind: part.place.map_or("area", |f| f.kind.as_str()),
-                via: via(),
+                kind: part
+                    .place
+                    .map_or(if out { "outdoor" } else { "area" }, |f| f.kind.as_str()),
+                via: if out { None } else { via() },
             }
         };
         let instruction_type = match &say {
@@ -503,6 +602,12 @@ pub(super) fn steps(
                 }
             }
             Say::Arrive { .. } => "arrive".to_owned(),
+            Say::Enter { then: None, .. } => "enter".to_owned(),
+            Say::Enter { .. } => match kind {
+                EdgeKind::Elevator => "elevator".to_owned(),
+                k => format!("{}_{}", kind_word(k), if l1 > l0 { "up" } else { "down" }),
+            },
+            Say::Leave { .. } => "exit".to_owned(),
         };
         let wheel = range.clone().all(|i| segs[i].wheelchair);
         let poi_here = (e == n).then_some(dest_poi).flatten();

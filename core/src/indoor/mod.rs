@@ -25,6 +25,7 @@ pub mod filter;
 pub mod graph;
 pub mod levels;
 mod list;
+pub mod outdoor;
 pub mod search;
 pub mod text;
 
@@ -41,6 +42,7 @@ use crate::api::{
     IndoorStep, JsonObject, JsonValue, Loc, NumberTextValue, PoiSearchExtended, PoiSearchRequest,
     PoiSearchResponse, Units, Venue, VenueGetRequest, VenueLevel, kinds,
 };
+use crate::distance::RoutingCache;
 use crate::error::{ApiError, ErrorCode};
 use crate::geo::{Pt, bearing_deg, haversine_m, round7, turn_angle};
 use crate::operation::Call;
@@ -48,7 +50,7 @@ use crate::packs::PackSet;
 use crate::packs::registry::{LoadedPack, PackSetCache};
 use crate::packs::schema::layers;
 
-use graph::{Anchor, AvoidBox, EdgeKind, Graph, Path, Profile, Ride};
+use graph::{Anchor, AvoidBox, EdgeKind, Graph, Path, Profile, Ride, Seg};
 use search::PoiIndex;
 use text::{Lang, LevelName, Say, Toward, Via};
 

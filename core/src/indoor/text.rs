@@ -13,6 +13,12 @@
 //!     via: Some(Via::Past("Lindt")) }), "Head towards the elevator, past Lindt");
 //! assert_eq!(summary(Lang::De, &Say::Vertical { kind: "stairs", up: true,
 //!     level: LevelName::Number(1) }), "Gehen Sie die Treppe hinauf zur Ebene 1");
+//! let down = Say::Vertical { kind: "stairs", up: false, level: LevelName::Ref("U1") };
+//! assert_eq!(summary(Lang::De, &Say::Enter { venue: "Stachus", entrance: Some("Nord"),
+//!     then: Some(Box::new(down)) }),
+//!     "Betreten Sie Stachus durch den Eingang Nord und gehen Sie die Treppe hinunter zur Ebene U1");
+//! assert_eq!(summary(Lang::En, &Say::Leave { venue: "Forum", entrance: None }),
+//!     "Leave Forum through the entrance");
 //! ```
 
 /// A language of instructions.
@@ -66,6 +72,8 @@ pub enum Toward<'a> {
     Named(&'a str),
     /// A kind of place.
     Kind(&'a str),
+    /// The entrance a walk from outdoors leads to, with its name or ref when mapped.
+    Entrance(Option<&'a str>),
 }
 
 /// What a step goes through or past (said after the step's sentence).
@@ -110,6 +118,23 @@ pub enum Say<'a> {
         /// Level reached, in the venue's words.
         level: LevelName<'a>,
     },
+    /// Entering the venue from outdoors through an entrance (with its name or ref when
+    /// mapped), and the vertical move that starts right there, if any.
+    Enter {
+        /// The venue's name.
+        venue: &'a str,
+        /// The entrance's name or ref.
+        entrance: Option<&'a str>,
+        /// A vertical move taken at the entrance.
+        then: Option<Box<Say<'a>>>,
+    },
+    /// Leaving the venue through an entrance to walk outdoors.
+    Leave {
+        /// The venue's name.
+        venue: &'a str,
+        /// The entrance's name or ref.
+        entrance: Option<&'a str>,
+    },
     /// Arrival (at a named POI, or at the destination).
     Arrive {
         /// Name of the POI.
@@ -122,22 +147,27 @@ fn place_word(lang: Lang, kind: &str) -> &'static str {
         (Lang::En, "corridor") => "the corridor",
         (Lang::En, "room") => "the room",
         (Lang::En, "stairs") => "the stairs",
+        (Lang::En, "outdoor") => "the street",
         (Lang::En, _) => "the area",
         (Lang::Fr, "corridor") => "le couloir",
         (Lang::Fr, "room") => "la salle",
         (Lang::Fr, "stairs") => "l'escalier",
+        (Lang::Fr, "outdoor") => "la rue",
         (Lang::Fr, _) => "l'espace",
         (Lang::De, "corridor") => "den Gang",
         (Lang::De, "room") => "den Raum",
         (Lang::De, "stairs") => "die Treppe",
+        (Lang::De, "outdoor") => "die Straße",
         (Lang::De, _) => "den Bereich",
         (Lang::Es, "corridor") => "el pasillo",
         (Lang::Es, "room") => "la sala",
         (Lang::Es, "stairs") => "la escalera",
+        (Lang::Es, "outdoor") => "la calle",
         (Lang::Es, _) => "la zona",
         (Lang::It, "corridor") => "il corridoio",
         (Lang::It, "room") => "la stanza",
         (Lang::It, "stairs") => "le scale",
+        (Lang::It, "outdoor") => "la strada",
         (Lang::It, _) => "l'area",
     }
 }
@@ -184,7 +214,17 @@ fn dir_word(lang: Lang, dir: &str) -> &'static str {
 
 /// A kind of place as the goal of "head towards".
 fn toward_word(lang: Lang, kind: &str) -> &'static str {
-    const WORDS: [(&str, [&str; 5]); 8] = [
+    const WORDS: [(&str, [&str; 5]); 9] = [
+        (
+            "entrance",
+            [
+                "the entrance",
+                "l'entrée",
+                "Eingang",
+                "la entrada",
+                "l'ingresso",
+            ],
+        ),
         (
             "corridor",
             [
@@ -319,8 +359,10 @@ pub fn summary(lang: Lang, say: &Say<'_>) -> String {
     match say {
         Say::Depart { toward, via } => {
             let t = match toward {
-                Toward::Named(n) => n,
-                Toward::Kind(k) => toward_word(lang, k),
+                Toward::Named(n) => (*n).to_owned(),
+                Toward::Kind(k) => toward_word(lang, k).to_owned(),
+                Toward::Entrance(None) => toward_word(lang, "entrance").to_owned(),
+                Toward::Entrance(Some(l)) => format!("{} {l}", toward_word(lang, "entrance")),
             };
             let v = via_text(lang, *via);
             match lang {
@@ -428,6 +470,55 @@ pub fn summary(lang: Lang, say: &Say<'_>) -> String {
                     },
                     if u { "salire" } else { "scendere" }
                 ),
+            }
+        }
+        Say::Enter {
+            venue,
+            entrance,
+            then,
+        } => {
+            let e = |word: &str| match entrance {
+                Some(l) => format!("{word} {l}"),
+                None => word.to_owned(),
+            };
+            let first = match lang {
+                Lang::En => format!("Enter {venue} through {}", e("the entrance")),
+                Lang::Fr => format!("Entrez dans {venue} par {}", e("l'entrée")),
+                Lang::De => format!("Betreten Sie {venue} durch {}", e("den Eingang")),
+                Lang::Es => format!("Entre en {venue} por {}", e("la entrada")),
+                Lang::It => format!("Entra in {venue} da {}", e("l'ingresso")),
+            };
+            match then {
+                None => first,
+                Some(next) => {
+                    let rest = summary(lang, next);
+                    let mut chars = rest.chars();
+                    let rest: String = chars
+                        .next()
+                        .map(|c| c.to_lowercase().chain(chars).collect())
+                        .unwrap_or_default();
+                    let and = match lang {
+                        Lang::En => "and",
+                        Lang::Fr => "et",
+                        Lang::De => "und",
+                        Lang::Es => "y",
+                        Lang::It => "e",
+                    };
+                    format!("{first} {and} {rest}")
+                }
+            }
+        }
+        Say::Leave { venue, entrance } => {
+            let e = |word: &str| match entrance {
+                Some(l) => format!("{word} {l}"),
+                None => word.to_owned(),
+            };
+            match lang {
+                Lang::En => format!("Leave {venue} through {}", e("the entrance")),
+                Lang::Fr => format!("Sortez de {venue} par {}", e("l'entrée")),
+                Lang::De => format!("Verlassen Sie {venue} durch {}", e("den Eingang")),
+                Lang::Es => format!("Salga de {venue} por {}", e("la entrada")),
+                Lang::It => format!("Esci da {venue} da {}", e("l'ingresso")),
             }
         }
         Say::Arrive { place } => match (lang, place) {

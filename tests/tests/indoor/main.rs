@@ -41,11 +41,44 @@ fn venue_file() -> std::path::PathBuf {
 /// A change to one feature of a venue file.
 type Edit = fn(&mut serde_json::Value);
 
+/// How far the `o-` variant of the sample venue file is moved, `[lng, lat]` degrees: from
+/// outside the München extract to the Viktualienmarkt, its entrance 8 m from a footway.
+const O_SHIFT: [f64; 2] = [0.074696, 0.035366];
+
+/// Moves every `[lng, lat]` position of a GeoJSON geometry by `by`.
+fn shift(v: &mut serde_json::Value, by: [f64; 2]) {
+    if let Some(a) = v.as_array_mut() {
+        if a.len() == 2 && a.iter().all(serde_json::Value::is_number) {
+            for (x, d) in a.iter_mut().zip(by) {
+                *x = (x.as_f64().unwrap() + d).into();
+            }
+        } else {
+            for x in a {
+                shift(x, by);
+            }
+        }
+    } else if let Some(c) = v.get_mut("coordinates") {
+        shift(c, by);
+    }
+}
+
 /// Venues made from the sample venue file for one rule each (`imdf-<prefix>venue-1`): `w-`
 /// names its upper level only by its name ("First floor", no short name); `c-` has stairs and
 /// a lift for customers only (`access=customers`); `i-` has no stairs
-/// nor lift (its levels do not connect: no routing configuration).
+/// nor lift (its levels do not connect: no routing configuration); `o-` stands in the
+/// streets of the München extract ([`O_SHIFT`]) with an entrance (an opening) in the middle
+/// of the hall's south wall, the only way in from outdoors.
 const VARIANTS: &[(&str, Edit)] = &[
+    ("o-", |f| {
+        if f["id"] == "o-note-1" {
+            f["feature_type"] = "opening".into();
+            f["geometry"] = serde_json::json!({"type": "LineString",
+                "coordinates": [[11.5002, 48.1], [11.5004, 48.1]]});
+            f["properties"] =
+                serde_json::json!({"category": "pedestrian.principal", "level_id": "o-level-0"});
+        }
+        shift(&mut f["geometry"], O_SHIFT);
+    }),
     ("w-", |f| {
         if f["id"] == "w-level-1" {
             f["properties"]
@@ -118,7 +151,7 @@ fn fixture() -> &'static Fixture {
             .unwrap();
             if id == "munchen" {
                 waymark_packs::venue_file::add_to_pack(&d, &venue_file()).unwrap();
-                for (prefix, edit) in VARIANTS {
+                for (prefix, edit) in VARIANTS.iter().chain(rules::RULES) {
                     let file = variant(dir.path(), prefix, *edit);
                     waymark_packs::venue_file::add_to_pack(&d, &file).unwrap();
                 }
@@ -271,7 +304,9 @@ fn all_venue_ids() -> Vec<String> {
     out
 }
 
+mod outdoor;
 mod routes;
+mod rules;
 mod search;
 mod venues;
 mod words;

@@ -564,8 +564,35 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
         .collect();
     loose.sort_unstable();
     loose.dedup();
+    // Areas closed to routes (`access=private|no`): a POI or door inside one is not joined to
+    // the nodes around it (a route does not walk into a private room to reach it).
+    let mut shut_areas: Vec<(i64, Poly)> = Vec::new();
+    for f in features
+        .iter()
+        .filter(|f| is_area_kind(f.kind) && closed_access(f))
+    {
+        for rings in shape_polygons(f.shape) {
+            let Some(poly) = Poly::new(
+                rings
+                    .iter()
+                    .map(|r| r.iter().map(|p| proj.project(*p)).collect())
+                    .collect(),
+            ) else {
+                continue;
+            };
+            for &level in &f.levels {
+                shut_areas.push((level, poly.clone()));
+            }
+        }
+    }
     for n in loose {
         let (level, p) = (b.nodes[n as usize].level, b.xy[n as usize]);
+        if shut_areas
+            .iter()
+            .any(|(l, a)| *l == level && a.holds(p, 0.0))
+        {
+            continue;
+        }
         let radius = if poi_nodes.contains(&n) {
             POI_JOIN_M
         } else {

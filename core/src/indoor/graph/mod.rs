@@ -5,7 +5,8 @@
 //! and elevators are polygons on one or more levels (`level`, `repeat_on`). `indoor=level`
 //! outlines are walkable only on a level that has no other area (else they would let a route
 //! cross walls), the building's own outline (feature kind `building`, its floor) only on a
-//! level with neither. Features tagged `access=private|no` are not walked at all.
+//! level with neither. Features tagged `access=private|no` are not walked at all, and a POI or
+//! door inside such an area is not joined to the nodes around it.
 //!
 //! **Nodes** of a level: doors and entrances, POI anchors (a point inside the POI), the
 //! representative point of each area, the inner corners of each area (reflex vertices moved
