@@ -14,6 +14,8 @@
 # reused, packs are rebuilt (--force). Environment:
 #   PACKS="andorra monaco"        sample packs to build (default: all eight; "" for none)
 #   SYNTH_NODES="500000 1000000"  synthetic sizes (default: 500000 1000000 2000000 5000000)
+#   LAYOUT=country                synthetic layout: `city` (default; one street grid, the worst
+#                                 case for separators) or `country` (towns joined by rural roads)
 #   NO_BUILD=1                    use the release binary as it is
 #   LAYERS=roads,routing          only these layers (default: the region plan's)
 set -euo pipefail
@@ -72,13 +74,21 @@ for p in "${PACKS[@]}"; do
   src="$(python3 -c "import tomllib,sys; print(next(s['path'] for s in tomllib.load(open('data-packs/sources.toml','rb'))['source'] if s['id']=='osm-$p'))")"
   measure "$p" "$src" --
 done
+LAYOUT="${LAYOUT:-city}"
 for n in "${SYNTH[@]}"; do
-  file="$OUT/synth-$n.osm.pbf"
-  if [ ! -f "$file" ]; then
-    "$BIN" synth --nodes "$n" --out "$file" >&2
+  name="synth-$n"
+  origin=()
+  if [ "$LAYOUT" != city ]; then
+    name="synth-$LAYOUT-$n"
+    # A 20 M-node country is about 420 km across: from here it stays in Germany.
+    origin=(--lat 49.0 --lng 7.0)
   fi
-  measure "synth-$n" "$file" -- --extract "$file" --extract-licence CC0-1.0 \
-    --extract-attribution "synthetic city grid (waymark-packs synth)"
+  file="$OUT/$name.osm.pbf"
+  if [ ! -f "$file" ]; then
+    "$BIN" synth --nodes "$n" --layout "$LAYOUT" "${origin[@]}" --out "$file" >&2
+  fi
+  measure "$name" "$file" -- --extract "$file" --extract-licence CC0-1.0 \
+    --extract-attribution "synthetic $LAYOUT network (waymark-packs synth)"
 done
 
 python3 - "$ROWS" <<'PY'

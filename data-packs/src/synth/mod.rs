@@ -1,5 +1,7 @@
-//! Synthetic city-grid networks for measuring build cost: a square grid of streets
-//! written as a real OSM PBF file ([`pbf::PbfWriter`]), of about as many nodes as asked.
+//! Synthetic road networks for measuring build and query cost, written as a real OSM PBF
+//! file ([`pbf::PbfWriter`]) of about as many nodes as asked: one square city grid of
+//! streets ([`Layout::City`], the default), or a country of such grids joined by rural roads
+//! ([`Layout::Country`], [`country`]).
 //!
 //! What the grid holds, so that every OSM layer of the builder has input:
 //!
@@ -32,6 +34,7 @@ use std::fs::File;
 use std::io::{self, BufWriter};
 use std::path::Path;
 
+pub mod country;
 mod names;
 pub mod pbf;
 
@@ -84,6 +87,21 @@ pub struct SynthOptions {
     pub seed: u64,
     /// South-west corner, `(lat, lng)`.
     pub origin: (f64, f64),
+    /// One city grid, or a country of towns joined by rural roads.
+    pub layout: Layout,
+}
+
+/// The shape of the network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    /// One square city grid of every node: the worst case for graph separators (any
+    /// straight cut crosses a whole row of streets).
+    #[default]
+    City,
+    /// A country: towns of Zipf-distributed sizes (each a city grid) scattered over open land
+    /// and joined by rural roads and trunk roads ([`country`]).
+    Country,
 }
 
 impl SynthOptions {
@@ -93,6 +111,7 @@ impl SynthOptions {
             nodes,
             seed: 1,
             origin: DEFAULT_ORIGIN,
+            layout: Layout::City,
         }
     }
 }
@@ -100,8 +119,10 @@ impl SynthOptions {
 /// What was written.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct SynthStats {
-    /// Junctions per side of the grid.
+    /// Junctions per side of the grid (of the largest town in a country layout).
     pub grid: usize,
+    /// Towns (1 for a city layout).
+    pub towns: usize,
     /// Nodes written.
     pub nodes: u64,
     /// Ways written.
@@ -120,6 +141,24 @@ pub struct SynthStats {
     pub bbox: [f64; 4],
     /// File size.
     pub bytes: u64,
+}
+
+impl SynthStats {
+    fn empty(grid: usize, bbox: [f64; 4]) -> SynthStats {
+        SynthStats {
+            grid,
+            towns: 1,
+            nodes: 0,
+            ways: 0,
+            relations: 0,
+            routable_ways: 0,
+            addressed_buildings: 0,
+            pois: 0,
+            restrictions: 0,
+            bbox,
+            bytes: 0,
+        }
+    }
 }
 
 /// SplitMix64 of a few numbers: the deterministic choices of the grid.
@@ -161,12 +200,36 @@ struct Grid {
     mall: (usize, usize),
     /// Street ways per street.
     chunks: usize,
+    /// Added to every node id (the towns of a country layout each take a range).
+    base: i64,
+    /// The town's name (`place=*`, `addr:city`, the boundary).
+    name: String,
+    /// Its `place=*` value.
+    place: &'static str,
 }
 
 impl Grid {
     fn new(o: &SynthOptions) -> Grid {
         let blocks = (o.nodes as f64 / NODES_PER_BLOCK).max(1.0);
         let g = (blocks.sqrt().round() as usize).max(12);
+        Grid::sized(g, o.seed, o.origin, 0, CITY.to_string(), "city")
+    }
+
+    /// A grid of `g` junctions per side at `origin`, its node ids from `base + 1`.
+    fn sized(
+        g: usize,
+        seed: u64,
+        origin: (f64, f64),
+        base: i64,
+        name: String,
+        place: &'static str,
+    ) -> Grid {
+        let o = SynthOptions {
+            nodes: 0,
+            seed,
+            origin,
+            layout: Layout::City,
+        };
         let dlat = SPACING_M / 111_320.0;
         let dlon = dlat / o.origin.0.to_radians().cos();
         Grid {
@@ -179,7 +242,27 @@ impl Grid {
             rm: g / 2,
             mall: (g / 2 + 3, g / 2 + 3),
             chunks: (g - 1).div_ceil(CHUNK),
+            base,
+            name,
+            place,
         }
+    }
+
+    /// The corners of building `first` (3 or 7) of block `(i, j)`: `(id, y, x)`.
+    fn building(&self, i: usize, j: usize, first: u64) -> [(i64, f64, f64); 4] {
+        let (a, b) = if first == 3 { (0.12, 0.4) } else { (0.6, 0.88) };
+        let (y, x) = (i as f64, j as f64);
+        [
+            (self.slot(i, j, first), y + a, x + a),
+            (self.slot(i, j, first + 1), y + a, x + b),
+            (self.slot(i, j, first + 2), y + b, x + b),
+            (self.slot(i, j, first + 3), y + b, x + a),
+        ]
+    }
+
+    /// How many node ids the grid reserves.
+    fn id_span(&self) -> i64 {
+        self.special(2 * self.g + 17) - self.base
     }
 
     /// `(lat, lng)` of grid position `y` (rows, north) and `x` (columns, east), through a
@@ -195,17 +278,17 @@ impl Grid {
     }
 
     fn junction(&self, i: usize, j: usize) -> i64 {
-        1 + (i * self.g + j) as i64
+        self.base + 1 + (i * self.g + j) as i64
     }
 
     fn slot(&self, i: usize, j: usize, k: u64) -> i64 {
         let g = self.g as u64;
-        (1 + g * g + (i as u64 * g + j as u64) * SLOTS + k) as i64
+        self.base + (1 + g * g + (i as u64 * g + j as u64) * SLOTS + k) as i64
     }
 
     fn special(&self, k: usize) -> i64 {
         let g = self.g as u64;
-        (1 + g * g + g * g * SLOTS) as i64 + k as i64
+        self.base + (1 + g * g + g * g * SLOTS) as i64 + k as i64
     }
 
     /// Eastbound motorway node at column `j`.
@@ -371,64 +454,76 @@ const POIS: &[(&str, &str, &str)] = &[
 /// Writes the network of `opts` to `path` as OSM PBF.
 pub fn write_synthetic(path: &Path, opts: &SynthOptions) -> io::Result<SynthStats> {
     let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
-    let grid = Grid::new(opts);
-    let (stats, _) = write_grid(&grid, file)?;
+    let (stats, _) = match opts.layout {
+        Layout::City => write_grid(&Grid::new(opts), file)?,
+        Layout::Country => country::write_country(opts, file)?,
+    };
     Ok(stats)
 }
 
 fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> {
-    let g = grid.g;
     let bbox = grid.bbox();
     let mut w = PbfWriter::new(out, bbox, TIMESTAMP)?;
-    let mut stats = SynthStats {
-        grid: g,
-        nodes: 0,
-        ways: 0,
-        relations: 0,
-        routable_ways: 0,
-        addressed_buildings: 0,
-        pois: 0,
-        restrictions: 0,
-        bbox,
-        bytes: 0,
-    };
+    let mut stats = SynthStats::empty(grid.g, bbox);
+    grid_nodes(grid, &mut w, &mut stats)?;
+    let mut way_id = 0;
+    let ways = grid_ways(grid, &mut w, &mut stats, &mut way_id)?;
+    let mut relation_id = 0;
+    grid_relations(grid, &mut w, &mut stats, &mut relation_id, &ways)?;
+    finish(w, stats)
+}
+
+/// Fills in the element counts and the file size.
+fn finish<W: io::Write>(w: PbfWriter<W>, mut stats: SynthStats) -> io::Result<(SynthStats, W)> {
+    [stats.nodes, stats.ways, stats.relations] = w.written();
+    let (out, bytes) = w.finish()?;
+    stats.bytes = bytes;
+    Ok((stats, out))
+}
+
+/// The ways of a grid the relations refer to.
+struct GridWays {
+    /// The way holding each street chunk's first junction, for the restrictions (they lie
+    /// on arterials, whose chunks are one way each).
+    chunk_way: std::collections::HashMap<(bool, usize, usize), i64>,
+    /// The boundary's ring.
+    boundary: i64,
+}
+
+/// The grid's nodes, ids ascending: junctions, then each block's slots, then the special
+/// nodes.
+fn grid_nodes<W: io::Write>(
+    grid: &Grid,
+    w: &mut PbfWriter<W>,
+    stats: &mut SynthStats,
+) -> io::Result<()> {
+    let g = grid.g;
     let node = |w: &mut PbfWriter<W>, id: i64, y: f64, x: f64, tags: &[(&str, &str)]| {
         let (lat, lon) = grid.at(y, x);
         w.node(id, lat, lon, tags)
     };
-
     // Nodes, ids ascending: junctions, then each block's slots, then the special nodes.
     for i in 0..g {
         for j in 0..g {
-            node(&mut w, grid.junction(i, j), i as f64, j as f64, &[])?;
+            node(w, grid.junction(i, j), i as f64, j as f64, &[])?;
         }
     }
-    let building = |i: usize, j: usize, first: u64| -> [(i64, f64, f64); 4] {
-        let (a, b) = if first == 3 { (0.12, 0.4) } else { (0.6, 0.88) };
-        let (y, x) = (i as f64, j as f64);
-        [
-            (grid.slot(i, j, first), y + a, x + a),
-            (grid.slot(i, j, first + 1), y + a, x + b),
-            (grid.slot(i, j, first + 2), y + b, x + b),
-            (grid.slot(i, j, first + 3), y + b, x + a),
-        ]
-    };
     for i in 0..g {
         for j in 0..g {
             let (y, x) = (i as f64, j as f64);
             if grid.has_side(true, i, j) {
-                node(&mut w, grid.slot(i, j, 0), y, x + 0.5, &[])?;
+                node(w, grid.slot(i, j, 0), y, x + 0.5, &[])?;
             }
             if grid.has_column_shape(i, j) {
-                node(&mut w, grid.slot(i, j, 1), y + 0.5, x, &[])?;
+                node(w, grid.slot(i, j, 1), y + 0.5, x, &[])?;
             }
             if grid.has_footway(i, j) {
-                node(&mut w, grid.slot(i, j, 2), y + 0.5, x + 0.5, &[])?;
+                node(w, grid.slot(i, j, 2), y + 0.5, x + 0.5, &[])?;
             }
             if grid.built_up(i, j) {
                 for first in [3, 7] {
-                    for (id, yy, xx) in building(i, j, first) {
-                        node(&mut w, id, yy, xx, &[])?;
+                    for (id, yy, xx) in grid.building(i, j, first) {
+                        node(w, id, yy, xx, &[])?;
                     }
                 }
             }
@@ -449,7 +544,7 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
                     ("addr:street", street.name.as_str()),
                     ("addr:housenumber", number.as_str()),
                     ("addr:postcode", postcode.as_str()),
-                    ("addr:city", CITY),
+                    ("addr:city", grid.name.as_str()),
                 ];
                 if matches!(value, "supermarket" | "bakery" | "fuel" | "bank") {
                     tags.push(("brand", label));
@@ -457,13 +552,13 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
                 if value == "restaurant" {
                     tags.push(("cuisine", "german"));
                 }
-                node(&mut w, grid.slot(i, j, 11), y + 0.25, x + 0.75, &tags)?;
+                node(w, grid.slot(i, j, 11), y + 0.25, x + 0.75, &tags)?;
                 stats.pois += 1;
             }
             if grid.has_suburb(i, j) {
                 let name = format!("{}viertel", STEMS[(i / 40 * 7 + j / 40) % STEMS.len()]);
                 node(
-                    &mut w,
+                    w,
                     grid.slot(i, j, 12),
                     y + 0.75,
                     x + 0.25,
@@ -473,14 +568,14 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
             if grid.has_side(true, i, j) {
                 for &(f, row, _) in &SHAPE_AT {
                     if row != 0 {
-                        node(&mut w, grid.slot(i, j, row), y, x + f, &[])?;
+                        node(w, grid.slot(i, j, row), y, x + f, &[])?;
                     }
                 }
             }
             if grid.has_column_shape(i, j) {
                 for &(f, _, column) in &SHAPE_AT {
                     if column != 1 {
-                        node(&mut w, grid.slot(i, j, column), y + f, x, &[])?;
+                        node(w, grid.slot(i, j, column), y + f, x, &[])?;
                     }
                 }
             }
@@ -497,28 +592,28 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
         } else {
             &[]
         };
-        node(&mut w, grid.mw_east(j), my, j as f64, tags)?;
+        node(w, grid.mw_east(j), my, j as f64, tags)?;
     }
     for j in 0..g {
-        node(&mut w, grid.mw_west(j), wy, j as f64, &[])?;
+        node(w, grid.mw_west(j), wy, j as f64, &[])?;
     }
     let e = g as f64 - 0.5;
     for (k, (y, x)) in [(-0.5, -0.5), (-0.5, e), (e, e), (e, -0.5)]
         .into_iter()
         .enumerate()
     {
-        node(&mut w, grid.other(k), y, x, &[])?;
+        node(w, grid.other(k), y, x, &[])?;
     }
     let population = (g * g * 4).to_string();
     let c = g as f64 / 2.0 + 1.5;
     node(
-        &mut w,
+        w,
         grid.other(4),
         c,
         c,
         &[
-            ("place", "city"),
-            ("name", CITY),
+            ("place", grid.place),
+            ("name", grid.name.as_str()),
             ("population", population.as_str()),
         ],
     )?;
@@ -532,20 +627,29 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
     ];
     for (s, shape) in shapes.iter().enumerate() {
         for (k, (y, x)) in shape.iter().enumerate() {
-            node(&mut w, grid.other(5 + 4 * s + k), *y, *x, &[])?;
+            node(w, grid.other(5 + 4 * s + k), *y, *x, &[])?;
         }
     }
 
+    Ok(())
+}
+
+/// The grid's ways, ids from `way_id + 1`: row streets, column streets, then the rest.
+fn grid_ways<W: io::Write>(
+    grid: &Grid,
+    w: &mut PbfWriter<W>,
+    stats: &mut SynthStats,
+    way_id: &mut i64,
+) -> io::Result<GridWays> {
+    let g = grid.g;
+    let (mi, mj) = grid.mall;
     // Ways: row streets, column streets (ids by formula, for the restrictions), then the rest.
-    let mut way_id = 0i64;
     let mut way = |w: &mut PbfWriter<W>, refs: &[i64], tags: &[(&str, &str)]| -> io::Result<i64> {
-        way_id += 1;
-        w.way(way_id, refs, tags)?;
-        Ok(way_id)
+        *way_id += 1;
+        w.way(*way_id, refs, tags)?;
+        Ok(*way_id)
     };
     let chunk_range = |c: usize| (c * CHUNK, ((c + 1) * CHUNK).min(g - 1));
-    // The way holding each street chunk's first junction, for the restrictions (they lie on
-    // arterials, whose chunks are one way each).
     let mut chunk_way: std::collections::HashMap<(bool, usize, usize), i64> =
         std::collections::HashMap::new();
     for horizontal in [true, false] {
@@ -585,7 +689,7 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
                     parts.push(r);
                 }
                 for (n, part) in parts.iter().enumerate() {
-                    let id = way(&mut w, part, &refs(&tags))?;
+                    let id = way(w, part, &refs(&tags))?;
                     if n == 0 {
                         chunk_way.insert((horizontal, k, c), id);
                     }
@@ -605,9 +709,9 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
     for c in 0..grid.chunks {
         let (a, b) = chunk_range(c);
         let r: Vec<i64> = (a..=b).map(|j| grid.mw_east(j)).collect();
-        way(&mut w, &r, &motorway)?;
+        way(w, &r, &motorway)?;
         let r: Vec<i64> = (a..=b).rev().map(|j| grid.mw_west(j)).collect();
-        way(&mut w, &r, &motorway)?;
+        way(w, &r, &motorway)?;
         stats.routable_ways += 2;
     }
     for i in 0..g {
@@ -623,12 +727,12 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
                 } else {
                     &[("highway", "cycleway"), ("surface", "asphalt")]
                 };
-                way(&mut w, &r, tags)?;
+                way(w, &r, tags)?;
                 stats.routable_ways += 1;
             }
             if grid.built_up(i, j) {
                 for (first, street_row, number) in [(3, i, 2 * j + 1), (7, i + 1, 2 * j + 2)] {
-                    let corners = building(i, j, first);
+                    let corners = grid.building(i, j, first);
                     let r = [
                         corners[0].0,
                         corners[1].0,
@@ -648,9 +752,9 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
                         ("addr:street", street.name.as_str()),
                         ("addr:housenumber", number.as_str()),
                         ("addr:postcode", postcode.as_str()),
-                        ("addr:city", CITY),
+                        ("addr:city", grid.name.as_str()),
                     ];
-                    way(&mut w, &r, &tags)?;
+                    way(w, &r, &tags)?;
                     stats.addressed_buildings += 1;
                 }
             }
@@ -664,7 +768,7 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
     let mall_number = format!("{}", 2 * mj + 1);
     let mall_postcode = grid.postcode(mi, mj);
     way(
-        &mut w,
+        w,
         &ring(5),
         &[
             ("building", "retail"),
@@ -674,13 +778,13 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
             ("addr:street", mall_street.name.as_str()),
             ("addr:housenumber", mall_number.as_str()),
             ("addr:postcode", mall_postcode.as_str()),
-            ("addr:city", CITY),
+            ("addr:city", grid.name.as_str()),
         ],
     )?;
     stats.addressed_buildings += 1;
     for (k, name, shop) in [(9, "Gitter Moden", "clothes"), (13, "Raster Buch", "books")] {
         way(
-            &mut w,
+            w,
             &ring(k),
             &[
                 ("indoor", "room"),
@@ -690,19 +794,35 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
             ],
         )?;
     }
-    let boundary_way = way(&mut w, &ring(0), &[])?;
+    let boundary_way = way(w, &ring(0), &[])?;
 
+    Ok(GridWays {
+        chunk_way,
+        boundary: boundary_way,
+    })
+}
+
+/// The grid's relations, ids from `relation_id + 1`: the boundary, then the turn
+/// restrictions.
+fn grid_relations<W: io::Write>(
+    grid: &Grid,
+    w: &mut PbfWriter<W>,
+    stats: &mut SynthStats,
+    relation_id: &mut i64,
+    ways: &GridWays,
+) -> io::Result<()> {
+    let g = grid.g;
+    let (boundary_way, chunk_way) = (ways.boundary, &ways.chunk_way);
     // Relations: the city's boundary, then the turn restrictions.
-    let mut relation_id = 0i64;
-    relation_id += 1;
+    *relation_id += 1;
     w.relation(
-        relation_id,
+        *relation_id,
         &[(MemberType::Way, boundary_way, "outer")],
         &[
             ("type", "boundary"),
             ("boundary", "administrative"),
             ("admin_level", "8"),
-            ("name", CITY),
+            ("name", grid.name.as_str()),
         ],
     )?;
     let row_way = |i: usize, j: usize| chunk_way.get(&(true, i, j / CHUNK)).copied();
@@ -715,9 +835,9 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
             let (Some(from), Some(to)) = (row_way(i, j), column_way(i, j)) else {
                 continue;
             };
-            relation_id += 1;
+            *relation_id += 1;
             w.relation(
-                relation_id,
+                *relation_id,
                 &[
                     (MemberType::Way, from, "from"),
                     (MemberType::Node, grid.junction(i, j), "via"),
@@ -728,10 +848,7 @@ fn write_grid<W: io::Write>(grid: &Grid, out: W) -> io::Result<(SynthStats, W)> 
             stats.restrictions += 1;
         }
     }
-    [stats.nodes, stats.ways, stats.relations] = w.written();
-    let (out, bytes) = w.finish()?;
-    stats.bytes = bytes;
-    Ok((stats, out))
+    Ok(())
 }
 
 #[cfg(test)]
