@@ -75,6 +75,48 @@ impl Builder {
     }
 }
 
+/// One polygon of an area feature on one of its levels.
+struct AreaPoly {
+    /// Index of the feature.
+    f: usize,
+    level: i64,
+    /// The polygon in metres.
+    poly: Poly,
+    /// Its rings in degrees.
+    deg: Vec<Vec<Pt>>,
+}
+
+/// The polygons of every area feature (rooms, corridors, areas, outlines, connector
+/// footprints; open or closed to routes) on each of its levels, in feature order, each
+/// projected once.
+fn area_polygons(features: &[GraphFeature<'_>], proj: &LocalProjection) -> Vec<AreaPoly> {
+    let mut areas: Vec<AreaPoly> = Vec::new();
+    for (fi, f) in features.iter().enumerate() {
+        if !is_area_kind(f.kind) {
+            continue;
+        }
+        for rings in shape_polygons(f.shape) {
+            let Some(poly) = Poly::new(
+                rings
+                    .iter()
+                    .map(|r| r.iter().map(|p| proj.project(*p)).collect())
+                    .collect(),
+            ) else {
+                continue;
+            };
+            for &level in &f.levels {
+                areas.push(AreaPoly {
+                    f: fi,
+                    level,
+                    poly: poly.clone(),
+                    deg: rings.clone(),
+                });
+            }
+        }
+    }
+    areas
+}
+
 /// Builds the graph of a venue from its features.
 pub fn build(features: &[GraphFeature<'_>]) -> Graph {
     let lat0 = if features.is_empty() {
@@ -92,40 +134,14 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
         edge_keys: HashMap::new(),
     };
 
-    // Areas: (feature index, level, polygon, rings in degrees).
-    struct A {
-        f: usize,
-        level: i64,
-        poly: Poly,
-        deg: Vec<Vec<Pt>>,
-    }
-    let mut areas: Vec<A> = Vec::new();
-    for (fi, f) in features.iter().enumerate() {
-        if !is_area_kind(f.kind) || closed_access(f) {
-            continue;
-        }
-        for rings in shape_polygons(f.shape) {
-            let Some(poly) = Poly::new(
-                rings
-                    .iter()
-                    .map(|r| r.iter().map(|p| proj.project(*p)).collect())
-                    .collect(),
-            ) else {
-                continue;
-            };
-            for &level in &f.levels {
-                areas.push(A {
-                    f: fi,
-                    level,
-                    poly: poly.clone(),
-                    deg: rings.clone(),
-                });
-            }
-        }
-    }
+    // Areas: the walkable ones, and those closed to routes (`access=private|no`), whose POIs
+    // and doors are not joined to the nodes around them.
+    let (mut areas, shut_areas): (Vec<AreaPoly>, Vec<AreaPoly>) = area_polygons(features, &proj)
+        .into_iter()
+        .partition(|a| features.get(a.f).is_some_and(|f| !closed_access(f)));
     // Level outlines only where nothing else is walkable; the building's outline (its floor)
     // only where neither an area nor a level outline is mapped.
-    let kind_of = |a: &A| features.get(a.f).map_or("", |f| f.kind);
+    let kind_of = |a: &AreaPoly| features.get(a.f).map_or("", |f| f.kind);
     let mut covered: std::collections::HashSet<i64> = std::collections::HashSet::new();
     let mut outlined: std::collections::HashSet<i64> = std::collections::HashSet::new();
     for a in &areas {
@@ -261,7 +277,7 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
     }
 
     // Openings: midpoints of the outline edges two areas of a level share.
-    let room_has_door = |a: &A| {
+    let room_has_door = |a: &AreaPoly| {
         doors_xy
             .iter()
             .chain(&shut_doors_xy)
@@ -564,32 +580,13 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
         .collect();
     loose.sort_unstable();
     loose.dedup();
-    // Areas closed to routes (`access=private|no`): a POI or door inside one is not joined to
-    // the nodes around it (a route does not walk into a private room to reach it).
-    let mut shut_areas: Vec<(i64, Poly)> = Vec::new();
-    for f in features
-        .iter()
-        .filter(|f| is_area_kind(f.kind) && closed_access(f))
-    {
-        for rings in shape_polygons(f.shape) {
-            let Some(poly) = Poly::new(
-                rings
-                    .iter()
-                    .map(|r| r.iter().map(|p| proj.project(*p)).collect())
-                    .collect(),
-            ) else {
-                continue;
-            };
-            for &level in &f.levels {
-                shut_areas.push((level, poly.clone()));
-            }
-        }
-    }
     for n in loose {
         let (level, p) = (b.nodes[n as usize].level, b.xy[n as usize]);
+        // A POI or door inside an area closed to routes is not joined to the nodes around it
+        // (a route does not walk into a private room to reach it).
         if shut_areas
             .iter()
-            .any(|(l, a)| *l == level && a.holds(p, 0.0))
+            .any(|a| a.level == level && a.poly.holds(p, 0.0))
         {
             continue;
         }
