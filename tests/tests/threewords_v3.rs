@@ -199,7 +199,7 @@ fn random_squares_round_trip() {
     }
 }
 
-/// The rule of the issue: over 100,000 addresses (five in six in the populated region), no
+/// The 50 km rule (ADR 0009): over 100,000 addresses (five in six in the populated region), no
 /// substitution of one word by a list neighbour names a square within 50 km. Swapped words
 /// on land are counted too (they change the signature to a transposition no neighbouring
 /// tile carries).
