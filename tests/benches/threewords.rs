@@ -3,7 +3,7 @@
 //!
 //! Before the criterion groups, each case is timed call by call and its p50 / p95 / p99
 //! printed, since the targets are percentiles: the scheme both ways (coordinate → word ranks,
-//! word ranks → square), convert and autosuggest through the engine, autosuggest with a focus
+//! word ranks → square), convert both ways and autosuggest through the engine, autosuggest with a focus
 //! and with each clip kind (the third word typed to one, two and three letters).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -181,6 +181,12 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             i = (i + 1) % pts.len();
             black_box(engine.call(&creds, convert(i)).unwrap())
+        })
+    });
+    g.bench_function("convert-to-coordinates", |b| {
+        b.iter(|| {
+            i = (i + 1) % words.len();
+            black_box(engine.call(&creds, back(i)).unwrap())
         })
     });
     g.bench_function("autosuggest focus, 2 letters", |b| {

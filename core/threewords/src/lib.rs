@@ -14,6 +14,7 @@ pub mod grid;
 pub mod permute;
 pub mod regions;
 pub mod shell;
+pub mod v3;
 
 use grid::Square;
 use permute::{Permutation, region_key};

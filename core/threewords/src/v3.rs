@@ -1,0 +1,752 @@
+//! Scheme version 3 (`docs/adr/0009-three-word-scheme-v3.md`): word classes, tiles with class
+//! signatures, and the numbering of squares inside each signature's tiles.
+//!
+//! - The words are split into [`K`] classes of equal size so that no two list neighbours
+//!   ([`neighbours`]: one edit, another form of the stem, a plural or singular) share a class
+//!   ([`colour`], [`Classes`]).
+//! - The grid is cut into tiles of ≈ 60 km × ≥ 60 km ([`Tiles`]: rows of [`G`] bands, each row
+//!   into equal column ranges). Each tile gets a signature σ ∈ [0, K)³ ([`assign`]) such that
+//!   no two tiles within [`SAFE_KM`] of each other carry signatures that differ in exactly one
+//!   position, and a tile with land or people carries three different classes.
+//! - A square of a tile with signature σ is named by a triple whose word classes are σ
+//!   ([`Scheme`]). Substituting one word by a list neighbour changes exactly one class: the new
+//!   triple's signature differs from σ in one position, which no tile within 50 km carries, so
+//!   the new address, if it names a square at all, lies 50 km away or more. On land, swapping
+//!   two words changes the signature to a transposition, which no neighbouring tile carries
+//!   either.
+//! - Inside a signature, squares are numbered region by region (populated, land, sea), each
+//!   region's block permuted by its own keyed permutation, and numbers map to triples of class
+//!   indices in shells of increasing largest index ([`crate::shell`]), so populated squares
+//!   take the commonest words of each class.
+//!
+//! The engine and the packs answer scheme version 2 ([`crate::Scheme`]); this module is the
+//! version 3 scheme over a region table, a class assignment and a signature table.
+
+use std::collections::HashMap;
+
+use sha2::{Digest, Sha256};
+
+use crate::grid::{BANDS, Grid, ROWS_PER_BAND, Square, row_height};
+use crate::permute::Permutation;
+use crate::regions::{REGIONS, Regions};
+use crate::shell;
+
+/// The scheme version this module implements.
+pub const SCHEME_VERSION: u32 = 3;
+/// Word classes.
+pub const K: usize = 16;
+/// Signatures (class triples).
+pub const SIGNATURES: usize = K * K * K;
+/// Bands per tile row (≈ 60 km).
+pub const G: u32 = 20;
+/// Columns of a tile at least, on its row's middle band (≈ 60 km).
+pub const TILE_COLUMNS: u32 = 20_000;
+/// Distance within which no substitution of one word by a list neighbour may land, km.
+pub const SAFE_KM: f64 = 50.0;
+/// Kinds of squares: the regions of the region table.
+pub const KINDS: usize = REGIONS;
+
+/// The classes of signature `s`, first word first.
+pub fn signature_classes(s: usize) -> [usize; 3] {
+    [s / (K * K), s / K % K, s % K]
+}
+
+/// The signature of three classes.
+pub fn signature_of(c: [usize; 3]) -> usize {
+    c[0] * K * K + c[1] * K + c[2]
+}
+
+/// Positions in which two signatures differ.
+pub fn hamming(a: usize, b: usize) -> u32 {
+    let (a, b) = (signature_classes(a), signature_classes(b));
+    (0..3).filter(|&i| a[i] != b[i]).count() as u32
+}
+
+/// The tiles of the grid.
+#[derive(Debug, Clone)]
+pub struct Tiles {
+    /// Tiles per tile row.
+    per_row: Vec<u32>,
+    /// First tile of each row, and the total last.
+    first: Vec<u32>,
+    /// Columns of each band.
+    columns: Vec<u32>,
+}
+
+impl Tiles {
+    /// The tiles of `grid`: row `r` holds bands `[r·G, (r+1)·G)` and is cut into
+    /// `max(1, ⌊N_mid / TILE_COLUMNS⌋)` equal column ranges, `N_mid` the columns of its middle
+    /// band.
+    pub fn new(grid: &Grid) -> Tiles {
+        let rows = BANDS.div_ceil(G);
+        let mut per_row = Vec::with_capacity(rows as usize);
+        let mut first = vec![0u32];
+        let mut total = 0u32;
+        for r in 0..rows {
+            let mid = (r * G + G / 2).min(BANDS - 1);
+            let t = (grid.columns(mid) / TILE_COLUMNS).max(1);
+            per_row.push(t);
+            total += t;
+            first.push(total);
+        }
+        Tiles {
+            per_row,
+            first,
+            columns: grid.all_columns().to_vec(),
+        }
+    }
+
+    /// Tiles in all.
+    pub fn count(&self) -> u32 {
+        self.first.last().copied().unwrap_or(0)
+    }
+
+    /// Tile rows.
+    pub fn rows(&self) -> u32 {
+        self.per_row.len() as u32
+    }
+
+    /// Row of a tile and its index in the row.
+    pub fn row_col(&self, tile: u32) -> (u32, u32) {
+        let r = self.first.partition_point(|f| *f <= tile).saturating_sub(1);
+        (r as u32, tile - self.first[r])
+    }
+
+    /// The tile of a square: `⌊col · T_r / N_b⌋` in its row.
+    pub fn tile_of(&self, s: Square) -> u32 {
+        let b = s.band();
+        let r = (b / G) as usize;
+        let t = u64::from(self.per_row[r]);
+        let n = u64::from(self.columns[b as usize]);
+        self.first[r] + (u64::from(s.col) * t / n) as u32
+    }
+
+    /// Columns `[c0, c1)` of band `b` (a band of the tile's row) in the tile:
+    /// `[⌈j·N_b/T_r⌉, ⌈(j+1)·N_b/T_r⌉)`.
+    pub fn col_range(&self, tile: u32, b: u32) -> (u32, u32) {
+        let (r, j) = self.row_col(tile);
+        let t = u64::from(self.per_row[r as usize]);
+        let n = u64::from(self.columns[b as usize]);
+        let at = |j: u64| (j * n).div_ceil(t) as u32;
+        (at(u64::from(j)), at(u64::from(j) + 1))
+    }
+
+    /// Bands `[b0, b1)` of tile row `r`.
+    pub fn bands(&self, r: u32) -> (u32, u32) {
+        (r * G, ((r + 1) * G).min(BANDS))
+    }
+
+    /// The tiles (not `tile` itself) whose squares may lie within [`SAFE_KM`] of the tile's
+    /// squares: tiles of the rows next to it whose longitudes come within
+    /// `1.2 · SAFE_KM / (111.19 · cos φ)` degrees, φ the most poleward latitude of the two rows
+    /// (every tile of the row where cos φ ≈ 0), around the antimeridian.
+    pub fn neighbours(&self, tile: u32) -> Vec<u32> {
+        let (r, j) = self.row_col(tile);
+        let t = f64::from(self.per_row[r as usize]);
+        let (w, e) = (f64::from(j) * 360.0 / t, f64::from(j + 1) * 360.0 / t);
+        let h = row_height() * f64::from(ROWS_PER_BAND * G);
+        let lat = |r: u32| {
+            [
+                -90.0 + f64::from(r) * h,
+                (-90.0 + f64::from(r + 1) * h).min(90.0),
+            ]
+        };
+        let mut out = Vec::new();
+        for r2 in r.saturating_sub(1)..=(r + 1).min(self.rows() - 1) {
+            let pole = lat(r)
+                .into_iter()
+                .chain(lat(r2))
+                .map(f64::abs)
+                .fold(0.0, f64::max);
+            let cos = pole.to_radians().cos();
+            let margin = if cos < 1e-6 {
+                360.0
+            } else {
+                SAFE_KM * 1.2 / (111.19 * cos)
+            };
+            let t2 = self.per_row[r2 as usize];
+            let first = self.first[r2 as usize];
+            let (lo, hi) = (w - margin, e + margin);
+            if hi - lo >= 360.0 {
+                out.extend((0..t2).map(|j2| first + j2).filter(|id| *id != tile));
+                continue;
+            }
+            let per = 360.0 / f64::from(t2);
+            let (a, z) = ((lo / per).floor() as i64, (hi / per).floor() as i64);
+            let from = out.len();
+            for j2 in a..=z {
+                let id = first + j2.rem_euclid(i64::from(t2)) as u32;
+                if id != tile && !out[from..].contains(&id) {
+                    out.push(id);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Columns of region `k` of band `b` within `[c0, c1)`.
+fn kind_columns(regions: &Regions, b: u32, (c0, c1): (u32, u32), k: u8) -> u32 {
+    let runs = regions.band_runs(b);
+    let n = regions.grid().columns(b);
+    let mut sum = 0;
+    let from = runs.partition_point(|r| r.start <= c0).saturating_sub(1);
+    for (i, run) in runs.iter().enumerate().skip(from) {
+        if run.start >= c1 {
+            break;
+        }
+        let start = run.start.max(c0);
+        let end = runs.get(i + 1).map_or(n, |r| r.start).min(c1);
+        if run.region == k && end > start {
+            sum += end - start;
+        }
+    }
+    sum
+}
+
+/// Squares of each region in a tile.
+pub fn tile_counts(regions: &Regions, tiles: &Tiles, tile: u32) -> [u64; KINDS] {
+    let (r, _) = tiles.row_col(tile);
+    let (b0, b1) = tiles.bands(r);
+    let mut out = [0u64; KINDS];
+    for b in b0..b1 {
+        let range = tiles.col_range(tile, b);
+        for (k, slot) in out.iter_mut().enumerate() {
+            *slot += u64::from(kind_columns(regions, b, range, k as u8)) * u64::from(ROWS_PER_BAND);
+        }
+    }
+    out
+}
+
+/// Signatures of every tile, greedy in tile order: among the signatures that differ in
+/// exactly one position from no neighbour already signed, are no transposition of a
+/// neighbour's, have three different classes where the tile holds land or people (so two
+/// swapped words always change the signature), and have room left (`capacity` squares per
+/// signature), the one whose largest load (per region, relative to that region's mean per
+/// signature) stays smallest, lowest on ties. `None` when a tile finds none.
+pub fn assign(tiles: &Tiles, counts: &[[u64; KINDS]], capacity: u64) -> Option<Vec<u16>> {
+    let mut totals = [0u64; KINDS];
+    for c in counts {
+        for k in 0..KINDS {
+            totals[k] += c[k];
+        }
+    }
+    let mean: Vec<f64> = totals
+        .iter()
+        .map(|t| (*t as f64 / SIGNATURES as f64).max(1.0))
+        .collect();
+    let repeated: Vec<bool> = (0..SIGNATURES)
+        .map(|s| {
+            let d = signature_classes(s);
+            d[0] == d[1] || d[1] == d[2] || d[0] == d[2]
+        })
+        .collect();
+    let mut load = vec![[0u64; KINDS]; SIGNATURES];
+    let mut used = vec![0u64; SIGNATURES];
+    let mut sig = vec![u16::MAX; counts.len()];
+    let mut banned = vec![false; SIGNATURES];
+    for tile in 0..tiles.count() {
+        let c = *counts.get(tile as usize)?;
+        if c[..KINDS - 1].iter().any(|n| *n > 0) {
+            banned.copy_from_slice(&repeated);
+        } else {
+            banned.iter_mut().for_each(|b| *b = false);
+        }
+        for nb in tiles.neighbours(tile) {
+            let s = sig[nb as usize];
+            if s == u16::MAX {
+                continue;
+            }
+            let d = signature_classes(usize::from(s));
+            for pos in 0..3 {
+                for class in 0..K {
+                    let mut e = d;
+                    e[pos] = class;
+                    if class != d[pos] {
+                        banned[signature_of(e)] = true;
+                    }
+                }
+            }
+            for (i, j) in [(0, 1), (1, 2), (0, 2)] {
+                let mut e = d;
+                e.swap(i, j);
+                if e != d {
+                    banned[signature_of(e)] = true;
+                }
+            }
+        }
+        let here: u64 = c.iter().sum();
+        let mut best: Option<(f64, usize)> = None;
+        for s in 0..SIGNATURES {
+            if banned[s] || used[s] + here > capacity {
+                continue;
+            }
+            let cost = (0..KINDS)
+                .map(|k| (load[s][k] + c[k]) as f64 / mean[k])
+                .fold(0.0, f64::max);
+            if best.is_none_or(|(b, _)| cost < b) {
+                best = Some((cost, s));
+            }
+        }
+        let (_, s) = best?;
+        for k in 0..KINDS {
+            load[s][k] += c[k];
+        }
+        used[s] += here;
+        sig[tile as usize] = s as u16;
+    }
+    Some(sig)
+}
+
+/// SHA-256 (hex) of a signature table: each tile's signature as a little-endian `u16`, in
+/// tile order.
+pub fn signatures_digest(sig: &[u16]) -> String {
+    let mut h = Sha256::new();
+    for s in sig {
+        h.update(s.to_le_bytes());
+    }
+    format!("{:x}", h.finalize())
+}
+
+/// Word classes of a list.
+#[derive(Debug, Clone)]
+pub struct Classes {
+    /// Class of each rank.
+    class: Vec<u8>,
+    /// Index of each rank among its class's words (in rank order).
+    index: Vec<u32>,
+    /// Ranks of each class's words, in rank order.
+    members: Vec<Vec<u32>>,
+}
+
+/// What is wrong with a class assignment.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ClassError {
+    /// A class outside `[0, K)`.
+    #[error("rank {rank} has class {class}, classes are 0 to {}", K - 1)]
+    Unknown {
+        /// The rank.
+        rank: usize,
+        /// Its class.
+        class: u8,
+    },
+    /// Classes of different sizes.
+    #[error("class sizes differ: {sizes:?}")]
+    Unbalanced {
+        /// Words per class.
+        sizes: Vec<usize>,
+    },
+}
+
+impl Classes {
+    /// The classes given by `class[rank]`: each in `[0, K)`, every class the same size.
+    pub fn from_assignment(class: Vec<u8>) -> Result<Classes, ClassError> {
+        let mut members = vec![Vec::new(); K];
+        let mut index = Vec::with_capacity(class.len());
+        for (rank, &c) in class.iter().enumerate() {
+            let Some(m) = members.get_mut(usize::from(c)) else {
+                return Err(ClassError::Unknown { rank, class: c });
+            };
+            index.push(m.len() as u32);
+            m.push(rank as u32);
+        }
+        let sizes: Vec<usize> = members.iter().map(Vec::len).collect();
+        if sizes.iter().any(|n| *n != sizes[0]) {
+            return Err(ClassError::Unbalanced { sizes });
+        }
+        Ok(Classes {
+            class,
+            index,
+            members,
+        })
+    }
+
+    /// Words per class.
+    pub fn side(&self) -> u64 {
+        self.members.first().map_or(0, Vec::len) as u64
+    }
+
+    /// Words in all.
+    pub fn words(&self) -> usize {
+        self.class.len()
+    }
+
+    /// The class of rank `rank`, `None` past the list.
+    pub fn class(&self, rank: u64) -> Option<u8> {
+        self.class.get(usize::try_from(rank).ok()?).copied()
+    }
+
+    /// The ranks of class `c`, in rank order.
+    pub fn members(&self, c: usize) -> &[u32] {
+        self.members.get(c).map_or(&[], Vec::as_slice)
+    }
+
+    /// SHA-256 (hex) of the assignment: each rank's class as one byte, in rank order.
+    pub fn digest(&self) -> String {
+        format!("{:x}", Sha256::digest(&self.class))
+    }
+}
+
+/// Balanced greedy colouring in rank order: each word takes the least-filled class (lowest
+/// on ties) that none of its already coloured list neighbours has and that holds fewer than
+/// `words.len() / K` words. `None` when a word finds none or the list does not split into
+/// `K` equal classes.
+pub fn colour(words: &[String], neighbours: impl Fn(&str) -> Vec<String>) -> Option<Vec<u8>> {
+    if !words.len().is_multiple_of(K) {
+        return None;
+    }
+    let rank: HashMap<&str, usize> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (w.as_str(), i))
+        .collect();
+    let cap = words.len() / K;
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); words.len()];
+    for (i, w) in words.iter().enumerate() {
+        for v in neighbours(w) {
+            if let Some(&j) = rank.get(v.as_str())
+                && j != i
+            {
+                adj[i].push(j);
+                adj[j].push(i);
+            }
+        }
+    }
+    let mut size = [0usize; K];
+    let mut class = vec![u8::MAX; words.len()];
+    for i in 0..words.len() {
+        let mut taken = [false; K];
+        for &j in &adj[i] {
+            if let Some(t) = taken.get_mut(usize::from(class[j])) {
+                *t = true;
+            }
+        }
+        let c = (0..K)
+            .filter(|&c| size[c] < cap && !taken[c])
+            .min_by_key(|&c| (size[c], c))?;
+        class[i] = c as u8;
+        size[c] += 1;
+    }
+    Some(class)
+}
+
+/// The words a listed word may be mistaken for: one edit away (a letter changed, added,
+/// removed, two neighbouring letters swapped), its plural or singular, another form of its
+/// stem (both ways). Whether they are words is not checked; the word itself is left out.
+pub fn neighbours(w: &str) -> Vec<String> {
+    let b = w.as_bytes();
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for i in 0..b.len() {
+        let mut v = b.to_vec();
+        v.remove(i);
+        out.push(v);
+    }
+    for i in 0..b.len().saturating_sub(1) {
+        let mut v = b.to_vec();
+        v.swap(i, i + 1);
+        out.push(v);
+    }
+    for i in 0..b.len() {
+        for c in b'a'..=b'z' {
+            let mut v = b.to_vec();
+            v[i] = c;
+            out.push(v);
+        }
+    }
+    for i in 0..=b.len() {
+        for c in b'a'..=b'z' {
+            let mut v = b.to_vec();
+            v.insert(i, c);
+            out.push(v);
+        }
+    }
+    let mut words: Vec<String> = out
+        .into_iter()
+        .filter_map(|v| String::from_utf8(v).ok())
+        .collect();
+    words.extend(crate::forms::base_forms(w));
+    words.extend(crate::forms::plural_forms(w));
+    for suffix in ["ed", "ing", "er", "ly", "d", "r"] {
+        words.push(format!("{w}{suffix}"));
+    }
+    if let Some(stem) = w.strip_suffix('e') {
+        for suffix in ["ed", "ing", "er"] {
+            words.push(format!("{stem}{suffix}"));
+        }
+    }
+    if let Some(stem) = w.strip_suffix("ies") {
+        words.push(format!("{stem}y"));
+    }
+    if let Some(stem) = w.strip_suffix("es") {
+        words.push(stem.to_string());
+    }
+    if let Some(stem) = w.strip_suffix('s') {
+        words.push(stem.to_string());
+    }
+    words.retain(|v| v != w);
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// The key of region `k`'s permutation in signature `s`: the first 8 bytes, big-endian, of
+/// `SHA-256("waymark threewords v3 signature s region k")`.
+pub fn permutation_key(s: usize, k: usize) -> u64 {
+    let d = Sha256::digest(format!("waymark threewords v3 signature {s} region {k}").as_bytes());
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&d[..8]);
+    u64::from_be_bytes(b)
+}
+
+/// The scheme cannot be built on these tables.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SchemeError {
+    /// Not one signature per tile.
+    #[error("the signature table has {found} tiles, the grid {expected}")]
+    Tiles {
+        /// Signatures found.
+        found: usize,
+        /// Tiles of the grid.
+        expected: usize,
+    },
+    /// A signature outside `[0, K³)`.
+    #[error("tile {tile} has signature {signature}, signatures are 0 to {}", SIGNATURES - 1)]
+    Signature {
+        /// The tile.
+        tile: usize,
+        /// Its signature.
+        signature: u16,
+    },
+    /// More squares in a signature's tiles than it has triples.
+    #[error("signature {signature} holds {squares} squares, more than its {triples} triples")]
+    Full {
+        /// The signature.
+        signature: usize,
+        /// Squares of its tiles.
+        squares: u64,
+        /// Its triples (words per class, cubed).
+        triples: u64,
+    },
+}
+
+/// Square ↔ word-rank triple, scheme version 3.
+#[derive(Debug, Clone)]
+pub struct Scheme {
+    regions: Regions,
+    tiles: Tiles,
+    sig: Vec<u16>,
+    classes: Classes,
+    /// Per signature, its tiles in tile order.
+    sig_tiles: Vec<Vec<u32>>,
+    /// Per tile, its position in its signature's list.
+    pos: Vec<u32>,
+    /// Per signature, per tile position, squares of each region before it (totals last).
+    prefix: Vec<Vec<[u64; KINDS]>>,
+    /// Per signature, the first number of each region, and the total last.
+    offsets: Vec<[u64; KINDS + 1]>,
+    perms: Vec<[Permutation; KINDS]>,
+}
+
+impl Scheme {
+    /// The scheme over `regions`, with tile signatures `sig` and word classes `classes`.
+    pub fn new(regions: Regions, sig: Vec<u16>, classes: Classes) -> Result<Scheme, SchemeError> {
+        let tiles = Tiles::new(regions.grid());
+        if sig.len() != tiles.count() as usize {
+            return Err(SchemeError::Tiles {
+                found: sig.len(),
+                expected: tiles.count() as usize,
+            });
+        }
+        let mut sig_tiles = vec![Vec::new(); SIGNATURES];
+        let mut pos = vec![0u32; sig.len()];
+        for (t, &s) in sig.iter().enumerate() {
+            let Some(list) = sig_tiles.get_mut(usize::from(s)) else {
+                return Err(SchemeError::Signature {
+                    tile: t,
+                    signature: s,
+                });
+            };
+            pos[t] = list.len() as u32;
+            list.push(t as u32);
+        }
+        let side = classes.side();
+        let triples = side * side * side;
+        let mut prefix = Vec::with_capacity(SIGNATURES);
+        let mut offsets = Vec::with_capacity(SIGNATURES);
+        let mut perms = Vec::with_capacity(SIGNATURES);
+        for (s, list) in sig_tiles.iter().enumerate() {
+            let mut p = Vec::with_capacity(list.len() + 1);
+            let mut acc = [0u64; KINDS];
+            for &t in list {
+                p.push(acc);
+                let c = tile_counts(&regions, &tiles, t);
+                for k in 0..KINDS {
+                    acc[k] += c[k];
+                }
+            }
+            p.push(acc);
+            let mut o = [0u64; KINDS + 1];
+            for k in 0..KINDS {
+                o[k + 1] = o[k] + acc[k];
+            }
+            if o[KINDS] > triples {
+                return Err(SchemeError::Full {
+                    signature: s,
+                    squares: o[KINDS],
+                    triples,
+                });
+            }
+            perms.push(std::array::from_fn(|k| {
+                Permutation::new(acc[k].max(1), permutation_key(s, k))
+            }));
+            prefix.push(p);
+            offsets.push(o);
+        }
+        Ok(Scheme {
+            regions,
+            tiles,
+            sig,
+            classes,
+            sig_tiles,
+            pos,
+            prefix,
+            offsets,
+            perms,
+        })
+    }
+
+    /// The regions.
+    pub fn regions(&self) -> &Regions {
+        &self.regions
+    }
+
+    /// The tiles.
+    pub fn tiles(&self) -> &Tiles {
+        &self.tiles
+    }
+
+    /// The word classes.
+    pub fn classes(&self) -> &Classes {
+        &self.classes
+    }
+
+    /// The signature of a tile.
+    pub fn signature(&self, tile: u32) -> u16 {
+        self.sig[tile as usize]
+    }
+
+    /// Squares of the tiles of signature `s`.
+    pub fn load(&self, s: usize) -> u64 {
+        self.offsets.get(s).map_or(0, |o| o[KINDS])
+    }
+
+    /// Index of square `s` among its tile's squares of region `k`.
+    fn in_tile(&self, tile: u32, k: u8, s: Square) -> u64 {
+        let (r, _) = self.tiles.row_col(tile);
+        let (b0, _) = self.tiles.bands(r);
+        let b = s.band();
+        let mut n = 0u64;
+        for b2 in b0..b {
+            n += u64::from(kind_columns(
+                &self.regions,
+                b2,
+                self.tiles.col_range(tile, b2),
+                k,
+            )) * u64::from(ROWS_PER_BAND);
+        }
+        let (c0, c1) = self.tiles.col_range(tile, b);
+        let w = kind_columns(&self.regions, b, (c0, c1), k);
+        n += u64::from(s.row - b * ROWS_PER_BAND) * u64::from(w);
+        n + u64::from(kind_columns(&self.regions, b, (c0, s.col), k))
+    }
+
+    /// The square of index `n` among the tile's squares of region `k`.
+    fn square_in_tile(&self, tile: u32, k: u8, mut n: u64) -> Option<Square> {
+        let (r, _) = self.tiles.row_col(tile);
+        let (b0, b1) = self.tiles.bands(r);
+        for b in b0..b1 {
+            let (c0, c1) = self.tiles.col_range(tile, b);
+            let w = u64::from(kind_columns(&self.regions, b, (c0, c1), k));
+            if n >= w * u64::from(ROWS_PER_BAND) {
+                n -= w * u64::from(ROWS_PER_BAND);
+                continue;
+            }
+            let row = b * ROWS_PER_BAND + (n / w) as u32;
+            let mut rank = n % w;
+            let runs = self.regions.band_runs(b);
+            let cols = self.regions.grid().columns(b);
+            for (i, run) in runs.iter().enumerate() {
+                let start = run.start.max(c0);
+                let end = runs.get(i + 1).map_or(cols, |r| r.start).min(c1);
+                if run.region != k || end <= start {
+                    continue;
+                }
+                let len = u64::from(end - start);
+                if rank < len {
+                    return Some(Square {
+                        row,
+                        col: start + rank as u32,
+                    });
+                }
+                rank -= len;
+            }
+            return None;
+        }
+        None
+    }
+
+    /// The word ranks of square `s`.
+    pub fn triple(&self, s: Square) -> [u64; 3] {
+        let tile = self.tiles.tile_of(s);
+        let sg = usize::from(self.sig[tile as usize]);
+        let k = self.regions.region(s);
+        let local = self.prefix[sg][self.pos[tile as usize] as usize][k as usize]
+            + self.in_tile(tile, k, s);
+        let n = self.offsets[sg][k as usize] + self.perms[sg][k as usize].apply(local);
+        let idx = shell::triple(n);
+        let cls = signature_classes(sg);
+        std::array::from_fn(|i| u64::from(self.classes.members[cls[i]][idx[i] as usize]))
+    }
+
+    /// The square of word ranks `ranks`, `None` when they name none.
+    pub fn square(&self, ranks: [u64; 3]) -> Option<Square> {
+        let mut c = [0usize; 3];
+        let mut idx = [0u64; 3];
+        for i in 0..3 {
+            c[i] = usize::from(self.classes.class(ranks[i])?);
+            idx[i] = u64::from(self.classes.index[ranks[i] as usize]);
+        }
+        let sg = signature_of(c);
+        let n = shell::number(idx);
+        let o = &self.offsets[sg];
+        if n >= o[KINDS] {
+            return None;
+        }
+        let k = (0..KINDS).rev().find(|&k| o[k] <= n)?;
+        let local = self.perms[sg][k].invert(n - o[k]);
+        let p = &self.prefix[sg];
+        let at = p.partition_point(|e| e[k] <= local).checked_sub(1)?;
+        let tile = *self.sig_tiles[sg].get(at)?;
+        self.square_in_tile(tile, k as u8, local - p[at][k])
+    }
+
+    /// The region of the square of word ranks `ranks` (from the number within the signature
+    /// alone), `None` when they name no square.
+    pub fn region_of(&self, ranks: [u64; 3]) -> Option<u8> {
+        let mut c = [0usize; 3];
+        let mut idx = [0u64; 3];
+        for i in 0..3 {
+            c[i] = usize::from(self.classes.class(ranks[i])?);
+            idx[i] = u64::from(self.classes.index[ranks[i] as usize]);
+        }
+        let o = &self.offsets[signature_of(c)];
+        let n = shell::number(idx);
+        if n >= o[KINDS] {
+            return None;
+        }
+        (0..KINDS).rev().find(|&k| o[k] <= n).map(|k| k as u8)
+    }
+}
+
+#[cfg(test)]
+mod tests;

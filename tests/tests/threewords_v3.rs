@@ -1,0 +1,279 @@
+//! Three-word scheme version 3 (ADR 0009) on the real English list and region table of the
+//! three-word layer: the word classes hold over the whole list, every tile's signature
+//! differs from each neighbouring tile's in no or at least two positions, squares round-trip,
+//! and no substitution of one word by a list neighbour lands within 50 km.
+//!
+//! The version 3 tables are computed here from the built layer's list and region table; the
+//! engine still answers version 2.
+//! `WAYMARK_MISTAKE_ADDRESSES` (default 100,000) sets the addresses of the substitution test,
+//! `WAYMARK_V3_ROUND_TRIPS` (default 1,000,000) the random squares of the round trip; the
+//! figures are printed (`--nocapture`).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use waymark_core::geo::{Pt, haversine_m};
+use waymark_core::threewords::{ThreeWordsIndex, suggest};
+use waymark_threewords::regions::{POPULATED, SEA};
+use waymark_threewords::v3::{self, Classes, KINDS, SAFE_KM, Scheme, Tiles};
+
+struct Fixture {
+    scheme: Scheme,
+    words: Vec<String>,
+    /// Ranks of the listed neighbours of each rank.
+    listed: Vec<Vec<u32>>,
+}
+
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn index() -> ThreeWordsIndex {
+    let dir = tempfile::tempdir().unwrap();
+    let built = waymark_packs::build::build_pack(
+        &waymark_tests::threewords_plan(),
+        "1",
+        &waymark_tests::sources(),
+        &dir.path().join("built"),
+        false,
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    let conn = rusqlite::Connection::open(built.join("data.sqlite")).unwrap();
+    ThreeWordsIndex::read(&conn).unwrap()
+}
+
+/// Plural and singular forms.
+fn number_forms(w: &str) -> Vec<String> {
+    let mut out = vec![format!("{w}s"), format!("{w}es")];
+    if let Some(stem) = w.strip_suffix('y') {
+        out.push(format!("{stem}ies"));
+    }
+    if let Some(stem) = w.strip_suffix("ies") {
+        out.push(format!("{stem}y"));
+    }
+    if let Some(stem) = w.strip_suffix("es") {
+        out.push(stem.to_string());
+    }
+    if let Some(stem) = w.strip_suffix('s') {
+        out.push(stem.to_string());
+    }
+    out
+}
+
+fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let index = index();
+        let en = &index.languages["en"];
+        let words: Vec<String> = en.list.iter().map(|w| w.to_string()).collect();
+        assert_eq!(words.len(), 40_000);
+        let class = v3::colour(&words, v3::neighbours).expect("the list takes 16 classes");
+        let classes = Classes::from_assignment(class).unwrap();
+        // Listed neighbours by every relation a mistake may follow: the scheme's own, one
+        // edit as autosuggest reads it, plural and singular, words heard alike.
+        let mut listed: Vec<HashSet<u32>> = vec![HashSet::new(); words.len()];
+        for (i, w) in words.iter().enumerate() {
+            let forms = v3::neighbours(w)
+                .into_iter()
+                .chain(suggest::one_edit(w))
+                .chain(number_forms(w));
+            for f in forms {
+                if let Some(&j) = en.rank.get(f.as_str())
+                    && j as usize != i
+                {
+                    listed[i].insert(j);
+                    listed[j as usize].insert(i as u32);
+                }
+            }
+        }
+        for ranks in en.aliases.values() {
+            for &a in ranks {
+                for &b in ranks {
+                    if a != b {
+                        listed[a as usize].insert(b);
+                    }
+                }
+            }
+        }
+        let listed = listed
+            .into_iter()
+            .map(|s| {
+                let mut v: Vec<u32> = s.into_iter().collect();
+                v.sort_unstable();
+                v
+            })
+            .collect();
+        let regions = index.scheme.regions().clone();
+        let tiles = Tiles::new(regions.grid());
+        let counts: Vec<[u64; KINDS]> = (0..tiles.count())
+            .map(|t| v3::tile_counts(&regions, &tiles, t))
+            .collect();
+        let side = classes.side();
+        let sig = v3::assign(&tiles, &counts, side * side * side).expect("every tile is signed");
+        println!(
+            "v3 tables: {} tiles, signatures sha256 {}, classes sha256 {}",
+            tiles.count(),
+            v3::signatures_digest(&sig),
+            classes.digest()
+        );
+        let scheme = Scheme::new(regions, sig, classes).unwrap();
+        Fixture {
+            scheme,
+            words,
+            listed,
+        }
+    })
+}
+
+#[test]
+fn no_two_list_neighbours_share_a_class() {
+    let f = fixture();
+    let classes = f.scheme.classes();
+    assert_eq!(classes.side(), 2_500);
+    for c in 0..v3::K {
+        assert_eq!(classes.members(c).len(), 2_500, "class {c}");
+        // Class index order keeps rank order.
+        assert!(classes.members(c).windows(2).all(|w| w[0] < w[1]));
+    }
+    let mut pairs = 0u64;
+    for (i, near) in f.listed.iter().enumerate() {
+        for &j in near {
+            pairs += 1;
+            assert_ne!(
+                classes.class(i as u64),
+                classes.class(u64::from(j)),
+                "{} / {} share a class",
+                f.words[i],
+                f.words[j as usize]
+            );
+        }
+    }
+    println!("{pairs} listed neighbour pairs (each way), none inside a class");
+    assert!(pairs > 10_000, "{pairs} pairs");
+}
+
+#[test]
+fn neighbouring_tiles_never_differ_in_exactly_one_class() {
+    let f = fixture();
+    let (s, t) = (&f.scheme, f.scheme.tiles());
+    let mut fullest = 0u64;
+    for tile in 0..t.count() {
+        for nb in t.neighbours(tile) {
+            let (a, b) = (usize::from(s.signature(tile)), usize::from(s.signature(nb)));
+            assert_ne!(v3::hamming(a, b), 1, "tiles {tile} and {nb}");
+        }
+    }
+    for g in 0..v3::SIGNATURES {
+        fullest = fullest.max(s.load(g));
+    }
+    let triples = s.classes().side().pow(3);
+    println!(
+        "fullest signature: {:.1} % of its {triples} triples",
+        fullest as f64 / triples as f64 * 100.0
+    );
+    assert!(fullest <= triples);
+}
+
+#[test]
+fn random_squares_round_trip() {
+    let f = fixture();
+    let grid = f.scheme.regions().grid().clone();
+    let mut rng = waymark_tests::Rng::new(5);
+    let n = env("WAYMARK_V3_ROUND_TRIPS", 1_000_000);
+    for _ in 0..n {
+        let lat = rng.unit() * 180.0 - 90.0;
+        let lng = rng.unit() * 360.0 - 180.0;
+        let square = grid.square(lat, lng).unwrap();
+        let ranks = f.scheme.triple(square);
+        assert!(ranks.iter().all(|&r| r < 40_000));
+        assert_eq!(f.scheme.square(ranks), Some(square), "{lat},{lng}");
+    }
+    for (lat, lng) in [(90.0, 0.0), (-90.0, 0.0), (0.0, 180.0), (0.0, -180.0)] {
+        let square = grid.square(lat, lng).unwrap();
+        assert_eq!(f.scheme.square(f.scheme.triple(square)), Some(square));
+    }
+}
+
+/// The 50 km rule (ADR 0009): over 100,000 addresses (five in six in the populated region), no
+/// substitution of one word by a list neighbour names a square within 50 km. Swapped words
+/// on land are counted too (they change the signature to a transposition no neighbouring
+/// tile carries).
+#[test]
+fn no_substitution_by_a_list_neighbour_lands_within_50_km() {
+    let f = fixture();
+    let s = &f.scheme;
+    let grid = s.regions().grid().clone();
+    let mut rng = waymark_tests::Rng::new(99);
+    let total = env("WAYMARK_MISTAKE_ADDRESSES", 100_000);
+    let want_populated = total * 5 / 6;
+    let want_other = total - want_populated;
+    let (mut populated, mut other) = (0u64, 0u64);
+    let (mut subs, mut named, mut near) = (0u64, 0u64, 0u64);
+    let (mut swaps, mut swaps_near) = (0u64, 0u64);
+    let mut nearest_km = f64::MAX;
+    let mut letters: HashMap<u8, (usize, usize)> = HashMap::new();
+    while populated < want_populated || other < want_other {
+        let (lat, lng) = rng.sphere_point();
+        let square = grid.square(lat, lng).unwrap();
+        let region = s.regions().region(square);
+        match region == POPULATED {
+            true if populated < want_populated => populated += 1,
+            false if other < want_other => other += 1,
+            _ => continue,
+        }
+        let ranks = s.triple(square);
+        assert_eq!(s.square(ranks), Some(square));
+        let e = letters.entry(region).or_default();
+        e.0 += ranks
+            .iter()
+            .map(|&r| f.words[r as usize].len())
+            .sum::<usize>();
+        e.1 += 3;
+        let (olat, olng) = grid.centre(square);
+        let origin = Pt::new(olat, olng);
+        let km_to = |t: [u64; 3]| {
+            s.square(t).map(|o| {
+                let (vlat, vlng) = grid.centre(o);
+                haversine_m(origin, Pt::new(vlat, vlng)) / 1000.0
+            })
+        };
+        for pos in 0..3 {
+            for &r in &f.listed[ranks[pos] as usize] {
+                let mut t = ranks;
+                t[pos] = u64::from(r);
+                subs += 1;
+                if let Some(km) = km_to(t) {
+                    named += 1;
+                    nearest_km = nearest_km.min(km);
+                    near += u64::from(km < SAFE_KM);
+                }
+            }
+        }
+        if region != SEA {
+            for (i, j) in [(0, 1), (1, 2), (0, 2)] {
+                let mut t = ranks;
+                t.swap(i, j);
+                swaps += 1;
+                swaps_near += u64::from(km_to(t).is_some_and(|km| km < SAFE_KM));
+            }
+        }
+    }
+    let mut means: Vec<(u8, f64)> = letters
+        .iter()
+        .map(|(k, (l, n))| (*k, *l as f64 / *n as f64))
+        .collect();
+    means.sort_by_key(|m| m.0);
+    println!(
+        "v3 substitutions: {populated} populated + {other} other addresses, {subs} substitutions \
+         by a listed neighbour ({named} name a square), {near} within 50 km, nearest {nearest_km:.1} km; \
+         {swaps} swaps on land, {swaps_near} within 50 km; mean word length by region {means:.2?}"
+    );
+    assert!(subs > total, "{subs} substitutions");
+    assert_eq!(near, 0, "substitutions within 50 km");
+    assert_eq!(swaps_near, 0, "swaps on land within 50 km");
+}
