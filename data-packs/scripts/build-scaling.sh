@@ -80,8 +80,8 @@ for n in "${SYNTH[@]}"; do
   origin=()
   if [ "$LAYOUT" != city ]; then
     name="synth-$LAYOUT-$n"
-    # A 20 M-node country is about 420 km across: from here it stays in Germany.
-    origin=(--lat 49.0 --lng 7.0)
+    # A 5 M-node country is about 210 km across: from here it stays in Germany.
+    origin=(--lat 50.4 --lng 8.6)
   fi
   file="$OUT/$name.osm.pbf"
   if [ ! -f "$file" ]; then

@@ -33,20 +33,9 @@ fn pack(id: &'static str) -> Pack {
     let (engine, publisher) = waymark_tests::engine_with_pack(&plan, tmp.path());
     let db =
         rusqlite::Connection::open(tmp.path().join(format!("built/{id}-1/data.sqlite"))).unwrap();
-    let mut stmt = db
-        .prepare(
-            "SELECT n.lat, n.lng FROM road_edges e JOIN road_nodes n ON n.id = e.from_node \
-             WHERE e.car = 1 AND e.highway IN ('primary','secondary','tertiary','residential','unclassified')",
-        )
-        .unwrap();
-    let all: Vec<LatLng> = stmt
-        .query_map([], |r| Ok(LatLng::new(r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let all = waymark_tests::car_road_points(&db);
     let mut rng = waymark_tests::Rng::new(42);
     let points = (0..400).map(|_| all[rng.below(all.len())]).collect();
-    drop(stmt);
     Pack {
         id,
         tmp,

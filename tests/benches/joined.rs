@@ -40,18 +40,7 @@ fn setup() -> Setup {
     waymark_tests::install(&ep, &w);
     waymark_tests::install(&ep, &e);
     let db = rusqlite::Connection::open(whole.join("data.sqlite")).unwrap();
-    let mut stmt = db
-        .prepare(
-            "SELECT n.lat, n.lng FROM road_edges e JOIN road_nodes n ON n.id = e.from_node \
-             WHERE e.car = 1 AND e.highway IN ('primary','secondary','tertiary','residential','unclassified')",
-        )
-        .unwrap();
-    let all: Vec<LatLng> = stmt
-        .query_map([], |r| Ok(LatLng::new(r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    drop(stmt);
+    let all = waymark_tests::car_road_points(&db);
     let mut rng = waymark_tests::Rng::new(7);
     let west_all: Vec<LatLng> = all
         .iter()

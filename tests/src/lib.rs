@@ -547,6 +547,25 @@ pub fn cut_routing_pack(id: &str, osm: &str, bbox: &str, out: &Path) -> std::pat
 }
 
 /// The value after `name` on a tool's command line (`--work DIR` gives `DIR`).
+/// The start node of every car road edge of an ordinary class (primary to unclassified) in
+/// the pack database `db`, in edge order: where benchmarks and load tools draw random
+/// route ends from.
+pub fn car_road_points(db: &rusqlite::Connection) -> Vec<waymark_core::api::LatLng> {
+    let mut stmt = db
+        .prepare(
+            "SELECT n.lat, n.lng FROM road_edges e JOIN road_nodes n ON n.id = e.from_node \
+             WHERE e.car = 1 AND e.highway IN ('primary','secondary','tertiary','residential','unclassified') \
+             ORDER BY e.id",
+        )
+        .unwrap();
+    stmt.query_map([], |r| {
+        Ok(waymark_core::api::LatLng::new(r.get(0)?, r.get(1)?))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
 pub fn arg_value(args: &[String], name: &str) -> Option<String> {
     args.iter()
         .position(|a| a == name)

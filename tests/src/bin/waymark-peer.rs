@@ -53,19 +53,7 @@ fn main() {
     let creds = Credentials::Http(&caller);
     let db =
         rusqlite::Connection::open(tmp.path().join(format!("built/{id}-1/data.sqlite"))).unwrap();
-    let mut stmt = db
-        .prepare(
-            "SELECT n.lat, n.lng FROM road_edges e JOIN road_nodes n ON n.id = e.from_node \
-             WHERE e.car = 1 AND e.highway IN ('primary','secondary','tertiary','residential','unclassified') \
-             ORDER BY e.id",
-        )
-        .unwrap();
-    let all: Vec<LatLng> = stmt
-        .query_map([], |r| Ok(LatLng::new(r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    drop(stmt);
+    let all = waymark_tests::car_road_points(&db);
     let mut rng = waymark_tests::Rng::new(seed);
     let n_points = (2 * pairs).max(200);
     let points: Vec<LatLng> = (0..n_points).map(|_| all[rng.below(all.len())]).collect();

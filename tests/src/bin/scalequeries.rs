@@ -1,0 +1,122 @@
+//! `scalequeries --pack DIR [--pairs N]`: the engine's answers on one large built pack (a
+//! country-sized synthetic network, `docs/performance.md`, "Pack build at scale"), through
+//! [`Engine::call`] as an app calls it. Signs the pack with a new publisher, installs it into
+//! a new engine, then prints: the engine's resident memory after opening, the first route
+//! (which opens the pack for routing), route p50 / p95 driving and walking between random
+//! points of car roads, 30-minute driving isochrones, 100 × 100 driving matrices, and the
+//! resident memory (current and peak) at the end.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use waymark_core::api::{IsochroneRequest, LatLng, MatrixCreateRequest, RouteRequest, TravelMode};
+use waymark_core::auth::keys::Publisher;
+use waymark_core::operation::Credentials;
+
+/// `VmRSS` and `VmHWM` of this process, MB.
+fn memory_mb() -> (f64, f64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<f64>().ok())
+            .map_or(0.0, |kb| kb / 1024.0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |name: &str| waymark_tests::arg_value(&args, name);
+    let built = PathBuf::from(arg("--pack").expect("--pack DIR (a built pack)"));
+    let pairs: usize = arg("--pairs").map_or(500, |n| n.parse().unwrap());
+    let work = tempfile::tempdir().unwrap();
+    let publisher = Publisher::generate().unwrap();
+    waymark_packs::build::sign_pack(&built, &publisher).unwrap();
+    let engine = waymark_tests::open_engine(
+        &work.path().join("state"),
+        &work.path().join("packs"),
+        &publisher,
+    );
+    waymark_tests::install(&engine, &built);
+    let (rss, _) = memory_mb();
+    println!("engine with the pack installed and open: {rss:.0} MB resident");
+    let caller = waymark_tests::private_caller(&publisher);
+    let call = Credentials::Http(&caller);
+
+    let db = rusqlite::Connection::open(built.join("data.sqlite")).unwrap();
+    let all = waymark_tests::car_road_points(&db);
+    let mut rng = waymark_tests::Rng::new(42);
+    let points: Vec<LatLng> = (0..2 * pairs.max(100))
+        .map(|_| all[rng.below(all.len())])
+        .collect();
+    drop(all);
+    drop(db);
+
+    let route = |i: usize, mode: TravelMode| {
+        engine
+            .call(
+                &call,
+                RouteRequest {
+                    origin: points[2 * i],
+                    destination: points[2 * i + 1],
+                    mode,
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+    };
+    let t = Instant::now();
+    let first = route(0, TravelMode::Driving);
+    println!(
+        "first route (opens the pack for routing): {:.0} ms, {} route(s)",
+        t.elapsed().as_secs_f64() * 1e3,
+        first.routes.len()
+    );
+    for mode in [TravelMode::Driving, TravelMode::Walking] {
+        let t = Instant::now();
+        black_box(route(1, mode));
+        if mode == TravelMode::Walking {
+            println!(
+                "first walking route (its graph and hierarchy): {:.0} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        waymark_tests::time_percentiles(&format!("route {mode:?}"), pairs, |i| {
+            black_box(route(i, mode));
+        });
+    }
+    waymark_tests::time_percentiles("isochrone driving 30 min", 100, |i| {
+        black_box(
+            engine
+                .call(
+                    &call,
+                    IsochroneRequest {
+                        origin: points[i],
+                        value: 30.0,
+                        mode: TravelMode::Driving,
+                        ..Default::default()
+                    },
+                )
+                .unwrap(),
+        );
+    });
+    waymark_tests::time_percentiles("matrix 100x100 driving", 5, |i| {
+        let req = MatrixCreateRequest {
+            origins: points[i * 10..i * 10 + 100].to_vec(),
+            destinations: points[i * 10 + 100..i * 10 + 200].to_vec(),
+            mode: TravelMode::Driving,
+        };
+        black_box(
+            engine
+                .call_with(&call, req, |e, call, r| e.distance_matrix_now(call, r))
+                .unwrap(),
+        );
+    });
+    let (rss, peak) = memory_mb();
+    println!("resident at the end: {rss:.0} MB (peak {peak:.0} MB)");
+}
