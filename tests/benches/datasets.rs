@@ -239,31 +239,10 @@ fn main() {
     gpkg_import(dir.path(), &engine, &c);
 }
 
-/// Transverse Mercator by Krüger's n-series on GRS 1980 (ETRS-TM35FIN when `lon0` = 27):
+/// ETRS-TM35FIN (EPSG:3067): transverse Mercator on GRS 1980 with central meridian 27° E,
 /// (easting, northing) in metres.
 fn tm35fin(lon: f64, lat: f64) -> (f64, f64) {
-    let (a, f, k0, lon0) = (6_378_137.0f64, 1.0 / 298.257_222_101, 0.9996, 27.0);
-    let n = f / (2.0 - f);
-    let big_a = a / (1.0 + n) * (1.0 + n * n / 4.0 + n.powi(4) / 64.0);
-    let alpha = [
-        n / 2.0 - 2.0 * n * n / 3.0 + 5.0 * n.powi(3) / 16.0 + 41.0 * n.powi(4) / 180.0,
-        13.0 * n * n / 48.0 - 3.0 * n.powi(3) / 5.0 + 557.0 * n.powi(4) / 1440.0,
-        61.0 * n.powi(3) / 240.0 - 103.0 * n.powi(4) / 140.0,
-        49_561.0 * n.powi(4) / 161_280.0,
-    ];
-    let phi = lat.to_radians();
-    let dl = (lon - lon0).to_radians();
-    let c = 2.0 * n.sqrt() / (1.0 + n);
-    let t = (phi.sin().atanh() - c * (c * phi.sin()).atanh()).sinh();
-    let xi = t.atan2(dl.cos());
-    let eta = (dl.sin() / (1.0 + t * t).sqrt()).atanh();
-    let (mut e, mut nn) = (eta, xi);
-    for (j, al) in alpha.iter().enumerate() {
-        let j2 = 2.0 * (j as f64 + 1.0);
-        e += al * (j2 * xi).cos() * (j2 * eta).sinh();
-        nn += al * (j2 * xi).sin() * (j2 * eta).cosh();
-    }
-    (500_000.0 + k0 * big_a * e, k0 * big_a * nn)
+    waymark_geoformats::testing::transverse_mercator_grs80(lon, lat, 27.0)
 }
 
 /// The parcel grid as a GeoPackage layer in EPSG:3067 (rusqlite; GP blobs with ISO WKB).

@@ -172,8 +172,8 @@ fn bench(c: &mut Criterion) {
     waymark_tests::time_percentiles("search, query + centre + 10 km radius", 2000, |i| {
         black_box(search(i, Some(QUERY), Some(10_000.0)));
     });
-    // Open at a weekday 11:00 UTC (noon in most of the region): the filter runs on every
-    // candidate, each in its store's timezone with its special days.
+    // Open at a weekday 10:00 UTC (11:00 in the region's timezones, CET): the filter runs on
+    // every candidate, each in its store's timezone with its special days.
     const OPEN_AT: i64 = 1_797_588_000; // 2026-12-18T10:00:00Z, a Friday
     let open_search = |i: usize, query: Option<&str>, open_at: i64| {
         engine
@@ -191,7 +191,7 @@ fn bench(c: &mut Criterion) {
     let open = open_search(0, None, OPEN_AT);
     let sunday = open_search(0, None, OPEN_AT + 2 * 86_400 + 3600);
     eprintln!(
-        "open at a weekday 11:00 UTC: {} of {n} stores; on Sunday: {}",
+        "open on a Friday at 10:00 UTC: {} of {n} stores; on Sunday at 11:00 UTC: {}",
         open.pagination.total, sunday.pagination.total
     );
     waymark_tests::time_percentiles("search, centre + open_at (every store checked)", 500, |i| {

@@ -38,6 +38,8 @@ mod gpkg;
 mod ndjson;
 mod shp;
 mod sniff;
+#[doc(hidden)]
+pub mod testing;
 mod text;
 mod validate;
 mod wkb;

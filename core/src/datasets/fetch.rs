@@ -704,4 +704,28 @@ mod tests {
             assert_eq!(Validator::from_line(&v.to_line()), Some(v));
         }
     }
+
+    proptest::proptest! {
+        /// Whatever `ETag` and `Last-Modified` an answer has, the validator kept beside the
+        /// partial download reads back as the same one (so the resume sends exactly what the
+        /// source gave), a weak `ETag` is never the one kept, and any text in the kept file
+        /// is read or ignored, never a panic.
+        #[test]
+        fn kept_validators_read_back_the_same(
+            etag in proptest::option::of(proptest::prop_oneof!["\"[ -~]{0,30}\"", "W/\"[ -~]{0,10}\"", "\\PC{0,20}"]),
+            last_modified in proptest::option::of(proptest::prop_oneof!["[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} GMT", "\\PC{0,20}"]),
+            line in "\\PC{0,40}",
+        ) {
+            let v = Validator::of(etag.as_deref(), last_modified.as_deref());
+            if let Some(v) = &v {
+                let kept = Validator::from_line(&v.to_line());
+                proptest::prop_assert_eq!(kept.as_ref(), Some(v));
+                proptest::prop_assert!(!v.value().starts_with("W/"));
+            }
+            if etag.as_deref().map(str::trim).is_some_and(|e| e.starts_with('"')) {
+                proptest::prop_assert!(matches!(v, Some(Validator::ETag(_))));
+            }
+            let _ = Validator::from_line(&line);
+        }
+    }
 }

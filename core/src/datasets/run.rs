@@ -562,4 +562,38 @@ mod fragment_tests {
             assert!(e.contains("#layer=<table>"), "{bad}: {e}");
         }
     }
+
+    /// Every byte of `s` percent-encoded except unreserved ASCII.
+    fn percent_encode(s: &str) -> String {
+        s.bytes()
+            .map(|b| {
+                if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                    (b as char).to_string()
+                } else {
+                    format!("%{b:02X}")
+                }
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// Any table name, percent-encoded in `#layer=`, is the layer read; any other
+        /// fragment is read as a layer or refused with the form that is understood, never
+        /// ignored.
+        #[test]
+        fn any_layer_name_round_trips_and_any_fragment_is_answered(
+            name in "\\PC{1,40}",
+            fragment in proptest::prop_oneof!["\\PC{0,40}", "layer=[%0-9A-Fa-fz ]{0,12}"],
+        ) {
+            let url = format!("file:///d/city.gpkg#layer={}", percent_encode(&name));
+            proptest::prop_assert_eq!(read_options(&url).map(|o| o.layer), Ok(Some(name)));
+            match read_options(&format!("https://x.test/a.gpkg#{fragment}")) {
+                Ok(o) => {
+                    let layer = o.layer.unwrap_or_default();
+                    proptest::prop_assert!(fragment.starts_with("layer=") && !layer.is_empty());
+                }
+                Err(e) => proptest::prop_assert!(e.contains("#layer=<table>"), "{}", e),
+            }
+        }
+    }
 }
