@@ -3,7 +3,7 @@
 //! timezone.
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Datelike, Duration, NaiveDate, Timelike, Utc};
+use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, Timelike, Utc};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
@@ -174,6 +174,74 @@ impl OpeningHours {
     }
 }
 
+/// Opening hours made ready for the search's `open_now` / `open_at` filter, once per store
+/// when the stores are read: the timezone parsed, the ranges of each weekday (with
+/// `default` filled in) and of each special date in minutes. Answers exactly as
+/// [`OpeningHours::is_open`] does, without parsing or allocating per request.
+#[derive(Debug, Clone)]
+pub struct CompiledHours {
+    tz: Tz,
+    /// Ranges of each ISO weekday, Monday first.
+    weekly: [Vec<(u32, u32)>; 7],
+    /// Ranges of the special dates, by date.
+    special: Vec<(NaiveDate, Vec<(u32, u32)>)>,
+}
+
+impl CompiledHours {
+    /// The hours `h` made ready.
+    pub fn new(h: &OpeningHours) -> CompiledHours {
+        let minutes = |l: &[TimeRange]| -> Vec<(u32, u32)> {
+            l.iter()
+                .filter_map(|r| {
+                    Some((
+                        u32::from(parse_hhmm(&r.start, false)?),
+                        u32::from(parse_hhmm(&r.end, true)?),
+                    ))
+                })
+                .filter(|(s, e)| s < e)
+                .collect()
+        };
+        let weekly = std::array::from_fn(|d| {
+            h.usual
+                .get(&(d + 1).to_string())
+                .or_else(|| h.usual.get("default"))
+                .map(|l| minutes(l))
+                .unwrap_or_default()
+        });
+        // A key counts only if it is the date written as `ranges` looks it up.
+        let mut special: Vec<(NaiveDate, Vec<(u32, u32)>)> = h
+            .special
+            .iter()
+            .filter_map(|(key, l)| {
+                let date = NaiveDate::parse_from_str(key, "%Y-%m-%d").ok()?;
+                (date.format("%Y-%m-%d").to_string() == *key).then(|| (date, minutes(l)))
+            })
+            .collect();
+        special.sort_by_key(|(d, _)| *d);
+        CompiledHours {
+            tz: h.tz(),
+            weekly,
+            special,
+        }
+    }
+
+    /// The store's timezone.
+    pub fn tz(&self) -> Tz {
+        self.tz
+    }
+
+    /// Whether the store is open at the local time `local` of its timezone.
+    pub fn is_open_local(&self, local: NaiveDateTime) -> bool {
+        let date = local.date();
+        let now = local.time().num_seconds_from_midnight() / 60;
+        let ranges = match self.special.binary_search_by_key(&date, |(d, _)| *d) {
+            Ok(i) => &self.special[i].1,
+            Err(_) => &self.weekly[date.weekday().num_days_from_monday() as usize],
+        };
+        ranges.iter().any(|range| contains(*range, now))
+    }
+}
+
 /// Whether minute `now` of a day falls in the opening range `(start, end)`.
 fn contains((start, end): (u32, u32), now: u32) -> bool {
     start <= now && now < end
@@ -243,6 +311,38 @@ mod tests {
         assert!(o.open_now);
         assert_eq!(o.timezone, "UTC");
         assert_eq!(o.closes_at.as_deref(), Some("2026-11-23T00:00"));
+    }
+
+    #[test]
+    fn compiled_hours_answer_as_the_hours_do() {
+        let all = [
+            hours(
+                r#"{"timezone": "Europe/Andorra",
+                    "usual": {"1": [{"start": "09:00", "end": "13:00"}, {"start": "15:00", "end": "20:00"}],
+                              "default": [{"start": "10:00", "end": "14:00"}], "7": []},
+                    "special": {"2026-11-30": [], "2026-12-01": [{"start": "00:00", "end": "24:00"}]}}"#,
+            ),
+            hours(
+                r#"{"timezone": "Asia/Tokyo", "usual": {"5": [{"start": "22:00", "end": "24:00"}]},
+                    "special": {"2026-12-04": [{"start": "08:00", "end": "08:30"}]}}"#,
+            ),
+            hours(r#"{"usual": {"default": [{"start": "00:00", "end": "24:00"}]}}"#),
+            hours(r#"{"timezone": "America/New_York"}"#),
+        ];
+        // Every 7 minutes over three weeks, across a daylight-saving change in New York.
+        let start = Utc.with_ymd_and_hms(2026, 10, 25, 0, 3, 0).unwrap();
+        for h in &all {
+            let c = CompiledHours::new(h);
+            assert_eq!(c.tz(), h.tz());
+            let mut open = 0;
+            for k in 0..(21 * 24 * 60 / 7) {
+                let at = start + Duration::minutes(7 * k);
+                let local = at.with_timezone(&c.tz()).naive_local();
+                assert_eq!(c.is_open_local(local), h.is_open(at), "{h:?} at {at}");
+                open += usize::from(h.is_open(at));
+            }
+            assert!(open > 0 || h.usual.is_empty(), "{h:?} never open");
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use waymark_storequery::StoreFields;
 
 use super::edits::{ZoneEdit, ZoneOverlay};
-use super::hours::OpeningHours;
+use super::hours::{CompiledHours, OpeningHours};
 use super::packed::{self, PackedZone};
 use super::zone::zone_shape;
 use crate::api::{JsonObject, PointGeometry, StoreAddress, StoreFeature, StoreProperties};
@@ -51,6 +51,8 @@ pub struct StoreRecord {
     pub contact: Map<String, Value>,
     /// Opening hours.
     pub opening_hours: Option<OpeningHours>,
+    /// The same, made ready for the opening filter of the search.
+    pub compiled_hours: Option<CompiledHours>,
 }
 
 impl StoreRecord {
@@ -251,6 +253,11 @@ impl StoreIndex {
                     user_properties: s.user_properties,
                     contact: s.contact,
                     opening_hours: s.opening_hours.and_then(|h| serde_json::from_value(h).ok()),
+                    compiled_hours: None,
+                };
+                let record = StoreRecord {
+                    compiled_hours: record.opening_hours.as_ref().map(CompiledHours::new),
+                    ..record
                 };
                 let at = first + by_id.len() as u32;
                 by_id.insert(record.store_id.clone(), at);

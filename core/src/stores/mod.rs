@@ -475,6 +475,20 @@ fn matching(
         (Some(line), Some(r)) => Some((line.as_slice(), r, corridor_box(line, r))),
         _ => None,
     };
+    // The local time of `f.open` in each timezone met so far (stores share a few).
+    let mut local_at: Vec<(chrono_tz::Tz, chrono::NaiveDateTime)> = Vec::new();
+    let mut open_at = |h: &hours::CompiledHours, at: chrono::DateTime<chrono::Utc>| {
+        let tz = h.tz();
+        let local = match local_at.iter().find(|(t, _)| *t == tz) {
+            Some((_, l)) => *l,
+            None => {
+                let l = at.with_timezone(&tz).naive_local();
+                local_at.push((tz, l));
+                l
+            }
+        };
+        h.is_open_local(local)
+    };
     Ok(candidates
         .into_iter()
         .filter(|i| {
@@ -488,7 +502,7 @@ fn matching(
                 _ => true,
             } && f
                 .open
-                .is_none_or(|at| s.opening_hours.as_ref().is_some_and(|h| h.is_open(at)))
+                .is_none_or(|at| s.compiled_hours.as_ref().is_some_and(|h| open_at(h, at)))
         })
         .map(|i| (i, center_xyz.map(|c| index.chord2(i, c))))
         .collect())
