@@ -2,7 +2,8 @@
 //! PBF extract as [`super::osm_rules`] and built through the pack builder's OSM path: a gate
 //! or turnstile mapped as a point inside a corridor area, a gate on the wall two corridor
 //! areas share, a door with `oneway=yes` on a corridor line, a wall across a corridor area, a
-//! fence across a corridor line, a wall with a gate in it, and a moving walkway. Each is asked
+//! fence across a corridor line, a wall with a gate in it, a moving walkway and an escalator
+//! way between two levels. Each is asked
 //! for directions through the engine and checked on what a user sees.
 //!
 //! Every venue is a station concourse (no building: no floor to cut across) with a kiosk at
@@ -14,7 +15,7 @@ use super::osm_rules::{Osm, Place, at, length, passes, rules, rules_graph, stati
 use super::*;
 
 /// The fixtures: name, `(first OSM id, metres east of the common origin)`.
-const PLACES: [(&str, (i64, f64)); 9] = [
+const PLACES: [(&str, (i64, f64)); 10] = [
     ("gate in corridor", (7_000, 3_000.0)),
     ("turnstile in corridor", (8_000, 3_500.0)),
     ("open gate on shared wall", (9_000, 4_000.0)),
@@ -24,6 +25,7 @@ const PLACES: [(&str, (i64, f64)); 9] = [
     ("fence across corridor line", (13_000, 6_000.0)),
     ("wall with a gate", (14_000, 6_500.0)),
     ("moving walkway", (15_000, 7_000.0)),
+    ("escalator", (16_000, 7_500.0)),
 ];
 
 fn place(name: &str) -> (i64, f64) {
@@ -161,6 +163,33 @@ pub(super) fn venues(osm: &mut Osm) -> Vec<(&'static str, i64)> {
             ],
         );
     }));
+    out.push(concourse(osm, "escalator", |v, _, _| {
+        // the corridor on levels 0 and 1, an up escalator near the kiosk, a stair near the
+        // bookshop whose foot is at its far end
+        let rect = [(-2.0, -2.0), (42.0, -2.0), (42.0, 2.0), (-2.0, 2.0)];
+        v.ring(&rect, &CORRIDOR);
+        v.ring(&rect, &[("indoor", "corridor"), ("level", "1")]);
+        v.node(
+            40.0,
+            1.0,
+            &[("shop", "books"), ("name", "Bookshop"), ("level", "1")],
+        );
+        let (a, b) = (v.node(5.0, -1.0, &[]), v.node(15.0, -1.0, &[]));
+        v.way(
+            &[a, b],
+            &[
+                ("highway", "steps"),
+                ("conveying", "forward"),
+                ("incline", "up"),
+                ("level", "0;1"),
+            ],
+        );
+        let (c, d) = (v.node(38.0, 1.0, &[]), v.node(30.0, 1.0, &[]));
+        v.way(
+            &[c, d],
+            &[("highway", "steps"), ("incline", "up"), ("level", "0;1")],
+        );
+    }));
     out
 }
 
@@ -262,4 +291,26 @@ fn a_moving_walkway_is_ridden_in_its_direction_only() {
     assert_eq!(r.status, "ok");
     assert!(length(&r) > 75.0, "{}", length(&r));
     assert!(!passes(&r, spot(name, 20.0, 0.0), 0.0));
+}
+
+#[test]
+fn an_escalator_way_is_ridden_up_only_and_the_way_down_is_the_stair() {
+    let v = venue("escalator");
+    let up = walk(v, "Kiosk", "Bookshop", "default");
+    assert_eq!(up.status, "ok");
+    assert!(
+        step_kinds(&up).contains(&"escalator_up".to_owned()),
+        "{:?}",
+        step_kinds(&up)
+    );
+    // down, the escalator would be quicker were it two-way: the stair is taken
+    let down = walk(v, "Bookshop", "Kiosk", "default");
+    assert_eq!(down.status, "ok");
+    let kinds = step_kinds(&down);
+    assert!(kinds.contains(&"stairs_down".to_owned()), "{kinds:?}");
+    assert!(
+        !kinds.iter().any(|k| k.starts_with("escalator")),
+        "{kinds:?}"
+    );
+    assert_walkable(&rules_graph(v), &down);
 }
