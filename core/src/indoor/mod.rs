@@ -61,7 +61,8 @@ pub fn is_poi(
     reference: Option<&str>,
     category: Option<&str>,
 ) -> bool {
-    kind != "level" && (name.is_some() || reference.is_some() || category.is_some())
+    !matches!(kind, "level" | "wall")
+        && (name.is_some() || reference.is_some() || category.is_some())
 }
 
 /// The id of an OSM element as a venue feature: stable across rebuilds.

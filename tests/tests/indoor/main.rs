@@ -304,6 +304,7 @@ fn all_venue_ids() -> Vec<String> {
     out
 }
 
+mod osm_barriers;
 mod osm_rules;
 mod outdoor;
 mod routes;

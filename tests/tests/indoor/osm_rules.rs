@@ -32,7 +32,7 @@ const HALF_LEVEL: (i64, f64) = (6_000, 2_500.0);
 
 /// The OSM elements of the fixtures, written as a PBF extract by [`Osm::write`].
 #[derive(Default)]
-struct Osm {
+pub(super) struct Osm {
     nodes: Vec<(i64, f64, f64, OwnedTags)>,
     ways: Vec<(i64, Vec<i64>, OwnedTags)>,
 }
@@ -46,35 +46,35 @@ fn owned(tags: &[(&str, &str)]) -> OwnedTags {
 }
 
 /// Latitude and longitude of a point `x` m east and `y` m north of the origin.
-fn at(x: f64, y: f64) -> Pt {
+pub(super) fn at(x: f64, y: f64) -> Pt {
     let lat = ORIGIN.0 + y / M_PER_DEG;
     let lng = ORIGIN.1 + x / (M_PER_DEG * ORIGIN.0.to_radians().cos());
     Pt::new(lat, lng)
 }
 
 /// One venue's elements: ids from `base`, positions from `dx` m east of the origin.
-struct Place<'a> {
+pub(super) struct Place<'a> {
     osm: &'a mut Osm,
     next: i64,
     dx: f64,
 }
 
 impl Place<'_> {
-    fn node(&mut self, x: f64, y: f64, tags: &[(&str, &str)]) -> i64 {
+    pub(super) fn node(&mut self, x: f64, y: f64, tags: &[(&str, &str)]) -> i64 {
         self.next += 1;
         let p = at(self.dx + x, y);
         self.osm.nodes.push((self.next, p.lat, p.lng, owned(tags)));
         self.next
     }
 
-    fn way(&mut self, refs: &[i64], tags: &[(&str, &str)]) -> i64 {
+    pub(super) fn way(&mut self, refs: &[i64], tags: &[(&str, &str)]) -> i64 {
         self.next += 1;
         self.osm.ways.push((self.next, refs.to_vec(), owned(tags)));
         self.next
     }
 
     /// A closed way through new untagged nodes at `pts`.
-    fn ring(&mut self, pts: &[(f64, f64)], tags: &[(&str, &str)]) -> i64 {
+    pub(super) fn ring(&mut self, pts: &[(f64, f64)], tags: &[(&str, &str)]) -> i64 {
         let mut refs: Vec<i64> = pts.iter().map(|&(x, y)| self.node(x, y, &[])).collect();
         refs.push(refs[0]);
         self.way(&refs, tags)
@@ -82,7 +82,7 @@ impl Place<'_> {
 }
 
 impl Osm {
-    fn place(&mut self, (base, dx): (i64, f64)) -> Place<'_> {
+    pub(super) fn place(&mut self, (base, dx): (i64, f64)) -> Place<'_> {
         Place {
             osm: self,
             next: base,
@@ -94,7 +94,7 @@ impl Osm {
     fn write(mut self, path: &std::path::Path) {
         self.nodes.sort_by_key(|n| n.0);
         self.ways.sort_by_key(|w| w.0);
-        let (sw, ne) = (at(-100.0, -100.0), at(3_000.0, 200.0));
+        let (sw, ne) = (at(-100.0, -100.0), at(8_000.0, 200.0));
         let file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
         let mut w = PbfWriter::new(file, [sw.lng, sw.lat, ne.lng, ne.lat], 1_700_000_000).unwrap();
         fn tags(t: &[(String, String)]) -> Vec<(&str, &str)> {
@@ -115,7 +115,7 @@ impl Osm {
 /// bakery at (40, 0) on level 0, joined by a straight 40 m corridor tagged `corridor` (with a
 /// node at (20, 0) tagged `middle`) and by an 80 m footway around by (0, 20) and (40, 20).
 /// Returns the station's way id.
-fn station(
+pub(super) fn station(
     osm: &mut Osm,
     place: (i64, f64),
     name: &str,
@@ -247,7 +247,7 @@ fn market_hall(osm: &mut Osm) -> i64 {
     hall
 }
 
-struct Rules {
+pub(super) struct Rules {
     engine: Arc<Engine>,
     publisher: Publisher,
     pack: std::path::PathBuf,
@@ -255,10 +255,13 @@ struct Rules {
     ids: [String; 6],
     /// The west terminal's venue id were it a venue of its own.
     west: String,
+    /// Venue ids of the walls, gates and one-way doors fixtures ([`super::osm_barriers`]), by
+    /// name.
+    pub(super) barriers: std::collections::HashMap<&'static str, String>,
     _dir: tempfile::TempDir,
 }
 
-fn rules() -> &'static Rules {
+pub(super) fn rules() -> &'static Rules {
     static F: OnceLock<Rules> = OnceLock::new();
     F.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
@@ -290,6 +293,7 @@ fn rules() -> &'static Rules {
         ];
         let (west, east) = terminals(&mut osm);
         let hall = market_hall(&mut osm);
+        let barriers = super::osm_barriers::venues(&mut osm);
         let pbf = dir.path().join("indoor-rules.osm.pbf");
         osm.write(&pbf);
 
@@ -330,6 +334,7 @@ fn rules() -> &'static Rules {
                 way(hall),
             ],
             west: way(west),
+            barriers: barriers.into_iter().map(|(k, id)| (k, way(id))).collect(),
             _dir: dir,
         }
     })
@@ -352,7 +357,7 @@ fn poi_in(venue: &str, name: &str) -> i64 {
 }
 
 /// Directions in `venue` from the POI named `from` to the one named `to`.
-fn walk(venue: &str, from: &str, to: &str, mode: &str) -> IndoorDirectionsResponse {
+pub(super) fn walk(venue: &str, from: &str, to: &str, mode: &str) -> IndoorDirectionsResponse {
     call_rules(IndoorDirectionsRequest {
         venue_id: venue.into(),
         origin: IndoorPoint::PoiId(poi_in(venue, from)),
@@ -364,7 +369,7 @@ fn walk(venue: &str, from: &str, to: &str, mode: &str) -> IndoorDirectionsRespon
 }
 
 /// The graph of a fixture venue, read from the built pack.
-fn rules_graph(venue: &str) -> Graph {
+pub(super) fn rules_graph(venue: &str) -> Graph {
     let conn = rusqlite::Connection::open(rules().pack.join("data.sqlite")).unwrap();
     waymark_core::indoor::read_venue(&conn, venue)
         .unwrap()
@@ -373,12 +378,12 @@ fn rules_graph(venue: &str) -> Graph {
 }
 
 /// The route's length, m.
-fn length(r: &IndoorDirectionsResponse) -> f64 {
+pub(super) fn length(r: &IndoorDirectionsResponse) -> f64 {
     r.routes[0].legs.iter().map(|l| l.distance.value).sum()
 }
 
 /// Whether the route passes within 1 m of `p` on `level`.
-fn passes(r: &IndoorDirectionsResponse, p: Pt, level: f64) -> bool {
+pub(super) fn passes(r: &IndoorDirectionsResponse, p: Pt, level: f64) -> bool {
     r.routes[0].legs.iter().flat_map(|l| &l.steps).any(|s| {
         s.polyline
             .iter()
@@ -386,7 +391,7 @@ fn passes(r: &IndoorDirectionsResponse, p: Pt, level: f64) -> bool {
     })
 }
 
-fn summaries(r: &IndoorDirectionsResponse) -> Vec<String> {
+pub(super) fn summaries(r: &IndoorDirectionsResponse) -> Vec<String> {
     r.routes[0]
         .legs
         .iter()

@@ -231,6 +231,90 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
         }
     }
 
+    // Walls and gates. A wall (`wall` feature: a line, or a closed way's outline) is a bar no
+    // edge crosses. A gate point inside an area bars it along its narrowest chord through the
+    // gate (a corridor's width; none wider than [`GATE_CHORD_M`]); a gate on the outline two
+    // areas share is the only opening between them, and a gate on an area's outline is one
+    // of its doors. Doors, entrances and gates that are open are where a bar may be passed
+    // (a closed one cuts every edge at it, below).
+    let mut bars: Vec<Bar> = Vec::new();
+    let mut pass_pos: std::collections::HashSet<(i64, i64)> = std::collections::HashSet::new();
+    let mut wall_gates: Vec<(i64, Xy)> = Vec::new();
+    let point_shape =
+        |f: &GraphFeature<'_>| shape_line(f.shape).is_none() && shape_polygons(f.shape).is_empty();
+    for f in features {
+        if is_passage(f.kind) && point_shape(f) {
+            pass_pos.insert(pos_key(f.point));
+        }
+        if !is_wall(f.kind) {
+            continue;
+        }
+        let mut lines: Vec<Vec<Pt>> = shape_line(f.shape).into_iter().collect();
+        for rings in shape_polygons(f.shape) {
+            for mut r in rings {
+                if let Some(&first) = r.first() {
+                    r.push(first);
+                }
+                lines.push(r);
+            }
+        }
+        let levels = if f.levels.is_empty() {
+            vec![0]
+        } else {
+            f.levels.clone()
+        };
+        for line in &lines {
+            let xy: Vec<Xy> = line.iter().map(|p| proj.project(*p)).collect();
+            for w in xy.windows(2) {
+                for &l in &levels {
+                    bars.extend(Bar::new(l, w[0], w[1], ON_OUTLINE_M));
+                }
+            }
+        }
+    }
+    for f in features {
+        if f.kind != "barrier" || !point_shape(f) {
+            continue;
+        }
+        let xy = proj.project(f.point);
+        let open = !closed_access(f);
+        let levels = if f.levels.is_empty() {
+            vec![0]
+        } else {
+            f.levels.clone()
+        };
+        for &l in &levels {
+            let holding: Vec<&AreaPoly> = areas
+                .iter()
+                .filter(|a| a.level == l && a.poly.holds(xy, ON_OUTLINE_M))
+                .collect();
+            if holding.is_empty() {
+                continue;
+            }
+            let on_outline = holding
+                .iter()
+                .filter(|a| outline_dist(&a.poly.rings, xy) <= ON_OUTLINE_M)
+                .count();
+            if on_outline >= 2 {
+                wall_gates.push((l, xy));
+            }
+            if on_outline == 0 {
+                for a in &holding {
+                    if let Some((c, d)) = narrowest_chord(&a.poly.rings, xy, GATE_CHORD_M) {
+                        bars.extend(Bar::new(l, c, d, GATE_BAR_EXTEND_M));
+                    }
+                }
+            } else if open {
+                doors_xy.push((l, xy));
+            } else {
+                shut_doors_xy.push((l, xy));
+            }
+            if open {
+                b.node(f.point, l);
+            }
+        }
+    }
+
     // Area nodes: representative point, inner corners.
     for a in &areas {
         let f = &features[a.f];
@@ -306,6 +390,12 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
             let room = |k: usize| features[areas[k].f].kind == "room";
             let closed = |k: usize| room(k) && door_rooms.get(k).copied().unwrap_or(false);
             if closed(i) || closed(j) || (room(i) && room(j)) {
+                continue;
+            }
+            // A gate on the wall they share is the only way between them.
+            if wall_gates.iter().any(|(l, g)| {
+                *l == ai.level && ai.poly.holds(*g, ON_OUTLINE_M) && aj.poly.holds(*g, ON_OUTLINE_M)
+            }) {
                 continue;
             }
             for (ri, ring) in ai.poly.rings.iter().enumerate() {
@@ -630,6 +720,27 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
         node_pos.get(n as usize).is_some_and(|k| set.contains(k))
     };
     let mut edges = b.edges;
+    // No edge crosses a wall or a gate's bar, nor ends on one but at a door or gate.
+    if !bars.is_empty() {
+        let (nodes, xy) = (&b.nodes, &b.xy);
+        let open = |n: u32| {
+            node_pos
+                .get(n as usize)
+                .is_some_and(|k| pass_pos.contains(k))
+        };
+        edges.retain(|e| {
+            let (Some(na), Some(nb)) = (nodes.get(e.a as usize), nodes.get(e.b as usize)) else {
+                return true;
+            };
+            if na.level != nb.level {
+                return true;
+            }
+            let (p, q) = (xy[e.a as usize], xy[e.b as usize]);
+            !bars
+                .iter()
+                .any(|s| s.level == na.level && s.cuts(p, q, open(e.a), open(e.b)))
+        });
+    }
     // Places for customers only: the edges through them and at their doors and gates.
     let customer_features: std::collections::HashSet<i64> = features
         .iter()
@@ -660,6 +771,44 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
         if at(e.a, &no_wheel_pos) || at(e.b, &no_wheel_pos) {
             e.wheelchair = false;
         }
+    }
+    // One-way doors (`oneway=yes|-1` on a door node of a walkable line): passed only in the
+    // line's direction (against it for `-1`). Every edge at the door is turned to go into
+    // it from the side the line comes from, and out of it on the side the line goes to.
+    for f in features {
+        if !matches!(f.kind, "door" | "entrance") || !point_shape(f) || closed_access(f) {
+            continue;
+        }
+        let Some(forward) = one_way(f) else {
+            continue;
+        };
+        let key = pos_key(f.point);
+        let Some(d) = line_direction(features, key, &proj) else {
+            continue;
+        };
+        let d = if forward { d } else { [-d[0], -d[1]] };
+        let at_door = |n: u32| node_pos.get(n as usize) == Some(&key);
+        let xy = &b.xy;
+        edges.retain_mut(|e| {
+            let (door, other) = match (at_door(e.a), at_door(e.b)) {
+                (true, false) => (e.a, e.b),
+                (false, true) => (e.b, e.a),
+                _ => return true,
+            };
+            let v = sub(xy[other as usize], xy[door as usize]);
+            let (from, to) = if v[0] * d[0] + v[1] * d[1] > 0.0 {
+                (door, other)
+            } else {
+                (other, door)
+            };
+            if e.oneway {
+                return e.a == from && e.b == to;
+            }
+            e.a = from;
+            e.b = to;
+            e.oneway = true;
+            true
+        });
     }
     let mut g = Graph {
         version: GRAPH_VERSION,
@@ -698,4 +847,29 @@ pub(super) fn inner_point(poly: &Poly, ring: &[Xy]) -> Option<Xy> {
         }
     }
     None
+}
+
+/// The direction (metres east, north) of the open walkable line that has a vertex at `key`
+/// there: from the vertex before it to the one after it.
+fn line_direction(
+    features: &[GraphFeature<'_>],
+    key: (i64, i64),
+    proj: &LocalProjection,
+) -> Option<Xy> {
+    features
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.kind,
+                "corridor" | "area" | "footway" | "outdoor" | "stairs" | "escalator" | "ramp"
+            ) && !closed_access(f)
+        })
+        .filter_map(|f| shape_line(f.shape))
+        .find_map(|line| {
+            let i = line.iter().position(|p| pos_key(*p) == key)?;
+            let prev = line.get(i.saturating_sub(1))?;
+            let next = line.get((i + 1).min(line.len() - 1))?;
+            let d = sub(proj.project(*next), proj.project(*prev));
+            (d[0].hypot(d[1]) > 1e-9).then_some(d)
+        })
 }

@@ -266,3 +266,99 @@ pub(super) fn segments_meet(a: Xy, b: Xy, c: Xy, d: Xy) -> bool {
             && c[1].min(d[1]) <= maxy
     }
 }
+
+/// Whether a feature is a wall, fence or other line people cannot cross (`wall` features:
+/// `barrier=wall|fence|…` ways with a level).
+pub(super) fn is_wall(kind: &str) -> bool {
+    kind == "wall"
+}
+
+/// Whether a point feature is a door, entrance or gate: a place where a wall may be passed.
+pub(super) fn is_passage(kind: &str) -> bool {
+    matches!(kind, "door" | "entrance" | "barrier")
+}
+
+/// The narrowest chord of the polygon through `p` (a point inside it): the two points where
+/// the line across the polygon at `p` meets its outline, over directions 5° apart, when it is
+/// at most `max_len` long. How a gate mapped as a point inside a corridor bars it.
+pub(super) fn narrowest_chord(rings: &[Vec<Xy>], p: Xy, max_len: f64) -> Option<(Xy, Xy)> {
+    // distance from p along u to the outline
+    let reach = |u: Xy| {
+        rings
+            .iter()
+            .flat_map(|r| ring_edges(r))
+            .filter_map(|(c, d)| {
+                let e = sub(d, c);
+                let den = cross(u, e);
+                if den.abs() < 1e-12 {
+                    return None;
+                }
+                let w = sub(c, p);
+                let t = cross(w, e) / den;
+                let s = cross(w, u) / den;
+                (t > 1e-9 && (-1e-9..=1.0 + 1e-9).contains(&s)).then_some(t)
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let mut best: Option<(f64, Xy, Xy)> = None;
+    for k in 0..36 {
+        let a = (k as f64 * 5.0).to_radians();
+        let u = [a.cos(), a.sin()];
+        let (fwd, back) = (reach(u), reach([-u[0], -u[1]]));
+        let len = fwd + back;
+        if !len.is_finite() || len > max_len || best.is_some_and(|b| b.0 <= len) {
+            continue;
+        }
+        let e1 = [p[0] - back * u[0], p[1] - back * u[1]];
+        let e2 = [p[0] + fwd * u[0], p[1] + fwd * u[1]];
+        best = Some((len, e1, e2));
+    }
+    best.map(|(_, a, b)| (a, b))
+}
+
+/// A segment of a wall (or of the line a gate bars a corridor along) on one level, lengthened
+/// a little at both ends so that an edge passing round its end along an outline still
+/// crosses it.
+pub(super) struct Bar {
+    pub(super) level: i64,
+    pub(super) a: Xy,
+    pub(super) b: Xy,
+}
+
+impl Bar {
+    pub(super) fn new(level: i64, a: Xy, b: Xy, extend: f64) -> Option<Bar> {
+        let d = sub(b, a);
+        let l = d[0].hypot(d[1]);
+        if l < 1e-9 {
+            return None;
+        }
+        let u = [d[0] / l * extend, d[1] / l * extend];
+        Some(Bar {
+            level,
+            a: [a[0] - u[0], a[1] - u[1]],
+            b: [b[0] + u[0], b[1] + u[1]],
+        })
+    }
+
+    /// Whether the segment `p`–`q` of the same level goes through the bar: crosses it, or
+    /// ends on it at a point that is no passage (`p_open`, `q_open`: the end is a door or
+    /// gate).
+    pub(super) fn cuts(&self, p: Xy, q: Xy, p_open: bool, q_open: bool) -> bool {
+        let (lo, hi) = (
+            [self.a[0].min(self.b[0]), self.a[1].min(self.b[1])],
+            [self.a[0].max(self.b[0]), self.a[1].max(self.b[1])],
+        );
+        if p[0].max(q[0]) < lo[0] - 0.1
+            || p[0].min(q[0]) > hi[0] + 0.1
+            || p[1].max(q[1]) < lo[1] - 0.1
+            || p[1].min(q[1]) > hi[1] + 0.1
+        {
+            return false;
+        }
+        if proper_cross(p, q, self.a, self.b) {
+            return true;
+        }
+        let on = |x: Xy| seg_dist(x, self.a, self.b) < 0.05;
+        (on(p) && !p_open) || (on(q) && !q_open)
+    }
+}

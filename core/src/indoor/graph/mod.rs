@@ -26,7 +26,11 @@
 //! `oneway` or `conveying` are one way. A closed door or gate (`access=private|no`) cuts the
 //! edges at it. Edges through a feature tagged `access=customers`, or at such a door or gate,
 //! are for customers only ([`Edge::customers`]): a search walks them only for a [`Ride`] of a
-//! customer. A door or connector point that lies in no area is joined to
+//! customer. Walls (`wall` features) cut every edge of their level that crosses them or ends
+//! on them but at a door or gate; a gate point inside an area bars it along its narrowest
+//! chord (at most 20 m) with the gate the one way across, and a gate on the outline two
+//! areas share is the only opening between them. A door with `oneway` on a walkable line is
+//! passed in the line's direction only. A door or connector point that lies in no area is joined to
 //! the nearest node of its level within 5 m. Features of kind `outdoor` (the foot-accessible
 //! road edges around the venue, level 0) are walkable lines too; entrances join their nearest
 //! vertex within 30 m, so routes can start on the street.
@@ -131,6 +135,11 @@ pub const SNAP_M: f64 = 5.0;
 pub const LINE_SNAP_M: f64 = 15.0;
 /// How far an entrance is joined to the outdoor walking network, m.
 const ENTRANCE_JOIN_M: f64 = 30.0;
+/// The widest chord a gate point inside an area bars (a corridor's width), m: a gate in a
+/// wider hall stands in a fence or line of barriers that is not mapped, and bars nothing.
+const GATE_CHORD_M: f64 = 20.0;
+/// How far a gate's bar reaches past the outline at both ends, m.
+const GATE_BAR_EXTEND_M: f64 = 0.5;
 
 /// What an edge is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -290,8 +299,8 @@ pub struct Graph {
 pub struct GraphFeature<'a> {
     /// Feature (POI) id.
     pub id: i64,
-    /// Kind (`room`, `corridor`, `area`, `level`, `door`, `entrance`, `stairs`, `escalator`,
-    /// `elevator`, `ramp`, `footway`, `poi`).
+    /// Kind (`room`, `corridor`, `area`, `level`, `door`, `entrance`, `barrier`, `wall`,
+    /// `stairs`, `escalator`, `elevator`, `ramp`, `footway`, `poi`).
     pub kind: &'a str,
     /// Integer levels it is on (expanded ranges).
     pub levels: Vec<i64>,

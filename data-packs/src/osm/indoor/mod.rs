@@ -9,8 +9,9 @@
 //!   `indoor=ramp`, or `ramp=yes` with a level (not on steps) → `ramp`;
 //!   `indoor=room|area|corridor|level` → that kind (other `indoor` values except `wall`/`no` →
 //!   `area`; walls are skipped); `door=*` → `door`; `entrance=*` → `entrance`; a gate or
-//!   turnstile (`barrier=gate|turnstile|…`, [`PASSAGE_BARRIERS`]) → `barrier`; with a level and
-//!   none of these: `highway=footway|corridor|pedestrian|path` → `footway`,
+//!   turnstile (`barrier=gate|turnstile|…`, [`PASSAGE_BARRIERS`]) → `barrier`; a wall, fence or
+//!   railing way with a level (`barrier=wall|fence|…`, [`WALL_BARRIERS`]) → `wall`; with a
+//!   level and none of these: `highway=footway|corridor|pedestrian|path` → `footway`,
 //!   `railway=platform`/`public_transport=platform` → `area`, a shop, amenity, office, tourism,
 //!   craft or healthcare, or a named element that is not a track, road, waterway, power line,
 //!   route or barrier → `poi`. Levels come from `level` plus
@@ -85,6 +86,21 @@ const PASSAGE_BARRIERS: [&str; 8] = [
     "stile",
 ];
 
+/// `barrier` values of lines people cannot cross (walls, fences, railings): such a way with a
+/// level is a `wall` feature, which routes do not cross but at a door or gate on it.
+const WALL_BARRIERS: [&str; 10] = [
+    "wall",
+    "fence",
+    "handrail",
+    "railing",
+    "retaining_wall",
+    "guard_rail",
+    "hedge",
+    "city_wall",
+    "jersey_barrier",
+    "cable_barrier",
+];
+
 fn indoor_value(tags: &Tags) -> Option<&str> {
     tags.get("indoor").filter(|v| !matches!(*v, "no" | "wall"))
 }
@@ -139,6 +155,13 @@ pub fn feature_kind(tags: &Tags) -> Option<&'static str> {
         .is_some_and(|v| PASSAGE_BARRIERS.contains(&v))
     {
         return Some("barrier");
+    }
+    if has_level(tags)
+        && tags
+            .get("barrier")
+            .is_some_and(|v| WALL_BARRIERS.contains(&v))
+    {
+        return Some("wall");
     }
     if has_level(tags) {
         if matches!(
