@@ -75,48 +75,6 @@ impl Builder {
     }
 }
 
-/// One polygon of an area feature on one of its levels.
-struct AreaPoly {
-    /// Index of the feature.
-    f: usize,
-    level: i64,
-    /// The polygon in metres.
-    poly: Poly,
-    /// Its rings in degrees.
-    deg: Vec<Vec<Pt>>,
-}
-
-/// The polygons of every area feature (rooms, corridors, areas, outlines, connector
-/// footprints; open or closed to routes) on each of its levels, in feature order, each
-/// projected once.
-fn area_polygons(features: &[GraphFeature<'_>], proj: &LocalProjection) -> Vec<AreaPoly> {
-    let mut areas: Vec<AreaPoly> = Vec::new();
-    for (fi, f) in features.iter().enumerate() {
-        if !is_area_kind(f.kind) {
-            continue;
-        }
-        for rings in shape_polygons(f.shape) {
-            let Some(poly) = Poly::new(
-                rings
-                    .iter()
-                    .map(|r| r.iter().map(|p| proj.project(*p)).collect())
-                    .collect(),
-            ) else {
-                continue;
-            };
-            for &level in &f.levels {
-                areas.push(AreaPoly {
-                    f: fi,
-                    level,
-                    poly: poly.clone(),
-                    deg: rings.clone(),
-                });
-            }
-        }
-    }
-    areas
-}
-
 /// Builds the graph of a venue from its features.
 pub fn build(features: &[GraphFeature<'_>]) -> Graph {
     let lat0 = if features.is_empty() {
@@ -833,43 +791,4 @@ pub fn build(features: &[GraphFeature<'_>]) -> Graph {
         }
     }
     g
-}
-
-/// Some point inside the polygon near its outer ring (for areas whose representative point
-/// is not inside).
-pub(super) fn inner_point(poly: &Poly, ring: &[Xy]) -> Option<Xy> {
-    let n = ring.len();
-    for i in 0..n {
-        let (a, c) = (ring[i], ring[(i + 2) % n]);
-        let m = [(a[0] + c[0]) / 2.0, (a[1] + c[1]) / 2.0];
-        if in_rings(&poly.rings, m) {
-            return Some(m);
-        }
-    }
-    None
-}
-
-/// The direction (metres east, north) of the open walkable line that has a vertex at `key`
-/// there: from the vertex before it to the one after it.
-fn line_direction(
-    features: &[GraphFeature<'_>],
-    key: (i64, i64),
-    proj: &LocalProjection,
-) -> Option<Xy> {
-    features
-        .iter()
-        .filter(|f| {
-            matches!(
-                f.kind,
-                "corridor" | "area" | "footway" | "outdoor" | "stairs" | "escalator" | "ramp"
-            ) && !closed_access(f)
-        })
-        .filter_map(|f| shape_line(f.shape))
-        .find_map(|line| {
-            let i = line.iter().position(|p| pos_key(*p) == key)?;
-            let prev = line.get(i.saturating_sub(1))?;
-            let next = line.get((i + 1).min(line.len() - 1))?;
-            let d = sub(proj.project(*next), proj.project(*prev));
-            (d[0].hypot(d[1]) > 1e-9).then_some(d)
-        })
 }
