@@ -61,6 +61,15 @@ pub struct ThreewordsStats {
     pub regions_sha256: String,
     /// Squares per region (populated, land, sea).
     pub squares: [u64; 3],
+    /// Runs of the region table of scheme version 3 (with the dense region).
+    #[serde(default)]
+    pub runs_v3: usize,
+    /// SHA-256 of the region table of scheme version 3.
+    #[serde(default)]
+    pub regions_v3_sha256: String,
+    /// Squares per region of scheme version 3 (populated, land, sea, dense).
+    #[serde(default)]
+    pub squares_v3: [u64; 4],
     /// Places kept for `nearestPlace`.
     pub places: usize,
     /// Country outlines.
@@ -183,12 +192,19 @@ pub fn build(sources: &Sources, conn: &mut Connection) -> Result<ThreewordsStats
         .iter()
         .map(|(_, _, lat, lng, population)| (*lat, *lng, *population))
         .collect();
-    let table = regions::build(grid, &shapes, &populated).map_err(BuildError::Invalid)?;
+    let table = regions::build(grid.clone(), &shapes, &populated).map_err(BuildError::Invalid)?;
+    let table_v3 = regions::build_v3(grid, &shapes, &populated).map_err(BuildError::Invalid)?;
     let (by_numeric, by_name) =
         country_codes(&sources.member("countries", "package/countries.json")?)?;
-    write(conn, &list, &aliases, &table, &shapes, &places, |s| {
-        shape_code(s, &by_numeric, &by_name)
-    })
+    write(
+        conn,
+        &list,
+        &aliases,
+        [&table, &table_v3],
+        &shapes,
+        &places,
+        |s| shape_code(s, &by_numeric, &by_name),
+    )
 }
 
 /// Writes the layer's tables.
@@ -196,7 +212,7 @@ fn write(
     conn: &mut Connection,
     list: &words::WordList,
     aliases: &[(String, u32)],
-    table: &Regions,
+    [table, table_v3]: [&Regions; 2],
     shapes: &[Shape],
     places: &[GazetteerPlace],
     code_of: impl Fn(&Shape) -> Option<String>,
@@ -214,6 +230,9 @@ fn write(
         regions_sha256: table.digest(),
         runs: table.run_count(),
         squares: [table.squares(0), table.squares(1), table.squares(2)],
+        runs_v3: table_v3.run_count(),
+        regions_v3_sha256: table_v3.digest(),
+        squares_v3: std::array::from_fn(|k| table_v3.squares(k)),
         ..ThreewordsStats::default()
     };
     {
@@ -221,6 +240,7 @@ fn write(
             tx.prepare("INSERT OR REPLACE INTO threewords_scheme(key, value) VALUES (?1, ?2)")?;
         scheme.execute(params!["version", SCHEME_VERSION.to_string()])?;
         scheme.execute(params!["regions_sha256", stats.regions_sha256])?;
+        scheme.execute(params!["regions_v3_sha256", stats.regions_v3_sha256])?;
         scheme.execute(params![
             format!("words_sha256:{}", list.language),
             list.sha256()
@@ -245,6 +265,11 @@ fn write(
             tx.prepare("INSERT OR REPLACE INTO threewords_regions(band, runs) VALUES (?1, ?2)")?;
         for b in 0..BANDS {
             band.execute(params![b, encode_runs(table.band_runs(b))])?;
+        }
+        let mut band =
+            tx.prepare("INSERT OR REPLACE INTO threewords_regions_v3(band, runs) VALUES (?1, ?2)")?;
+        for b in 0..BANDS {
+            band.execute(params![b, encode_runs(table_v3.band_runs(b))])?;
         }
 
         let mut place = tx.prepare(
