@@ -3,9 +3,9 @@
 //! differs from each neighbouring tile's in no or at least two positions, squares round-trip,
 //! and no substitution of one word by a list neighbour lands within 50 km.
 //!
-//! The version 3 region table (with the dense region, ADR 0009 rule 5) is the one the pack
-//! builder writes; the classes and signatures are computed here from the built layer's list
-//! and that table; the engine still answers version 2.
+//! The version 3 tables (the region table with the dense region, ADR 0009 rule 5, the word
+//! classes and the tile signatures) are the ones the pack builder writes, their SHA-256
+//! pinned; the engine still answers version 2.
 //! `WAYMARK_MISTAKE_ADDRESSES` (default 100,000) sets the addresses of the substitution test,
 //! `WAYMARK_V3_ROUND_TRIPS` (default 1,000,000) the random squares of the round trip; the
 //! figures are printed (`--nocapture`).
@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use waymark_core::geo::{Pt, haversine_m};
 use waymark_core::threewords::{ThreeWordsIndex, suggest};
-use waymark_threewords::codec::decode_runs;
+use waymark_threewords::codec::{decode_runs, decode_signatures};
 use waymark_threewords::grid::{BANDS, Grid};
 use waymark_threewords::regions::{DENSE, LAND, POPULATED, Regions, SEA};
 use waymark_threewords::v3::{self, Classes, KINDS, SAFE_KM, Scheme, Tiles};
@@ -28,6 +28,20 @@ struct Fixture {
     listed: Vec<Vec<u32>>,
     /// The ten most populous places of the gazetteer: name, latitude, longitude.
     cities: Vec<(String, f64, f64)>,
+    /// Digests of the version 3 tables as built: regions, classes, signatures.
+    digests: [String; 3],
+    /// Digests the builder recorded in the pack, the same order.
+    recorded: [String; 3],
+}
+
+/// The version 3 tables the builder wrote.
+struct Built {
+    index: ThreeWordsIndex,
+    regions: Regions,
+    cities: Vec<(String, f64, f64)>,
+    class: Vec<u8>,
+    sig: Vec<u16>,
+    recorded: [String; 3],
 }
 
 fn env(name: &str, default: u64) -> u64 {
@@ -37,9 +51,9 @@ fn env(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// The layer as the engine reads it, the version 3 region table the builder wrote (its
-/// digest checked against the one the builder recorded), and the ten largest places.
-fn index() -> (ThreeWordsIndex, Regions, Vec<(String, f64, f64)>) {
+/// The layer as the engine reads it, the version 3 tables the builder wrote with the digests
+/// it recorded, and the ten largest places.
+fn index() -> Built {
     let dir = tempfile::tempdir().unwrap();
     let built = waymark_packs::build::build_pack(
         &waymark_tests::threewords_plan(),
@@ -63,14 +77,29 @@ fn index() -> (ThreeWordsIndex, Regions, Vec<(String, f64, f64)>) {
         bands[usize::try_from(band).unwrap()] = decode_runs(&blob).unwrap();
     }
     let regions = Regions::new(Grid::v1().unwrap(), bands).unwrap();
-    let recorded: String = conn
-        .query_row(
-            "SELECT value FROM threewords_scheme WHERE key = 'regions_v3_sha256'",
-            [],
+    let recorded = [
+        "regions_v3_sha256",
+        "classes_sha256:en",
+        "signatures_sha256",
+    ]
+    .map(|key| {
+        conn.query_row(
+            "SELECT value FROM threewords_scheme WHERE key = ?1",
+            [key],
+            |r| r.get::<_, String>(0),
+        )
+        .unwrap()
+    });
+    let blob = |name: &str| -> Vec<u8> {
+        conn.query_row(
+            "SELECT data FROM threewords_v3 WHERE name = ?1",
+            [name],
             |r| r.get(0),
         )
-        .unwrap();
-    assert_eq!(regions.digest(), recorded);
+        .unwrap()
+    };
+    let class = blob("classes:en");
+    let sig = decode_signatures(&blob("signatures")).unwrap();
     // Version 2's table is the version 3 table without the dense region.
     let v2 = index.scheme.regions();
     assert_eq!(v2.squares(usize::from(DENSE)), 0);
@@ -93,7 +122,14 @@ fn index() -> (ThreeWordsIndex, Regions, Vec<(String, f64, f64)>) {
         .unwrap()
         .collect::<Result<Vec<_>, _>>()
         .unwrap();
-    (index, regions, cities)
+    Built {
+        index,
+        regions,
+        cities,
+        class,
+        sig,
+        recorded,
+    }
 }
 
 /// Plural and singular forms.
@@ -117,11 +153,17 @@ fn number_forms(w: &str) -> Vec<String> {
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
-        let (index, regions, cities) = index();
+        let Built {
+            index,
+            regions,
+            cities,
+            class,
+            sig,
+            recorded,
+        } = index();
         let en = &index.languages["en"];
         let words: Vec<String> = en.list.iter().map(|w| w.to_string()).collect();
         assert_eq!(words.len(), 40_000);
-        let class = v3::colour(&words, v3::neighbours).expect("the list takes 16 classes");
         let classes = Classes::from_assignment(class).unwrap();
         // Listed neighbours by every relation a mistake may follow: the scheme's own, one
         // edit as autosuggest reads it, plural and singular, words heard alike.
@@ -167,11 +209,11 @@ fn fixture() -> &'static Fixture {
             regions.squares(usize::from(DENSE)),
         );
         let tiles = Tiles::new(regions.grid());
-        let counts: Vec<[u64; KINDS]> = (0..tiles.count())
-            .map(|t| v3::tile_counts(&regions, &tiles, t))
-            .collect();
-        let side = classes.side();
-        let sig = v3::assign(&tiles, &counts, side * side * side).expect("every tile is signed");
+        let digests = [
+            regions.digest(),
+            classes.digest(),
+            v3::signatures_digest(&sig),
+        ];
         println!(
             "v3 tables: {} tiles, signatures sha256 {}, classes sha256 {}",
             tiles.count(),
@@ -184,8 +226,28 @@ fn fixture() -> &'static Fixture {
             words,
             listed,
             cities,
+            digests,
+            recorded,
         }
     })
+}
+
+/// The version 3 tables are part of the scheme: built from the pinned sources they must come
+/// out byte for byte as pinned, and the pack records their digests.
+#[test]
+fn the_version_3_tables_are_pinned() {
+    let f = fixture();
+    assert_eq!(f.digests, f.recorded, "digests recorded by the builder");
+    assert_eq!(
+        f.digests,
+        [
+            v3::REGIONS_SHA256,
+            v3::CLASSES_SHA256,
+            v3::SIGNATURES_SHA256
+        ]
+        .map(String::from),
+        "the version 3 tables changed: a new scheme version (ADR 0003, ADR 0009)"
+    );
 }
 
 #[test]

@@ -43,6 +43,15 @@ pub const G: u32 = 20;
 pub const TILE_COLUMNS: u32 = 20_000;
 /// Distance within which no substitution of one word by a list neighbour may land, km.
 pub const SAFE_KM: f64 = 50.0;
+/// SHA-256 of the version 3 region table (the dense region laid over version 2's,
+/// [`Regions::digest`]) as built from the pinned sources.
+pub const REGIONS_SHA256: &str = "e3c7ad0822d5c9870c2e3afd051e87d294e9c118cffdbfbcfc73e8e4d17965b2";
+/// SHA-256 of the English word classes ([`Classes::digest`]) as built from the pinned list.
+pub const CLASSES_SHA256: &str = "6ae6d8d766121392a6bd3519aa217d0ce2b54d16374a6aa5e2fa22b351dbdc90";
+/// SHA-256 of the tile signature table ([`signatures_digest`]) as built from the pinned
+/// sources.
+pub const SIGNATURES_SHA256: &str =
+    "1ca5c3c3cc78c667157d934f209d48b2e647c243849c37591ea5b19a267210aa";
 /// Kinds of squares: the regions of the region table (arrays indexed by kind are indexed by
 /// region code).
 pub const KINDS: usize = REGIONS;
@@ -311,6 +320,32 @@ pub fn assign(tiles: &Tiles, counts: &[[u64; KINDS]], capacity: u64) -> Option<V
     Some(sig)
 }
 
+/// The tables cannot be built.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TablesError {
+    /// The list does not split into [`K`] equal classes without two neighbours sharing one.
+    #[error("the list of {0} words does not split into {K} equal classes of non-neighbours")]
+    Classes(usize),
+    /// A tile finds no signature.
+    #[error("a tile finds no signature with room left that no neighbouring tile forbids")]
+    Signatures,
+}
+
+/// The word classes of `words` ([`colour`] with [`neighbours`]) and the signature of every
+/// tile of the region table ([`assign`], each signature holding at most its classes' side³
+/// squares): the two tables the pack builder writes (ADR 0009 rules 1 and 3).
+pub fn tables(regions: &Regions, words: &[String]) -> Result<(Classes, Vec<u16>), TablesError> {
+    let class = colour(words, neighbours).ok_or(TablesError::Classes(words.len()))?;
+    let classes = Classes::from_assignment(class).map_err(|_| TablesError::Classes(words.len()))?;
+    let tiles = Tiles::new(regions.grid());
+    let counts: Vec<[u64; KINDS]> = (0..tiles.count())
+        .map(|t| tile_counts(regions, &tiles, t))
+        .collect();
+    let side = classes.side();
+    let sig = assign(&tiles, &counts, side * side * side).ok_or(TablesError::Signatures)?;
+    Ok((classes, sig))
+}
+
 /// SHA-256 (hex) of a signature table: each tile's signature as a little-endian `u16`, in
 /// tile order.
 pub fn signatures_digest(sig: &[u16]) -> String {
@@ -392,6 +427,11 @@ impl Classes {
     /// The ranks of class `c`, in rank order.
     pub fn members(&self, c: usize) -> &[u32] {
         self.members.get(c).map_or(&[], Vec::as_slice)
+    }
+
+    /// Each rank's class, in rank order.
+    pub fn assignment(&self) -> &[u8] {
+        &self.class
     }
 
     /// SHA-256 (hex) of the assignment: each rank's class as one byte, in rank order.
