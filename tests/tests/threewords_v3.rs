@@ -3,8 +3,9 @@
 //! differs from each neighbouring tile's in no or at least two positions, squares round-trip,
 //! and no substitution of one word by a list neighbour lands within 50 km.
 //!
-//! The version 3 tables are computed here from the built layer's list and region table; the
-//! engine still answers version 2.
+//! The version 3 tables (the region table with the dense region, ADR 0009 rule 5, the word
+//! classes and the tile signatures) are the ones the pack builder writes, their SHA-256
+//! pinned; the engine still answers version 2.
 //! `WAYMARK_MISTAKE_ADDRESSES` (default 100,000) sets the addresses of the substitution test,
 //! `WAYMARK_V3_ROUND_TRIPS` (default 1,000,000) the random squares of the round trip; the
 //! figures are printed (`--nocapture`).
@@ -15,7 +16,9 @@ use std::sync::OnceLock;
 
 use waymark_core::geo::{Pt, haversine_m};
 use waymark_core::threewords::{ThreeWordsIndex, suggest};
-use waymark_threewords::regions::{POPULATED, SEA};
+use waymark_threewords::codec::{decode_runs, decode_signatures};
+use waymark_threewords::grid::{BANDS, Grid};
+use waymark_threewords::regions::{DENSE, LAND, POPULATED, Regions, SEA};
 use waymark_threewords::v3::{self, Classes, KINDS, SAFE_KM, Scheme, Tiles};
 
 struct Fixture {
@@ -23,6 +26,22 @@ struct Fixture {
     words: Vec<String>,
     /// Ranks of the listed neighbours of each rank.
     listed: Vec<Vec<u32>>,
+    /// The ten most populous places of the gazetteer: name, latitude, longitude.
+    cities: Vec<(String, f64, f64)>,
+    /// Digests of the version 3 tables as built: regions, classes, signatures.
+    digests: [String; 3],
+    /// Digests the builder recorded in the pack, the same order.
+    recorded: [String; 3],
+}
+
+/// The version 3 tables the builder wrote.
+struct Built {
+    index: ThreeWordsIndex,
+    regions: Regions,
+    cities: Vec<(String, f64, f64)>,
+    class: Vec<u8>,
+    sig: Vec<u16>,
+    recorded: [String; 3],
 }
 
 fn env(name: &str, default: u64) -> u64 {
@@ -32,7 +51,9 @@ fn env(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-fn index() -> ThreeWordsIndex {
+/// The layer as the engine reads it, the version 3 tables the builder wrote with the digests
+/// it recorded, and the ten largest places.
+fn index() -> Built {
     let dir = tempfile::tempdir().unwrap();
     let built = waymark_packs::build::build_pack(
         &waymark_tests::threewords_plan(),
@@ -44,7 +65,71 @@ fn index() -> ThreeWordsIndex {
     )
     .unwrap();
     let conn = rusqlite::Connection::open(built.join("data.sqlite")).unwrap();
-    ThreeWordsIndex::read(&conn).unwrap()
+    let index = ThreeWordsIndex::read(&conn).unwrap();
+    let mut bands = vec![Vec::new(); BANDS as usize];
+    let mut stmt = conn
+        .prepare("SELECT band, runs FROM threewords_regions_v3")
+        .unwrap();
+    let mut rows = stmt.query([]).unwrap();
+    while let Some(row) = rows.next().unwrap() {
+        let band: i64 = row.get(0).unwrap();
+        let blob: Vec<u8> = row.get(1).unwrap();
+        bands[usize::try_from(band).unwrap()] = decode_runs(&blob).unwrap();
+    }
+    let regions = Regions::new(Grid::v1().unwrap(), bands).unwrap();
+    let recorded = [
+        "regions_v3_sha256",
+        "classes_sha256:en",
+        "signatures_sha256",
+    ]
+    .map(|key| {
+        conn.query_row(
+            "SELECT value FROM threewords_scheme WHERE key = ?1",
+            [key],
+            |r| r.get::<_, String>(0),
+        )
+        .unwrap()
+    });
+    let blob = |name: &str| -> Vec<u8> {
+        conn.query_row(
+            "SELECT data FROM threewords_v3 WHERE name = ?1",
+            [name],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let class = blob("classes:en");
+    let sig = decode_signatures(&blob("signatures")).unwrap();
+    // Version 2's table is the version 3 table without the dense region.
+    let v2 = index.scheme.regions();
+    assert_eq!(v2.squares(usize::from(DENSE)), 0);
+    assert!(regions.squares(usize::from(DENSE)) > 0);
+    // Outside the dense region the two tables agree.
+    let mut rng = waymark_tests::Rng::new(17);
+    for _ in 0..100_000 {
+        let (lat, lng) = rng.sphere_point();
+        let square = regions.grid().square(lat, lng).unwrap();
+        let k = regions.region(square);
+        assert!(k == DENSE || k == v2.region(square), "{lat},{lng}");
+    }
+    let mut stmt = conn
+        .prepare(
+            "SELECT name, lat, lng FROM threewords_places ORDER BY population DESC, id LIMIT 10",
+        )
+        .unwrap();
+    let cities = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    Built {
+        index,
+        regions,
+        cities,
+        class,
+        sig,
+        recorded,
+    }
 }
 
 /// Plural and singular forms.
@@ -68,11 +153,17 @@ fn number_forms(w: &str) -> Vec<String> {
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
-        let index = index();
+        let Built {
+            index,
+            regions,
+            cities,
+            class,
+            sig,
+            recorded,
+        } = index();
         let en = &index.languages["en"];
         let words: Vec<String> = en.list.iter().map(|w| w.to_string()).collect();
         assert_eq!(words.len(), 40_000);
-        let class = v3::colour(&words, v3::neighbours).expect("the list takes 16 classes");
         let classes = Classes::from_assignment(class).unwrap();
         // Listed neighbours by every relation a mistake may follow: the scheme's own, one
         // edit as autosuggest reads it, plural and singular, words heard alike.
@@ -108,13 +199,21 @@ fn fixture() -> &'static Fixture {
                 v
             })
             .collect();
-        let regions = index.scheme.regions().clone();
+        println!(
+            "v3 region table: sha256 {}, {} runs, squares populated {}, land {}, sea {}, dense {}",
+            regions.digest(),
+            regions.run_count(),
+            regions.squares(usize::from(POPULATED)),
+            regions.squares(usize::from(LAND)),
+            regions.squares(usize::from(SEA)),
+            regions.squares(usize::from(DENSE)),
+        );
         let tiles = Tiles::new(regions.grid());
-        let counts: Vec<[u64; KINDS]> = (0..tiles.count())
-            .map(|t| v3::tile_counts(&regions, &tiles, t))
-            .collect();
-        let side = classes.side();
-        let sig = v3::assign(&tiles, &counts, side * side * side).expect("every tile is signed");
+        let digests = [
+            regions.digest(),
+            classes.digest(),
+            v3::signatures_digest(&sig),
+        ];
         println!(
             "v3 tables: {} tiles, signatures sha256 {}, classes sha256 {}",
             tiles.count(),
@@ -126,8 +225,29 @@ fn fixture() -> &'static Fixture {
             scheme,
             words,
             listed,
+            cities,
+            digests,
+            recorded,
         }
     })
+}
+
+/// The version 3 tables are part of the scheme: built from the pinned sources they must come
+/// out byte for byte as pinned, and the pack records their digests.
+#[test]
+fn the_version_3_tables_are_pinned() {
+    let f = fixture();
+    assert_eq!(f.digests, f.recorded, "digests recorded by the builder");
+    assert_eq!(
+        f.digests,
+        [
+            v3::REGIONS_SHA256,
+            v3::CLASSES_SHA256,
+            v3::SIGNATURES_SHA256
+        ]
+        .map(String::from),
+        "the version 3 tables changed: a new scheme version (ADR 0003, ADR 0009)"
+    );
 }
 
 #[test]
@@ -199,7 +319,7 @@ fn random_squares_round_trip() {
     }
 }
 
-/// The 50 km rule (ADR 0009): over 100,000 addresses (five in six in the populated region), no
+/// The 50 km rule (ADR 0009): over 100,000 addresses (five in six dense or populated), no
 /// substitution of one word by a list neighbour names a square within 50 km. Swapped words
 /// on land are counted too (they change the signature to a transposition no neighbouring
 /// tile carries).
@@ -221,7 +341,7 @@ fn no_substitution_by_a_list_neighbour_lands_within_50_km() {
         let (lat, lng) = rng.sphere_point();
         let square = grid.square(lat, lng).unwrap();
         let region = s.regions().region(square);
-        match region == POPULATED {
+        match region == POPULATED || region == DENSE {
             true if populated < want_populated => populated += 1,
             false if other < want_other => other += 1,
             _ => continue,
@@ -276,4 +396,67 @@ fn no_substitution_by_a_list_neighbour_lands_within_50_km() {
     assert!(subs > total, "{subs} substitutions");
     assert_eq!(near, 0, "substitutions within 50 km");
     assert_eq!(swaps_near, 0, "swaps on land within 50 km");
+}
+
+/// Short words where people are (ADR 0009 rule 5): mean letters per word of addresses in the
+/// ten most populous places of the gazetteer (points within 5 km of their centre) and in each
+/// kind of square (uniform points) against open land. Figures in docs/performance.md.
+#[test]
+fn short_words_where_people_are() {
+    let f = fixture();
+    let s = &f.scheme;
+    let grid = s.regions().grid().clone();
+    let letters = |square| -> usize {
+        s.triple(square)
+            .iter()
+            .map(|&r| f.words[r as usize].len())
+            .sum()
+    };
+    assert_eq!(f.cities.len(), 10);
+    let mut rng = waymark_tests::Rng::new(42);
+    let (mut city_letters, mut city_words) = (0usize, 0usize);
+    for (name, lat, lng) in &f.cities {
+        let mut here = 0;
+        for _ in 0..1_000 {
+            let (dlat, dlng) = (rng.unit() * 2.0 - 1.0, rng.unit() * 2.0 - 1.0);
+            let (plat, plng) = (
+                lat + dlat * 5.0 / 111.2,
+                lng + dlng * 5.0 / (111.2 * lat.to_radians().cos()),
+            );
+            let square = grid.square(plat, plng).unwrap();
+            assert_eq!(s.regions().region(square), DENSE, "{name} {plat},{plng}");
+            here += letters(square);
+        }
+        println!("{name}: {:.2} letters per word", here as f64 / 3_000.0);
+        city_letters += here;
+        city_words += 3_000;
+    }
+    let mut by_kind = [(0usize, 0usize); KINDS];
+    while by_kind.iter().any(|k| k.1 < 30_000) {
+        let (lat, lng) = rng.sphere_point();
+        let square = grid.square(lat, lng).unwrap();
+        let slot = &mut by_kind[usize::from(s.regions().region(square))];
+        if slot.1 < 30_000 {
+            slot.0 += letters(square);
+            slot.1 += 3;
+        }
+    }
+    let mean = |(l, w): (usize, usize)| l as f64 / w as f64;
+    let city = mean((city_letters, city_words));
+    let [dense, populated, land, sea] =
+        [DENSE, POPULATED, LAND, SEA].map(|k| mean(by_kind[usize::from(k)]));
+    println!(
+        "v3 letters per word: ten largest cities {city:.2}, dense {dense:.2}, populated \
+         {populated:.2}, open land {land:.2}, sea {sea:.2}"
+    );
+    // The dense kind as a whole draws the first ranks; the ten largest cities lie in tiles
+    // that hold far more dense squares than a signature's mean, so their words reach further
+    // down the classes (ADR 0009, "What implementing it changes").
+    assert!(dense <= land - 0.5, "dense {dense:.2}, open land {land:.2}");
+    assert!(city <= land - 0.2, "cities {city:.2}, open land {land:.2}");
+    assert!(
+        dense < populated,
+        "dense {dense:.2}, populated {populated:.2}"
+    );
+    assert!(land < sea, "open land {land:.2}, sea {sea:.2}");
 }

@@ -2,6 +2,8 @@
 //! and the engine (which reads them), so both sides agree on every byte.
 //!
 //! - A band's runs: 5 bytes a run, `u32` first column little-endian then the `u8` region.
+//! - The signature table of scheme version 3: one little-endian `u16` per tile, in tile
+//!   order (its SHA-256 is [`crate::v3::signatures_digest`]).
 //! - A country outline: little-endian, `u32` polygon count, then per polygon a `u32` ring
 //!   count, per ring a `u32` point count and that many `f32` pairs `lng, lat` (the first ring
 //!   outer, the others holes; `f32` keeps positions to about a metre, finer than the 1:10m
@@ -46,6 +48,22 @@ pub fn decode_runs(bytes: &[u8]) -> Result<Vec<Run>, BlobError> {
             start: u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
             region: c[4],
         })
+        .collect())
+}
+
+/// The bytes of a signature table.
+pub fn encode_signatures(sig: &[u16]) -> Vec<u8> {
+    sig.iter().flat_map(|s| s.to_le_bytes()).collect()
+}
+
+/// A signature table from its bytes.
+pub fn decode_signatures(bytes: &[u8]) -> Result<Vec<u16>, BlobError> {
+    if !bytes.len().is_multiple_of(2) {
+        return Err(BlobError("signature bytes are not a multiple of 2"));
+    }
+    Ok(bytes
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
         .collect())
 }
 
@@ -135,6 +153,7 @@ mod tests {
     #[test]
     fn corrupt_blobs_are_refused() {
         assert!(decode_runs(&[1, 2, 3]).is_err());
+        assert!(decode_signatures(&[1, 2, 3]).is_err());
         assert!(decode_polygons(&[]).is_err());
         assert!(decode_polygons(&[255, 255, 255, 255]).is_err());
         let mut ok = encode_polygons(&vec![vec![vec![(1.0, 2.0)]]]);
@@ -150,9 +169,17 @@ mod tests {
         }
 
         #[test]
+        fn signatures_round_trip(sig in proptest::collection::vec(any::<u16>(), 0..200)) {
+            let bytes = encode_signatures(&sig);
+            prop_assert_eq!(bytes.len(), sig.len() * 2);
+            prop_assert_eq!(decode_signatures(&bytes).unwrap(), sig);
+        }
+
+        #[test]
         fn no_blob_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
             let _ = decode_polygons(&bytes);
             let _ = decode_runs(&bytes);
+            let _ = decode_signatures(&bytes);
         }
     }
 }

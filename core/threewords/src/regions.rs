@@ -5,8 +5,9 @@ use sha2::{Digest, Sha256};
 
 use crate::grid::{Grid, ROWS_PER_BAND, Square};
 
-/// Regions: 0 populated, 1 land, 2 sea.
-pub const REGIONS: usize = 3;
+/// Regions: 0 populated, 1 land, 2 sea, 3 dense. Scheme version 2 uses the first three only
+/// (its table holds no dense run); the dense region is version 3's (ADR 0009 rule 5).
+pub const REGIONS: usize = 4;
 /// SHA-256 of the region table of scheme v1 ([`Regions::digest`]), as built from the pinned
 /// sources (ADR 0003 §2): a pack whose table differs is refused.
 pub const REGIONS_SHA256: &str = "e93ebce8cedf918768d49d0c3a5ac7909559fe29b4f951f555545a36caf0e78b";
@@ -16,6 +17,9 @@ pub const POPULATED: u8 = 0;
 pub const LAND: u8 = 1;
 /// The sea.
 pub const SEA: u8 = 2;
+/// Densely populated places (scheme version 3 only): within the radius holding a large
+/// place's people at a fixed density.
+pub const DENSE: u8 = 3;
 
 /// A run of columns of one region: from `start` to the next run's start (or the band's end).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +69,7 @@ pub struct Regions {
 
 impl Regions {
     /// The regions given by `runs` (one list per band, south to north; each list starts at
-    /// column 0, starts ascend strictly, stay below the band's columns, regions are 0–2 and
+    /// column 0, starts ascend strictly, stay below the band's columns, regions are 0–3 and
     /// neighbouring runs differ).
     pub fn new(grid: Grid, bands: Vec<Vec<Run>>) -> Result<Regions, RegionError> {
         let expected = grid.all_columns().len();

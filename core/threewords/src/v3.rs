@@ -14,10 +14,10 @@
 //!   the new address, if it names a square at all, lies 50 km away or more. On land, swapping
 //!   two words changes the signature to a transposition, which no neighbouring tile carries
 //!   either.
-//! - Inside a signature, squares are numbered region by region (populated, land, sea), each
-//!   region's block permuted by its own keyed permutation, and numbers map to triples of class
-//!   indices in shells of increasing largest index ([`crate::shell`]), so populated squares
-//!   take the commonest words of each class.
+//! - Inside a signature, squares are numbered kind by kind ([`KIND_ORDER`]: dense, populated,
+//!   land, sea), each kind's block permuted by its own keyed permutation, and numbers map to
+//!   triples of class indices in shells of increasing largest index ([`crate::shell`]), so
+//!   the densest places take the commonest words of each class.
 //!
 //! The engine and the packs answer scheme version 2 ([`crate::Scheme`]); this module is the
 //! version 3 scheme over a region table, a class assignment and a signature table.
@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 
 use crate::grid::{BANDS, Grid, ROWS_PER_BAND, Square, row_height};
 use crate::permute::Permutation;
-use crate::regions::{REGIONS, Regions};
+use crate::regions::{DENSE, LAND, POPULATED, REGIONS, Regions, SEA};
 use crate::shell;
 
 /// The scheme version this module implements.
@@ -43,8 +43,27 @@ pub const G: u32 = 20;
 pub const TILE_COLUMNS: u32 = 20_000;
 /// Distance within which no substitution of one word by a list neighbour may land, km.
 pub const SAFE_KM: f64 = 50.0;
-/// Kinds of squares: the regions of the region table.
+/// SHA-256 of the version 3 region table (the dense region laid over version 2's,
+/// [`Regions::digest`]) as built from the pinned sources.
+pub const REGIONS_SHA256: &str = "e3c7ad0822d5c9870c2e3afd051e87d294e9c118cffdbfbcfc73e8e4d17965b2";
+/// SHA-256 of the English word classes ([`Classes::digest`]) as built from the pinned list.
+pub const CLASSES_SHA256: &str = "6ae6d8d766121392a6bd3519aa217d0ce2b54d16374a6aa5e2fa22b351dbdc90";
+/// SHA-256 of the tile signature table ([`signatures_digest`]) as built from the pinned
+/// sources.
+pub const SIGNATURES_SHA256: &str =
+    "1ca5c3c3cc78c667157d934f209d48b2e647c243849c37591ea5b19a267210aa";
+/// Kinds of squares: the regions of the region table (arrays indexed by kind are indexed by
+/// region code).
 pub const KINDS: usize = REGIONS;
+/// The order in which a signature numbers its squares (ADR 0009 rule 4): dense first, then
+/// populated, land, sea, so the smallest numbers (the commonest words) go where most people
+/// are.
+pub const KIND_ORDER: [u8; KINDS] = [DENSE, POPULATED, LAND, SEA];
+
+/// The position of region `k` in [`KIND_ORDER`].
+fn kind_position(k: u8) -> usize {
+    KIND_ORDER.iter().position(|&r| r == k).unwrap_or(KINDS - 1)
+}
 
 /// The classes of signature `s`, first word first.
 pub fn signature_classes(s: usize) -> [usize; 3] {
@@ -247,7 +266,10 @@ pub fn assign(tiles: &Tiles, counts: &[[u64; KINDS]], capacity: u64) -> Option<V
     let mut banned = vec![false; SIGNATURES];
     for tile in 0..tiles.count() {
         let c = *counts.get(tile as usize)?;
-        if c[..KINDS - 1].iter().any(|n| *n > 0) {
+        if c.iter()
+            .enumerate()
+            .any(|(k, n)| k != usize::from(SEA) && *n > 0)
+        {
             banned.copy_from_slice(&repeated);
         } else {
             banned.iter_mut().for_each(|b| *b = false);
@@ -296,6 +318,32 @@ pub fn assign(tiles: &Tiles, counts: &[[u64; KINDS]], capacity: u64) -> Option<V
         sig[tile as usize] = s as u16;
     }
     Some(sig)
+}
+
+/// The tables cannot be built.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TablesError {
+    /// The list does not split into [`K`] equal classes without two neighbours sharing one.
+    #[error("the list of {0} words does not split into {K} equal classes of non-neighbours")]
+    Classes(usize),
+    /// A tile finds no signature.
+    #[error("a tile finds no signature with room left that no neighbouring tile forbids")]
+    Signatures,
+}
+
+/// The word classes of `words` ([`colour`] with [`neighbours`]) and the signature of every
+/// tile of the region table ([`assign`], each signature holding at most its classes' side³
+/// squares): the two tables the pack builder writes (ADR 0009 rules 1 and 3).
+pub fn tables(regions: &Regions, words: &[String]) -> Result<(Classes, Vec<u16>), TablesError> {
+    let class = colour(words, neighbours).ok_or(TablesError::Classes(words.len()))?;
+    let classes = Classes::from_assignment(class).map_err(|_| TablesError::Classes(words.len()))?;
+    let tiles = Tiles::new(regions.grid());
+    let counts: Vec<[u64; KINDS]> = (0..tiles.count())
+        .map(|t| tile_counts(regions, &tiles, t))
+        .collect();
+    let side = classes.side();
+    let sig = assign(&tiles, &counts, side * side * side).ok_or(TablesError::Signatures)?;
+    Ok((classes, sig))
 }
 
 /// SHA-256 (hex) of a signature table: each tile's signature as a little-endian `u16`, in
@@ -379,6 +427,11 @@ impl Classes {
     /// The ranks of class `c`, in rank order.
     pub fn members(&self, c: usize) -> &[u32] {
         self.members.get(c).map_or(&[], Vec::as_slice)
+    }
+
+    /// Each rank's class, in rank order.
+    pub fn assignment(&self) -> &[u8] {
+        &self.class
     }
 
     /// SHA-256 (hex) of the assignment: each rank's class as one byte, in rank order.
@@ -489,10 +542,10 @@ pub fn neighbours(w: &str) -> Vec<String> {
     words
 }
 
-/// The key of region `k`'s permutation in signature `s`: the first 8 bytes, big-endian, of
-/// `SHA-256("waymark threewords v3 signature s region k")`.
-pub fn permutation_key(s: usize, k: usize) -> u64 {
-    let d = Sha256::digest(format!("waymark threewords v3 signature {s} region {k}").as_bytes());
+/// The key of the permutation of the kind at position `p` of [`KIND_ORDER`] in signature
+/// `s`: the first 8 bytes, big-endian, of `SHA-256("waymark threewords v3 signature s kind p")`.
+pub fn permutation_key(s: usize, p: usize) -> u64 {
+    let d = Sha256::digest(format!("waymark threewords v3 signature {s} kind {p}").as_bytes());
     let mut b = [0u8; 8];
     b.copy_from_slice(&d[..8]);
     u64::from_be_bytes(b)
@@ -542,8 +595,9 @@ pub struct Scheme {
     pos: Vec<u32>,
     /// Per signature, per tile position, squares of each region before it (totals last).
     prefix: Vec<Vec<[u64; KINDS]>>,
-    /// Per signature, the first number of each region, and the total last.
+    /// Per signature, the first number of each kind in [`KIND_ORDER`], and the total last.
     offsets: Vec<[u64; KINDS + 1]>,
+    /// Per signature, the permutation of each kind in [`KIND_ORDER`].
     perms: Vec<[Permutation; KINDS]>,
 }
 
@@ -586,8 +640,8 @@ impl Scheme {
             }
             p.push(acc);
             let mut o = [0u64; KINDS + 1];
-            for k in 0..KINDS {
-                o[k + 1] = o[k] + acc[k];
+            for (p, &k) in KIND_ORDER.iter().enumerate() {
+                o[p + 1] = o[p] + acc[usize::from(k)];
             }
             if o[KINDS] > triples {
                 return Err(SchemeError::Full {
@@ -596,8 +650,9 @@ impl Scheme {
                     triples,
                 });
             }
-            perms.push(std::array::from_fn(|k| {
-                Permutation::new(acc[k].max(1), permutation_key(s, k))
+            perms.push(std::array::from_fn(|p| {
+                let k = usize::from(KIND_ORDER[p]);
+                Permutation::new(acc[k].max(1), permutation_key(s, p))
             }));
             prefix.push(p);
             offsets.push(o);
@@ -702,7 +757,8 @@ impl Scheme {
         let k = self.regions.region(s);
         let local = self.prefix[sg][self.pos[tile as usize] as usize][k as usize]
             + self.in_tile(tile, k, s);
-        let n = self.offsets[sg][k as usize] + self.perms[sg][k as usize].apply(local);
+        let p = kind_position(k);
+        let n = self.offsets[sg][p] + self.perms[sg][p].apply(local);
         let idx = shell::triple(n);
         let cls = signature_classes(sg);
         std::array::from_fn(|i| u64::from(self.classes.members[cls[i]][idx[i] as usize]))
@@ -722,12 +778,13 @@ impl Scheme {
         if n >= o[KINDS] {
             return None;
         }
-        let k = (0..KINDS).rev().find(|&k| o[k] <= n)?;
-        let local = self.perms[sg][k].invert(n - o[k]);
-        let p = &self.prefix[sg];
-        let at = p.partition_point(|e| e[k] <= local).checked_sub(1)?;
+        let p = (0..KINDS).rev().find(|&p| o[p] <= n)?;
+        let local = self.perms[sg][p].invert(n - o[p]);
+        let k = usize::from(KIND_ORDER[p]);
+        let prefix = &self.prefix[sg];
+        let at = prefix.partition_point(|e| e[k] <= local).checked_sub(1)?;
         let tile = *self.sig_tiles[sg].get(at)?;
-        self.square_in_tile(tile, k as u8, local - p[at][k])
+        self.square_in_tile(tile, k as u8, local - prefix[at][k])
     }
 
     /// The region of the square of word ranks `ranks` (from the number within the signature
@@ -744,7 +801,7 @@ impl Scheme {
         if n >= o[KINDS] {
             return None;
         }
-        (0..KINDS).rev().find(|&k| o[k] <= n).map(|k| k as u8)
+        (0..KINDS).rev().find(|&p| o[p] <= n).map(|p| KIND_ORDER[p])
     }
 }
 

@@ -18,9 +18,10 @@ use std::path::Path;
 use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use waymark_threewords::codec::{encode_polygons, encode_runs};
+use waymark_threewords::codec::{encode_polygons, encode_runs, encode_signatures};
 use waymark_threewords::grid::{BANDS, Grid};
 use waymark_threewords::regions::Regions;
+use waymark_threewords::v3;
 use waymark_threewords::{SCHEME_VERSION, WORDS};
 
 use crate::error::{BuildError, io};
@@ -61,6 +62,21 @@ pub struct ThreewordsStats {
     pub regions_sha256: String,
     /// Squares per region (populated, land, sea).
     pub squares: [u64; 3],
+    /// Runs of the region table of scheme version 3 (with the dense region).
+    #[serde(default)]
+    pub runs_v3: usize,
+    /// SHA-256 of the region table of scheme version 3.
+    #[serde(default)]
+    pub regions_v3_sha256: String,
+    /// Squares per region of scheme version 3 (populated, land, sea, dense).
+    #[serde(default)]
+    pub squares_v3: [u64; 4],
+    /// SHA-256 of the word classes of scheme version 3, per language.
+    #[serde(default)]
+    pub classes_sha256: HashMap<String, String>,
+    /// SHA-256 of the tile signature table of scheme version 3.
+    #[serde(default)]
+    pub signatures_sha256: String,
     /// Places kept for `nearestPlace`.
     pub places: usize,
     /// Country outlines.
@@ -183,12 +199,30 @@ pub fn build(sources: &Sources, conn: &mut Connection) -> Result<ThreewordsStats
         .iter()
         .map(|(_, _, lat, lng, population)| (*lat, *lng, *population))
         .collect();
-    let table = regions::build(grid, &shapes, &populated).map_err(BuildError::Invalid)?;
+    let table = regions::build(grid.clone(), &shapes, &populated).map_err(BuildError::Invalid)?;
+    let table_v3 = regions::build_v3(grid, &shapes, &populated).map_err(BuildError::Invalid)?;
+    let (classes, signatures) =
+        v3::tables(&table_v3, &list.words).map_err(|e| BuildError::Invalid(e.to_string()))?;
     let (by_numeric, by_name) =
         country_codes(&sources.member("countries", "package/countries.json")?)?;
-    write(conn, &list, &aliases, &table, &shapes, &places, |s| {
+    let tables = Tables {
+        regions: &table,
+        regions_v3: &table_v3,
+        classes: &classes,
+        signatures: &signatures,
+    };
+    write(conn, &list, &aliases, &tables, &shapes, &places, |s| {
         shape_code(s, &by_numeric, &by_name)
     })
+}
+
+/// The region table of scheme version 2, and the tables of version 3 (ADR 0009) written
+/// beside it.
+struct Tables<'a> {
+    regions: &'a Regions,
+    regions_v3: &'a Regions,
+    classes: &'a v3::Classes,
+    signatures: &'a [u16],
 }
 
 /// Writes the layer's tables.
@@ -196,7 +230,7 @@ fn write(
     conn: &mut Connection,
     list: &words::WordList,
     aliases: &[(String, u32)],
-    table: &Regions,
+    tables: &Tables,
     shapes: &[Shape],
     places: &[GazetteerPlace],
     code_of: impl Fn(&Shape) -> Option<String>,
@@ -208,12 +242,17 @@ fn write(
             needed: WORDS as usize,
         });
     }
+    let table = tables.regions;
     let tx = conn.transaction()?;
     let mut stats = ThreewordsStats {
         scheme: SCHEME_VERSION,
         regions_sha256: table.digest(),
         runs: table.run_count(),
         squares: [table.squares(0), table.squares(1), table.squares(2)],
+        runs_v3: tables.regions_v3.run_count(),
+        regions_v3_sha256: tables.regions_v3.digest(),
+        squares_v3: std::array::from_fn(|k| tables.regions_v3.squares(k)),
+        signatures_sha256: v3::signatures_digest(tables.signatures),
         ..ThreewordsStats::default()
     };
     {
@@ -221,6 +260,23 @@ fn write(
             tx.prepare("INSERT OR REPLACE INTO threewords_scheme(key, value) VALUES (?1, ?2)")?;
         scheme.execute(params!["version", SCHEME_VERSION.to_string()])?;
         scheme.execute(params!["regions_sha256", stats.regions_sha256])?;
+        scheme.execute(params!["regions_v3_sha256", stats.regions_v3_sha256])?;
+        scheme.execute(params!["signatures_sha256", stats.signatures_sha256])?;
+        let classes_sha256 = tables.classes.digest();
+        scheme.execute(params![
+            format!("classes_sha256:{}", list.language),
+            classes_sha256
+        ])?;
+        stats
+            .classes_sha256
+            .insert(list.language.clone(), classes_sha256);
+        let mut blob =
+            tx.prepare("INSERT OR REPLACE INTO threewords_v3(name, data) VALUES (?1, ?2)")?;
+        blob.execute(params![
+            format!("classes:{}", list.language),
+            tables.classes.assignment()
+        ])?;
+        blob.execute(params!["signatures", encode_signatures(tables.signatures)])?;
         scheme.execute(params![
             format!("words_sha256:{}", list.language),
             list.sha256()
@@ -245,6 +301,11 @@ fn write(
             tx.prepare("INSERT OR REPLACE INTO threewords_regions(band, runs) VALUES (?1, ?2)")?;
         for b in 0..BANDS {
             band.execute(params![b, encode_runs(table.band_runs(b))])?;
+        }
+        let mut band =
+            tx.prepare("INSERT OR REPLACE INTO threewords_regions_v3(band, runs) VALUES (?1, ?2)")?;
+        for b in 0..BANDS {
+            band.execute(params![b, encode_runs(tables.regions_v3.band_runs(b))])?;
         }
 
         let mut place = tx.prepare(

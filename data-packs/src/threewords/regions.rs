@@ -7,10 +7,16 @@
 //! holes) are its land intervals on that line; the union over polygons is the land. Populated:
 //! each place adds the interval of the centre line within 50 km of it. A column belongs to the
 //! interval holding its centre longitude.
+//!
+//! Scheme version 3 (ADR 0009 rule 5) adds a fourth region, dense: each place of at least
+//! [`DENSE_MIN_POPULATION`] people adds the interval of the centre line within
+//! `r = √(P / (π · DENSE_PEOPLE_PER_KM2))` of it (the disc that holds its P people at that
+//! density), over whatever region lies there. The version 2 table ([`build`]) has no dense
+//! run; [`build_v3`] is the same table with the dense intervals laid over it.
 use std::collections::HashMap;
 
 use waymark_threewords::grid::{BANDS, Grid, ROWS_PER_BAND, row_height};
-use waymark_threewords::regions::{LAND, POPULATED, Regions, Run, SEA};
+use waymark_threewords::regions::{DENSE, LAND, POPULATED, Regions, Run, SEA};
 
 use crate::topojson::Shape;
 
@@ -18,6 +24,10 @@ use crate::topojson::Shape;
 pub const POPULATED_RADIUS_KM: f64 = 50.0;
 /// Smallest population of a place that makes the populated region.
 pub const POPULATED_MIN_POPULATION: i64 = 1_000;
+/// Smallest population of a place that makes the dense region (scheme version 3).
+pub const DENSE_MIN_POPULATION: i64 = 10_000;
+/// People per km² of the disc a place's dense region covers (scheme version 3).
+pub const DENSE_PEOPLE_PER_KM2: f64 = 2_000.0;
 /// Kilometres per degree of latitude (mean Earth radius 6,371.0088 km).
 const KM_PER_DEGREE: f64 = 6_371.008_8 * std::f64::consts::PI / 180.0;
 
@@ -81,15 +91,32 @@ fn land(shapes: &[Shape]) -> Vec<Vec<(f64, f64)>> {
     out.into_iter().map(union).collect()
 }
 
+/// The radius of a place's dense disc, km: `√(P / (π · DENSE_PEOPLE_PER_KM2))`, `None`
+/// below [`DENSE_MIN_POPULATION`].
+pub fn dense_radius_km(population: i64) -> Option<f64> {
+    (population >= DENSE_MIN_POPULATION)
+        .then(|| (population as f64 / (std::f64::consts::PI * DENSE_PEOPLE_PER_KM2)).sqrt())
+}
+
 /// The populated intervals of every band's centre line.
 fn populated(places: &[Place]) -> Vec<Vec<(f64, f64)>> {
+    discs(places, |population| {
+        (population >= POPULATED_MIN_POPULATION).then_some(POPULATED_RADIUS_KM)
+    })
+}
+
+/// The intervals of every band's centre line within `radius(population)` km of a place
+/// (no interval where it is `None`).
+fn discs(places: &[Place], radius: impl Fn(i64) -> Option<f64>) -> Vec<Vec<(f64, f64)>> {
     let h = row_height() * f64::from(ROWS_PER_BAND);
-    let r = POPULATED_RADIUS_KM;
     let mut out: Vec<Vec<(f64, f64)>> = vec![Vec::new(); BANDS as usize];
     for &(lat, lng, population) in places {
-        if population < POPULATED_MIN_POPULATION || !lat.is_finite() || !lng.is_finite() {
+        if !lat.is_finite() || !lng.is_finite() {
             continue;
         }
+        let Some(r) = radius(population) else {
+            continue;
+        };
         let dlat = r / KM_PER_DEGREE;
         let first = ((lat - dlat + 90.0) / h - 0.5).ceil().max(0.0) as u32;
         for b in first..BANDS {
@@ -127,22 +154,24 @@ fn columns(n: u32, (a, b): (f64, f64)) -> (u32, u32) {
     (at(a), at(b))
 }
 
-/// The runs of one band from its land and populated intervals.
-fn band_runs(n: u32, land: &[(f64, f64)], populated: &[(f64, f64)]) -> Vec<Run> {
-    // Region of each boundary: +1/-1 events on two layers.
-    let mut events: Vec<(u32, i32, i32)> = Vec::new();
-    for &iv in land {
-        let (a, b) = columns(n, iv);
-        if a < b {
-            events.push((a, 1, 0));
-            events.push((b, -1, 0));
-        }
-    }
-    for &iv in populated {
-        let (a, b) = columns(n, iv);
-        if a < b {
-            events.push((a, 0, 1));
-            events.push((b, 0, -1));
+/// The runs of one band from its land, populated and dense intervals.
+fn band_runs(
+    n: u32,
+    land: &[(f64, f64)],
+    populated: &[(f64, f64)],
+    dense: &[(f64, f64)],
+) -> Vec<Run> {
+    // Region of each boundary: +1/-1 events on three layers.
+    let mut events: Vec<(u32, [i32; 3])> = Vec::new();
+    for (layer, intervals) in [land, populated, dense].into_iter().enumerate() {
+        for &iv in intervals {
+            let (a, b) = columns(n, iv);
+            if a < b {
+                let mut up = [0; 3];
+                up[layer] = 1;
+                events.push((a, up));
+                events.push((b, up.map(|d| -d)));
+            }
         }
     }
     events.sort_unstable();
@@ -150,22 +179,24 @@ fn band_runs(n: u32, land: &[(f64, f64)], populated: &[(f64, f64)]) -> Vec<Run> 
         start: 0,
         region: SEA,
     }];
-    let (mut in_land, mut in_populated) = (0i32, 0i32);
+    let mut inside = [0i32; 3];
     let mut i = 0;
     while i < events.len() {
         let col = events[i].0;
         while i < events.len() && events[i].0 == col {
-            in_land += events[i].1;
-            in_populated += events[i].2;
+            for (d, e) in inside.iter_mut().zip(events[i].1) {
+                *d += e;
+            }
             i += 1;
         }
         if col >= n {
             break;
         }
-        let region = match (in_populated > 0, in_land > 0) {
-            (true, _) => POPULATED,
-            (false, true) => LAND,
-            (false, false) => SEA,
+        let region = match inside.map(|d| d > 0) {
+            [_, _, true] => DENSE,
+            [_, true, false] => POPULATED,
+            [true, false, false] => LAND,
+            [false, false, false] => SEA,
         };
         let last = runs.len() - 1;
         if runs[last].region == region {
@@ -184,12 +215,34 @@ fn band_runs(n: u32, land: &[(f64, f64)], populated: &[(f64, f64)]) -> Vec<Run> 
     runs
 }
 
-/// The region table from the country shapes and the gazetteer.
+/// The region table of scheme version 2 from the country shapes and the gazetteer.
 pub fn build(grid: Grid, countries: &[Shape], places: &[Place]) -> Result<Regions, String> {
+    table(grid, countries, places, false)
+}
+
+/// The region table of scheme version 3: version 2's with the dense region laid over it.
+pub fn build_v3(grid: Grid, countries: &[Shape], places: &[Place]) -> Result<Regions, String> {
+    table(grid, countries, places, true)
+}
+
+fn table(
+    grid: Grid,
+    countries: &[Shape],
+    places: &[Place],
+    dense: bool,
+) -> Result<Regions, String> {
     let land = land(countries);
     let populated = populated(places);
+    let dense = if dense {
+        discs(places, dense_radius_km)
+    } else {
+        vec![Vec::new(); BANDS as usize]
+    };
     let bands = (0..BANDS)
-        .map(|b| band_runs(grid.columns(b), &land[b as usize], &populated[b as usize]))
+        .map(|b| {
+            let b = b as usize;
+            band_runs(grid.columns(b as u32), &land[b], &populated[b], &dense[b])
+        })
         .collect();
     Regions::new(grid, bands).map_err(|e| e.to_string())
 }
@@ -202,7 +255,7 @@ mod tests {
     #[test]
     fn runs_from_intervals() {
         let n = 3600; // 0.1° columns
-        let runs = band_runs(n, &[(0.0, 10.0), (5.0, 20.0)], &[(15.0, 30.0)]);
+        let runs = band_runs(n, &[(0.0, 10.0), (5.0, 20.0)], &[(15.0, 30.0)], &[]);
         assert_eq!(
             runs,
             vec![
@@ -225,8 +278,8 @@ mod tests {
             ]
         );
         // Nothing: one sea run; populated from column 0.
-        assert_eq!(band_runs(n, &[], &[]).len(), 1);
-        let r = band_runs(n, &[], &[(-180.0, -179.0)]);
+        assert_eq!(band_runs(n, &[], &[], &[]).len(), 1);
+        let r = band_runs(n, &[], &[(-180.0, -179.0)], &[]);
         assert_eq!(
             r[0],
             Run {
@@ -264,5 +317,48 @@ mod tests {
         assert_eq!(at(11.0, 5.0), SEA);
         assert_eq!(at(-40.0, 100.0), SEA, "too small a place");
         assert!(r.squares(0) > 0);
+    }
+
+    #[test]
+    fn a_city_makes_a_dense_disc_in_version_3_only() {
+        let square = Shape {
+            id: Some("1".into()),
+            name: None,
+            polygons: vec![vec![vec![
+                (0.0, 0.0),
+                (10.0, 0.0),
+                (10.0, 10.0),
+                (0.0, 10.0),
+                (0.0, 0.0),
+            ]]],
+        };
+        // 1,000,000 people at 2,000 per km²: a disc of 12.6 km; a town of 9,999: none.
+        let r_km = dense_radius_km(1_000_000).unwrap();
+        assert!((r_km - 12.616).abs() < 0.01, "{r_km}");
+        assert_eq!(dense_radius_km(DENSE_MIN_POPULATION - 1), None);
+        let places = [
+            (5.0, 5.0, 1_000_000),
+            (2.0, 2.0, 9_999),
+            (5.0, -20.0, 50_000),
+        ];
+        let grid = Grid::computed();
+        let v2 = build(grid.clone(), std::slice::from_ref(&square), &places).unwrap();
+        let v3 = build_v3(grid.clone(), &[square], &places).unwrap();
+        let at = |r: &Regions, lat: f64, lng: f64| r.region(grid.square(lat, lng).unwrap());
+        assert_eq!(at(&v2, 5.0, 5.0), POPULATED);
+        assert_eq!(v2.squares(usize::from(DENSE)), 0);
+        assert_eq!(at(&v3, 5.0, 5.0), DENSE);
+        // 0.1° of longitude ≈ 11.1 km is inside the disc; 0.14° of latitude ≈ 15.6 km (less
+        // half a 3 km band) is outside.
+        assert_eq!(at(&v3, 5.0, 5.1), DENSE);
+        assert_eq!(at(&v3, 5.14, 5.0), POPULATED);
+        assert_eq!(at(&v3, 5.0, 5.5), LAND);
+        assert_eq!(at(&v3, 2.0, 2.0), POPULATED, "too small for a dense disc");
+        // Over the sea, too.
+        assert_eq!(at(&v3, 5.0, -20.0), DENSE);
+        // Outside the dense discs the tables agree.
+        for (lat, lng) in [(5.0, 5.3), (9.0, 9.0), (11.0, 5.0), (2.0, 2.0)] {
+            assert_eq!(at(&v2, lat, lng), at(&v3, lat, lng), "{lat},{lng}");
+        }
     }
 }

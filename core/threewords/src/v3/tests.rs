@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 use super::*;
 use crate::permute::splitmix64;
-use crate::regions::{LAND, POPULATED, Run, SEA};
+use crate::regions::{DENSE, LAND, POPULATED, Run, SEA};
 
 fn haversine_km(a: (f64, f64), b: (f64, f64)) -> f64 {
     let (la1, lo1, la2, lo2) = (
@@ -16,7 +16,8 @@ fn haversine_km(a: (f64, f64), b: (f64, f64)) -> f64 {
 }
 
 /// The made-up world of the version 2 tests: land over a third of the longitudes with
-/// populated stretches, more runs towards the middle bands.
+/// populated stretches, more runs towards the middle bands; every other populated stretch
+/// has a dense core.
 fn synthetic() -> Regions {
     let grid = Grid::computed();
     let bands = (0..BANDS)
@@ -42,6 +43,12 @@ fn synthetic() -> Regions {
                         start: a + w / 4,
                         region: POPULATED,
                     });
+                    if w >= 16 && p % 2 == 0 {
+                        runs.push(Run {
+                            start: a + 3 * w / 8,
+                            region: DENSE,
+                        });
+                    }
                     runs.push(Run {
                         start: a + w / 2,
                         region: LAND,
@@ -270,7 +277,7 @@ fn substitutions_next_to_tile_edges_land_far() {
 }
 
 #[test]
-fn populated_squares_take_smaller_ranks() {
+fn denser_squares_take_smaller_ranks() {
     let s = scheme();
     let grid = s.regions().grid().clone();
     let mut rng = Rng(5);
@@ -286,7 +293,9 @@ fn populated_squares_take_smaller_ranks() {
         .iter()
         .map(|(a, n)| *a as f64 / (*n).max(1) as f64)
         .collect();
-    assert!(mean[0] < mean[1] && mean[1] < mean[2], "{mean:?}");
+    let [d, p, l, s] = KIND_ORDER.map(|k| mean[usize::from(k)]);
+    assert!(sum[usize::from(DENSE)].1 > 0, "no dense square drawn");
+    assert!(d < p && p < l && l < s, "{mean:?}");
 }
 
 /// Two words swapped in an address on land or among people never land within 50 km.
