@@ -37,13 +37,6 @@ struct Cli {
     command: Command,
 }
 
-/// The `--layout` of `synth`.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum SynthLayout {
-    City,
-    Country,
-}
-
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Fetch (with pip, npm, apt-get download) and verify the pinned inputs.
@@ -134,11 +127,10 @@ enum Command {
         /// Longitude of the grid's south-west corner.
         #[arg(long, default_value_t = waymark_packs::synth::DEFAULT_ORIGIN.1)]
         lng: f64,
-        /// `city`: one square street grid (the worst case for separators); `country`: towns
-        /// of many sizes on open land joined by rural roads (put its corner where the land
-        /// stays in one country: a 5 M-node country is about 190 km across).
+        /// `city`: one street grid (the worst case for separators); `country`: towns joined by
+        /// rural roads (a 5 M-node country is about 210 km across: put its corner accordingly).
         #[arg(long, default_value = "city")]
-        layout: SynthLayout,
+        layout: waymark_packs::synth::Layout,
     },
     /// Build the delta from the pack directory OLD to the pack directory NEW (the same pack id,
     /// both built): per-file zstd patches and a delta manifest signed by --publisher, written
@@ -502,10 +494,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 nodes,
                 seed,
                 origin: (lat, lng),
-                layout: match layout {
-                    SynthLayout::City => waymark_packs::synth::Layout::City,
-                    SynthLayout::Country => waymark_packs::synth::Layout::Country,
-                },
+                layout,
             };
             let started = std::time::Instant::now();
             let s = waymark_packs::synth::write_synthetic(&out, &opts)
