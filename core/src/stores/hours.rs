@@ -102,18 +102,7 @@ impl OpeningHours {
             .get(&key)
             .or_else(|| self.usual.get(&weekday))
             .or_else(|| self.usual.get("default"));
-        list.map(|l| {
-            l.iter()
-                .filter_map(|r| {
-                    Some((
-                        u32::from(parse_hhmm(&r.start, false)?),
-                        u32::from(parse_hhmm(&r.end, true)?),
-                    ))
-                })
-                .filter(|(s, e)| s < e)
-                .collect()
-        })
-        .unwrap_or_default()
+        list.map(|l| minutes(l)).unwrap_or_default()
     }
 
     /// Whether the store is open at `at` (in its timezone, its special days first): what
@@ -190,17 +179,6 @@ pub struct CompiledHours {
 impl CompiledHours {
     /// The hours `h` made ready.
     pub fn new(h: &OpeningHours) -> CompiledHours {
-        let minutes = |l: &[TimeRange]| -> Vec<(u32, u32)> {
-            l.iter()
-                .filter_map(|r| {
-                    Some((
-                        u32::from(parse_hhmm(&r.start, false)?),
-                        u32::from(parse_hhmm(&r.end, true)?),
-                    ))
-                })
-                .filter(|(s, e)| s < e)
-                .collect()
-        };
         let weekly = std::array::from_fn(|d| {
             h.usual
                 .get(&(d + 1).to_string())
@@ -240,6 +218,19 @@ impl CompiledHours {
         };
         ranges.iter().any(|range| contains(*range, now))
     }
+}
+
+/// The valid ranges of `l` in minutes since midnight (unreadable or empty ones left out).
+fn minutes(l: &[TimeRange]) -> Vec<(u32, u32)> {
+    l.iter()
+        .filter_map(|r| {
+            Some((
+                u32::from(parse_hhmm(&r.start, false)?),
+                u32::from(parse_hhmm(&r.end, true)?),
+            ))
+        })
+        .filter(|(s, e)| s < e)
+        .collect()
 }
 
 /// Whether minute `now` of a day falls in the opening range `(start, end)`.

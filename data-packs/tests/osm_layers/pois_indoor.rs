@@ -270,21 +270,9 @@ fn check_indoor(name: &str) {
         .for_each(|el| {
             if let osmpbf::Element::Way(w) = el {
                 let tags: std::collections::HashMap<&str, &str> = w.tags().collect();
-                let wall = tags.get("barrier").is_some_and(|b| {
-                    [
-                        "wall",
-                        "fence",
-                        "handrail",
-                        "railing",
-                        "retaining_wall",
-                        "guard_rail",
-                        "hedge",
-                        "city_wall",
-                        "jersey_barrier",
-                        "cable_barrier",
-                    ]
-                    .contains(b)
-                });
+                let wall = tags
+                    .get("barrier")
+                    .is_some_and(|b| waymark_packs::osm::indoor::WALL_BARRIERS.contains(b));
                 if wall && tags.contains_key("level") {
                     barrier_walls.insert(w.id());
                 }

@@ -88,7 +88,7 @@ const PASSAGE_BARRIERS: [&str; 8] = [
 
 /// `barrier` values of lines people cannot cross (walls, fences, railings): such a way with a
 /// level is a `wall` feature, which routes do not cross but at a door or gate on it.
-const WALL_BARRIERS: [&str; 10] = [
+pub const WALL_BARRIERS: [&str; 10] = [
     "wall",
     "fence",
     "handrail",
