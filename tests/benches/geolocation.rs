@@ -157,7 +157,7 @@ fn bench(c: &mut Criterion) {
             })
         },
     );
-    c.bench_function("ip lookup (index; Helsinki + base ranges)", |b| {
+    c.bench_function("ip lookup (index; base pack country ranges)", |b| {
         b.iter(|| {
             i = (i + 1) % addresses.len();
             black_box(ips.find(addresses[i]).map(|h| h.record.accuracy_km));
@@ -178,7 +178,7 @@ fn bench(c: &mut Criterion) {
             ))
         })
     });
-    c.bench_function("ip position (engine operation; Helsinki + base)", |b| {
+    c.bench_function("ip position (engine operation; base and world IP packs)", |b| {
         b.iter(|| {
             i = (i + 1) % addresses.len();
             black_box(engine.call(
