@@ -178,17 +178,20 @@ fn bench(c: &mut Criterion) {
             ))
         })
     });
-    c.bench_function("ip position (engine operation; base and world IP packs)", |b| {
-        b.iter(|| {
-            i = (i + 1) % addresses.len();
-            black_box(engine.call(
-                &Credentials::Http(&caller),
-                PositionRequest {
-                    ip_address: Some(addresses[i]),
-                },
-            ))
-        })
-    });
+    c.bench_function(
+        "ip position (engine operation; base and world IP packs)",
+        |b| {
+            b.iter(|| {
+                i = (i + 1) % addresses.len();
+                black_box(engine.call(
+                    &Credentials::Http(&caller),
+                    PositionRequest {
+                        ip_address: Some(addresses[i]),
+                    },
+                ))
+            })
+        },
+    );
 }
 
 criterion_group!(benches, bench);
