@@ -250,6 +250,25 @@ fn the_version_3_tables_are_pinned() {
         .map(String::from),
         "the version 3 tables changed: a new scheme version (ADR 0003, ADR 0009)"
     );
+    // The pack is of scheme version 3 and carries no version 2 region table.
+    let conn = rusqlite::Connection::open(&f.db).unwrap();
+    let version: String = conn
+        .query_row(
+            "SELECT value FROM threewords_scheme WHERE key = 'version'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(version, "3");
+    let v2_tables: i64 = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'threewords_regions') \
+             + (SELECT count(*) FROM threewords_scheme WHERE key = 'regions_sha256')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(v2_tables, 0);
 }
 
 /// The engine answers from the same tables: its addresses are the scheme's.
