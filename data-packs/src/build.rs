@@ -404,7 +404,7 @@ fn build_pack_inner(
         }
         let started = Instant::now();
         let stats = crate::threewords::build(sources, &mut conn)?;
-        tracing::info!(pack = %plan.id, ms = started.elapsed().as_millis() as u64, runs = stats.runs, "three-word layer built");
+        tracing::info!(pack = %plan.id, ms = started.elapsed().as_millis() as u64, runs = stats.runs_v3, "three-word layer built");
         mark_done(
             &conn,
             layers::THREEWORDS,

@@ -5,7 +5,7 @@
 //!
 //! The version 3 tables (the region table with the dense region, ADR 0009 rule 5, the word
 //! classes and the tile signatures) are the ones the pack builder writes, their SHA-256
-//! pinned; the engine still answers version 2.
+//! pinned; the engine answers from them and refuses a pack whose tables or version differ.
 //! `WAYMARK_MISTAKE_ADDRESSES` (default 100,000) sets the addresses of the substitution test,
 //! `WAYMARK_V3_ROUND_TRIPS` (default 1,000,000) the random squares of the round trip; the
 //! figures are printed (`--nocapture`).
@@ -15,8 +15,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use waymark_core::geo::{Pt, haversine_m};
-use waymark_core::threewords::{ThreeWordsIndex, suggest};
-use waymark_threewords::codec::{decode_runs, decode_signatures};
+use waymark_core::threewords::ThreeWordsIndex;
+use waymark_core::threewords::index::LoadError;
+use waymark_threewords::codec::{decode_runs, decode_signatures, encode_runs, encode_signatures};
 use waymark_threewords::grid::{BANDS, Grid};
 use waymark_threewords::regions::{DENSE, LAND, POPULATED, Regions, SEA};
 use waymark_threewords::v3::{self, Classes, KINDS, SAFE_KM, Scheme, Tiles};
@@ -32,10 +33,17 @@ struct Fixture {
     digests: [String; 3],
     /// Digests the builder recorded in the pack, the same order.
     recorded: [String; 3],
+    /// The layer as the engine read it.
+    index: ThreeWordsIndex,
+    /// The pack's database.
+    db: std::path::PathBuf,
+    _dir: tempfile::TempDir,
 }
 
 /// The version 3 tables the builder wrote.
 struct Built {
+    dir: tempfile::TempDir,
+    db: std::path::PathBuf,
     index: ThreeWordsIndex,
     regions: Regions,
     cities: Vec<(String, f64, f64)>,
@@ -64,7 +72,8 @@ fn index() -> Built {
         &mut |_, _, _| {},
     )
     .unwrap();
-    let conn = rusqlite::Connection::open(built.join("data.sqlite")).unwrap();
+    let db = built.join("data.sqlite");
+    let conn = rusqlite::Connection::open(&db).unwrap();
     let index = ThreeWordsIndex::read(&conn).unwrap();
     let mut bands = vec![Vec::new(); BANDS as usize];
     let mut stmt = conn
@@ -100,18 +109,7 @@ fn index() -> Built {
     };
     let class = blob("classes:en");
     let sig = decode_signatures(&blob("signatures")).unwrap();
-    // Version 2's table is the version 3 table without the dense region.
-    let v2 = index.scheme.regions();
-    assert_eq!(v2.squares(usize::from(DENSE)), 0);
     assert!(regions.squares(usize::from(DENSE)) > 0);
-    // Outside the dense region the two tables agree.
-    let mut rng = waymark_tests::Rng::new(17);
-    for _ in 0..100_000 {
-        let (lat, lng) = rng.sphere_point();
-        let square = regions.grid().square(lat, lng).unwrap();
-        let k = regions.region(square);
-        assert!(k == DENSE || k == v2.region(square), "{lat},{lng}");
-    }
     let mut stmt = conn
         .prepare(
             "SELECT name, lat, lng FROM threewords_places ORDER BY population DESC, id LIMIT 10",
@@ -123,6 +121,8 @@ fn index() -> Built {
         .collect::<Result<Vec<_>, _>>()
         .unwrap();
     Built {
+        dir,
+        db,
         index,
         regions,
         cities,
@@ -154,6 +154,8 @@ fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
         let Built {
+            dir,
+            db,
             index,
             regions,
             cities,
@@ -169,10 +171,7 @@ fn fixture() -> &'static Fixture {
         // edit as autosuggest reads it, plural and singular, words heard alike.
         let mut listed: Vec<HashSet<u32>> = vec![HashSet::new(); words.len()];
         for (i, w) in words.iter().enumerate() {
-            let forms = v3::neighbours(w)
-                .into_iter()
-                .chain(suggest::one_edit(w))
-                .chain(number_forms(w));
+            let forms = v3::neighbours(w).into_iter().chain(number_forms(w));
             for f in forms {
                 if let Some(&j) = en.rank.get(f.as_str())
                     && j as usize != i
@@ -228,6 +227,9 @@ fn fixture() -> &'static Fixture {
             cities,
             digests,
             recorded,
+            index,
+            db,
+            _dir: dir,
         }
     })
 }
@@ -248,6 +250,158 @@ fn the_version_3_tables_are_pinned() {
         .map(String::from),
         "the version 3 tables changed: a new scheme version (ADR 0003, ADR 0009)"
     );
+    // The pack is of scheme version 3 and carries no version 2 region table.
+    let conn = rusqlite::Connection::open(&f.db).unwrap();
+    let version: String = conn
+        .query_row(
+            "SELECT value FROM threewords_scheme WHERE key = 'version'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(version, "3");
+    let v2_tables: i64 = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'threewords_regions') \
+             + (SELECT count(*) FROM threewords_scheme WHERE key = 'regions_sha256')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(v2_tables, 0);
+}
+
+/// The engine answers from the same tables: its addresses are the scheme's.
+#[test]
+fn the_engine_answers_scheme_version_3() {
+    let f = fixture();
+    let grid = f.scheme.regions().grid().clone();
+    let mut rng = waymark_tests::Rng::new(3);
+    for _ in 0..10_000 {
+        let (lat, lng) = rng.sphere_point();
+        let square = grid.square(lat, lng).unwrap();
+        let ranks = f.scheme.triple(square);
+        assert_eq!(f.index.scheme.triple(square), ranks, "{lat},{lng}");
+        let classes = ranks.map(|r| usize::from(f.scheme.classes().class(r).unwrap()));
+        let tile = f.scheme.tiles().tile_of(square);
+        assert_eq!(
+            v3::signature_of(classes),
+            usize::from(f.scheme.signature(tile)),
+            "{lat},{lng}: the words' classes are the tile's signature"
+        );
+    }
+}
+
+/// A pack of another scheme version, or whose region table, word classes or tile signatures
+/// differ from the pinned ones by one entry, is refused with a message naming what differs.
+#[test]
+fn packs_of_another_version_or_with_other_tables_are_refused() {
+    let f = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("data.sqlite");
+    std::fs::copy(&f.db, &db).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let refused = |conn: &rusqlite::Connection| match ThreeWordsIndex::read(conn) {
+        Ok(_) => panic!("the layer was read"),
+        Err(e) => e,
+    };
+    let blob = |name: &str| -> Vec<u8> {
+        conn.query_row(
+            "SELECT data FROM threewords_v3 WHERE name = ?1",
+            [name],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let set_blob = |name: &str, data: &[u8]| {
+        conn.execute(
+            "UPDATE threewords_v3 SET data = ?2 WHERE name = ?1",
+            rusqlite::params![name, data],
+        )
+        .unwrap();
+    };
+
+    conn.execute(
+        "UPDATE threewords_scheme SET value = '2' WHERE key = 'version'",
+        [],
+    )
+    .unwrap();
+    let e = refused(&conn);
+    assert!(matches!(e, LoadError::Version(ref v) if v == "2"), "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("scheme version 2") && msg.contains("scheme version 3"),
+        "{msg}"
+    );
+    conn.execute(
+        "UPDATE threewords_scheme SET value = '3' WHERE key = 'version'",
+        [],
+    )
+    .unwrap();
+
+    // Two words of different classes trade classes: the classes stay balanced.
+    let classes = blob("classes:en");
+    let mut other = classes.clone();
+    let j = (1..other.len()).find(|&j| other[j] != other[0]).unwrap();
+    other.swap(0, j);
+    set_blob("classes:en", &other);
+    let msg = refused(&conn).to_string();
+    assert!(
+        msg.contains("word classes") && msg.contains(v3::CLASSES_SHA256),
+        "{msg}"
+    );
+    set_blob("classes:en", &classes);
+
+    let signatures = blob("signatures");
+    let mut sig = decode_signatures(&signatures).unwrap();
+    sig[1_000] = (sig[1_000] + 1) % v3::SIGNATURES as u16;
+    set_blob("signatures", &encode_signatures(&sig));
+    let msg = refused(&conn).to_string();
+    assert!(
+        msg.contains("tile signature table") && msg.contains(v3::SIGNATURES_SHA256),
+        "{msg}"
+    );
+    set_blob("signatures", &signatures);
+
+    // A band of several runs becomes one run of its first region.
+    let (band, runs): (i64, Vec<u8>) = conn
+        .query_row(
+            "SELECT band, runs FROM threewords_regions_v3 WHERE length(runs) > 5 ORDER BY band LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let first = decode_runs(&runs).unwrap()[0];
+    conn.execute(
+        "UPDATE threewords_regions_v3 SET runs = ?2 WHERE band = ?1",
+        rusqlite::params![band, encode_runs(&[first])],
+    )
+    .unwrap();
+    let msg = refused(&conn).to_string();
+    assert!(
+        msg.contains("region table") && msg.contains(v3::REGIONS_SHA256),
+        "{msg}"
+    );
+    conn.execute(
+        "UPDATE threewords_regions_v3 SET runs = ?2 WHERE band = ?1",
+        rusqlite::params![band, runs],
+    )
+    .unwrap();
+
+    conn.execute("DELETE FROM threewords_v3 WHERE name = 'signatures'", [])
+        .unwrap();
+    let msg = refused(&conn).to_string();
+    assert!(
+        msg.contains("`signatures`") && msg.contains("missing"),
+        "{msg}"
+    );
+    conn.execute(
+        "INSERT INTO threewords_v3(name, data) VALUES ('signatures', ?1)",
+        [&signatures],
+    )
+    .unwrap();
+    // Restored, the copy reads again.
+    assert!(ThreeWordsIndex::read(&conn).is_ok());
 }
 
 #[test]

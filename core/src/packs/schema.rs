@@ -490,19 +490,18 @@ CREATE TABLE IF NOT EXISTS timezones (
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS timezones_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);";
 
-/// Three-word addresses (ADR 0003). `threewords_scheme` holds `version` (the scheme version),
-/// `regions_sha256` and `words_sha256:<language>`; `threewords_words` the ranked list of each
-/// language (rank = the word's number in the scheme); `threewords_aliases` words heard or
-/// typed for a listed word (homophones the list dropped), for voice input; `threewords_regions`
-/// the runs of each band of the grid, 5 bytes a run (`u32` first column little-endian, `u8`
-/// region); `threewords_regions_v3` the same for scheme version 3 (ADR 0009: with the dense
-/// region, code 3) and `regions_v3_sha256` its digest; `threewords_v3` the other tables of
-/// scheme version 3 as blobs: `classes:<language>` (one byte per rank, the word's class) and
-/// `signatures` (one little-endian `u16` per tile), their digests `classes_sha256:<language>`
-/// and `signatures_sha256`; `threewords_places` the world's populated places (GeoNames) for `nearestPlace`;
-/// `threewords_countries` country outlines (Natural Earth 1:10m) as blobs of little-endian
-/// `f32` (`u32` polygon count, then per polygon a `u32` ring count, per ring a `u32` point
-/// count and `lng, lat` pairs).
+/// Three-word addresses (ADR 0003, scheme version 3: ADR 0009). `threewords_scheme` holds
+/// `version` (the scheme version), `words_sha256:<language>`, `regions_v3_sha256`,
+/// `classes_sha256:<language>` and `signatures_sha256`; `threewords_words` the ranked list of
+/// each language (rank = the word's number in the scheme); `threewords_aliases` words heard or
+/// typed for a listed word (homophones the list dropped), for voice input;
+/// `threewords_regions_v3` the runs of each band of the grid (with the dense region, code 3),
+/// 5 bytes a run (`u32` first column little-endian, `u8` region); `threewords_v3` the other
+/// tables of the scheme as blobs: `classes:<language>` (one byte per rank, the word's class)
+/// and `signatures` (one little-endian `u16` per tile); `threewords_places` the world's
+/// populated places (GeoNames) for `nearestPlace`; `threewords_countries` country outlines
+/// (Natural Earth 1:10m) as blobs of little-endian `f32` (`u32` polygon count, then per
+/// polygon a `u32` ring count, per ring a `u32` point count and `lng, lat` pairs).
 pub const THREEWORDS: &str = "
 CREATE TABLE IF NOT EXISTS threewords_scheme (
     key   TEXT PRIMARY KEY NOT NULL,
@@ -520,10 +519,6 @@ CREATE TABLE IF NOT EXISTS threewords_aliases (
     rank     INTEGER NOT NULL,
     PRIMARY KEY (language, alias, rank)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS threewords_regions (
-    band INTEGER PRIMARY KEY,
-    runs BLOB NOT NULL
-);
 CREATE TABLE IF NOT EXISTS threewords_regions_v3 (
     band INTEGER PRIMARY KEY,
     runs BLOB NOT NULL

@@ -1,5 +1,6 @@
-//! The three-word layer of a pack set, loaded once per set: the scheme over the pack's region
-//! table (checked against the pinned SHA-256 of the scheme), the word lists, the populated
+//! The three-word layer of a pack set, loaded once per set: the scheme (version 3, ADR 0009)
+//! over the pack's region table, word classes and tile signatures (each checked against the
+//! SHA-256 pinned with the scheme), the word lists, the populated
 //! places (nearest first, on the unit sphere) and the country outlines (point-in-country
 //! through an index of edges by latitude strip, so a lookup reads a few dozen edges rather
 //! than a whole 1:10m coastline).
@@ -8,10 +9,11 @@ use std::collections::HashMap;
 use rstar::RTree;
 use rstar::primitives::{GeomWithData, Rectangle};
 use rusqlite::Connection;
-use waymark_threewords::codec::{decode_polygons, decode_runs};
+use waymark_threewords::codec::{decode_polygons, decode_runs, decode_signatures};
 use waymark_threewords::grid::{BANDS, Grid};
-use waymark_threewords::regions::{REGIONS_SHA256, Regions};
-use waymark_threewords::{SCHEME_VERSION, Scheme, WORDS};
+use waymark_threewords::regions::Regions;
+use waymark_threewords::v3::{self, Classes, Scheme};
+use waymark_threewords::{SCHEME_VERSION, WORDS};
 
 use crate::error::{ApiError, ErrorCode};
 use crate::geo::{Pt, xyz};
@@ -19,7 +21,8 @@ use crate::packs::PackSet;
 use crate::packs::schema::layers;
 
 /// SHA-256 of each shipped word list (words joined by `\n`), pinned with the scheme: a pack
-/// whose list differs would re-map addresses and is refused.
+/// whose list differs would re-map addresses and is refused. The word classes of the scheme
+/// are English's (`classes:en`, [`v3::CLASSES_SHA256`]).
 pub const WORDS_SHA256: &[(&str, &str)] = &[(
     "en",
     "230d4c826b7cfc5d10f6dc35f6d50e244e4b5817fddea3ba89ee6775422cc80b",
@@ -153,7 +156,7 @@ impl CountryShape {
 /// The three-word layer of a pack set.
 #[derive(Debug)]
 pub struct ThreeWordsIndex {
-    /// Square ↔ rank triples.
+    /// Square ↔ rank triples (scheme version 3).
     pub scheme: Scheme,
     /// Word lists by language.
     pub languages: HashMap<String, Words>,
@@ -207,7 +210,7 @@ impl ThreeWordsIndex {
         let grid = Grid::v1().map_err(|e| LoadError::Scheme(e.to_string()))?;
         let mut bands = vec![Vec::new(); BANDS as usize];
         {
-            let mut stmt = conn.prepare("SELECT band, runs FROM threewords_regions")?;
+            let mut stmt = conn.prepare("SELECT band, runs FROM threewords_regions_v3")?;
             let mut rows = stmt.query([])?;
             while let Some(row) = rows.next()? {
                 let band: i64 = row.get(0)?;
@@ -220,13 +223,20 @@ impl ThreeWordsIndex {
             }
         }
         let regions = Regions::new(grid, bands).map_err(|e| LoadError::Scheme(e.to_string()))?;
-        let digest = regions.digest();
-        if digest != REGIONS_SHA256 {
-            return Err(LoadError::Scheme(format!(
-                "region table SHA-256 {digest}, scheme v{SCHEME_VERSION} has {REGIONS_SHA256}"
-            )));
-        }
-        let scheme = Scheme::new(regions).map_err(|e| LoadError::Scheme(e.to_string()))?;
+        pinned("region table", &regions.digest(), v3::REGIONS_SHA256)?;
+        let class = blob(conn, "classes:en")?;
+        let classes = Classes::from_assignment(class)
+            .map_err(|e| LoadError::Scheme(format!("the word classes: {e}")))?;
+        pinned("word classes", &classes.digest(), v3::CLASSES_SHA256)?;
+        let sig = decode_signatures(&blob(conn, "signatures")?)
+            .map_err(|e| LoadError::Scheme(format!("the tile signatures: {e}")))?;
+        pinned(
+            "tile signature table",
+            &v3::signatures_digest(&sig),
+            v3::SIGNATURES_SHA256,
+        )?;
+        let scheme =
+            Scheme::new(regions, sig, classes).map_err(|e| LoadError::Scheme(e.to_string()))?;
 
         let mut languages = HashMap::new();
         for &(language, sha) in WORDS_SHA256 {
@@ -278,9 +288,9 @@ impl ThreeWordsIndex {
                 },
             );
         }
-        if languages.is_empty() {
+        if !languages.contains_key("en") {
             return Err(LoadError::Scheme(format!(
-                "no word list of scheme v{SCHEME_VERSION}"
+                "no `en` word list: the word classes of scheme v{SCHEME_VERSION} are English's"
             )));
         }
 
@@ -369,6 +379,32 @@ impl ThreeWordsIndex {
     }
 }
 
+/// A blob of `threewords_v3` (`classes:<language>`, `signatures`).
+fn blob(conn: &Connection, name: &str) -> Result<Vec<u8>, LoadError> {
+    match conn.query_row(
+        "SELECT data FROM threewords_v3 WHERE name = ?1",
+        [name],
+        |r| r.get(0),
+    ) {
+        Ok(data) => Ok(data),
+        Err(rusqlite::Error::QueryReturnedNoRows) => Err(LoadError::Scheme(format!(
+            "the table `{name}` of scheme v{SCHEME_VERSION} is missing"
+        ))),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `Ok` when a table's SHA-256 is the one pinned with the scheme; else the error naming the
+/// table and both digests.
+fn pinned(what: &str, found: &str, pinned: &str) -> Result<(), LoadError> {
+    if found == pinned {
+        return Ok(());
+    }
+    Err(LoadError::Scheme(format!(
+        "the {what} has SHA-256 {found}, scheme v{SCHEME_VERSION} has {pinned}"
+    )))
+}
+
 /// Why a three-word layer cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -376,7 +412,10 @@ pub enum LoadError {
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
     /// Another scheme version.
-    #[error("scheme version {0}, this build answers scheme v{SCHEME_VERSION}")]
+    #[error(
+        "its addresses are of scheme version {0}, this build answers scheme version \
+         {SCHEME_VERSION} only: install a base pack built for scheme version {SCHEME_VERSION}"
+    )]
     Version(String),
     /// The pack's scheme data differs from the scheme's.
     #[error("{0}")]

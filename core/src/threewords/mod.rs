@@ -1,9 +1,10 @@
 //! The three-word addresses group: conversion of a coordinate to its address and suggestions
 //! for a partly typed or spoken address, over the three-word layer of the installed packs
-//! (scheme v2, `docs/adr/0003-three-word-addresses.md`).
+//! (scheme version 3: `docs/adr/0003-three-word-addresses.md`, `docs/adr/0009-three-word-scheme-v3.md`).
 //!
-//! **Convert.** The coordinate's ≈ 3 m square of the grid gives, through the scheme (region,
-//! keyed permutation, shells of word ranks), three word ranks; the language's list names them.
+//! **Convert.** The coordinate's ≈ 3 m square of the grid gives, through the scheme (its
+//! tile's class signature, its kind of square, keyed permutation, shells of class indices),
+//! three word ranks; the language's list names them.
 //! The answer adds the square, its centre, the country holding the centre (`ZZ` at sea), the
 //! nearest populated place and a `geo:` URI of the centre as `map` (RFC 5870, opened by the
 //! phone's own map app offline; see docs/decisions/three-word-addresses.md).

@@ -13,30 +13,33 @@
 //! heard as (homophones the list dropped, `there` → `their`: cost 0.4 by voice, 0.8 typed), its
 //! other forms (plural for singular and back, `-ed`, `-ing`, `-er`, `-ly`: `homes` → `home`,
 //! 0.6) and the listed words one edit away (insertion, deletion, substitution or swap of
-//! neighbours: 1.0; two edits, 2.0, only when nothing closer exists). The third word brings
-//! the listed words it begins (the word itself 0, a completion 0.05), its homophones, other
+//! neighbours, as the scheme's word classes read them: `waymark_threewords::v3::one_edit`;
+//! 1.0; two edits, 2.0, only when nothing closer exists). The third word brings
+//! the listed words it begins (the word itself 0, a completion 0.55), its homophones, other
 //! forms and one-edit neighbours; when it begins no word, the words beginning with a one-edit
-//! neighbour of it (1.05). When the third word is whole, the three best candidates of each
+//! neighbour of it (1.55). When the third word is whole, the three best candidates of each
 //! word are also combined in the five other orders (0.5 more: `home.index.raft` finds
 //! `index.home.raft`).
 //!
 //! **Scoring.** Combinations are tried cheapest first; those that are no address or fall
 //! outside a clip are dropped. Without a focus or a clip only the region of each combination
-//! is needed, which its number gives without inverting the permutation: up to
+//! is needed, which its class signature and number give without inverting the permutation
+//! (`waymark_threewords::v3::Scheme::region_of`): up to
 //! [`MAX_CONVERSIONS`] are tried and only the answered squares are located. With a focus or a
 //! clip every combination's square is located, up to [`MAX_LOCATED`]: more than the words
 //! beginning with any two letters (at most 1,426, `re…`), so from the second letter typed on
 //! every completion is weighed; with one letter, the 2,000 most common completions. The score is the cost of the words, plus
 //! `0.5 · log10(1 + km)` of the distance to `focus` when one is given, plus 0.04 for a sea
 //! square when `prefer-land` holds (less than a completion costs: an address typed in full
-//! stays first); ties go to the populated region, then to more common
-//! words. The best [`MAX_SUGGESTIONS`] are answered, ranked 1, 2, 3.
+//! stays first); ties go to the denser kind of square (dense, populated, land,
+//! sea), then to more common words. The best [`MAX_SUGGESTIONS`] are answered, ranked 1, 2, 3.
 use std::collections::HashMap;
 
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 use waymark_threewords::forms::{base_forms, plural_forms};
-use waymark_threewords::regions::{POPULATED, SEA};
+use waymark_threewords::regions::SEA;
+use waymark_threewords::v3::{kind_position, one_edit};
 
 use super::index::{ThreeWordsIndex, Words};
 use super::locate;
@@ -57,16 +60,20 @@ pub const MAX_LOCATED: usize = 2_000;
 /// Score added to a sea square under `prefer-land`: less than a completion costs, so the
 /// address typed in full still comes first, but land wins among equal candidates.
 const SEA_PENALTY: f64 = 0.04;
-/// Cost of a completion of the third word.
-const COMPLETION_COST: f32 = 0.05;
+/// Cost of a completion of the third word: more than the focus term of a square 10 km from
+/// the focus (`0.5 · log10(11)` ≈ 0.52), so an address typed in full is first whenever it lies
+/// within 10 km of the focus. Completions that share the third word's class name squares of
+/// the same tiles (the scheme's class signatures, ADR 0009), so one may lie nearer the focus
+/// than the address typed.
+const COMPLETION_COST: f32 = 0.55;
 /// Candidates kept per full word.
 const MAX_WORD_CANDIDATES: usize = 12;
 /// Candidates kept for the third word.
 const MAX_LAST_CANDIDATES: usize = 6_000;
 /// Cost of another form of the stem (plural for singular, `-ed`, `-ing`, ...).
 const FORM_COST: f32 = 0.6;
-/// Cost of reading the words in another order than typed: more than a completion, less than
-/// a one-letter correction, so the order typed wins among squares equally near the focus.
+/// Cost of reading the words in another order than typed: less than a one-letter correction,
+/// so the order typed wins among squares equally near the focus.
 const ORDER_COST: f32 = 0.5;
 /// Candidates of each word combined in other orders.
 const ORDER_CANDIDATES: usize = 3;
@@ -192,43 +199,6 @@ pub fn parse_address(text: &str) -> Result<[String; 3], ApiError> {
             if words.len() == 1 { "" } else { "s" }
         ))),
     }
-}
-
-/// The strings one edit away from `w` (a–z only): deletions, swaps of neighbours,
-/// substitutions and insertions.
-pub fn one_edit(w: &str) -> Vec<String> {
-    let b = w.as_bytes();
-    let mut out = Vec::with_capacity(54 * b.len() + 26);
-    for i in 0..b.len() {
-        let mut v = b.to_vec();
-        v.remove(i);
-        out.push(v);
-    }
-    for i in 0..b.len().saturating_sub(1) {
-        let mut v = b.to_vec();
-        v.swap(i, i + 1);
-        out.push(v);
-    }
-    for i in 0..b.len() {
-        for c in b'a'..=b'z' {
-            if c != b[i] {
-                let mut v = b.to_vec();
-                v[i] = c;
-                out.push(v);
-            }
-        }
-    }
-    for i in 0..=b.len() {
-        for c in b'a'..=b'z' {
-            let mut v = b.to_vec();
-            v.insert(i, c);
-            out.push(v);
-        }
-    }
-    out.into_iter()
-        .filter_map(|v| String::from_utf8(v).ok())
-        .filter(|v| v != w)
-        .collect()
 }
 
 /// Keeps the cheapest cost per rank.
@@ -473,8 +443,7 @@ pub fn suggest(
     scored.sort_by(|x, y| {
         x.score
             .total_cmp(&y.score)
-            .then((x.region != POPULATED).cmp(&(y.region != POPULATED)))
-            .then(x.region.cmp(&y.region))
+            .then(kind_position(x.region).cmp(&kind_position(y.region)))
             .then(
                 x.ranks
                     .iter()
@@ -542,14 +511,5 @@ mod tests {
             (v.words.clone(), v.last.as_str(), v.voice),
             (["index".to_string(), "home".to_string()], "raft", true)
         );
-    }
-
-    #[test]
-    fn one_edit_neighbours() {
-        let n = one_edit("cat");
-        for w in ["at", "act", "cut", "cart", "cats", "ca"] {
-            assert!(n.iter().any(|v| v == w), "{w}");
-        }
-        assert!(!n.iter().any(|v| v == "cat"));
     }
 }

@@ -1,11 +1,14 @@
-//! The three-word address scheme, version 2 (`docs/adr/0003-three-word-addresses.md`).
+//! The three-word address scheme (`docs/adr/0003-three-word-addresses.md`), version 3
+//! (`docs/adr/0009-three-word-scheme-v3.md`).
 //!
-//! Every ≈ 3 m square of the Earth ([`grid`]) belongs to a region ([`regions`]: populated,
-//! land, sea); its number within the region is scrambled by a keyed permutation
-//! ([`permute`]) and offset so the populated region takes the smallest numbers; numbers map to
-//! triples of word ranks in shells of increasing largest rank ([`shell`]), so populated places
-//! get the most common words. [`Scheme`] ties them together: square ↔ word-rank triple, both
-//! ways, in microseconds and without any index of the squares.
+//! Every ≈ 3 m square of the Earth ([`grid`]) belongs to a region ([`regions`]: dense,
+//! populated, land, sea); its number is scrambled by a keyed permutation ([`permute`]);
+//! numbers map to triples of word ranks in shells of increasing largest rank ([`shell`]), so
+//! populated places get the most common words. Version 3 ([`v3`], re-exported as [`Scheme`])
+//! adds word classes and tile signatures so that no listed neighbour of a word lands within
+//! 50 km: square ↔ word-rank triple, both ways, in microseconds and without any index of the
+//! squares. [`SchemeV2`] is version 2 (one numbering per region, no classes), which no pack is
+//! answered with any more.
 //!
 //! Words themselves are data of the pack; this crate deals in ranks.
 pub mod codec;
@@ -20,14 +23,17 @@ use grid::Square;
 use permute::{Permutation, region_key};
 use regions::{REGIONS, Regions};
 
-/// The scheme version this crate implements.
-pub const SCHEME_VERSION: u32 = 2;
+/// The scheme version the engine answers ([`v3::Scheme`]).
+pub const SCHEME_VERSION: u32 = v3::SCHEME_VERSION;
+
+pub use v3::Scheme;
 /// Words per language.
 pub const WORDS: u64 = 40_000;
 
-/// Square ↔ triple of word ranks.
+/// Square ↔ triple of word ranks, scheme version 2 (ADR 0003 §3–§5): kept as the definition
+/// version 3 builds on (its grid, region numbering and shells), not answered.
 #[derive(Debug, Clone)]
-pub struct Scheme {
+pub struct SchemeV2 {
     regions: Regions,
     permutations: [Permutation; REGIONS],
     /// First number of each region, and the total last.
@@ -41,9 +47,9 @@ pub struct TooManySquares {
     squares: u64,
 }
 
-impl Scheme {
+impl SchemeV2 {
     /// The scheme over `regions`.
-    pub fn new(regions: Regions) -> Result<Scheme, TooManySquares> {
+    pub fn new(regions: Regions) -> Result<SchemeV2, TooManySquares> {
         let mut offsets = [0u64; REGIONS + 1];
         for k in 0..REGIONS {
             offsets[k + 1] = offsets[k] + regions.squares(k);
@@ -55,7 +61,7 @@ impl Scheme {
         }
         let permutations =
             std::array::from_fn(|k| Permutation::new(regions.squares(k).max(1), region_key(k)));
-        Ok(Scheme {
+        Ok(SchemeV2 {
             regions,
             permutations,
             offsets,

@@ -7,7 +7,7 @@ use crate::regions::{LAND, POPULATED, Run, SEA};
 
 /// A made-up world: in every band, land over a third of the longitudes with a populated
 /// stretch in it, and more runs towards the middle bands.
-fn synthetic() -> Scheme {
+fn synthetic() -> SchemeV2 {
     let grid = Grid::computed();
     let bands = (0..BANDS)
         .map(|b| {
@@ -45,11 +45,11 @@ fn synthetic() -> Scheme {
             runs
         })
         .collect();
-    Scheme::new(Regions::new(grid, bands).unwrap()).unwrap()
+    SchemeV2::new(Regions::new(grid, bands).unwrap()).unwrap()
 }
 
-fn scheme() -> &'static Scheme {
-    static S: std::sync::OnceLock<Scheme> = std::sync::OnceLock::new();
+fn scheme() -> &'static SchemeV2 {
+    static S: std::sync::OnceLock<SchemeV2> = std::sync::OnceLock::new();
     S.get_or_init(synthetic)
 }
 

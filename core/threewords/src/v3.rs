@@ -19,8 +19,8 @@
 //!   triples of class indices in shells of increasing largest index ([`crate::shell`]), so
 //!   the densest places take the commonest words of each class.
 //!
-//! The engine and the packs answer scheme version 2 ([`crate::Scheme`]); this module is the
-//! version 3 scheme over a region table, a class assignment and a signature table.
+//! The engine answers this version: the packs carry the region table, the class assignment
+//! and the signature table, whose SHA-256 are pinned here.
 
 use sha2::{Digest, Sha256};
 
@@ -59,7 +59,7 @@ pub const KINDS: usize = REGIONS;
 pub const KIND_ORDER: [u8; KINDS] = [DENSE, POPULATED, LAND, SEA];
 
 /// The position of region `k` in [`KIND_ORDER`].
-fn kind_position(k: u8) -> usize {
+pub fn kind_position(k: u8) -> usize {
     KIND_ORDER.iter().position(|&r| r == k).unwrap_or(KINDS - 1)
 }
 
@@ -702,7 +702,7 @@ impl Scheme {
 }
 
 mod words;
-pub use words::{colour, neighbours};
+pub use words::{colour, neighbours, one_edit};
 
 #[cfg(test)]
 mod tests;

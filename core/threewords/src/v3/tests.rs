@@ -380,6 +380,21 @@ fn neighbours_cover_edits_and_forms() {
 }
 
 #[test]
+fn one_edit_gives_every_single_edit_and_only_those() {
+    let n = one_edit("cat");
+    for w in ["at", "ca", "act", "cut", "cart", "cats", "acat"] {
+        assert!(n.iter().any(|v| v == w), "{w}");
+    }
+    assert!(!n.iter().any(|v| v == "cat"));
+    assert!(!n.iter().any(|v| v == "dog" || v == "c" || v == "catss"));
+    // 3 deletions, 2 swaps, 3·25 substitutions, 4·26 insertions (duplicates kept).
+    assert_eq!(n.len(), 3 + 2 + 3 * 25 + 4 * 26);
+    // A word's listed neighbours take in all of its one-edit strings.
+    let all = neighbours("cat");
+    assert!(n.iter().all(|v| all.contains(v)));
+}
+
+#[test]
 fn tables_that_do_not_fit_are_refused() {
     let regions = synthetic();
     let tiles = Tiles::new(regions.grid());

@@ -48,12 +48,12 @@ pub fn colour(words: &[String], neighbours: impl Fn(&str) -> Vec<String>) -> Opt
     Some(class)
 }
 
-/// The words a listed word may be mistaken for: one edit away (a letter changed, added,
-/// removed, two neighbouring letters swapped), its plural or singular, another form of its
-/// stem (both ways). Whether they are words is not checked; the word itself is left out.
-pub fn neighbours(w: &str) -> Vec<String> {
+/// The strings one edit away from `w` (a–z only): a letter removed, two neighbouring letters
+/// swapped, a letter changed, a letter added. Whether they are words is not checked; `w`
+/// itself is left out. Autosuggest reads a mistyped word through the same function.
+pub fn one_edit(w: &str) -> Vec<String> {
     let b = w.as_bytes();
-    let mut out: Vec<Vec<u8>> = Vec::new();
+    let mut out = Vec::with_capacity(54 * b.len() + 26);
     for i in 0..b.len() {
         let mut v = b.to_vec();
         v.remove(i);
@@ -66,9 +66,11 @@ pub fn neighbours(w: &str) -> Vec<String> {
     }
     for i in 0..b.len() {
         for c in b'a'..=b'z' {
-            let mut v = b.to_vec();
-            v[i] = c;
-            out.push(v);
+            if c != b[i] {
+                let mut v = b.to_vec();
+                v[i] = c;
+                out.push(v);
+            }
         }
     }
     for i in 0..=b.len() {
@@ -78,10 +80,17 @@ pub fn neighbours(w: &str) -> Vec<String> {
             out.push(v);
         }
     }
-    let mut words: Vec<String> = out
-        .into_iter()
+    out.into_iter()
         .filter_map(|v| String::from_utf8(v).ok())
-        .collect();
+        .filter(|v| v != w)
+        .collect()
+}
+
+/// The words a listed word may be mistaken for: one edit away ([`one_edit`]), its plural or
+/// singular, another form of its stem (both ways). Whether they are words is not checked; the
+/// word itself is left out.
+pub fn neighbours(w: &str) -> Vec<String> {
+    let mut words = one_edit(w);
     words.extend(crate::forms::base_forms(w));
     words.extend(crate::forms::plural_forms(w));
     for suffix in ["ed", "ing", "er", "ly", "d", "r"] {
