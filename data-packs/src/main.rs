@@ -294,7 +294,11 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                // Tantivy's warning about the doc store's zstd level 19 (chosen on purpose:
+                // packs are written once) would print once per index opened.
+                .unwrap_or_else(|_| {
+                    tracing_subscriber::EnvFilter::new("warn,tantivy::store::compressors=error")
+                }),
         )
         .with_writer(std::io::stderr)
         .init();

@@ -764,8 +764,12 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()> + Send + 's
 }
 
 fn init_logging(format: LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Search indexes keep their documents at zstd level 19 on purpose (small packs; written
+    // once by the publisher). Tantivy warns about that level each time an index is opened,
+    // which would be a warning per pack at every start: it is left out unless RUST_LOG asks.
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new("info,tantivy::store::compressors=error")
+    });
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
