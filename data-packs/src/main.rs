@@ -291,17 +291,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                // Tantivy's warning about the doc store's zstd level 19 (chosen on purpose:
-                // packs are written once) would print once per index opened.
-                .unwrap_or_else(|_| {
-                    tracing_subscriber::EnvFilter::new("warn,tantivy::store::compressors=error")
-                }),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    // Without RUST_LOG, no warning per index opened about its zstd level 19 (packs are small).
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new("warn,tantivy::store::compressors=error")
+    });
+    let log = tracing_subscriber::fmt().with_env_filter(filter);
+    log.with_writer(std::io::stderr).init();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
