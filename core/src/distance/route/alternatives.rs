@@ -2,7 +2,9 @@
 //! turn graph with `avoid` (see the [module notes](super)).
 use crate::routing::Metric;
 use crate::routing::graph::TurnGraph;
-use crate::routing::router::{ArcPath, Router, arc_path, expand_sources, positions, targets};
+use crate::routing::router::{
+    ArcPath, Router, arc_path, arrivals, expand_sources, positions, targets,
+};
 use crate::routing::search::Dijkstra;
 use crate::routing::snap::Snap;
 
@@ -40,7 +42,7 @@ pub(super) fn alternatives(
     let all = |_: u32| true;
     let ok: &dyn Fn(u32) -> bool = usable.unwrap_or(&all);
     let src = positions(g, from, ok);
-    let dst = positions(g, to, ok);
+    let dst = arrivals(g, to, ok);
     let starts = expand_sources(g, q.metric, &src, ok);
     let ends = targets(g, q.metric, &dst);
     let mut found: Vec<ArcPath> = Vec::new();
