@@ -63,7 +63,7 @@ pub(super) fn alternatives(
     } else {
         None
     };
-    if let Some(ch) = ch {
+    if let Some(ch) = &ch {
         let s: Vec<(u32, u64)> = starts.iter().map(|x| (x.0, x.1)).collect();
         let t: Vec<(u32, u64)> = ends.iter().map(|x| (x.0, x.1)).collect();
         let len = |a: u32| arc_length(router, g, a);
@@ -72,7 +72,10 @@ pub(super) fn alternatives(
                 accept(p, &mut found);
             }
         }
-    } else {
+    }
+    // The hierarchy's via nodes depend on its contraction order and can miss a genuine
+    // alternative: then (and with `avoid`) the penalised re-searches run.
+    if found.is_empty() {
         // Penalty method on the turn graph. Penalised costs are never below the real ones, so
         // the distance metric's bound (ADR 0006) still never overestimates and directs each
         // search; the time metric searches undirected.
