@@ -157,7 +157,10 @@ impl Joined {
             let inside: Vec<bool> = r.net.nodes.iter().map(|&p| covers(p)).collect();
             let mut ins = Vec::new();
             let mut outs = Vec::new();
-            for a in 0..g.original_arcs {
+            // Original arcs and the entry copies of restricted ones (ADR 0010): a path that
+            // arrives on a copy at the border goes on as one in the neighbour.
+            let copies = g.edge_entry.iter().flatten().copied();
+            for a in (0..g.original_arcs).chain(copies.filter(|&c| c != NO_ARC)) {
                 let e = g.arc_edge[a as usize];
                 let edge = &r.net.edges[e as usize];
                 let (tail, head) = if g.arc_forward[a as usize] {
