@@ -77,6 +77,9 @@ pub struct SnapIndex {
 /// Farthest an input may be from a usable edge, metres.
 pub const MAX_SNAP_M: f64 = 5_000.0;
 
+/// Pieces whose distances differ by less than this (metres) are equally near.
+const TIE_M: f64 = 0.001;
+
 impl SnapIndex {
     /// Indexes every segment of the network.
     pub fn build(net: &RoadNetwork) -> SnapIndex {
@@ -136,13 +139,40 @@ impl SnapIndex {
         let q = self.proj.project(p);
         let max2 = MAX_SNAP_M * MAX_SNAP_M;
         let mut near: Option<Snap> = None;
-        for (piece, d2) in self.tree.nearest_neighbor_iter_with_distance_2(&q) {
-            if d2 > max2 {
+        let mut walk = self
+            .tree
+            .nearest_neighbor_iter_with_distance_2(&q)
+            .take_while(|x| x.1 <= max2)
+            .filter(|x| usable(x.0.edge))
+            .peekable();
+        let mut tied: Vec<&Piece> = Vec::new();
+        loop {
+            // Equally near pieces (a point nearest to a node is as near to every edge there)
+            // in the order of their nearest segment, not of the edges' numbering: the same
+            // roads get the same snap in every network that has them (a pack, a joined one).
+            if tied.is_empty() {
+                let Some((first, d2)) = walk.next() else {
+                    break;
+                };
+                tied.push(first);
+                let d = d2.sqrt();
+                while let Some(&(other, o2)) = walk.peek() {
+                    if o2.sqrt() - d > TIE_M {
+                        break;
+                    }
+                    tied.push(other);
+                    walk.next();
+                }
+                tied.sort_by(|a, b| {
+                    self.segment_key(net, q, a)
+                        .partial_cmp(&self.segment_key(net, q, b))
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                });
+                tied.reverse();
+            }
+            let Some(piece) = tied.pop() else {
                 break;
-            }
-            if !usable(piece.edge) {
-                continue;
-            }
+            };
             let in_main = main(piece.edge);
             if near.is_some() && !in_main {
                 continue;
@@ -155,6 +185,31 @@ impl SnapIndex {
             }
         }
         near.map(|n| (n, None))
+    }
+
+    /// The geographic ends of `piece`'s segment nearest to `q` (lower first), whether the
+    /// edge runs along it from the lower one, and the edge's `oneway`: the same for a road in
+    /// every network that has it, and different for two edges on one segment (a one-way
+    /// street and its contraflow cycle lane).
+    fn segment_key(&self, net: &RoadNetwork, q: [f64; 2], piece: &Piece) -> [f64; 6] {
+        let (i, _, _) = piece.nearest(q);
+        let g = net.geometry(piece.edge);
+        let i = i as usize;
+        let (a, b) = match (g.get(i), g.get(i + 1)) {
+            (Some(&a), Some(&b)) => (a, b),
+            _ => return [f64::INFINITY; 6],
+        };
+        let forward = (a.lat, a.lng) <= (b.lat, b.lng);
+        let (a, b) = if forward { (a, b) } else { (b, a) };
+        let oneway = net.edges.get(piece.edge as usize).map_or(0, |e| e.oneway);
+        [
+            a.lat,
+            a.lng,
+            b.lat,
+            b.lng,
+            f64::from(u8::from(forward)),
+            f64::from(oneway),
+        ]
     }
 
     fn snap_on(&self, net: &RoadNetwork, p: Pt, q: [f64; 2], piece: &Piece) -> Snap {
