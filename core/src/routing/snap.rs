@@ -233,3 +233,103 @@ impl SnapIndex {
         }
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::routing::network::RoadEdge;
+    use crate::routing::profile::{CountryLimits, Highway};
+
+    /// A network of `lines` (each an edge with its `oneway`), numbered in the given order.
+    fn network(lines: &[(Vec<Pt>, i8)]) -> RoadNetwork {
+        let mut nodes: Vec<Pt> = Vec::new();
+        let mut node = |p: Pt| -> u32 {
+            match nodes.iter().position(|&n| n == p) {
+                Some(i) => i as u32,
+                None => {
+                    nodes.push(p);
+                    nodes.len() as u32 - 1
+                }
+            }
+        };
+        let mut points = Vec::new();
+        let mut edges = Vec::new();
+        for (i, (line, oneway)) in lines.iter().enumerate() {
+            let start = points.len() as u32;
+            points.extend(line.iter().copied());
+            edges.push(RoadEdge {
+                id: i as i64 + 1,
+                way_id: i as i64 + 1,
+                from: node(line[0]),
+                to: node(line[line.len() - 1]),
+                length_m: line_length_m(line),
+                highway: Highway::Residential,
+                name: 0,
+                r#ref: 0,
+                maxspeed: None,
+                oneway: *oneway,
+                access: [true; 4],
+                restricted: [false; 4],
+                toll: false,
+                ferry: false,
+                geometry: (start, points.len() as u32),
+                limits: 0,
+            });
+        }
+        let node_osm = (0..nodes.len() as i64).collect();
+        let junction = vec![true; nodes.len()];
+        RoadNetwork {
+            nodes,
+            node_osm,
+            junction,
+            edges,
+            points,
+            names: vec![Arc::from("")],
+            restrictions: Vec::new(),
+            toll_booths: Vec::new(),
+            country: String::new(),
+            limits: CountryLimits::of(""),
+            country_limits: vec![CountryLimits::of("")],
+        }
+    }
+
+    /// The snapped edge's geometry and `oneway`: what identifies a road across networks.
+    fn snapped(net: &RoadNetwork, p: Pt) -> (Vec<Pt>, i8) {
+        let index = SnapIndex::build(net);
+        let s = index.snap(net, p, |_| true).unwrap();
+        let e = &net.edges[s.edge as usize];
+        (net.geometry(s.edge).to_vec(), e.oneway)
+    }
+
+    #[test]
+    fn equally_near_edges_snap_alike_whatever_their_numbering() {
+        let c = Pt::new(53.55, 13.25);
+        let arm = |dlat: f64, dlng: f64| vec![c, Pt::new(53.55 + dlat, 13.25 + dlng)];
+        // Four streets meeting at `c`, and a one-way street with its contraflow cycle lane
+        // (two edges on the same points).
+        let street = vec![Pt::new(53.56, 13.26), Pt::new(53.561, 13.262)];
+        let mut lines = vec![
+            (arm(0.001, 0.0), 0),
+            (arm(0.0, 0.001), 0),
+            (arm(-0.001, 0.0), 0),
+            (arm(0.0, -0.001), 0),
+            (street.clone(), 1),
+            (street.clone(), -1),
+        ];
+        let on_street = Pt::new(53.5605, 13.261);
+        let mut seen = Vec::new();
+        for turn in 0..lines.len() {
+            lines.rotate_left(1);
+            for order in [lines.clone(), lines.iter().rev().cloned().collect()] {
+                let net = network(&order);
+                seen.push((snapped(&net, c), snapped(&net, on_street), turn));
+            }
+        }
+        for s in &seen {
+            assert_eq!((&s.0, &s.1), (&seen[0].0, &seen[0].1), "order {}", s.2);
+        }
+    }
+}
