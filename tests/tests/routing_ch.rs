@@ -12,7 +12,9 @@
 
 use waymark_core::geo::Pt;
 use waymark_core::routing::ch::{ChGraph, PreparedFile};
-use waymark_core::routing::router::{SearchAlgorithm, direct, expand_sources, positions, targets};
+use waymark_core::routing::router::{
+    SearchAlgorithm, arrivals, direct, expand_sources, positions, targets,
+};
 use waymark_core::routing::search::Dijkstra;
 use waymark_core::routing::snap::Snap;
 use waymark_core::routing::{Metric, Profile, Router, TurnGraph, cch};
@@ -61,7 +63,7 @@ fn dijkstra_costs(
     );
     to.iter()
         .map(|t| {
-            let dst = positions(&g, t, &all);
+            let dst = arrivals(&g, t, &all);
             let searched = targets(&g, metric, &dst)
                 .iter()
                 .filter_map(|&(arc, w, _)| d.reached(arc).map(|l| l as u64 + w))
@@ -94,7 +96,7 @@ fn m2m_inputs(g: &TurnGraph, metric: Metric, sources: &[Snap], dests: &[Snap]) -
         .collect();
     let to = dests
         .iter()
-        .map(|t| targets(g, metric, &positions(g, t, &all)))
+        .map(|t| targets(g, metric, &arrivals(g, t, &all)))
         .collect();
     (from, to)
 }
@@ -137,7 +139,7 @@ fn check_pack(id: &str) {
                         "{id} {profile} {metric}: CH and Dijkstra differ from {s:?} to {t:?}"
                     );
                     let src = positions(&g, s, &all);
-                    let dst = positions(&g, t, &all);
+                    let dst = arrivals(&g, t, &all);
                     let m = matrix[i][j].map(|c| c.0);
                     let m = match (m, direct(&g, metric, &src, &dst).map(|x| x.0)) {
                         (Some(a), Some(b)) => Some(a.min(b)),
@@ -191,7 +193,7 @@ fn check_nested_dissection(id: &str) {
                 let from: Vec<(u32, u64)> = m2m_sources[i].iter().map(|x| (x.0, x.1)).collect();
                 for (j, t) in dests.iter().enumerate() {
                     let direct =
-                        direct(&g, metric, &positions(&g, s, &all), &positions(&g, t, &all))
+                        direct(&g, metric, &positions(&g, s, &all), &arrivals(&g, t, &all))
                             .map(|x| x.0);
                     let with_direct = |c: Option<u64>| match (c, direct) {
                         (Some(a), Some(b)) => Some(a.min(b)),

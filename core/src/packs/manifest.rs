@@ -39,8 +39,10 @@ use crate::auth::keys::{Publisher, PublisherKey};
 /// ([`crate::indoor::venue_graph`]); `7` since road nodes say whether they are junctions
 /// (`road_nodes.junction`: passing a node that is none costs no turn) and packs cut from a
 /// larger extract say so (`coverage.region`), so that installed neighbours join into one road
-/// network (ADR 0008).
-pub const FORMAT_VERSION: u32 = 7;
+/// network (ADR 0008); `8` since the access columns of `road_attrs` say 2 for a restricted
+/// edge (destination-only, private, `no`: only the first or last part of a trip, ADR 0010),
+/// which an older reader would take for a through road.
+pub const FORMAT_VERSION: u32 = 8;
 
 /// One file of the pack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -71,7 +71,9 @@ CREATE TABLE IF NOT EXISTS meta (
 
 /// Road network: graph nodes (way ends and junctions) and edges between them, split at every
 /// junction. `oneway`: 0 both ways, 1 only from `from_node` to `to_node`, -1 only reverse.
-/// Access columns are 1 (allowed), 0 (forbidden). `maxspeed_kmh` is the tagged limit or NULL
+/// Access columns are 1 (allowed), 0 (forbidden) or 2 (restricted, pack format 8: the edge
+/// may only be the first or last part of a trip from or to a point on or behind it,
+/// `destination`/`private`/`no` and the like; ADR 0010). `maxspeed_kmh` is the tagged limit or NULL
 /// (the router applies per-class and country defaults).
 ///
 /// Stored compactly (pack format 3): an edge's way attributes (class, name, ref,

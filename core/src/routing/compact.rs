@@ -578,6 +578,7 @@ pub(crate) mod tests {
             arc_dist_cm: (0..n).map(|_| 1 + next(90_000)).collect(),
             edge_arcs: (0..n).map(|a| [a, NO_ARC]).collect(),
             original_arcs: n,
+            edge_entry: (0..n).map(|_| [NO_ARC; 2]).collect(),
             turn_ms: t.turn_ms,
             first_out: t.first_out,
             head: t.head,

@@ -16,6 +16,16 @@
 //!   elsewhere one uses the originals, unrestricted.
 //! * A U-turn (back along the same edge) is only possible at a dead end: where the arc has no
 //!   other transition.
+//! * **Restricted edges** (destination-only, private, `no` for the profile; ADR 0010) may be
+//!   the first or the last part of a trip, never a through road. Each arc of such an edge
+//!   gets an **entry copy** after every other arc: the original is for leaving (it leads on
+//!   to restricted and free arcs alike), the copy for arriving (free arcs turning onto a
+//!   restricted arc enter the copy, which leads on only to entry copies). So every path is
+//!   restricted originals, then free arcs, then entry copies: it can leave a point on a
+//!   restricted road and reach one, but never cross a restricted area between two points
+//!   outside it, in a contraction hierarchy as in Dijkstra. A point on a restricted edge
+//!   starts on the originals and is reached on the originals and the copies
+//!   ([`TurnGraph::edge_entry`]).
 //! * Arcs are numbered by edge order (forward before backward), copies after them, so the
 //!   graph derived from a pack is the same for the builder and every reader;
 //!   [`TurnGraph::signature`] checks that a prepared graph belongs to it.
@@ -46,6 +56,10 @@ pub struct TurnGraph {
     pub edge_arcs: Vec<[u32; 2]>,
     /// Number of original (not copied) arcs; copies have ids from here on.
     pub original_arcs: u32,
+    /// Entry copies of each edge's arcs (`[forward, backward]`, [`NO_ARC`] when the edge is
+    /// not restricted for the profile or the direction not allowed): a path ending on a
+    /// restricted edge arrives on them.
+    pub edge_entry: Vec<[u32; 2]>,
     /// Transitions: those of arc `a` are `first_out[a]..first_out[a + 1]`.
     pub first_out: Vec<u32>,
     /// Target arc of each transition.
@@ -281,6 +295,53 @@ impl TurnGraph {
             }
         }
 
+        // Restricted edges: an entry copy of each of their arcs (copies included).
+        let before = arc_edge.len();
+        let restricted: Vec<bool> = arc_edge
+            .iter()
+            .map(|&e| net.edges[e as usize].restricted(profile))
+            .collect();
+        let restricted = |a: usize| restricted[a];
+        let mut entry = vec![NO_ARC; before];
+        for (a, slot) in entry.iter_mut().enumerate() {
+            if restricted(a) {
+                *slot = arc_edge.len() as u32;
+                arc_edge.push(arc_edge[a]);
+                arc_forward.push(arc_forward[a]);
+                arc_time_ms.push(arc_time_ms[a]);
+                arc_dist_cm.push(arc_dist_cm[a]);
+            }
+        }
+        let mut edge_entry = vec![[NO_ARC; 2]; net.edges.len()];
+        for (e, arcs) in edge_arcs.iter().enumerate() {
+            for d in 0..2 {
+                if arcs[d] != NO_ARC {
+                    edge_entry[e][d] = entry[arcs[d] as usize];
+                }
+            }
+        }
+        for a in 0..before {
+            if restricted(a) {
+                // The copy leads on only to the copies of restricted arcs.
+                let list: Vec<(u32, u32)> = out[a]
+                    .iter()
+                    .filter(|t| entry[t.0 as usize] != NO_ARC)
+                    .map(|t| (entry[t.0 as usize], t.1))
+                    .collect();
+                out.push(list);
+            }
+        }
+        for (a, list) in out.iter_mut().enumerate().take(before) {
+            if !restricted(a) {
+                // Free arcs turn onto a restricted arc's entry copy.
+                for t in list.iter_mut() {
+                    if entry[t.0 as usize] != NO_ARC {
+                        t.0 = entry[t.0 as usize];
+                    }
+                }
+            }
+        }
+
         let t = Transitions::from_lists(&out);
         TurnGraph {
             profile,
@@ -290,6 +351,7 @@ impl TurnGraph {
             arc_dist_cm,
             edge_arcs,
             original_arcs,
+            edge_entry,
             first_out: t.first_out,
             head: t.head,
             turn_ms: t.turn_ms,
@@ -342,6 +404,19 @@ impl TurnGraph {
         self.out_range(a)
             .find(|&t| self.head[t as usize] == b)
             .map(|t| self.turn_ms[t as usize])
+    }
+
+    /// Whether arc `a` is an arc of a restricted edge (original or copy).
+    pub fn restricted_arc(&self, net: &RoadNetwork, a: u32) -> bool {
+        net.edges[self.arc_edge[a as usize] as usize].restricted(self.profile)
+    }
+
+    /// Every arc a path can arrive on edge `e` by: its arcs and their entry copies.
+    pub fn arrival_arcs(&self, e: u32) -> impl Iterator<Item = u32> + '_ {
+        self.edge_arcs[e as usize]
+            .into_iter()
+            .chain(self.edge_entry[e as usize])
+            .filter(|&a| a != NO_ARC)
     }
 
     /// The arc a copy was made from (itself for originals).

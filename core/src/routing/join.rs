@@ -152,6 +152,7 @@ pub fn merge(members: &[JoinMember<'_>]) -> Merged {
                 maxspeed: e.maxspeed,
                 oneway: e.oneway,
                 access: e.access,
+                restricted: e.restricted,
                 toll: e.toll,
                 ferry: e.ferry,
                 geometry: (start, end),

@@ -37,8 +37,12 @@ pub struct RoadEdge {
     pub maxspeed: Option<f64>,
     /// 0 both ways, 1 forward only, -1 backward only (vehicles).
     pub oneway: i8,
-    /// Access per [`Profile`] index.
+    /// Access per [`Profile`] index (freely or restricted).
     pub access: [bool; 4],
+    /// Restricted access per [`Profile`] index: the edge may only be the first or last part of
+    /// a trip from or to a point on or behind it (`destination`, `private`, `no`, ...; access
+    /// column 2, ADR 0010).
+    pub restricted: [bool; 4],
     /// Tolled.
     pub toll: bool,
     /// A ferry route.
@@ -54,6 +58,11 @@ impl RoadEdge {
     /// Whether `profile` may use the edge at all.
     pub fn allows(&self, profile: Profile) -> bool {
         self.access[profile.index()]
+    }
+
+    /// Whether `profile` may use the edge only at the start or the end of a trip.
+    pub fn restricted(&self, profile: Profile) -> bool {
+        self.restricted[profile.index()]
     }
 
     /// Whether `profile` may travel the edge forward (`from` → `to`) / backward.
@@ -153,6 +162,7 @@ struct EdgeAttrs {
     maxspeed: Option<f64>,
     oneway: i8,
     access: [bool; 4],
+    restricted: [bool; 4],
     toll: bool,
     ferry: bool,
 }
@@ -203,6 +213,7 @@ impl RoadNetwork {
             let mut rows = stmt.query([])?;
             while let Some(r) = rows.next()? {
                 let flag = |i: usize| -> rusqlite::Result<bool> { Ok(r.get::<_, i64>(i)? != 0) };
+                let limited = |i: usize| -> rusqlite::Result<bool> { Ok(r.get::<_, i64>(i)? == 2) };
                 let oneway: i64 = r.get(5)?;
                 attrs.insert(
                     r.get(0)?,
@@ -213,6 +224,7 @@ impl RoadNetwork {
                         maxspeed: r.get(4)?,
                         oneway: oneway.clamp(-1, 1) as i8,
                         access: [flag(6)?, flag(7)?, flag(8)?, flag(9)?],
+                        restricted: [limited(6)?, limited(7)?, limited(8)?, limited(9)?],
                         toll: flag(10)?,
                         ferry: flag(11)?,
                     },
@@ -266,6 +278,7 @@ impl RoadNetwork {
                     maxspeed: a.maxspeed,
                     oneway: a.oneway,
                     access: a.access,
+                    restricted: a.restricted,
                     toll: a.toll,
                     ferry: a.ferry,
                     geometry: (start, end),

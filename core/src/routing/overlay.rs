@@ -30,7 +30,7 @@ use std::sync::{Arc, OnceLock};
 use super::ch::{Buckets, ChGraph};
 use super::graph::{NO_ARC, TurnGraph};
 use super::profile::{Metric, Profile};
-use super::router::{ArcPos, Router, expand_sources, positions, targets};
+use super::router::{ArcPos, Router, arrivals, expand_sources, positions, targets};
 use super::snap::Snap;
 use crate::geo::Pt;
 
@@ -157,7 +157,10 @@ impl Joined {
             let inside: Vec<bool> = r.net.nodes.iter().map(|&p| covers(p)).collect();
             let mut ins = Vec::new();
             let mut outs = Vec::new();
-            for a in 0..g.original_arcs {
+            // Original arcs and the entry copies of restricted ones (ADR 0010): a path that
+            // arrives on a copy at the border goes on as one in the neighbour.
+            let copies = g.edge_entry.iter().flatten().copied();
+            for a in (0..g.original_arcs).chain(copies.filter(|&c| c != NO_ARC)) {
                 let e = g.arc_edge[a as usize];
                 let edge = &r.net.edges[e as usize];
                 let (tail, head) = if g.arc_forward[a as usize] {
@@ -227,18 +230,23 @@ impl Joined {
         Some(Borders { members, enters })
     }
 
-    /// The joined arc of member `m`'s arc `a` (a copy made for a restriction maps to its
-    /// original), `None` when its edge was left out of the joined network.
+    /// The joined arc of member `m`'s arc `a` (a copy made for a turn restriction maps to its
+    /// original, an entry copy of a restricted edge's arc to the joined network's entry copy,
+    /// ADR 0010), `None` when its edge was left out of the joined network.
     fn joined_arc(&self, joined: &TurnGraph, m: usize, a: u32, g: &TurnGraph) -> Option<u32> {
+        let edge = g.arc_edge[a as usize] as usize;
+        let dir = usize::from(!g.arc_forward[a as usize]);
+        let entry = g.edge_entry.get(edge).is_some_and(|c| c[dir] == a);
         let a = g.original(a);
         let e = self.edge_map[m]
             .get(g.arc_edge[a as usize] as usize)
             .copied()?;
-        let k = joined
-            .edge_arcs
-            .get(e as usize)?
-            .get(usize::from(!g.arc_forward[a as usize]))
-            .copied()?;
+        let arcs = if entry {
+            &joined.edge_entry
+        } else {
+            &joined.edge_arcs
+        };
+        let k = arcs.get(e as usize)?.get(dir).copied()?;
         (k != NO_ARC).then_some(k)
     }
 
@@ -276,7 +284,7 @@ impl Joined {
             .into_iter()
             .map(|(m, snap)| {
                 let g = &b.members[m].g;
-                let pos = positions(g, &snap, &all);
+                let pos = arrivals(g, &snap, &all);
                 (m, targets(g, Metric::Time, &pos))
             })
             .collect()

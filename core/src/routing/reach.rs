@@ -131,9 +131,7 @@ impl Reach {
 
     /// Whether a route from the main component can arrive at a point snapped on `s`.
     pub fn can_enter(&self, g: &TurnGraph, s: &Snap) -> bool {
-        g.edge_arcs[s.edge as usize]
-            .iter()
-            .any(|&a| a != NO_ARC && self.from_main(a))
+        g.arrival_arcs(s.edge).any(|a| self.from_main(a))
     }
 
     /// Whether the edges of `a` and `b` have arcs in one component.
@@ -288,6 +286,7 @@ mod tests {
             arc_dist_cm: vec![1; n as usize],
             edge_arcs: (0..n).map(|a| [a, NO_ARC]).collect(),
             original_arcs: n,
+            edge_entry: (0..n).map(|_| [NO_ARC; 2]).collect(),
             turn_ms: t.turn_ms,
             first_out: t.first_out,
             head: t.head,

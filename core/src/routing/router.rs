@@ -81,6 +81,30 @@ pub fn positions(g: &TurnGraph, snap: &Snap, usable: &dyn Fn(u32) -> bool) -> Ve
     out
 }
 
+/// The arcs a path can arrive at a snapped point by: those of [`positions`] and, on a
+/// restricted edge, their entry copies ([`TurnGraph::edge_entry`]).
+pub fn arrivals(g: &TurnGraph, snap: &Snap, usable: &dyn Fn(u32) -> bool) -> Vec<ArcPos> {
+    let mut out = positions(g, snap, usable);
+    let copies = g.edge_entry[snap.edge as usize];
+    if copies[0] != NO_ARC && usable(copies[0]) {
+        out.push(ArcPos {
+            arc: copies[0],
+            offset: snap.fraction,
+        });
+    }
+    if copies[1] != NO_ARC && usable(copies[1]) {
+        out.push(ArcPos {
+            arc: copies[1],
+            offset: 1.0 - snap.fraction,
+        });
+    }
+    out
+}
+
+/// How much nearer (metres) a restricted edge must be than the nearest free one for a point
+/// to snap to it: a point next to a public road and a private drive starts on the road.
+pub const RESTRICTED_SNAP_MARGIN_M: f64 = 10.0;
+
 /// `fraction × cost`, rounded.
 pub fn part(cost: u64, fraction: f64) -> u64 {
     (cost as f64 * fraction.clamp(0.0, 1.0)).round() as u64
@@ -330,7 +354,9 @@ impl Router {
             .clone()
     }
 
-    /// Snaps `p` to the nearest edge `profile` may use and `edge_ok` accepts.
+    /// Snaps `p` to the nearest edge `profile` may use and `edge_ok` accepts; a restricted
+    /// edge (ADR 0010) only when it is [`RESTRICTED_SNAP_MARGIN_M`] nearer than the nearest
+    /// free one.
     pub fn snap(
         &self,
         profile: Profile,
@@ -338,15 +364,26 @@ impl Router {
         edge_ok: &dyn Fn(u32) -> bool,
     ) -> Option<Snap> {
         let g = self.graph(profile);
-        self.snap.snap(&self.net, p, |e| {
+        let usable = |e: u32| {
             let arcs = g.edge_arcs[e as usize];
             (arcs[0] != NO_ARC || arcs[1] != NO_ARC) && edge_ok(e)
-        })
+        };
+        let any = self.snap.snap(&self.net, p, usable)?;
+        if !self.net.edges[any.edge as usize].restricted(profile) {
+            return Some(any);
+        }
+        let free = self.snap.snap(&self.net, p, |e| {
+            usable(e) && !self.net.edges[e as usize].restricted(profile)
+        });
+        match free {
+            Some(f) if f.distance_m < any.distance_m + RESTRICTED_SNAP_MARGIN_M => Some(f),
+            _ => Some(any),
+        }
     }
 
-    /// Snaps `p` to the nearest edge `profile` may use and `edge_ok` accepts and, when that
-    /// edge is not in the main component of the profile's graph, to the nearest such edge that
-    /// is.
+    /// Snaps `p` to the nearest edge `profile` may use and `edge_ok` accepts (a restricted
+    /// one as [`Router::snap`] says) and, when that edge is not in the main component of the
+    /// profile's graph, to the nearest such edge that is.
     pub fn snap_candidates(
         &self,
         profile: Profile,
@@ -355,13 +392,17 @@ impl Router {
     ) -> Option<SnapCandidates> {
         let g = self.graph(profile);
         let reach = self.reach(profile);
+        let near = self.snap(profile, p, edge_ok)?;
+        let restricted = self.net.edges[near.edge as usize].restricted(profile);
         self.snap
             .snap_two(
                 &self.net,
                 p,
                 |e| {
                     let arcs = g.edge_arcs[e as usize];
-                    (arcs[0] != NO_ARC || arcs[1] != NO_ARC) && edge_ok(e)
+                    (arcs[0] != NO_ARC || arcs[1] != NO_ARC)
+                        && edge_ok(e)
+                        && (restricted || !self.net.edges[e as usize].restricted(profile))
                 },
                 |e| reach.edge_in_main(&g, e),
             )
@@ -409,7 +450,7 @@ impl Router {
         let all = |_: u32| true;
         let ok: &dyn Fn(u32) -> bool = usable.unwrap_or(&all);
         let src = positions(&g, from, ok);
-        let dst = positions(&g, to, ok);
+        let dst = arrivals(&g, to, ok);
         if src.is_empty() || dst.is_empty() {
             return None;
         }
@@ -618,7 +659,7 @@ impl Router {
             .collect();
         let dst: Vec<Vec<ArcPos>> = to
             .iter()
-            .map(|s| s.as_ref().map(|s| positions(&g, s, ok)).unwrap_or_default())
+            .map(|s| s.as_ref().map(|s| arrivals(&g, s, ok)).unwrap_or_default())
             .collect();
         let starts: Vec<Vec<(u32, u64, u64)>> = src
             .iter()

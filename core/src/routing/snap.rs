@@ -77,6 +77,9 @@ pub struct SnapIndex {
 /// Farthest an input may be from a usable edge, metres.
 pub const MAX_SNAP_M: f64 = 5_000.0;
 
+/// Pieces whose distances differ by less than this (metres) are equally near.
+const TIE_M: f64 = 0.001;
+
 impl SnapIndex {
     /// Indexes every segment of the network.
     pub fn build(net: &RoadNetwork) -> SnapIndex {
@@ -136,13 +139,40 @@ impl SnapIndex {
         let q = self.proj.project(p);
         let max2 = MAX_SNAP_M * MAX_SNAP_M;
         let mut near: Option<Snap> = None;
-        for (piece, d2) in self.tree.nearest_neighbor_iter_with_distance_2(&q) {
-            if d2 > max2 {
+        let mut walk = self
+            .tree
+            .nearest_neighbor_iter_with_distance_2(&q)
+            .take_while(|x| x.1 <= max2)
+            .filter(|x| usable(x.0.edge))
+            .peekable();
+        let mut tied: Vec<&Piece> = Vec::new();
+        loop {
+            // Equally near pieces (a point nearest to a node is as near to every edge there)
+            // in the order of their nearest segment, not of the edges' numbering: the same
+            // roads get the same snap in every network that has them (a pack, a joined one).
+            if tied.is_empty() {
+                let Some((first, d2)) = walk.next() else {
+                    break;
+                };
+                tied.push(first);
+                let d = d2.sqrt();
+                while let Some(&(other, o2)) = walk.peek() {
+                    if o2.sqrt() - d > TIE_M {
+                        break;
+                    }
+                    tied.push(other);
+                    walk.next();
+                }
+                tied.sort_by(|a, b| {
+                    self.segment_key(net, q, a)
+                        .partial_cmp(&self.segment_key(net, q, b))
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                });
+                tied.reverse();
+            }
+            let Some(piece) = tied.pop() else {
                 break;
-            }
-            if !usable(piece.edge) {
-                continue;
-            }
+            };
             let in_main = main(piece.edge);
             if near.is_some() && !in_main {
                 continue;
@@ -155,6 +185,31 @@ impl SnapIndex {
             }
         }
         near.map(|n| (n, None))
+    }
+
+    /// The geographic ends of `piece`'s segment nearest to `q` (lower first), whether the
+    /// edge runs along it from the lower one, and the edge's `oneway`: the same for a road in
+    /// every network that has it, and different for two edges on one segment (a one-way
+    /// street and its contraflow cycle lane).
+    fn segment_key(&self, net: &RoadNetwork, q: [f64; 2], piece: &Piece) -> [f64; 6] {
+        let (i, _, _) = piece.nearest(q);
+        let g = net.geometry(piece.edge);
+        let i = i as usize;
+        let (a, b) = match (g.get(i), g.get(i + 1)) {
+            (Some(&a), Some(&b)) => (a, b),
+            _ => return [f64::INFINITY; 6],
+        };
+        let forward = (a.lat, a.lng) <= (b.lat, b.lng);
+        let (a, b) = if forward { (a, b) } else { (b, a) };
+        let oneway = net.edges.get(piece.edge as usize).map_or(0, |e| e.oneway);
+        [
+            a.lat,
+            a.lng,
+            b.lat,
+            b.lng,
+            f64::from(u8::from(forward)),
+            f64::from(oneway),
+        ]
     }
 
     fn snap_on(&self, net: &RoadNetwork, p: Pt, q: [f64; 2], piece: &Piece) -> Snap {
@@ -175,6 +230,106 @@ impl SnapIndex {
             fraction,
             point,
             distance_m: haversine_m(p, point),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::routing::network::RoadEdge;
+    use crate::routing::profile::{CountryLimits, Highway};
+
+    /// A network of `lines` (each an edge with its `oneway`), numbered in the given order.
+    fn network(lines: &[(Vec<Pt>, i8)]) -> RoadNetwork {
+        let mut nodes: Vec<Pt> = Vec::new();
+        let mut node = |p: Pt| -> u32 {
+            match nodes.iter().position(|&n| n == p) {
+                Some(i) => i as u32,
+                None => {
+                    nodes.push(p);
+                    nodes.len() as u32 - 1
+                }
+            }
+        };
+        let mut points = Vec::new();
+        let mut edges = Vec::new();
+        for (i, (line, oneway)) in lines.iter().enumerate() {
+            let start = points.len() as u32;
+            points.extend(line.iter().copied());
+            edges.push(RoadEdge {
+                id: i as i64 + 1,
+                way_id: i as i64 + 1,
+                from: node(line[0]),
+                to: node(line[line.len() - 1]),
+                length_m: line_length_m(line),
+                highway: Highway::Residential,
+                name: 0,
+                r#ref: 0,
+                maxspeed: None,
+                oneway: *oneway,
+                access: [true; 4],
+                restricted: [false; 4],
+                toll: false,
+                ferry: false,
+                geometry: (start, points.len() as u32),
+                limits: 0,
+            });
+        }
+        let node_osm = (0..nodes.len() as i64).collect();
+        let junction = vec![true; nodes.len()];
+        RoadNetwork {
+            nodes,
+            node_osm,
+            junction,
+            edges,
+            points,
+            names: vec![Arc::from("")],
+            restrictions: Vec::new(),
+            toll_booths: Vec::new(),
+            country: String::new(),
+            limits: CountryLimits::of(""),
+            country_limits: vec![CountryLimits::of("")],
+        }
+    }
+
+    /// The snapped edge's geometry and `oneway`: what identifies a road across networks.
+    fn snapped(net: &RoadNetwork, p: Pt) -> (Vec<Pt>, i8) {
+        let index = SnapIndex::build(net);
+        let s = index.snap(net, p, |_| true).unwrap();
+        let e = &net.edges[s.edge as usize];
+        (net.geometry(s.edge).to_vec(), e.oneway)
+    }
+
+    #[test]
+    fn equally_near_edges_snap_alike_whatever_their_numbering() {
+        let c = Pt::new(53.55, 13.25);
+        let arm = |dlat: f64, dlng: f64| vec![c, Pt::new(53.55 + dlat, 13.25 + dlng)];
+        // Four streets meeting at `c`, and a one-way street with its contraflow cycle lane
+        // (two edges on the same points).
+        let street = vec![Pt::new(53.56, 13.26), Pt::new(53.561, 13.262)];
+        let mut lines = vec![
+            (arm(0.001, 0.0), 0),
+            (arm(0.0, 0.001), 0),
+            (arm(-0.001, 0.0), 0),
+            (arm(0.0, -0.001), 0),
+            (street.clone(), 1),
+            (street.clone(), -1),
+        ];
+        let on_street = Pt::new(53.5605, 13.261);
+        let mut seen = Vec::new();
+        for turn in 0..lines.len() {
+            lines.rotate_left(1);
+            for order in [lines.clone(), lines.iter().rev().cloned().collect()] {
+                let net = network(&order);
+                seen.push((snapped(&net, c), snapped(&net, on_street), turn));
+            }
+        }
+        for s in &seen {
+            assert_eq!((&s.0, &s.1), (&seen[0].0, &seen[0].1), "order {}", s.2);
         }
     }
 }

@@ -20,9 +20,12 @@
 //!   Pedestrians ignore `oneway` (readers routing on foot treat every edge as two-way).
 //! * **Access** per mode: a highway default ([`default_access`]) overridden by `access`, then
 //!   `vehicle`, then `motor_vehicle`, then `motorcar` (car) / `hgv` (truck), `bicycle`, `foot`
-//!   (the most specific tag wins). Allowed values: `yes`, `permissive`, `designated`,
-//!   `destination`, `delivery`, `customers`, `official`, `discouraged`; anything else
-//!   (`no`, `private`, `agricultural`, `forestry`, `use_sidepath`, …) forbids.
+//!   (the most specific tag wins). Three values ([`ModeAccess`], stored 1, 2, 0):
+//!   `yes`, `permissive`, `designated`, `official`, `discouraged`, `permit` allow;
+//!   `destination`, `delivery`, `customers`, `private` and `no` **restrict**: the edge may only
+//!   be the first or last part of a trip from or to a point on or behind it, never a through
+//!   road (the router's rule, ADR 0010); anything else (`agricultural`, `forestry`,
+//!   `use_sidepath`, …) and a class that does not allow the mode by default forbid.
 //!   `motorroad=yes` forbids foot and bicycle.
 //! * **toll**: `toll=yes` or any `toll:*=yes`.
 //! * **maxspeed** ([`parse_maxspeed`]): numbers (km/h), `mph`/`knots` units, `walk` → 7,
@@ -81,17 +84,51 @@ pub fn is_routable(tags: &Tags) -> Option<&str> {
     Some(hw)
 }
 
+/// Access of one mode to an edge, as the access columns store it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ModeAccess {
+    /// Not allowed (stored 0).
+    No,
+    /// Allowed (stored 1).
+    Yes,
+    /// Allowed only to reach or leave a point on or behind the edge (stored 2):
+    /// `destination`, `delivery`, `customers`, `private`, `no`.
+    Restricted,
+}
+
+impl ModeAccess {
+    /// The stored value: 0, 1 or 2.
+    pub fn code(self) -> i64 {
+        match self {
+            ModeAccess::No => 0,
+            ModeAccess::Yes => 1,
+            ModeAccess::Restricted => 2,
+        }
+    }
+
+    /// Whether the mode may use the edge at all (freely or restricted).
+    pub fn usable(self) -> bool {
+        self != ModeAccess::No
+    }
+}
+
+impl From<bool> for ModeAccess {
+    fn from(v: bool) -> Self {
+        if v { ModeAccess::Yes } else { ModeAccess::No }
+    }
+}
+
 /// Access of one edge per mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Access {
     /// Cars.
-    pub car: bool,
+    pub car: ModeAccess,
     /// Trucks.
-    pub truck: bool,
+    pub truck: ModeAccess,
     /// Pedestrians.
-    pub foot: bool,
+    pub foot: ModeAccess,
     /// Bicycles.
-    pub bicycle: bool,
+    pub bicycle: ModeAccess,
 }
 
 /// Default access of a highway class: motorways (and links, `motorroad`) are motor-only,
@@ -108,20 +145,22 @@ pub fn default_access(highway: &str) -> Access {
         _ => (true, true, true, true),
     };
     Access {
-        car,
-        truck,
-        foot,
-        bicycle,
+        car: car.into(),
+        truck: truck.into(),
+        foot: foot.into(),
+        bicycle: bicycle.into(),
     }
 }
 
-fn allowed(v: &str) -> Option<bool> {
+fn allowed(v: &str) -> Option<ModeAccess> {
     let v = v.split(';').next().unwrap_or("").trim();
     match v {
-        "yes" | "permissive" | "designated" | "destination" | "delivery" | "customers"
-        | "official" | "discouraged" | "permit" => Some(true),
+        "yes" | "permissive" | "designated" | "official" | "discouraged" | "permit" => {
+            Some(ModeAccess::Yes)
+        }
+        "destination" | "delivery" | "customers" | "private" | "no" => Some(ModeAccess::Restricted),
         "" | "unknown" => None,
-        _ => Some(false),
+        _ => Some(ModeAccess::No),
     }
 }
 
@@ -137,12 +176,10 @@ pub fn access(highway: &str, tags: &Tags) -> Access {
             bicycle: v,
         };
     }
-    for k in ["vehicle"] {
-        if let Some(v) = get(k) {
-            a.car = v;
-            a.truck = v;
-            a.bicycle = v;
-        }
+    if let Some(v) = get("vehicle") {
+        a.car = v;
+        a.truck = v;
+        a.bicycle = v;
     }
     if let Some(v) = get("motor_vehicle") {
         a.car = v;
@@ -161,8 +198,8 @@ pub fn access(highway: &str, tags: &Tags) -> Access {
         a.foot = v;
     }
     if tags.is("motorroad", "yes") {
-        a.foot = false;
-        a.bicycle = false;
+        a.foot = ModeAccess::No;
+        a.bicycle = ModeAccess::No;
     }
     a
 }
@@ -279,7 +316,8 @@ type AttrKey = (
     Option<String>,
     Option<u64>,
     i64,
-    [bool; 6],
+    [i64; 4],
+    [bool; 2],
 );
 
 /// Writes `road_attrs`, `road_segments` and `road_ways_rtree`, numbering edges from 1.
@@ -325,17 +363,16 @@ impl<'t> EdgeWriter<'t> {
             e.maxspeed.map(f64::to_bits),
             e.oneway,
             [
-                e.access.car,
-                e.access.truck,
-                e.access.foot,
-                e.access.bicycle,
-                e.toll,
-                e.ferry,
+                e.access.car.code(),
+                e.access.truck.code(),
+                e.access.foot.code(),
+                e.access.bicycle.code(),
             ],
+            [e.toll, e.ferry],
         );
         let ins_attrs = &mut self.ins_attrs;
         let attrs = self.attrs.id(&key, |id, k| {
-            let (hw, name, r, speed, oneway, [car, truck, foot, bicycle, toll, ferry]) = k;
+            let (hw, name, r, speed, oneway, [car, truck, foot, bicycle], [toll, ferry]) = k;
             ins_attrs
                 .execute(params![
                     id,
@@ -519,14 +556,14 @@ pub fn build(
         let acc = if ferry {
             let mut a = access("unclassified", tags);
             if tags.is("motor_vehicle", "no") || tags.is("motorcar", "no") {
-                a.car = false;
+                a.car = ModeAccess::No;
             }
             a
         } else {
             access(hw, tags)
         };
         let ow = if ferry { 0 } else { oneway(hw, tags) };
-        let contraflow = ow != 0 && acc.bicycle && bicycle_contraflow(tags);
+        let contraflow = ow != 0 && acc.bicycle.usable() && bicycle_contraflow(tags);
         let toll = is_toll(tags);
         let maxspeed = tags.get("maxspeed").and_then(parse_maxspeed);
         let name = tags.get("name");
@@ -573,10 +610,10 @@ pub fn build(
                 let bike = EdgeRow {
                     oneway: -ow,
                     access: Access {
-                        car: false,
-                        truck: false,
-                        foot: false,
-                        bicycle: true,
+                        car: ModeAccess::No,
+                        truck: ModeAccess::No,
+                        foot: ModeAccess::No,
+                        bicycle: acc.bicycle,
                     },
                     ..row
                 };
@@ -720,14 +757,21 @@ mod tests {
         );
         assert_eq!(oneway("residential", &tags(&[("oneway", "-1")])), -1);
         assert_eq!(oneway("motorway", &tags(&[("oneway", "no")])), 0);
+        use ModeAccess::{No, Restricted, Yes};
         let a = access("motorway", &tags(&[]));
-        assert!(a.car && !a.foot && !a.bicycle);
+        assert!(a.car == Yes && a.foot == No && a.bicycle == No);
         let a = access("footway", &tags(&[("bicycle", "yes")]));
-        assert!(!a.car && a.foot && a.bicycle);
+        assert!(a.car == No && a.foot == Yes && a.bicycle == Yes);
         let a = access("residential", &tags(&[("access", "private")]));
-        assert!(!a.car && !a.foot);
+        assert!(a.car == Restricted && a.foot == Restricted);
+        let a = access("residential", &tags(&[("motor_vehicle", "destination")]));
+        assert!(a.car == Restricted && a.truck == Restricted && a.foot == Yes);
+        let a = access("residential", &tags(&[("access", "no"), ("foot", "yes")]));
+        assert!(a.car == Restricted && a.bicycle == Restricted && a.foot == Yes);
+        let a = access("footway", &tags(&[]));
+        assert_eq!(a.car, No, "a class default stays a prohibition");
         let a = access("track", &tags(&[("motor_vehicle", "agricultural")]));
-        assert!(!a.car && a.foot);
+        assert!(a.car == No && a.foot == Yes);
         assert!(is_toll(&tags(&[("toll:hgv", "yes")])));
     }
 }

@@ -2,7 +2,9 @@
 //! turn graph with `avoid` (see the [module notes](super)).
 use crate::routing::Metric;
 use crate::routing::graph::TurnGraph;
-use crate::routing::router::{ArcPath, Router, arc_path, expand_sources, positions, targets};
+use crate::routing::router::{
+    ArcPath, Router, arc_path, arrivals, expand_sources, positions, targets,
+};
 use crate::routing::search::Dijkstra;
 use crate::routing::snap::Snap;
 
@@ -40,7 +42,7 @@ pub(super) fn alternatives(
     let all = |_: u32| true;
     let ok: &dyn Fn(u32) -> bool = usable.unwrap_or(&all);
     let src = positions(g, from, ok);
-    let dst = positions(g, to, ok);
+    let dst = arrivals(g, to, ok);
     let starts = expand_sources(g, q.metric, &src, ok);
     let ends = targets(g, q.metric, &dst);
     let mut found: Vec<ArcPath> = Vec::new();
@@ -61,7 +63,7 @@ pub(super) fn alternatives(
     } else {
         None
     };
-    if let Some(ch) = ch {
+    if let Some(ch) = &ch {
         let s: Vec<(u32, u64)> = starts.iter().map(|x| (x.0, x.1)).collect();
         let t: Vec<(u32, u64)> = ends.iter().map(|x| (x.0, x.1)).collect();
         let len = |a: u32| arc_length(router, g, a);
@@ -70,7 +72,10 @@ pub(super) fn alternatives(
                 accept(p, &mut found);
             }
         }
-    } else {
+    }
+    // The hierarchy's via nodes depend on its contraction order and can miss a genuine
+    // alternative: then (and with `avoid`) the penalised re-searches run.
+    if found.is_empty() {
         // Penalty method on the turn graph. Penalised costs are never below the real ones, so
         // the distance metric's bound (ADR 0006) still never overestimates and directs each
         // search; the time metric searches undirected.

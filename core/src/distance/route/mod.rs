@@ -9,9 +9,10 @@
 //!   reordered to minimise the total cost in the request's metric (exactly, by dynamic
 //!   programming, up to 10 waypoints; nearest neighbour then 2-opt above), from a cost matrix
 //!   of the hierarchy's many-to-many search.
-//! * **Alternatives** (2–3 routes): via-node candidates of the hierarchy (or, with `avoid`,
-//!   penalised re-searches: arcs of the routes found cost 1.5× more), kept when they cost at
-//!   most 1.4× the best and share at most 60 % of their length with every route kept before.
+//! * **Alternatives** (2–3 routes): via-node candidates of the hierarchy (or, with `avoid` or
+//!   when the via nodes give none, penalised re-searches: arcs of the routes found cost 1.5×
+//!   more), kept when they cost at most 1.4× the best and share at most 60 % of their length
+//!   with every route kept before.
 //! * **Time of day.** Offline there is no live traffic. With `departure_time` or
 //!   `arrival_time` the free-flow `duration_without_traffic` is multiplied, per road class, by
 //!   a fixed typical-congestion profile at the local time of the leg's start (motor vehicles
