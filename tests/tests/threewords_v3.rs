@@ -99,14 +99,7 @@ fn index() -> Built {
         )
         .unwrap()
     });
-    let blob = |name: &str| -> Vec<u8> {
-        conn.query_row(
-            "SELECT data FROM threewords_v3 WHERE name = ?1",
-            [name],
-            |r| r.get(0),
-        )
-        .unwrap()
-    };
+    let blob = |name: &str| v3_blob(&conn, name);
     let class = blob("classes:en");
     let sig = decode_signatures(&blob("signatures")).unwrap();
     assert!(regions.squares(usize::from(DENSE)) > 0);
@@ -305,14 +298,7 @@ fn packs_of_another_version_or_with_other_tables_are_refused() {
         Ok(_) => panic!("the layer was read"),
         Err(e) => e,
     };
-    let blob = |name: &str| -> Vec<u8> {
-        conn.query_row(
-            "SELECT data FROM threewords_v3 WHERE name = ?1",
-            [name],
-            |r| r.get(0),
-        )
-        .unwrap()
-    };
+    let blob = |name: &str| v3_blob(&conn, name);
     let set_blob = |name: &str, data: &[u8]| {
         conn.execute(
             "UPDATE threewords_v3 SET data = ?2 WHERE name = ?1",
@@ -613,4 +599,14 @@ fn short_words_where_people_are() {
         "dense {dense:.2}, populated {populated:.2}"
     );
     assert!(land < sea, "open land {land:.2}, sea {sea:.2}");
+}
+
+/// The blob `name` of the pack's `threewords_v3` table.
+fn v3_blob(conn: &rusqlite::Connection, name: &str) -> Vec<u8> {
+    conn.query_row(
+        "SELECT data FROM threewords_v3 WHERE name = ?1",
+        [name],
+        |r| r.get(0),
+    )
+    .unwrap()
 }

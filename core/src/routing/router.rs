@@ -64,20 +64,8 @@ pub fn arc_path(
 
 /// The arcs a snapped point lies on for a profile.
 pub fn positions(g: &TurnGraph, snap: &Snap, usable: &dyn Fn(u32) -> bool) -> Vec<ArcPos> {
-    let arcs = g.edge_arcs[snap.edge as usize];
     let mut out = Vec::with_capacity(2);
-    if arcs[0] != NO_ARC && usable(arcs[0]) {
-        out.push(ArcPos {
-            arc: arcs[0],
-            offset: snap.fraction,
-        });
-    }
-    if arcs[1] != NO_ARC && usable(arcs[1]) {
-        out.push(ArcPos {
-            arc: arcs[1],
-            offset: 1.0 - snap.fraction,
-        });
-    }
+    push_pair(&mut out, g.edge_arcs[snap.edge as usize], snap, usable);
     out
 }
 
@@ -85,20 +73,18 @@ pub fn positions(g: &TurnGraph, snap: &Snap, usable: &dyn Fn(u32) -> bool) -> Ve
 /// restricted edge, their entry copies ([`TurnGraph::edge_entry`]).
 pub fn arrivals(g: &TurnGraph, snap: &Snap, usable: &dyn Fn(u32) -> bool) -> Vec<ArcPos> {
     let mut out = positions(g, snap, usable);
-    let copies = g.edge_entry[snap.edge as usize];
-    if copies[0] != NO_ARC && usable(copies[0]) {
-        out.push(ArcPos {
-            arc: copies[0],
-            offset: snap.fraction,
-        });
-    }
-    if copies[1] != NO_ARC && usable(copies[1]) {
-        out.push(ArcPos {
-            arc: copies[1],
-            offset: 1.0 - snap.fraction,
-        });
-    }
+    push_pair(&mut out, g.edge_entry[snap.edge as usize], snap, usable);
     out
+}
+
+/// The usable arcs of an edge's pair (forward, backward) at the snapped point's offset
+/// along each.
+fn push_pair(out: &mut Vec<ArcPos>, arcs: [u32; 2], snap: &Snap, usable: &dyn Fn(u32) -> bool) {
+    for (arc, offset) in [(arcs[0], snap.fraction), (arcs[1], 1.0 - snap.fraction)] {
+        if arc != NO_ARC && usable(arc) {
+            out.push(ArcPos { arc, offset });
+        }
+    }
 }
 
 /// How much nearer (metres) a restricted edge must be than the nearest free one for a point
