@@ -501,8 +501,8 @@ mod tests {
         fn the_samples_hold_valid_and_invalid_shapes_of_each_kind() {
             // The strategy is not all one verdict: count the kinds of answers on a fixed run.
             use proptest::strategy::ValueTree;
-            use proptest::test_runner::{Config, TestRunner};
-            let mut runner = TestRunner::new(Config::default());
+            use proptest::test_runner::TestRunner;
+            let mut runner = TestRunner::deterministic();
             let mut seen = std::collections::BTreeSet::new();
             for _ in 0..600 {
                 let g = any_geometry().new_tree(&mut runner).unwrap().current();
