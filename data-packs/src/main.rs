@@ -18,6 +18,13 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+
+/// mimalloc instead of glibc's malloc: glibc kept the memory the OSM stage freed (1.4 GB of a
+/// 5 million-node extract) for the rest of the build, under the routing preparations' peak;
+/// mimalloc returns freed segments to the system.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use indicatif::{ProgressBar, ProgressStyle};
 use waymark_core::auth::keys::{Publisher, PublisherKey};
 use waymark_packs::build;

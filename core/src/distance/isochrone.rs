@@ -173,32 +173,43 @@ pub fn outline(
         }
     });
     let proj = LocalProjection::new(origin.lat);
-    // The grid covers the reached arcs' whole geometry. The projection is linear, so the box
-    // is taken in degrees and its corners projected.
-    let geometry = |piece: &Piece| router.net.geometry(g.arc_edge[piece.arc as usize]);
-    let (mut lat0, mut lng0, mut lat1, mut lng1) = (
-        snap.point.lat,
-        snap.point.lng,
-        snap.point.lat,
-        snap.point.lng,
-    );
+    // One pass over the reached arcs' geometry (the part of an isochrone that waits on memory):
+    // each piece's points, projected in its direction of travel, go into one buffer, and the
+    // grid's box (the pieces' whole geometry and the snapped origin) is taken on the way. The
+    // projection is linear, so this box is the projection of the box in degrees.
+    let o = proj.project(snap.point);
+    let (mut x0, mut y0, mut x1, mut y1) = (o[0], o[1], o[0], o[1]);
+    let mut xy = KEPT_POINTS.with(|k| std::mem::take(&mut *k.borrow_mut()));
+    xy.clear();
+    let mut ends: Vec<usize> = Vec::with_capacity(pieces.len());
     for piece in &pieces {
-        for p in geometry(piece) {
-            lat0 = lat0.min(p.lat);
-            lat1 = lat1.max(p.lat);
-            lng0 = lng0.min(p.lng);
-            lng1 = lng1.max(p.lng);
+        let geom = router.net.geometry(g.arc_edge[piece.arc as usize]);
+        let start = xy.len();
+        if g.arc_forward[piece.arc as usize] {
+            xy.extend(geom.iter().map(|p| proj.project(*p)));
+        } else {
+            xy.extend(geom.iter().rev().map(|p| proj.project(*p)));
         }
+        for p in &xy[start..] {
+            x0 = x0.min(p[0]);
+            x1 = x1.max(p[0]);
+            y0 = y0.min(p[1]);
+            y1 = y1.max(p[1]);
+        }
+        ends.push(xy.len());
     }
-    let [x0, y0] = proj.project(Pt::new(lat0, lng0));
-    let [x1, y1] = proj.project(Pt::new(lat1, lng1));
     let cell = cell_size(profile, metric, budget);
     let mut field = CostField::new([x0, y0, x1, y1], cell, budget_f * (1.0 + ALLOWANCE));
-    field.mark(proj.project(snap.point), 0.0);
+    field.mark(o, 0.0);
     let mut line = Scratch::default();
-    for piece in &pieces {
-        line.load(&proj, geometry(piece), g.arc_forward[piece.arc as usize]);
+    let mut start = 0;
+    for (piece, &end) in pieces.iter().zip(&ends) {
+        line.load(&xy[start..end]);
         field.trace(&line, piece);
+        start = end;
+    }
+    if xy.capacity() <= MAX_KEPT_POINTS {
+        KEPT_POINTS.with(|k| *k.borrow_mut() = xy);
     }
     let (ring, holes) = field.contour(budget_f)?;
     let unproject =
@@ -207,6 +218,14 @@ pub fn outline(
         ring: unproject(ring),
         holes: holes.into_iter().map(unproject).collect(),
     })
+}
+
+/// Largest buffer of projected points a thread keeps between isochrones: 2²² points (64 MB),
+/// the reach of a long drive in a dense region; bigger reaches allocate per request.
+const MAX_KEPT_POINTS: usize = 1 << 22;
+
+thread_local! {
+    static KEPT_POINTS: std::cell::RefCell<Vec<[f64; 2]>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// One arc's geometry, projected in its direction of travel, with its segment lengths:
@@ -220,13 +239,10 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn load(&mut self, proj: &LocalProjection, geom: &[Pt], forward: bool) {
+    /// Loads a projected line (points in its direction of travel).
+    fn load(&mut self, xy: &[[f64; 2]]) {
         self.xy.clear();
-        if forward {
-            self.xy.extend(geom.iter().map(|p| proj.project(*p)));
-        } else {
-            self.xy.extend(geom.iter().rev().map(|p| proj.project(*p)));
-        }
+        self.xy.extend_from_slice(xy);
         self.len.clear();
         self.len.extend(
             self.xy

@@ -51,7 +51,8 @@ fn main() {
     let db = rusqlite::Connection::open(built.join("data.sqlite")).unwrap();
     let all = waymark_tests::car_road_points(&db);
     let mut rng = waymark_tests::Rng::new(42);
-    let points: Vec<LatLng> = (0..2 * pairs.max(100))
+    // Routes take pairs of points; the matrices take up to point 240.
+    let points: Vec<LatLng> = (0..(2 * pairs).max(250))
         .map(|_| all[rng.below(all.len())])
         .collect();
     drop(all);
