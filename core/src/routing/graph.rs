@@ -31,8 +31,9 @@
 //!   [`TurnGraph::signature`] checks that a prepared graph belongs to it.
 use std::collections::{HashMap, HashSet};
 
+use super::density::{URBAN_DENSITY, node_density};
 use super::network::RoadNetwork;
-use super::profile::{Metric, Profile, speed_kmh, turn_cost_ms};
+use super::profile::{Junction, Metric, Profile, speed_kmh, transition_cost_ms, turn_cost_ms};
 use crate::geo::{bearing_deg, turn_angle};
 
 /// No arc.
@@ -141,8 +142,35 @@ impl TurnGraph {
         let mut arc_time_ms = Vec::new();
         let mut arc_dist_cm = Vec::new();
         let mut edge_arcs = vec![[NO_ARC; 2]; net.edges.len()];
+        let density = if profile.is_motor() {
+            node_density(net)
+        } else {
+            Vec::new()
+        };
+        let dens = |v: u32| f64::from(density.get(v as usize).copied().unwrap_or(0.0));
+        // Per node: roads of the profile meeting there and the two highest-ranked of them.
+        let mut legs = vec![0u32; net.nodes.len()];
+        let mut top: Vec<[(u8, u32); 2]> = vec![[(0, u32::MAX); 2]; net.nodes.len()];
         for (i, e) in net.edges.iter().enumerate() {
-            let speed = speed_kmh(profile, e.highway, e.maxspeed, net.limits_of(e));
+            if !e.allows(profile) {
+                continue;
+            }
+            let r = e.highway.rank();
+            for v in [e.from, e.to] {
+                let v = v as usize;
+                legs[v] += 1;
+                let t = &mut top[v];
+                if r > t[0].0 {
+                    t[1] = t[0];
+                    t[0] = (r, i as u32);
+                } else if r > t[1].0 {
+                    t[1] = (r, i as u32);
+                }
+            }
+        }
+        for (i, e) in net.edges.iter().enumerate() {
+            let urban = (dens(e.from) + dens(e.to)) / 2.0 >= URBAN_DENSITY;
+            let speed = speed_kmh(profile, e.highway, e.maxspeed, net.limits_of(e), urban);
             let time = ((e.length_m * 3600.0 / speed).round() as u64).clamp(1, u32::MAX as u64);
             let dist = ((e.length_m * 100.0).round() as u64).clamp(1, u32::MAX as u64);
             for (dir, forward) in [(0, true), (1, false)] {
@@ -247,7 +275,16 @@ impl TurnGraph {
                         return (b, 0);
                     }
                     let dev = turn_angle(b_in, bearing_out(b as usize)).abs();
-                    (b, turn_cost_ms(profile, dev, false))
+                    let e_in = arc_edge[a];
+                    let e = &net.edges[e_in as usize];
+                    let t = top[v];
+                    let other = if t[0].1 == e_in { t[1].0 } else { t[0].0 };
+                    let j = Junction {
+                        legs: legs[v],
+                        gives_way: e.highway.rank() < other,
+                        density: dens(v as u32),
+                    };
+                    (b, transition_cost_ms(profile, dev, j))
                 })
                 .collect();
             if list.is_empty() && rev != NO_ARC && allowed(rev) {

@@ -24,6 +24,7 @@
 pub mod cch;
 pub mod ch;
 pub mod compact;
+pub mod density;
 pub mod etree;
 pub mod graph;
 pub mod join;

@@ -12,49 +12,64 @@
 //!
 //! # Speeds (km/h)
 //!
-//! When the edge has a tagged `maxspeed`, vehicles drive at 90 % of it (never faster than the
-//! class default × 1.3, so that a mistagged residential street does not become a motorway);
-//! otherwise at the class default below, capped by the country's default limit for that kind
-//! of road ([`CountryLimits`]: urban for `residential`/`living_street`/`service`, motorway for
-//! `motorway`, rural for the others). Trucks are then capped at 80 km/h on motorways and trunk
-//! roads and 70 km/h elsewhere.
+//! When the edge has a tagged `maxspeed` (country implicit values such as `DE:urban` or
+//! `FR:rural` are resolved by the pack builder), vehicles drive at it (never faster than the
+//! rural class default × 1.3, so that a mistagged residential street does not become a
+//! motorway). Otherwise at the class default below, outside or inside a built-up area
+//! (a road density of at least [`URBAN_DENSITY`] km/km² around the edge,
+//! [`super::density`]), capped by the country's default limit ([`CountryLimits`]: motorway for
+//! `motorway`, urban for the other classes in built-up areas and for
+//! `residential`/`living_street`/`service`, rural for the others). Trucks are then capped at
+//! 80 km/h on motorways and trunk roads and 70 km/h elsewhere.
 //!
-//! | highway | driving | cycling | walking |
-//! |---|---|---|---|
-//! | motorway | 110 | — | — |
-//! | motorway_link | 60 | — | — |
-//! | trunk | 90 | 16 | 5 |
-//! | trunk_link | 50 | 16 | 5 |
-//! | primary | 70 | 16 | 5 |
-//! | primary_link | 45 | 16 | 5 |
-//! | secondary | 60 | 16 | 5 |
-//! | secondary_link | 40 | 16 | 5 |
-//! | tertiary | 50 | 16 | 5 |
-//! | tertiary_link | 35 | 16 | 5 |
-//! | unclassified | 40 | 16 | 5 |
-//! | residential | 30 | 16 | 5 |
-//! | living_street | 10 | 12 | 5 |
-//! | service | 15 | 14 | 5 |
-//! | road | 30 | 14 | 5 |
-//! | track | 15 | 12 | 5 |
-//! | path | — | 12 | 5 |
-//! | cycleway | — | 18 | 5 |
-//! | footway, bridleway | — | 8 (where allowed) | 5 |
-//! | pedestrian | — | 8 (where allowed) | 5 |
-//! | steps | — | 3 (where allowed, carrying) | 3 |
-//! | ferry | 20 | 20 | 20 |
+//! | highway | driving (rural) | driving (built-up) | cycling | walking |
+//! |---|---|---|---|---|
+//! | motorway | 110 | 90 | — | — |
+//! | motorway_link | 60 | 50 | — | — |
+//! | trunk | 90 | 70 | 16 | 5 |
+//! | trunk_link | 50 | 40 | 16 | 5 |
+//! | primary | 70 | 55 | 16 | 5 |
+//! | primary_link | 45 | 35 | 16 | 5 |
+//! | secondary | 60 | 50 | 16 | 5 |
+//! | secondary_link | 40 | 30 | 16 | 5 |
+//! | tertiary | 50 | 40 | 16 | 5 |
+//! | tertiary_link | 35 | 30 | 16 | 5 |
+//! | unclassified | 40 | 35 | 16 | 5 |
+//! | residential | 30 | 30 | 16 | 5 |
+//! | living_street | 10 | 10 | 12 | 5 |
+//! | service | 15 | 15 | 14 | 5 |
+//! | road | 30 | 30 | 14 | 5 |
+//! | track | 15 | 15 | 12 | 5 |
+//! | path | — | — | 12 | 5 |
+//! | cycleway | — | — | 18 | 5 |
+//! | footway, bridleway | — | — | 8 (where allowed) | 5 |
+//! | pedestrian | — | — | 8 (where allowed) | 5 |
+//! | steps | — | — | 3 (where allowed, carrying) | 3 |
+//! | ferry | 20 | 20 | 20 | 20 |
 //!
 //! Cyclists never exceed a tagged `maxspeed`. Ferries (`route=ferry`) move at 20 km/h whatever
 //! the profile (boarding and waiting are not modelled).
 //!
-//! # Turn costs (time metric only)
+//! # Turn and junction costs (time metric only)
 //!
 //! The deviation angle between the last segment of the incoming edge and the first segment of
-//! the outgoing one: below 30° straight (0 s), 30–60° slight (driving 2 s), 60–120° turn
-//! (4 s), above 120° sharp (7 s); a U-turn (back onto the same edge) is only possible at a
-//! dead end and costs 20 s. Trucks pay twice the driving costs, cyclists half, pedestrians
-//! nothing. The distance metric has no turn costs.
+//! the outgoing one gives a turn tier ([`turn_cost_ms`]): below 30° straight (0 s), 30–60°
+//! slight (2 s), 60–120° turn (4 s), above 120° sharp (7 s); a U-turn (back onto the same edge)
+//! is only possible at a dead end and costs 20 s. Cyclists pay half the tiers, pedestrians
+//! nothing.
+//!
+//! Motor vehicles ([`transition_cost_ms`]) lose time only at junctions of three or more roads
+//! in built-up areas: twice the turn tier, plus [`GIVE_WAY_S`] when the road they come from
+//! ranks below another road of the junction ([`Highway::rank`]: they give way), the sum scaled
+//! by [`JUNCTION_PER_DENSITY`] per km/km² of road density above [`URBAN_DENSITY`] (at most
+//! [`JUNCTION_DENSITY_SPAN`] above). A left turn in a town centre of 15 km/km² thus costs
+//! (8 + 2) × 0.91 ≈ 9 s, the same turn on a country road nothing. Trucks pay twice. The
+//! density stands for what the network does not record (signals, crossings, queues); the
+//! constants are calibrated against Valhalla's durations on the same extracts (ADR 0011).
+//! The distance metric has no turn costs.
 use std::fmt;
+
+use super::density::URBAN_DENSITY;
 
 /// A travel profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -238,7 +253,8 @@ impl Highway {
         )
     }
 
-    /// Default driving speed of the class in km/h (`None`: not for motor vehicles).
+    /// Default driving speed of the class in km/h outside built-up areas (`None`: not for
+    /// motor vehicles).
     fn driving_default(self) -> Option<f64> {
         Some(match self {
             Highway::Motorway => 110.0,
@@ -260,6 +276,37 @@ impl Highway {
             Highway::Ferry => FERRY_KMH,
             _ => return None,
         })
+    }
+
+    /// Default driving speed of the class in km/h inside built-up areas.
+    fn driving_urban_default(self) -> Option<f64> {
+        Some(match self {
+            Highway::Motorway => 90.0,
+            Highway::MotorwayLink => 50.0,
+            Highway::Trunk => 70.0,
+            Highway::TrunkLink => 40.0,
+            Highway::Primary => 55.0,
+            Highway::PrimaryLink => 35.0,
+            Highway::Secondary => 50.0,
+            Highway::SecondaryLink => 30.0,
+            Highway::Tertiary => 40.0,
+            Highway::TertiaryLink => 30.0,
+            Highway::Unclassified => 35.0,
+            _ => return self.driving_default(),
+        })
+    }
+
+    /// Rank of the class at a junction: who gives way to whom (higher ranks have priority).
+    pub fn rank(self) -> u8 {
+        match self {
+            Highway::Motorway | Highway::MotorwayLink => 7,
+            Highway::Trunk | Highway::TrunkLink => 6,
+            Highway::Primary | Highway::PrimaryLink => 5,
+            Highway::Secondary | Highway::SecondaryLink => 4,
+            Highway::Tertiary | Highway::TertiaryLink => 3,
+            Highway::Unclassified | Highway::Residential | Highway::Road | Highway::Other => 2,
+            _ => 1,
+        }
     }
 
     fn cycling_default(self) -> f64 {
@@ -372,12 +419,28 @@ impl CountryLimits {
     }
 }
 
-/// Speed of an edge for a profile, km/h (the profile's access is checked elsewhere).
+/// Seconds a motor vehicle loses giving way at a junction to a road of a higher class, before
+/// the density factor of [`transition_cost_ms`].
+pub const GIVE_WAY_S: f64 = 2.0;
+
+/// Factor of the turn-angle costs of [`turn_cost_ms`] at a junction of a built-up area, before
+/// the density factor.
+pub const JUNCTION_TURN_FACTOR: f64 = 2.0;
+
+/// Growth of junction costs per km/km² of road density above [`URBAN_DENSITY`].
+pub const JUNCTION_PER_DENSITY: f64 = 0.13;
+
+/// Density (km/km²) above [`URBAN_DENSITY`] from which junction costs stop growing.
+pub const JUNCTION_DENSITY_SPAN: f64 = 20.0;
+
+/// Speed of an edge for a profile, km/h (the profile's access is checked elsewhere); `urban`
+/// when the edge runs through a built-up area.
 pub fn speed_kmh(
     profile: Profile,
     highway: Highway,
     maxspeed: Option<f64>,
     limits: &CountryLimits,
+    urban: bool,
 ) -> f64 {
     let maxspeed = maxspeed.filter(|v| v.is_finite() && *v > 0.0);
     match profile {
@@ -392,8 +455,20 @@ pub fn speed_kmh(
                 FERRY_KMH
             } else {
                 match maxspeed {
-                    Some(m) => (m * 0.9).min(default * 1.3),
-                    None => default.min(limits.cap(highway.limit_kind())),
+                    Some(m) => m.min(default * 1.3),
+                    None => {
+                        let kind = highway.limit_kind();
+                        let (class, kind) = if urban {
+                            let kind = match kind {
+                                LimitKind::Motorway => LimitKind::Motorway,
+                                _ => LimitKind::Urban,
+                            };
+                            (highway.driving_urban_default().unwrap_or(30.0), kind)
+                        } else {
+                            (default, kind)
+                        };
+                        class.min(limits.cap(kind))
+                    }
                 }
             };
             let v = if profile == Profile::Truck && highway != Highway::Ferry {
@@ -436,6 +511,39 @@ pub fn turn_cost_ms(profile: Profile, deviation_deg: f64, u_turn: bool) -> u32 {
     }
 }
 
+/// What a node is for a transition through it.
+#[derive(Debug, Clone, Copy)]
+pub struct Junction {
+    /// Roads (edges usable by the profile) meeting at the node.
+    pub legs: u32,
+    /// Whether the incoming road gives way: another road at the node ranks higher.
+    pub gives_way: bool,
+    /// Road density around the node, km/km² ([`super::density`]).
+    pub density: f64,
+}
+
+/// Time cost of a transition through a node in milliseconds (time metric): the turn-angle
+/// cost of [`turn_cost_ms`] plus, for motor vehicles at a junction of three or more roads, the
+/// time lost giving way or slowing down, both scaled up with the road density around.
+pub fn transition_cost_ms(profile: Profile, deviation_deg: f64, j: Junction) -> u32 {
+    let turn = f64::from(turn_cost_ms(profile, deviation_deg, false));
+    if !profile.is_motor() {
+        return turn as u32;
+    }
+    let truck = if profile == Profile::Truck { 2.0 } else { 1.0 };
+    if j.legs < 3 {
+        return 0;
+    }
+    let give_way = if j.gives_way {
+        GIVE_WAY_S * 1000.0 * truck
+    } else {
+        0.0
+    };
+    let density =
+        JUNCTION_PER_DENSITY * (j.density - URBAN_DENSITY).clamp(0.0, JUNCTION_DENSITY_SPAN);
+    ((turn * JUNCTION_TURN_FACTOR + give_way) * density).round() as u32
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
@@ -445,35 +553,101 @@ mod tests {
     fn speeds_follow_the_table() {
         let ad = CountryLimits::of("AD");
         assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Primary, None, &ad),
+            speed_kmh(Profile::Driving, Highway::Primary, None, &ad, false),
             70.0
         );
         assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Motorway, None, &ad),
+            speed_kmh(Profile::Driving, Highway::Motorway, None, &ad, false),
             90.0,
             "capped by the country"
         );
         assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Primary, Some(50.0), &ad),
-            45.0
+            speed_kmh(Profile::Driving, Highway::Primary, Some(50.0), &ad, false),
+            50.0,
+            "the tagged limit"
         );
         assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Residential, Some(120.0), &ad),
+            speed_kmh(
+                Profile::Driving,
+                Highway::Residential,
+                Some(120.0),
+                &ad,
+                false
+            ),
             39.0,
             "a mistagged street stays a street"
         );
         assert_eq!(
-            speed_kmh(Profile::Truck, Highway::Trunk, Some(100.0), &ad),
+            speed_kmh(Profile::Truck, Highway::Trunk, Some(100.0), &ad, false),
             80.0
         );
-        assert_eq!(speed_kmh(Profile::Walking, Highway::Steps, None, &ad), 3.0);
         assert_eq!(
-            speed_kmh(Profile::Cycling, Highway::Cycleway, Some(10.0), &ad),
+            speed_kmh(Profile::Walking, Highway::Steps, None, &ad, false),
+            3.0
+        );
+        assert_eq!(
+            speed_kmh(Profile::Cycling, Highway::Cycleway, Some(10.0), &ad, false),
             10.0
         );
         assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Ferry, Some(50.0), &ad),
+            speed_kmh(Profile::Driving, Highway::Ferry, Some(50.0), &ad, false),
             FERRY_KMH
+        );
+    }
+
+    #[test]
+    fn built_up_defaults_are_slower() {
+        let de = CountryLimits::of("DE");
+        assert_eq!(
+            speed_kmh(Profile::Driving, Highway::Primary, None, &de, true),
+            50.0,
+            "capped by the urban limit"
+        );
+        assert_eq!(
+            speed_kmh(Profile::Driving, Highway::Tertiary, None, &de, true),
+            40.0
+        );
+        assert_eq!(
+            speed_kmh(Profile::Driving, Highway::Tertiary, None, &de, false),
+            50.0
+        );
+        assert_eq!(
+            speed_kmh(Profile::Driving, Highway::Tertiary, Some(70.0), &de, true),
+            65.0,
+            "a tag wins, up to 1.3 x the class default"
+        );
+    }
+
+    #[test]
+    fn junction_costs_grow_with_density() {
+        let at = |legs, gives_way, density| Junction {
+            legs,
+            gives_way,
+            density,
+        };
+        assert_eq!(
+            transition_cost_ms(Profile::Driving, 90.0, at(4, true, 3.0)),
+            0
+        );
+        assert_eq!(
+            transition_cost_ms(Profile::Driving, 90.0, at(2, true, 20.0)),
+            0
+        );
+        let town = transition_cost_ms(Profile::Driving, 90.0, at(4, true, 18.0));
+        assert_eq!(town, 13_000);
+        assert!(transition_cost_ms(Profile::Driving, 90.0, at(4, false, 18.0)) < town);
+        assert!(transition_cost_ms(Profile::Driving, 90.0, at(4, true, 28.0)) > town);
+        assert_eq!(
+            transition_cost_ms(Profile::Truck, 90.0, at(4, true, 18.0)),
+            2 * town
+        );
+        assert_eq!(
+            transition_cost_ms(Profile::Cycling, 90.0, at(4, true, 18.0)),
+            2_000
+        );
+        assert_eq!(
+            transition_cost_ms(Profile::Walking, 90.0, at(4, true, 18.0)),
+            0
         );
     }
 
