@@ -3,6 +3,8 @@
 //! * [`network`]: the roads layer of a pack in memory;
 //! * [`profile`]: access, direction, speeds and turn costs of `driving`, `truck`, `walking`
 //!   and `cycling`, metrics `time` and `distance`;
+//! * [`density`]: road density around each node (built-up or open country), for speeds and
+//!   junction costs;
 //! * [`graph`]: the turn-expanded graph of a profile (turn restrictions included);
 //! * [`join`]: installed region packs merged into one network (ADR 0008);
 //! * [`overlay`]: time-metric searches across joined packs on the packs' own hierarchies;
