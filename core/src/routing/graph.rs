@@ -257,7 +257,7 @@ impl TurnGraph {
 
         // Transitions of the original arcs.
         let mut out: Vec<Vec<(u32, u32)>> = Vec::with_capacity(arc_edge.len());
-        for a in 0..arc_edge.len() {
+        for (a, &e_in) in arc_edge.iter().enumerate() {
             let v = arc_head_node(a) as usize;
             let rev = reverse_of(a);
             let allowed = |b: u32| {
@@ -275,7 +275,6 @@ impl TurnGraph {
                         return (b, 0);
                     }
                     let dev = turn_angle(b_in, bearing_out(b as usize)).abs();
-                    let e_in = arc_edge[a];
                     let e = &net.edges[e_in as usize];
                     let t = top[v];
                     let other = if t[0].1 == e_in { t[1].0 } else { t[0].0 };
