@@ -388,7 +388,8 @@ impl LocalitiesIndex {
     /// For each token, whether its text (or a full form of it) is a word of the names or
     /// the context of some pack: a dictionary lookup per pack segment and field, microseconds
     /// where a typo automaton over the same dictionaries costs milliseconds. A token that is a
-    /// word needs no typo search: it matches as it is.
+    /// word needs no typo search: it matches as it is. The words of the parent areas
+    /// ([`ContextWords`]) are words of the context.
     pub fn known_words(&self, tokens: &[QueryToken]) -> Vec<bool> {
         let searchers: Vec<Searcher> = self.packs.iter().map(|p| p.reader.searcher()).collect();
         tokens
