@@ -6,9 +6,14 @@
 #      and a resumed install after a cut (bytes transferred).
 #
 #   bash data-packs/benches/packs.sh
+#
+# NO_BUILD=1 uses the release binaries as they are (a build selecting fewer packages than the
+# last one can resolve dependency features differently and rebuild them all).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cargo build --release -q -p waymark-packs -p waymark-localserver
+if [ -z "${NO_BUILD:-}" ]; then
+  cargo build --release -q -p waymark-packs -p waymark-localserver
+fi
 BIN="${CARGO_TARGET_DIR:-target}/release"
 WORK="$(mktemp -d)"
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT

@@ -10,6 +10,9 @@
 # re-tagged or re-shaped, new junctions included); builds the deltas from `1` and prints
 # their sizes per file. Version `1b` (the same extract, built again) shows what a
 # rebuild alone changes.
+#
+# BUILD_ARGS="--extract FILE.osm.pbf --extract-licence CC0-1.0 --extract-attribution A" builds
+# PACK (any id) from FILE instead of its sample extract, e.g. a `waymark-packs synth` network.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PACK="${1:-andorra}"
@@ -36,7 +39,8 @@ fi
 build() { # version, extra args
   local v="$1"; shift
   if [ ! -f "$OUT/$PACK-$v/manifest.json" ]; then
-    "$BIN" build --pack "$PACK" --version "$v" --out "$OUT" --publisher "$PUB" "$@" >/dev/null 2>&1
+    # shellcheck disable=SC2086
+    "$BIN" build --pack "$PACK" --version "$v" --out "$OUT" --publisher "$PUB" ${BUILD_ARGS:-} "$@" >/dev/null 2>&1
   fi
 }
 # DAY_ONLY=1 builds only `1` and `day`.

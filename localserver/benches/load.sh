@@ -22,6 +22,8 @@
 #                    PATHS_FILE=autosuggest-mix writes 300 `/threewords/autosuggest` paths: the
 #                    addresses of 300 points uniform on the sphere (seeded) with the third word
 #                    cut to 1, 2 or 3 letters, each with `focus` at its point.
+#   NO_BUILD=1       use the release `waymark` as it is (a build selecting fewer packages than
+#                    the last one can resolve dependency features differently and rebuild them all)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TARGET="${1:-/geolocation/timezone?location=60.17,24.94}"
@@ -29,7 +31,9 @@ LIMITS="${2:-off}"
 DURATION="${3:-10s}"
 CONNS="${4:-16}"
 command -v wrk >/dev/null || { echo "wrk is required: apt-get install wrk"; exit 1; }
-cargo build --release -q -p waymark-localserver --bin waymark
+if [ -z "${NO_BUILD:-}" ]; then
+  cargo build --release -q -p waymark-localserver --bin waymark
+fi
 BIN="${CARGO_TARGET_DIR:-target}/release/waymark"
 if [ "${SAMPLE_PACKS:-0}" = 1 ]; then
   STATE="${LOAD_STATE:-${CARGO_TARGET_DIR:-target}/load-state}"

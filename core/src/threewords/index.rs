@@ -225,9 +225,11 @@ impl ThreeWordsIndex {
         let regions = Regions::new(grid, bands).map_err(|e| LoadError::Scheme(e.to_string()))?;
         pinned("region table", &regions.digest(), v3::REGIONS_SHA256)?;
         let class = blob(conn, "classes:en")?;
-        let classes = Classes::from_assignment(class)
-            .map_err(|e| LoadError::Scheme(format!("the word classes: {e}")))?;
-        pinned("word classes", &classes.digest(), v3::CLASSES_SHA256)?;
+        pinned(
+            "word classes",
+            &v3::classes_digest(&class),
+            v3::CLASSES_SHA256,
+        )?;
         let sig = decode_signatures(&blob(conn, "signatures")?)
             .map_err(|e| LoadError::Scheme(format!("the tile signatures: {e}")))?;
         pinned(
@@ -235,8 +237,6 @@ impl ThreeWordsIndex {
             &v3::signatures_digest(&sig),
             v3::SIGNATURES_SHA256,
         )?;
-        let scheme =
-            Scheme::new(regions, sig, classes).map_err(|e| LoadError::Scheme(e.to_string()))?;
 
         let mut languages = HashMap::new();
         for &(language, sha) in WORDS_SHA256 {
@@ -288,11 +288,17 @@ impl ThreeWordsIndex {
                 },
             );
         }
-        if !languages.contains_key("en") {
+        let Some(en) = languages.get("en") else {
             return Err(LoadError::Scheme(format!(
                 "no `en` word list: the word classes of scheme v{SCHEME_VERSION} are English's"
             )));
-        }
+        };
+        // Each class orders its words of the list's first tier by length (ADR 0009 rule 1).
+        let lengths: Vec<usize> = en.list.iter().map(|w| w.len()).collect();
+        let classes = Classes::new(class, &lengths)
+            .map_err(|e| LoadError::Scheme(format!("the word classes: {e}")))?;
+        let scheme =
+            Scheme::new(regions, sig, classes).map_err(|e| LoadError::Scheme(e.to_string()))?;
 
         let mut places = Vec::new();
         let mut points = Vec::new();

@@ -17,7 +17,8 @@
 //! - Inside a signature, squares are numbered kind by kind ([`KIND_ORDER`]: dense, populated,
 //!   land, sea), each kind's block permuted by its own keyed permutation, and numbers map to
 //!   triples of class indices in shells of increasing largest index ([`crate::shell`]), so
-//!   the densest places take the commonest words of each class.
+//!   the densest places take each class's first words: those of the list's first tier
+//!   ([`FIRST_TIER`]) by length, shortest first, then the others in rank order.
 //!
 //! The engine answers this version: the packs carry the region table, the class assignment
 //! and the signature table, whose SHA-256 are pinned here.
@@ -50,6 +51,13 @@ pub const CLASSES_SHA256: &str = "6ae6d8d766121392a6bd3519aa217d0ce2b54d16374a6a
 /// sources.
 pub const SIGNATURES_SHA256: &str =
     "1ca5c3c3cc78c667157d934f209d48b2e647c243849c37591ea5b19a267210aa";
+/// The first tier of the English list: the ranks below it, the words of SCOWL size levels 10
+/// to 50 (the list ranks by level, then length, so each level starts again at its shortest
+/// words). Inside each class the tier's words take the first class indices in order of length
+/// (then rank), the other words follow in rank order ([`Classes::new`]): the smallest numbers
+/// of a signature, the dense kind's and most of all the largest cities', name squares with the
+/// shortest common words.
+pub const FIRST_TIER: usize = 20_099;
 /// Kinds of squares: the regions of the region table (arrays indexed by kind are indexed by
 /// region code).
 pub const KINDS: usize = REGIONS;
@@ -334,7 +342,8 @@ pub enum TablesError {
 /// squares): the two tables the pack builder writes (ADR 0009 rules 1 and 3).
 pub fn tables(regions: &Regions, words: &[String]) -> Result<(Classes, Vec<u16>), TablesError> {
     let class = colour(words, neighbours).ok_or(TablesError::Classes(words.len()))?;
-    let classes = Classes::from_assignment(class).map_err(|_| TablesError::Classes(words.len()))?;
+    let lengths: Vec<usize> = words.iter().map(String::len).collect();
+    let classes = Classes::new(class, &lengths).map_err(|_| TablesError::Classes(words.len()))?;
     let tiles = Tiles::new(regions.grid());
     let counts: Vec<[u64; KINDS]> = (0..tiles.count())
         .map(|t| tile_counts(regions, &tiles, t))
@@ -354,14 +363,14 @@ pub fn signatures_digest(sig: &[u16]) -> String {
     format!("{:x}", h.finalize())
 }
 
-/// Word classes of a list.
+/// Word classes of a list, and the order of each class's words (its class indices).
 #[derive(Debug, Clone)]
 pub struct Classes {
     /// Class of each rank.
     class: Vec<u8>,
-    /// Index of each rank among its class's words (in rank order).
+    /// Index of each rank among its class's words (in class index order).
     index: Vec<u32>,
-    /// Ranks of each class's words, in rank order.
+    /// Ranks of each class's words, in class index order.
     members: Vec<Vec<u32>>,
 }
 
@@ -382,10 +391,51 @@ pub enum ClassError {
         /// Words per class.
         sizes: Vec<usize>,
     },
+    /// Fewer word lengths than the first tier's words.
+    #[error("{lengths} word lengths for a first tier of {tier} words")]
+    Lengths {
+        /// Word lengths given.
+        lengths: usize,
+        /// Words of the first tier.
+        tier: usize,
+    },
 }
 
 impl Classes {
-    /// The classes given by `class[rank]`: each in `[0, K)`, every class the same size.
+    /// The classes of the scheme (ADR 0009 rule 1) given by `class[rank]`, `lengths[rank]`
+    /// the letters of each word: each class's words of the first tier ([`FIRST_TIER`]) by
+    /// length, then rank, then its other words in rank order.
+    pub fn new(class: Vec<u8>, lengths: &[usize]) -> Result<Classes, ClassError> {
+        Classes::from_assignment(class)?.first_tier_by_length(lengths, FIRST_TIER)
+    }
+
+    /// Each class's words of rank below `tier` put first in order of length (`lengths[rank]`),
+    /// then rank; the class's other words follow in rank order.
+    pub fn first_tier_by_length(
+        mut self,
+        lengths: &[usize],
+        tier: usize,
+    ) -> Result<Classes, ClassError> {
+        let tier = tier.min(self.class.len());
+        if lengths.len() < tier {
+            return Err(ClassError::Lengths {
+                lengths: lengths.len(),
+                tier,
+            });
+        }
+        for m in &mut self.members {
+            m.sort_unstable();
+            let head = m.partition_point(|&r| (r as usize) < tier);
+            m[..head].sort_by_key(|&r| (lengths[r as usize], r));
+            for (i, &r) in m.iter().enumerate() {
+                self.index[r as usize] = i as u32;
+            }
+        }
+        Ok(self)
+    }
+
+    /// The classes given by `class[rank]`: each in `[0, K)`, every class the same size; each
+    /// class's words in rank order.
     pub fn from_assignment(class: Vec<u8>) -> Result<Classes, ClassError> {
         let mut members = vec![Vec::new(); K];
         let mut index = Vec::with_capacity(class.len());
@@ -422,7 +472,7 @@ impl Classes {
         self.class.get(usize::try_from(rank).ok()?).copied()
     }
 
-    /// The ranks of class `c`, in rank order.
+    /// The ranks of class `c`, in class index order.
     pub fn members(&self, c: usize) -> &[u32] {
         self.members.get(c).map_or(&[], Vec::as_slice)
     }
@@ -432,10 +482,16 @@ impl Classes {
         &self.class
     }
 
-    /// SHA-256 (hex) of the assignment: each rank's class as one byte, in rank order.
+    /// SHA-256 (hex) of the assignment: each rank's class as one byte, in rank order
+    /// ([`classes_digest`]).
     pub fn digest(&self) -> String {
-        format!("{:x}", Sha256::digest(&self.class))
+        classes_digest(&self.class)
     }
+}
+
+/// SHA-256 (hex) of a class assignment, one byte per rank (the pack's `classes:en` blob).
+pub fn classes_digest(class: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(class))
 }
 
 /// The key of the permutation of the kind at position `p` of [`KIND_ORDER`] in signature

@@ -366,6 +366,51 @@ fn colouring_keeps_neighbours_apart_and_classes_equal() {
 }
 
 #[test]
+fn the_first_tier_of_each_class_is_ordered_by_length() {
+    // Two classes of four words; ranks 0..6 are the first tier.
+    let mut class = vec![0u8; 8];
+    for r in [1, 3, 5, 7] {
+        class[r] = 1;
+    }
+    class.extend((0..K - 2).flat_map(|c| [c as u8 + 2; 4]));
+    let mut lengths = vec![9, 8, 7, 3, 7, 5, 3, 4];
+    lengths.resize(class.len(), 6);
+    let classes = Classes::from_assignment(class.clone())
+        .unwrap()
+        .first_tier_by_length(&lengths, 6)
+        .unwrap();
+    // Class 0: ranks 0, 2, 4 (9, 7, 7 letters) and 6 (3 letters, past the tier).
+    assert_eq!(classes.members(0), [2, 4, 0, 6]);
+    // Class 1: ranks 1, 3, 5 (8, 3, 5 letters) and 7 (past the tier).
+    assert_eq!(classes.members(1), [3, 5, 1, 7]);
+    // Words to class indices (how an address is read) follow the same order.
+    for (rank, index) in [
+        (2, 0),
+        (4, 1),
+        (0, 2),
+        (6, 3),
+        (3, 0),
+        (5, 1),
+        (1, 2),
+        (7, 3),
+    ] {
+        assert_eq!(classes.index[rank], index, "rank {rank}");
+    }
+    // Without a tier the classes keep rank order; too few lengths are refused.
+    let plain = Classes::from_assignment(class.clone()).unwrap();
+    assert_eq!(plain.members(1), [1, 3, 5, 7]);
+    assert_eq!(
+        plain.first_tier_by_length(&lengths[..5], 6).unwrap_err(),
+        ClassError::Lengths {
+            lengths: 5,
+            tier: 6
+        }
+    );
+    // The classes' digest is the assignment's, whatever the order.
+    assert_eq!(classes.digest(), classes_digest(&class));
+}
+
+#[test]
 fn neighbours_cover_edits_and_forms() {
     let n = neighbours("city");
     for w in ["cits", "pity", "ciy", "icty", "cityy", "cities", "citys"] {
