@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use waymark_core::geo::{Area, BBox, Pt, segments_cross};
+use waymark_core::routing::density::DensityGrid;
 
 use crate::osm::OsmData;
 
@@ -241,6 +242,9 @@ pub struct Cut {
     pub region: Region,
     /// Graph nodes of the whole extract's road network (OSM ids).
     pub full_graph: HashSet<i64>,
+    /// Road density of the whole extract ([`waymark_core::routing::density`]): a node near
+    /// the cut keeps the density it has in the whole region.
+    pub density: DensityGrid,
 }
 
 /// What a cut kept.
@@ -259,12 +263,13 @@ pub struct CutStats {
 }
 
 /// Cuts `data` to `region` (see the [module notes](self)); `full_graph` is the whole extract's
-/// graph node set, computed before. Errors when the region misses the extract or nothing is
-/// left.
+/// graph node set and `density` its road density grid, computed before. Errors when the region
+/// misses the extract or nothing is left.
 pub fn cut(
     data: &mut OsmData,
     region: &Region,
     full_graph: HashSet<i64>,
+    density: DensityGrid,
 ) -> Result<CutStats, CutError> {
     let mut stats = CutStats::default();
     if let Some(extract) = BBox::of(data.coords.values().copied()) {
@@ -369,6 +374,7 @@ pub fn cut(
     data.cut = Some(Cut {
         region: region.clone(),
         full_graph,
+        density,
     });
     Ok(stats)
 }

@@ -28,6 +28,8 @@ struct Region {
     caller_parts: Caller,
     /// Road-edge midpoints of the whole pack per access column (`car`, `foot`, `bicycle`).
     points: Vec<(Pt, [bool; 3])>,
+    /// `data.sqlite` of the whole pack and of the two parts.
+    dbs: [PathBuf; 3],
     _tmp: tempfile::TempDir,
 }
 
@@ -97,6 +99,7 @@ fn build_region(name: &'static str, cut: f64) -> Region {
         caller_whole: waymark_tests::private_caller(&pw),
         caller_parts: waymark_tests::private_caller(&pp),
         points,
+        dbs: [&whole_dir, &west, &east].map(|d| d.join("data.sqlite")),
         _tmp: tmp,
     }
 }
@@ -751,5 +754,63 @@ fn localities_answer_as_one_pack_across_the_parts() {
         }
         assert_eq!(same_geo, total, "{}: geocode first answers", r.name);
         assert_eq!(same_auto, total, "{}: autocomplete first answers", r.name);
+    }
+}
+
+/// A part stores, for every node, the road density that node has in the whole region
+/// (measured by the builder before the cut), where a density measured over the part's own
+/// roads differs near the cut; and the whole pack stores what the engine measures over its
+/// roads.
+#[test]
+fn parts_store_the_road_density_of_the_whole_region() {
+    use std::collections::HashMap;
+    use waymark_core::routing::density::node_density;
+    use waymark_core::routing::network::RoadNetwork;
+    for r in [andorra(), neubrandenburg()] {
+        let load = |p: &Path| RoadNetwork::load(&rusqlite::Connection::open(p).unwrap()).unwrap();
+        let whole = load(&r.dbs[0]);
+        assert_eq!(
+            whole.density,
+            node_density(&whole),
+            "{}: whole pack",
+            r.name
+        );
+        assert!(
+            whole.density.iter().any(|&d| d >= 8.0),
+            "{}: no built-up node",
+            r.name
+        );
+        let of: HashMap<i64, f32> = whole
+            .node_osm
+            .iter()
+            .copied()
+            .zip(whole.density.iter().copied())
+            .collect();
+        for db in &r.dbs[1..] {
+            let part = load(db);
+            let own = node_density(&part);
+            let (mut same, mut differs_own) = (0, 0);
+            for (i, osm) in part.node_osm.iter().enumerate() {
+                let Some(&d) = of.get(osm) else {
+                    continue;
+                };
+                assert_eq!(part.density[i], d, "{}: node {osm}", r.name);
+                same += 1;
+                if (own[i] - d).abs() > 0.5 {
+                    differs_own += 1;
+                }
+            }
+            assert!(
+                same * 10 > part.nodes.len() * 9,
+                "{}: {same} of {}",
+                r.name,
+                part.nodes.len()
+            );
+            assert!(
+                differs_own > 0,
+                "{}: no node near the cut measures differently",
+                r.name
+            );
+        }
     }
 }

@@ -88,7 +88,8 @@ CREATE TABLE IF NOT EXISTS road_nodes (
     osm_id  INTEGER NOT NULL,
     lat     REAL NOT NULL,
     lng     REAL NOT NULL,
-    junction INTEGER NOT NULL DEFAULT 1
+    junction INTEGER NOT NULL DEFAULT 1,
+    density INTEGER
 );
 CREATE TABLE IF NOT EXISTS road_attrs (
     id            INTEGER PRIMARY KEY,

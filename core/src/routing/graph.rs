@@ -31,7 +31,7 @@
 //!   [`TurnGraph::signature`] checks that a prepared graph belongs to it.
 use std::collections::{HashMap, HashSet};
 
-use super::density::{URBAN_DENSITY, node_density};
+use super::density::URBAN_DENSITY;
 use super::network::RoadNetwork;
 use super::profile::{Junction, Metric, Profile, speed_kmh, transition_cost_ms, turn_cost_ms};
 use crate::geo::{bearing_deg, turn_angle};
@@ -142,12 +142,15 @@ impl TurnGraph {
         let mut arc_time_ms = Vec::new();
         let mut arc_dist_cm = Vec::new();
         let mut edge_arcs = vec![[NO_ARC; 2]; net.edges.len()];
-        let density = if profile.is_motor() {
-            node_density(net)
-        } else {
-            Vec::new()
+        // Density shapes motor speeds and junction costs only.
+        let motor = profile.is_motor();
+        let dens = |v: u32| {
+            if motor {
+                f64::from(net.density.get(v as usize).copied().unwrap_or(0.0))
+            } else {
+                0.0
+            }
         };
-        let dens = |v: u32| f64::from(density.get(v as usize).copied().unwrap_or(0.0));
         // Per node: roads of the profile meeting there and the two highest-ranked of them.
         let mut legs = vec![0u32; net.nodes.len()];
         let mut top: Vec<[(u8, u32); 2]> = vec![[(0, u32::MAX); 2]; net.nodes.len()];

@@ -61,16 +61,24 @@ pub fn merge(members: &[JoinMember<'_>]) -> Merged {
     let mut nodes: Vec<Pt> = Vec::new();
     let mut node_osm: Vec<i64> = Vec::new();
     let mut junction: Vec<bool> = Vec::new();
+    // Members built from one extract store the same density for a shared node (measured over
+    // the whole extract); packs that measure their own take the larger.
+    let mut density: Vec<f32> = Vec::new();
     for m in members {
         for (i, &osm) in m.net.node_osm.iter().enumerate() {
             let j = m.net.junction.get(i).copied().unwrap_or(true);
+            let d = m.net.density.get(i).copied().unwrap_or(0.0);
             match node_index.get(&osm) {
-                Some(&k) => junction[k as usize] |= j,
+                Some(&k) => {
+                    junction[k as usize] |= j;
+                    density[k as usize] = density[k as usize].max(d);
+                }
                 None => {
                     node_index.insert(osm, nodes.len() as u32);
                     nodes.push(m.net.nodes[i]);
                     node_osm.push(osm);
                     junction.push(j);
+                    density.push(d);
                 }
             }
         }
@@ -208,6 +216,7 @@ pub fn merge(members: &[JoinMember<'_>]) -> Merged {
             nodes,
             node_osm,
             junction,
+            density,
             edges,
             points,
             names,

@@ -124,6 +124,10 @@ pub struct RoadNetwork {
     /// continuing through a node that is none (a split made where a region's border cuts a
     /// road) costs no turn.
     pub junction: Vec<bool>,
+    /// Road density around each node, km/km² ([`super::density`]): `road_nodes.density`,
+    /// measured by the builder over the whole extract (pack format 10), or measured over this
+    /// pack's roads when the pack stores none.
+    pub density: Vec<f32>,
     /// Edges in `road_edges.id` order.
     pub edges: Vec<RoadEdge>,
     /// Every edge's geometry, concatenated.
@@ -174,9 +178,18 @@ impl RoadNetwork {
         let mut nodes = Vec::new();
         let mut node_osm = Vec::new();
         let mut junction = Vec::new();
+        let mut density = Vec::new();
+        let stored_density: bool = conn.query_row(
+            "SELECT count(*) > 0 FROM pragma_table_info('road_nodes') WHERE name = 'density'",
+            [],
+            |r| r.get(0),
+        )?;
         {
-            let mut stmt =
-                conn.prepare("SELECT id, lat, lng, osm_id, junction FROM road_nodes ORDER BY id")?;
+            let mut stmt = conn.prepare(if stored_density {
+                "SELECT id, lat, lng, osm_id, junction, density FROM road_nodes ORDER BY id"
+            } else {
+                "SELECT id, lat, lng, osm_id, junction, NULL FROM road_nodes ORDER BY id"
+            })?;
             let mut rows = stmt.query([])?;
             while let Some(r) = rows.next()? {
                 let id: i64 = r.get(0)?;
@@ -184,6 +197,9 @@ impl RoadNetwork {
                 nodes.push(Pt::new(r.get(1)?, r.get(2)?));
                 node_osm.push(r.get(3)?);
                 junction.push(r.get::<_, i64>(4)? != 0);
+                if let Some(d) = r.get::<_, Option<i64>>(5)? {
+                    density.push(super::density::from_stored(d));
+                }
             }
         }
         let mut names: Vec<Arc<str>> = vec![Arc::from("")];
@@ -349,10 +365,11 @@ impl RoadNetwork {
             )
             .unwrap_or_default();
         let limits = CountryLimits::of(&country);
-        Ok(RoadNetwork {
+        let mut net = RoadNetwork {
             nodes,
             node_osm,
             junction,
+            density,
             edges,
             points,
             names,
@@ -361,7 +378,11 @@ impl RoadNetwork {
             country,
             limits,
             country_limits: vec![limits],
-        })
+        };
+        if net.density.len() != net.nodes.len() {
+            net.density = super::density::node_density(&net);
+        }
+        Ok(net)
     }
 
     /// The default limits of edge `e`'s country.

@@ -281,10 +281,12 @@ mod tests {
         }
         let node_osm = (0..nodes.len() as i64).collect();
         let junction = vec![true; nodes.len()];
+        let density = vec![0.0; nodes.len()];
         RoadNetwork {
             nodes,
             node_osm,
             junction,
+            density,
             edges,
             points,
             names: vec![Arc::from("")],

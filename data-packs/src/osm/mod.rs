@@ -28,6 +28,7 @@ mod models;
 pub mod places;
 pub mod pois;
 pub mod rings;
+mod road_graph;
 pub mod roads;
 
 pub use edit::{EditSummary, OsmEdit};
@@ -268,8 +269,13 @@ pub fn build_osm_with(
         );
     }
     if let Some(region) = region {
-        let full_graph = roads::graph_nodes(&data, &roads::routable_pieces(&data));
-        let cut = crate::cut::cut(&mut data, region, full_graph)?;
+        let (full_graph, density) = {
+            let pieces = roads::routable_pieces(&data);
+            let graph = roads::graph_nodes(&data, &pieces);
+            let density = roads::density_grid(&data, &pieces, &graph);
+            (graph, density)
+        };
+        let cut = crate::cut::cut(&mut data, region, full_graph, density)?;
         tracing::info!(
             region = region.arg(),
             ways = cut.ways,

@@ -45,6 +45,7 @@ use rusqlite::{Transaction, params};
 use waymark_core::geo::{BBox, Pt, encode_polyline6, road_length_m};
 
 use super::models::{Interner, MemberKind, OsmData, OsmError, OsmStats, Tags};
+pub use super::road_graph::{density_grid, graph_nodes, routable_pieces};
 
 /// `highway` values that are routable.
 pub const ROUTABLE_HIGHWAYS: &[&str] = &[
@@ -425,67 +426,6 @@ impl<'t> EdgeWriter<'t> {
     }
 }
 
-/// Routable ways split into pieces of the nodes present in the extract:
-/// `(way id, highway, node ids)`.
-pub fn routable_pieces(data: &OsmData) -> Vec<(i64, &str, Vec<i64>)> {
-    let mut pieces: Vec<(i64, &str, Vec<i64>)> = Vec::new();
-    for w in data.ways.values() {
-        let Some(hw) = is_routable(&w.tags) else {
-            continue;
-        };
-        let mut cur: Vec<i64> = Vec::new();
-        for r in &w.refs {
-            if data.coords.contains_key(r) {
-                // drop immediate duplicates
-                if cur.last() != Some(r) {
-                    cur.push(*r);
-                }
-            } else {
-                if cur.len() >= 2 {
-                    pieces.push((w.id, hw, std::mem::take(&mut cur)));
-                }
-                cur.clear();
-            }
-        }
-        if cur.len() >= 2 {
-            pieces.push((w.id, hw, cur));
-        }
-    }
-    pieces
-}
-
-/// The graph nodes of `pieces` (OSM ids): piece ends, nodes used twice or more, toll booths
-/// and restriction via nodes on a routable way.
-pub fn graph_nodes(data: &OsmData, pieces: &[(i64, &str, Vec<i64>)]) -> HashSet<i64> {
-    let mut uses: HashMap<i64, u32> = HashMap::new();
-    let mut graph: HashSet<i64> = HashSet::new();
-    for (_, _, refs) in pieces {
-        for r in refs {
-            *uses.entry(*r).or_default() += 1;
-        }
-        if let (Some(a), Some(b)) = (refs.first(), refs.last()) {
-            graph.insert(*a);
-            graph.insert(*b);
-        }
-    }
-    graph.extend(uses.iter().filter(|(_, c)| **c >= 2).map(|(n, _)| *n));
-    for n in &data.nodes {
-        if n.tags.is("barrier", "toll_booth") && uses.contains_key(&n.id) {
-            graph.insert(n.id);
-        }
-    }
-    for rel in &data.relations {
-        if rel.tags.is("type", "restriction") {
-            for m in &rel.members {
-                if m.kind == MemberKind::Node && m.role == "via" && uses.contains_key(&m.id) {
-                    graph.insert(m.id);
-                }
-            }
-        }
-    }
-    graph
-}
-
 /// Builds the roads layer.
 pub fn build(
     data: &OsmData,
@@ -524,20 +464,40 @@ pub fn build(
         }
     }
 
+    // Road density: over the whole extract when this is a cut (crate::cut), else over these
+    // roads.
+    let own;
+    let grid = match &data.cut {
+        Some(cut) => &cut.density,
+        None => {
+            own = density_grid(data, &pieces, &graph);
+            &own
+        }
+    };
+
     // road_nodes: dense ids from 1 in OSM id order
     let mut sorted: Vec<i64> = graph.into_iter().collect();
     sorted.sort_unstable();
     let mut node_id: HashMap<i64, i64> = HashMap::with_capacity(sorted.len());
     {
         let mut ins = tx.prepare(
-            "INSERT INTO road_nodes(id, osm_id, lat, lng, junction) VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO road_nodes(id, osm_id, lat, lng, junction, density) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?;
         for (i, osm) in sorted.iter().enumerate() {
             let Some(p) = data.coords.get(osm) else {
                 continue;
             };
             let id = i as i64 + 1;
-            ins.execute(params![id, osm, p.lat, p.lng, !not_junction.contains(osm)])?;
+            let d = waymark_core::routing::density::to_stored(grid.at(*p));
+            ins.execute(params![
+                id,
+                osm,
+                p.lat,
+                p.lng,
+                !not_junction.contains(osm),
+                d
+            ])?;
             node_id.insert(*osm, id);
         }
     }

@@ -1,0 +1,115 @@
+//! The road graph of an extract before it is written: routable way pieces, the nodes where
+//! the graph splits them, and the road density around those nodes. A cut computes all three
+//! over the whole extract first (crate::cut), so that a region keeps the identities and the
+//! densities the whole extract gives its roads.
+use std::collections::{HashMap, HashSet};
+
+use waymark_core::geo::road_length_m;
+use waymark_core::routing::density::{self, DensityGrid};
+use waymark_core::routing::profile::Highway;
+
+use super::models::{MemberKind, OsmData};
+use super::roads::{access, is_routable};
+
+/// Routable ways split into pieces of the nodes present in the extract:
+/// `(way id, highway, node ids)`.
+pub fn routable_pieces(data: &OsmData) -> Vec<(i64, &str, Vec<i64>)> {
+    let mut pieces: Vec<(i64, &str, Vec<i64>)> = Vec::new();
+    for w in data.ways.values() {
+        let Some(hw) = is_routable(&w.tags) else {
+            continue;
+        };
+        let mut cur: Vec<i64> = Vec::new();
+        for r in &w.refs {
+            if data.coords.contains_key(r) {
+                // drop immediate duplicates
+                if cur.last() != Some(r) {
+                    cur.push(*r);
+                }
+            } else {
+                if cur.len() >= 2 {
+                    pieces.push((w.id, hw, std::mem::take(&mut cur)));
+                }
+                cur.clear();
+            }
+        }
+        if cur.len() >= 2 {
+            pieces.push((w.id, hw, cur));
+        }
+    }
+    pieces
+}
+
+/// The graph nodes of `pieces` (OSM ids): piece ends, nodes used twice or more, toll booths
+/// and restriction via nodes on a routable way.
+pub fn graph_nodes(data: &OsmData, pieces: &[(i64, &str, Vec<i64>)]) -> HashSet<i64> {
+    let mut uses: HashMap<i64, u32> = HashMap::new();
+    let mut graph: HashSet<i64> = HashSet::new();
+    for (_, _, refs) in pieces {
+        for r in refs {
+            *uses.entry(*r).or_default() += 1;
+        }
+        if let (Some(a), Some(b)) = (refs.first(), refs.last()) {
+            graph.insert(*a);
+            graph.insert(*b);
+        }
+    }
+    graph.extend(uses.iter().filter(|(_, c)| **c >= 2).map(|(n, _)| *n));
+    for n in &data.nodes {
+        if n.tags.is("barrier", "toll_booth") && uses.contains_key(&n.id) {
+            graph.insert(n.id);
+        }
+    }
+    for rel in &data.relations {
+        if rel.tags.is("type", "restriction") {
+            for m in &rel.members {
+                if m.kind == MemberKind::Node && m.role == "via" && uses.contains_key(&m.id) {
+                    graph.insert(m.id);
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// The road density grid of `pieces` split at the `graph` nodes: the roads the engine counts
+/// ([`density::counts`]), each added at the midpoint of its end nodes, with the grid's origin at
+/// the first graph node in OSM id order, exactly as the engine measures a network of these
+/// edges ([`density::node_density`]). Computed over the whole extract before a region is cut,
+/// it gives the nodes near the cut the density they have in the whole region.
+pub fn density_grid(
+    data: &OsmData,
+    pieces: &[(i64, &str, Vec<i64>)],
+    graph: &HashSet<i64>,
+) -> DensityGrid {
+    let origin = graph
+        .iter()
+        .filter(|n| data.coords.contains_key(n))
+        .min()
+        .and_then(|n| data.coords.get(n))
+        .map_or(0.0, |p| p.lat);
+    let mut grid = DensityGrid::new(origin);
+    for (way_id, hw, refs) in pieces {
+        let Some(way) = data.ways.get(way_id) else {
+            continue;
+        };
+        let car = access(hw, &way.tags).car.usable();
+        if !density::counts(Highway::parse(hw), car, *hw == "ferry") {
+            continue;
+        }
+        let mut start = 0usize;
+        for j in 1..refs.len() {
+            if !graph.contains(&refs[j]) && j + 1 != refs.len() {
+                continue;
+            }
+            let (Some(&a), Some(&b)) = (data.coords.get(&refs[start]), data.coords.get(&refs[j]))
+            else {
+                start = j;
+                continue;
+            };
+            grid.add(a, b, road_length_m(&data.way_coords(&refs[start..=j])));
+            start = j;
+        }
+    }
+    grid
+}
