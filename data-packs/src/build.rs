@@ -269,18 +269,10 @@ fn build_pack_inner(
         }
     }
 
-    // Prepared routing graphs, from the roads layer.
-    if wants(plan, layers::ROUTING, &conn)? && layer_done(&conn, layers::ROADS)? {
-        let stats = crate::routing::build(&work, &conn, plan.routing, &mut *progress)?;
-        used_sources.push(crate::tolls::fare_source());
-        mark_done(
-            &conn,
-            layers::ROUTING,
-            &serde_json::to_value(&stats).unwrap_or(Value::Null),
-        )?;
-    }
-
-    // GeoNames gazetteer places inside the coverage (with the places layer of a region).
+    // GeoNames gazetteer places inside the coverage (with the places layer of a region). Before
+    // the routing graphs: the road network's country (its default speed limits) is the most
+    // frequent country of the pack's places, so the graphs must be prepared with the places
+    // the engine will read.
     if want_gazetteer && let Some([w, s, e, n]) = bbox {
         progress("places:gazetteer", 0, 0);
         let cities_src = sources.get("geonames-cities")?;
@@ -323,6 +315,17 @@ fn build_pack_inner(
         conn.execute(
             "INSERT OR REPLACE INTO meta(key, value) VALUES ('stats:gazetteer', ?1)",
             [serde_json::to_string(&stats).unwrap_or_default()],
+        )?;
+    }
+
+    // Prepared routing graphs, from the roads layer.
+    if wants(plan, layers::ROUTING, &conn)? && layer_done(&conn, layers::ROADS)? {
+        let stats = crate::routing::build(&work, &conn, plan.routing, &mut *progress)?;
+        used_sources.push(crate::tolls::fare_source());
+        mark_done(
+            &conn,
+            layers::ROUTING,
+            &serde_json::to_value(&stats).unwrap_or(Value::Null),
         )?;
     }
 
