@@ -74,16 +74,22 @@ def compare(out, tile_bytes):
     # Routes, on equal work: without steps (Waymark `details=none`, Valhalla
     # `directions_type: none`, no maneuvers) and with steps (`details=full`, Valhalla's
     # maneuvers with their instructions).
-    for case, directions, label in (
-        ("route", "none", "route without steps (driving)"),
-        ("route_steps", "instructions", "route with steps (driving)"),
+    # Walking and cycling routes between the same pairs, without steps on both sides
+    # (Valhalla's `pedestrian` and `bicycle` costings with their defaults).
+    for case, costing, directions, label in (
+        ("route", "auto", "none", "route without steps (driving)"),
+        ("route_steps", "auto", "instructions", "route with steps (driving)"),
+        ("route_walking", "pedestrian", "none", "route without steps (walking)"),
+        ("route_cycling", "bicycle", "none", "route without steps (cycling)"),
     ):
+        if case not in w:
+            continue
         answers = w[case]["answers"]
         v_ms, ratios, t_ratios, v_fail = [], [], [], 0
         for i, a in enumerate(answers):
             q = json.dumps({
                 "locations": [loc(pts[2 * i]), loc(pts[2 * i + 1])],
-                "costing": "auto",
+                "costing": costing,
                 "directions_options": {"directions_type": directions},
             })
             try:

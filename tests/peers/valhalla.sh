@@ -5,7 +5,8 @@
 #
 # Installs pyvalhalla (the weekly wheel, pinned) and shapely into a scratch virtualenv, builds
 # Valhalla's tiles from the same OSM extract as Waymark's sample pack, runs Waymark's half
-# (`waymark-peer`, release build: routes without and with steps, one 100×100 matrix, 20
+# (`waymark-peer`, release build: driving routes without and with steps, walking and cycling
+# routes between the same pairs, one 100×100 matrix, 20
 # isochrones per mode) and
 # asks Valhalla the same questions in process (its Python bindings, no HTTP on either side).
 # Prints per case the p50 times, the speed ratio and how the answers agree (isochrones: IoU

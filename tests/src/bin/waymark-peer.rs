@@ -5,6 +5,8 @@
 //! through the `Engine`, call by call, answers serialised to JSON as a client gets them:
 //! - `route` and `route_steps`: driving routes between consecutive point pairs, without and
 //!   with steps (`details=full`);
+//! - `route_walking` and `route_cycling`: walking and cycling routes between the same pairs
+//!   (without steps);
 //! - `matrix`: one 100×100 driving matrix (first 100 points to the next 100);
 //! - `isochrone driving 30 min` and `isochrone walking 10 min` from the first points.
 //!
@@ -61,9 +63,11 @@ fn main() {
     // Routes, without steps (`details=none`, the default) and with steps (`details=full`):
     // the peer is asked the same way (no maneuvers, then maneuvers with instructions).
     let mut route_cases = serde_json::Map::new();
-    for (name, details) in [
-        ("route", DetailsLevel::None),
-        ("route_steps", DetailsLevel::Full),
+    for (name, details, mode) in [
+        ("route", DetailsLevel::None, TravelMode::Driving),
+        ("route_steps", DetailsLevel::Full, TravelMode::Driving),
+        ("route_walking", DetailsLevel::None, TravelMode::Walking),
+        ("route_cycling", DetailsLevel::None, TravelMode::Cycling),
     ] {
         let mut route_ms = Vec::new();
         let mut routes = Vec::new();
@@ -72,6 +76,7 @@ fn main() {
                 origin: points[2 * i],
                 destination: points[2 * i + 1],
                 details,
+                mode,
                 ..Default::default()
             };
             let t = Instant::now();
@@ -160,6 +165,8 @@ fn main() {
         "points": points.iter().map(|p| [p.lat, p.lng]).collect::<Vec<_>>(),
         "route": route_cases["route"],
         "route_steps": route_cases["route_steps"],
+        "route_walking": route_cases["route_walking"],
+        "route_cycling": route_cases["route_cycling"],
         "matrix": {"timing": percentiles(matrix_ms), "cells": cells},
         "isochrones": iso,
     });
