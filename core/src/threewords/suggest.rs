@@ -33,13 +33,11 @@
 //! square when `prefer-land` holds (less than a completion costs: an address typed in full
 //! stays first); ties go to the denser kind of square (dense, populated, land,
 //! sea), then to more common words. The best [`MAX_SUGGESTIONS`] are answered, ranked 1, 2, 3.
-use std::collections::HashMap;
-
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 use waymark_threewords::forms::{base_forms, plural_forms};
 use waymark_threewords::regions::SEA;
-use waymark_threewords::v3::{kind_position, one_edit};
+use waymark_threewords::v3::{each_edit, kind_position};
 
 use super::index::{ThreeWordsIndex, Words};
 use super::locate;
@@ -201,20 +199,21 @@ pub fn parse_address(text: &str) -> Result<[String; 3], ApiError> {
     }
 }
 
-/// Keeps the cheapest cost per rank.
-fn add(found: &mut HashMap<u32, f32>, rank: u32, cost: f32) {
-    let e = found.entry(rank).or_insert(cost);
-    if cost < *e {
-        *e = cost;
-    }
+/// `(rank, cost)` of every reading found, a rank possibly more than once.
+type Found = Vec<(u32, f32)>;
+
+/// Adds a reading of `rank` at `cost` (the cheapest per rank counts: [`sorted`]).
+fn add(found: &mut Found, rank: u32, cost: f32) {
+    found.push((rank, cost));
 }
 
-/// `(rank, cost)` sorted cheapest first, then by rank.
-fn sorted(found: HashMap<u32, f32>, keep: usize) -> Vec<(u32, f32)> {
-    let mut v: Vec<(u32, f32)> = found.into_iter().collect();
-    v.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-    v.truncate(keep);
-    v
+/// `(rank, cost)` at each rank's cheapest cost, sorted cheapest first, then by rank.
+fn sorted(mut found: Found, keep: usize) -> Vec<(u32, f32)> {
+    found.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    found.dedup_by_key(|e| e.0);
+    found.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    found.truncate(keep);
+    found
 }
 
 fn homophone_cost(voice: bool) -> f32 {
@@ -223,13 +222,8 @@ fn homophone_cost(voice: bool) -> f32 {
 
 /// Adds the corrections of `token` to `found`: the listed words it is heard as, its other
 /// forms (`homes` → `home`, `walked` → `walk`, `trouser` → `trousers`) and its one-edit
-/// neighbours; returns those neighbours.
-fn add_corrections(
-    found: &mut HashMap<u32, f32>,
-    words: &Words,
-    token: &str,
-    voice: bool,
-) -> Vec<String> {
+/// neighbours.
+fn add_corrections(found: &mut Found, words: &Words, token: &str, voice: bool) {
     for &r in words.aliases.get(token).into_iter().flatten() {
         add(found, r, homophone_cost(voice));
     }
@@ -238,38 +232,36 @@ fn add_corrections(
             add(found, r, FORM_COST);
         }
     }
-    let near = one_edit(token);
-    for v in &near {
-        if let Some(&r) = words.rank.get(v.as_str()) {
+    each_edit(token, |v| {
+        if let Some(&r) = words.rank.get(v) {
             add(found, r, 1.0);
         }
-    }
-    near
+    });
 }
 
 /// The listed words a full word may stand for, with their costs.
 pub fn word_candidates(words: &Words, token: &str, voice: bool) -> Vec<(u32, f32)> {
-    let mut found = HashMap::new();
+    let mut found = Found::new();
     if let Some(&r) = words.rank.get(token) {
         add(&mut found, r, 0.0);
     }
-    let near = add_corrections(&mut found, words, token, voice);
+    add_corrections(&mut found, words, token, voice);
     if found.is_empty() {
-        for v in &near {
-            for w in one_edit(v) {
-                if let Some(&r) = words.rank.get(w.as_str()) {
+        each_edit(token, |v| {
+            each_edit(v, |w| {
+                if let Some(&r) = words.rank.get(w) {
                     add(&mut found, r, 2.0);
                 }
-            }
-        }
+            });
+        });
     }
     sorted(found, MAX_WORD_CANDIDATES)
 }
 
 /// The listed words the third, possibly unfinished word may stand for.
 pub fn last_candidates(words: &Words, token: &str, voice: bool) -> Vec<(u32, f32)> {
-    let mut found = HashMap::new();
     let completions = words.with_prefix(token);
+    let mut found = Found::with_capacity(completions.len() + 64);
     for (w, r) in completions {
         let missing = (w.len() - token.len()) as f32;
         add(
@@ -278,13 +270,13 @@ pub fn last_candidates(words: &Words, token: &str, voice: bool) -> Vec<(u32, f32
             if missing == 0.0 { 0.0 } else { COMPLETION_COST },
         );
     }
-    let near = add_corrections(&mut found, words, token, voice);
+    add_corrections(&mut found, words, token, voice);
     if completions.is_empty() && token.len() >= 2 {
-        for v in &near {
+        each_edit(token, |v| {
             for (_, r) in words.with_prefix(v) {
                 add(&mut found, *r, 1.0 + COMPLETION_COST);
             }
-        }
+        });
     }
     sorted(found, MAX_LAST_CANDIDATES)
 }
@@ -398,8 +390,16 @@ pub fn suggest(
         }
         tried += 1;
         let wide = ranks.map(u64::from);
-        let Some(region) = index.scheme.region_of(wide) else {
-            return true;
+        let (region, located) = if placed {
+            match index.scheme.region_and_square(wide) {
+                Some((region, located)) => (region, located),
+                None => return true,
+            }
+        } else {
+            match index.scheme.region_of(wide) {
+                Some(region) => (region, None),
+                None => return true,
+            }
         };
         let mut score = f64::from(cost);
         if req.prefer_land && region == SEA {
@@ -407,7 +407,7 @@ pub fn suggest(
         }
         let (mut square, mut distance_km) = (None, None);
         if placed {
-            let Some(s) = index.scheme.square(wide) else {
+            let Some(s) = located else {
                 return true;
             };
             let (lat, lng) = grid.centre(s);

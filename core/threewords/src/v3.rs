@@ -150,6 +150,11 @@ impl Tiles {
     /// `[⌈j·N_b/T_r⌉, ⌈(j+1)·N_b/T_r⌉)`.
     pub fn col_range(&self, tile: u32, b: u32) -> (u32, u32) {
         let (r, j) = self.row_col(tile);
+        self.col_range_at(r, j, b)
+    }
+
+    /// [`Tiles::col_range`] of the tile `j` of row `r`.
+    fn col_range_at(&self, r: u32, j: u32, b: u32) -> (u32, u32) {
         let t = u64::from(self.per_row[r as usize]);
         let n = u64::from(self.columns[b as usize]);
         let at = |j: u64| (j * n).div_ceil(t) as u32;
@@ -551,6 +556,8 @@ pub struct Scheme {
     offsets: Vec<[u64; KINDS + 1]>,
     /// Per signature, the permutation of each kind in [`KIND_ORDER`].
     perms: Vec<[Permutation; KINDS]>,
+    /// Columns of each region before every run of the region table.
+    columns: Columns,
 }
 
 impl Scheme {
@@ -575,6 +582,7 @@ impl Scheme {
             pos[t] = list.len() as u32;
             list.push(t as u32);
         }
+        let columns = Columns::new(&regions);
         let side = classes.side();
         let triples = side * side * side;
         let mut prefix = Vec::with_capacity(SIGNATURES);
@@ -585,7 +593,7 @@ impl Scheme {
             let mut acc = [0u64; KINDS];
             for &t in list {
                 p.push(acc);
-                let c = tile_counts(&regions, &tiles, t);
+                let c = columns.tile_counts(&regions, &tiles, t);
                 for k in 0..KINDS {
                     acc[k] += c[k];
                 }
@@ -619,6 +627,7 @@ impl Scheme {
             prefix,
             offsets,
             perms,
+            columns,
         })
     }
 
@@ -647,61 +656,6 @@ impl Scheme {
         self.offsets.get(s).map_or(0, |o| o[KINDS])
     }
 
-    /// Index of square `s` among its tile's squares of region `k`.
-    fn in_tile(&self, tile: u32, k: u8, s: Square) -> u64 {
-        let (r, _) = self.tiles.row_col(tile);
-        let (b0, _) = self.tiles.bands(r);
-        let b = s.band();
-        let mut n = 0u64;
-        for b2 in b0..b {
-            n += u64::from(kind_columns(
-                &self.regions,
-                b2,
-                self.tiles.col_range(tile, b2),
-                k,
-            )) * u64::from(ROWS_PER_BAND);
-        }
-        let (c0, c1) = self.tiles.col_range(tile, b);
-        let w = kind_columns(&self.regions, b, (c0, c1), k);
-        n += u64::from(s.row - b * ROWS_PER_BAND) * u64::from(w);
-        n + u64::from(kind_columns(&self.regions, b, (c0, s.col), k))
-    }
-
-    /// The square of index `n` among the tile's squares of region `k`.
-    fn square_in_tile(&self, tile: u32, k: u8, mut n: u64) -> Option<Square> {
-        let (r, _) = self.tiles.row_col(tile);
-        let (b0, b1) = self.tiles.bands(r);
-        for b in b0..b1 {
-            let (c0, c1) = self.tiles.col_range(tile, b);
-            let w = u64::from(kind_columns(&self.regions, b, (c0, c1), k));
-            if n >= w * u64::from(ROWS_PER_BAND) {
-                n -= w * u64::from(ROWS_PER_BAND);
-                continue;
-            }
-            let row = b * ROWS_PER_BAND + (n / w) as u32;
-            let mut rank = n % w;
-            let runs = self.regions.band_runs(b);
-            let cols = self.regions.grid().columns(b);
-            for (i, run) in runs.iter().enumerate() {
-                let start = run.start.max(c0);
-                let end = runs.get(i + 1).map_or(cols, |r| r.start).min(c1);
-                if run.region != k || end <= start {
-                    continue;
-                }
-                let len = u64::from(end - start);
-                if rank < len {
-                    return Some(Square {
-                        row,
-                        col: start + rank as u32,
-                    });
-                }
-                rank -= len;
-            }
-            return None;
-        }
-        None
-    }
-
     /// The word ranks of square `s`.
     pub fn triple(&self, s: Square) -> [u64; 3] {
         let tile = self.tiles.tile_of(s);
@@ -716,8 +670,9 @@ impl Scheme {
         std::array::from_fn(|i| u64::from(self.classes.members[cls[i]][idx[i] as usize]))
     }
 
-    /// The square of word ranks `ranks`, `None` when they name none.
-    pub fn square(&self, ranks: [u64; 3]) -> Option<Square> {
+    /// The signature of word ranks `ranks`, their number within it and the position in
+    /// [`KIND_ORDER`] of the kind that number falls in; `None` when they name no square.
+    fn number(&self, ranks: [u64; 3]) -> Option<(usize, u64, usize)> {
         let mut c = [0usize; 3];
         let mut idx = [0u64; 3];
         for i in 0..3 {
@@ -731,6 +686,12 @@ impl Scheme {
             return None;
         }
         let p = (0..KINDS).rev().find(|&p| o[p] <= n)?;
+        Some((sg, n, p))
+    }
+
+    /// The square of number `n` of signature `sg`, of the kind at position `p`.
+    fn square_at(&self, sg: usize, n: u64, p: usize) -> Option<Square> {
+        let o = &self.offsets[sg];
         let local = self.perms[sg][p].invert(n - o[p]);
         let k = usize::from(KIND_ORDER[p]);
         let prefix = &self.prefix[sg];
@@ -739,26 +700,30 @@ impl Scheme {
         self.square_in_tile(tile, k as u8, local - prefix[at][k])
     }
 
+    /// The square of word ranks `ranks`, `None` when they name none.
+    pub fn square(&self, ranks: [u64; 3]) -> Option<Square> {
+        let (sg, n, p) = self.number(ranks)?;
+        self.square_at(sg, n, p)
+    }
+
     /// The region of the square of word ranks `ranks` (from the number within the signature
     /// alone), `None` when they name no square.
     pub fn region_of(&self, ranks: [u64; 3]) -> Option<u8> {
-        let mut c = [0usize; 3];
-        let mut idx = [0u64; 3];
-        for i in 0..3 {
-            c[i] = usize::from(self.classes.class(ranks[i])?);
-            idx[i] = u64::from(self.classes.index[ranks[i] as usize]);
-        }
-        let o = &self.offsets[signature_of(c)];
-        let n = shell::number(idx);
-        if n >= o[KINDS] {
-            return None;
-        }
-        (0..KINDS).rev().find(|&p| o[p] <= n).map(|p| KIND_ORDER[p])
+        self.number(ranks).map(|(_, _, p)| KIND_ORDER[p])
+    }
+
+    /// [`Scheme::region_of`] and [`Scheme::square`] at once: the region of word ranks `ranks`
+    /// and their square, `None` when they name no square.
+    pub fn region_and_square(&self, ranks: [u64; 3]) -> Option<(u8, Option<Square>)> {
+        let (sg, n, p) = self.number(ranks)?;
+        Some((KIND_ORDER[p], self.square_at(sg, n, p)))
     }
 }
 
+mod columns;
 mod words;
-pub use words::{colour, neighbours, one_edit};
+use columns::Columns;
+pub use words::{colour, each_edit, neighbours, one_edit};
 
 #[cfg(test)]
 mod tests;

@@ -462,3 +462,112 @@ fn tables_that_do_not_fit_are_refused() {
         Err(SchemeError::Full { .. })
     ));
 }
+
+/// The square of rank `rank` among the columns of region `k` of band `b` from `c0` on, run by
+/// run (what [`Columns`] answers by binary search).
+fn nth_by_runs(
+    regions: &Regions,
+    b: u32,
+    (c0, c1): (u32, u32),
+    k: u8,
+    mut rank: u64,
+) -> Option<u32> {
+    let runs = regions.band_runs(b);
+    let n = regions.grid().columns(b);
+    for (i, run) in runs.iter().enumerate() {
+        let start = run.start.max(c0);
+        let end = runs.get(i + 1).map_or(n, |r| r.start).min(c1);
+        if run.region != k || end <= start {
+            continue;
+        }
+        if rank < u64::from(end - start) {
+            return Some(start + rank as u32);
+        }
+        rank -= u64::from(end - start);
+    }
+    None
+}
+
+#[test]
+fn kept_column_counts_agree_with_the_runs() {
+    let s = scheme();
+    let (regions, tiles) = (s.regions(), s.tiles());
+    let columns = Columns::new(regions);
+    for t in 0..tiles.count() {
+        assert_eq!(
+            columns.tile_counts(regions, tiles, t),
+            tile_counts(regions, tiles, t),
+            "tile {t}"
+        );
+    }
+    let mut rng = Rng(11);
+    for _ in 0..20_000 {
+        let b = rng.below(u64::from(BANDS)) as u32;
+        let n = regions.grid().columns(b);
+        let (x, y) = (
+            rng.below(u64::from(n) + 1) as u32,
+            rng.below(u64::from(n) + 1) as u32,
+        );
+        let range = (x.min(y), x.max(y));
+        for k in 0..KINDS as u8 {
+            let w = kind_columns(regions, b, range, k);
+            assert_eq!(
+                columns.count(regions, b, range, k),
+                w,
+                "band {b} {range:?} kind {k}"
+            );
+            for rank in [0, u64::from(w / 2), u64::from(w.saturating_sub(1))] {
+                if rank < u64::from(w) {
+                    assert_eq!(
+                        columns.nth(regions, b, range.0, k, rank),
+                        nth_by_runs(regions, b, range, k, rank),
+                        "band {b} {range:?} kind {k} rank {rank}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn each_edit_gives_one_edit_in_order() {
+    for w in ["", "a", "cat", "index", "raft", "aa", "zebra"] {
+        let mut seen = Vec::new();
+        each_edit(w, |v| seen.push(v.to_string()));
+        let mut by_copy = Vec::new();
+        let b = w.as_bytes();
+        for i in 0..b.len() {
+            let mut v = b.to_vec();
+            v.remove(i);
+            by_copy.push(v);
+        }
+        for i in 0..b.len().saturating_sub(1) {
+            let mut v = b.to_vec();
+            v.swap(i, i + 1);
+            by_copy.push(v);
+        }
+        for i in 0..b.len() {
+            for c in b'a'..=b'z' {
+                if c != b[i] {
+                    let mut v = b.to_vec();
+                    v[i] = c;
+                    by_copy.push(v);
+                }
+            }
+        }
+        for i in 0..=b.len() {
+            for c in b'a'..=b'z' {
+                let mut v = b.to_vec();
+                v.insert(i, c);
+                by_copy.push(v);
+            }
+        }
+        let by_copy: Vec<String> = by_copy
+            .into_iter()
+            .map(|v| String::from_utf8(v).unwrap())
+            .filter(|v| v != w)
+            .collect();
+        assert_eq!(seen, by_copy, "{w}");
+        assert_eq!(one_edit(w), by_copy, "{w}");
+    }
+}
