@@ -15,7 +15,6 @@
 //! ```
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
@@ -28,6 +27,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use indicatif::{ProgressBar, ProgressStyle};
 use waymark_core::auth::keys::{Publisher, PublisherKey};
 use waymark_packs::build;
+
+mod console;
+use console::{rss_kb, spinner};
 use waymark_packs::sources::Sources;
 
 #[derive(Debug, Parser)]
@@ -312,28 +314,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Resident set size of this process in KiB (Linux; 0 elsewhere).
-fn rss_kb() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        })
-        .unwrap_or(0)
-}
-
-fn spinner() -> ProgressBar {
-    let bar = ProgressBar::new_spinner();
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {elapsed:>4} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-    );
-    bar.enable_steady_tick(Duration::from_millis(200));
-    bar
 }
 
 fn run(cli: Cli) -> Result<(), String> {

@@ -129,16 +129,16 @@ pub fn build(
         std::fs::remove_dir_all(&dir).map_err(|e| io(&dir, e))?;
     }
     std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
-    // The turn graphs, largest first, then one job per graph and metric: two workers (the
-    // machine's cores) take the next job, so the longest contractions start first.
-    let mut turn_graphs: Vec<TurnGraph> = Profile::ALL
+    // One job per profile (time metric only: distance-metric paths are searched on the turn
+    // graph at query time, ADR 0006), the largest graphs first (by the edges each profile may
+    // use), on two workers (the machine's cores). A worker builds its job's turn graph and drops
+    // it with the job, so that two graphs, not four, are in memory beside the preparations.
+    let mut profiles: Vec<(Profile, usize)> = Profile::ALL
         .iter()
-        .map(|&p| TurnGraph::build(&net, p))
+        .map(|&p| (p, net.edges.iter().filter(|e| e.allows(p)).count()))
         .collect();
-    turn_graphs.sort_by_key(|g| std::cmp::Reverse(g.transition_count()));
-    // The time metric only: distance-metric paths are searched on the turn graph at query
-    // time (ADR 0006).
-    let jobs: Vec<(&TurnGraph, Metric)> = turn_graphs.iter().map(|g| (g, Metric::Time)).collect();
+    profiles.sort_by_key(|&(_, edges)| std::cmp::Reverse(edges));
+    let jobs: Vec<(Profile, Metric)> = profiles.iter().map(|&(p, _)| (p, Metric::Time)).collect();
     let total = jobs.len() as u64;
     progress("routing", 0, total);
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -149,10 +149,11 @@ pub fn build(
                     let mut mine = Vec::new();
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                        let Some(&(g, metric)) = jobs.get(i) else {
+                        let Some(&(profile, metric)) = jobs.get(i) else {
                             break;
                         };
-                        mine.push(prepare_graph(g, &net, metric, how, pack_dir));
+                        let g = TurnGraph::build(&net, profile);
+                        mine.push(prepare_graph(&g, &net, metric, how, pack_dir));
                     }
                     mine
                 })

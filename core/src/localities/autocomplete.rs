@@ -253,7 +253,7 @@ pub fn run(
     };
     let search = |required: bool| {
         idx.search(
-            |f| text_query(f, &plan.tokens, &plan.types, &plan.countries, required),
+            |f, cw| text_query(f, cw, &plan.tokens, &plan.types, &plan.countries, required),
             bias,
             30,
         )

@@ -252,7 +252,7 @@ fn forward(
     let mut rank = |all_required: bool, typos: bool| {
         let fuzzy = if typos { &unknown } else { &exact };
         let hits = idx.search(
-            |f| text_query_fuzzy(f, &tokens, &types, countries, all_required, fuzzy),
+            |f, cw| text_query_fuzzy(f, cw, &tokens, &types, countries, all_required, fuzzy),
             Bias::default(),
             60,
         );

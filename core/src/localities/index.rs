@@ -17,6 +17,7 @@ use tantivy::{
     DocAddress, IndexReader, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, Term,
 };
 
+use super::context::ContextWords;
 use super::text::QueryToken;
 use crate::error::{ApiError, ErrorCode};
 use crate::geo::{Area, Pt, degrees_for, haversine_m};
@@ -62,6 +63,7 @@ pub struct PackSearch {
     pub bbox: [f64; 4],
     pois: std::sync::OnceLock<PoiGrid>,
     areas: std::sync::OnceLock<Vec<AdminArea>>,
+    context_words: std::sync::OnceLock<ContextWords>,
 }
 
 /// A point of interest held in memory for nearby searches.
@@ -241,6 +243,7 @@ impl LocalitiesIndex {
                 bbox: pack.manifest.coverage.bbox,
                 pois: std::sync::OnceLock::new(),
                 areas: std::sync::OnceLock::new(),
+                context_words: std::sync::OnceLock::new(),
             });
         }
         if packs.is_empty() {
@@ -276,6 +279,13 @@ impl LocalitiesIndex {
         self.packs[i]
             .areas
             .get_or_init(|| load_areas(&self.packs[i].sqlite.lock()))
+    }
+
+    /// The words of the parent areas of pack `i` (loaded on first use).
+    pub fn context_words(&self, i: usize) -> &ContextWords {
+        let p = &self.packs[i];
+        p.context_words
+            .get_or_init(|| ContextWords::load(&p.reader.searcher(), &p.f))
     }
 
     /// The SQLite connection of pack `i` (one request at a time per pack).
@@ -378,7 +388,8 @@ impl LocalitiesIndex {
     /// For each token, whether its text (or a full form of it) is a word of the names or
     /// the context of some pack: a dictionary lookup per pack segment and field, microseconds
     /// where a typo automaton over the same dictionaries costs milliseconds. A token that is a
-    /// word needs no typo search: it matches as it is.
+    /// word needs no typo search: it matches as it is. The words of the parent areas
+    /// ([`ContextWords`]) are words of the context.
     pub fn known_words(&self, tokens: &[QueryToken]) -> Vec<bool> {
         let searchers: Vec<Searcher> = self.packs.iter().map(|p| p.reader.searcher()).collect();
         tokens
@@ -386,15 +397,23 @@ impl LocalitiesIndex {
             .map(|t| {
                 !t.prefix
                     && std::iter::once(&t.text).chain(t.alts.iter()).any(|text| {
-                        self.packs.iter().zip(&searchers).any(|(p, searcher)| {
-                            [p.f.names, p.f.context].into_iter().any(|field| {
-                                searcher.segment_readers().iter().any(|seg| {
-                                    seg.inverted_index(field).is_ok_and(|inv| {
-                                        inv.terms().get(text.as_bytes()).ok().flatten().is_some()
+                        self.packs
+                            .iter()
+                            .zip(&searchers)
+                            .enumerate()
+                            .any(|(i, (p, searcher))| {
+                                [p.f.names, p.f.context].into_iter().any(|field| {
+                                    searcher.segment_readers().iter().any(|seg| {
+                                        seg.inverted_index(field).is_ok_and(|inv| {
+                                            inv.terms()
+                                                .get(text.as_bytes())
+                                                .ok()
+                                                .flatten()
+                                                .is_some()
+                                        })
                                     })
-                                })
+                                }) || self.context_words(i).contains(text)
                             })
-                        })
                     })
             })
             .collect()
@@ -402,7 +421,7 @@ impl LocalitiesIndex {
 
     pub fn search(
         &self,
-        build: impl Fn(&SearchFields) -> Box<dyn Query>,
+        build: impl Fn(&SearchFields, &ContextWords) -> Box<dyn Query>,
         bias: Bias,
         limit: usize,
     ) -> Vec<(f64, Item)> {
@@ -415,7 +434,7 @@ impl LocalitiesIndex {
         let mut hits: Vec<(f64, usize, DocAddress)> = Vec::new();
         for (i, p) in self.packs.iter().enumerate() {
             let searcher = &searchers[i];
-            let q = build(&p.f);
+            let q = build(&p.f, self.context_words(i));
             let collector = TopDocs::with_limit(limit).tweak_score(move |seg: &SegmentReader| {
                 let ff = seg.fast_fields();
                 let rank = ff.f64("rank").ok().map(|c| c.first_or_default_col(0.0));
@@ -518,18 +537,20 @@ pub fn location_boost(blat: f64, blng: f64, radius: f64, lat: f64, lng: f64) -> 
 /// the context, typos are looked for in names only.
 pub fn text_query(
     f: &SearchFields,
+    cw: &ContextWords,
     tokens: &[QueryToken],
     types: &[String],
     countries: &[String],
     all_tokens_required: bool,
 ) -> Box<dyn Query> {
-    text_query_with(f, tokens, types, countries, all_tokens_required, true)
+    text_query_with(f, cw, tokens, types, countries, all_tokens_required, true)
 }
 
 /// [`text_query`], looking for typos in names only when `typos` (fuzzy term queries are the
 /// costliest part of a search: a Levenshtein automaton run over each pack's term dictionary).
 pub fn text_query_with(
     f: &SearchFields,
+    cw: &ContextWords,
     tokens: &[QueryToken],
     types: &[String],
     countries: &[String],
@@ -537,12 +558,13 @@ pub fn text_query_with(
     typos: bool,
 ) -> Box<dyn Query> {
     let fuzzy = vec![typos; tokens.len()];
-    text_query_fuzzy(f, tokens, types, countries, all_tokens_required, &fuzzy)
+    text_query_fuzzy(f, cw, tokens, types, countries, all_tokens_required, &fuzzy)
 }
 
 /// [`text_query`], looking for typos in the names of the tokens `fuzzy` marks only.
 pub fn text_query_fuzzy(
     f: &SearchFields,
+    cw: &ContextWords,
     tokens: &[QueryToken],
     types: &[String],
     countries: &[String],
@@ -553,7 +575,7 @@ pub fn text_query_fuzzy(
     for (i, t) in tokens.iter().enumerate() {
         let typos = fuzzy.get(i).copied().unwrap_or(false);
         let names = token_query(f.names, t, 1.0, typos);
-        let context = token_query(f.context, t, 0.4, false);
+        let context = cw.token_query(f, t, 0.4);
         // A single token must match a name.
         let either: Box<dyn Query> = if tokens.len() > 1 {
             Box::new(BooleanQuery::new(vec![

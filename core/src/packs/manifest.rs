@@ -41,8 +41,11 @@ use crate::auth::keys::{Publisher, PublisherKey};
 /// larger extract say so (`coverage.region`), so that installed neighbours join into one road
 /// network (ADR 0008); `8` since the access columns of `road_attrs` say 2 for a restricted
 /// edge (destination-only, private, `no`: only the first or last part of a trip, ADR 0010),
-/// which an older reader would take for a through road.
-pub const FORMAT_VERSION: u32 = 8;
+/// which an older reader would take for a through road; `9` since an item of the search index
+/// holds one token per parent area in `context` instead of the words of the parent's names
+/// (search schema 4: the parent's document lists them, [`super::search::DocData::context_words`]),
+/// which an older reader would not match.
+pub const FORMAT_VERSION: u32 = 9;
 
 /// One file of the pack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -12,7 +12,7 @@
 //! | `types` | string (multi), stored | every type the item answers to (`city` and `locality`; a POI's whole type chain and `point_of_interest`) |
 //! | `cc` | string, stored | ISO 3166-1 alpha-2 country code, upper case |
 //! | `names` | text (whitespace tokens) | [`index_tokens`] of every name in every language |
-//! | `context` | text (whitespace tokens) | tokens of what surrounds the name: house number, postal code, city, parent areas |
+//! | `context` | text (whitespace tokens) | tokens of what surrounds the name: postal code, street, city, and one [`parent_token`] per parent area (whose words its [`DocData::context_words`] lists) |
 //! | `street_key` | string | [`street_key`] of a street's or an address's street name |
 //! | `postcode_key` | string | `CC:CODE` of a postal code or an address's postal code |
 //! | `lat`, `lng`, `rank` | f64, fast (not stored: read with [`doc_point`]) | point; importance in `0..=1` (kind, population) |
@@ -42,7 +42,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use tantivy::schema::{
-    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+    FAST, Field, IndexRecordOption, STORED, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::tokenizer::{AsciiFoldingFilter, LowerCaser, SimpleTokenizer, TextAnalyzer};
 
@@ -50,7 +50,7 @@ use tantivy::tokenizer::{AsciiFoldingFilter, LowerCaser, SimpleTokenizer, TextAn
 pub const SEARCH_DIR: &str = "search";
 
 /// Version of the index schema, recorded in the commit payload of the index.
-pub const SEARCH_SCHEMA_VERSION: u32 = 3;
+pub const SEARCH_SCHEMA_VERSION: u32 = 4;
 
 /// The commit payload the builder writes and the reader checks.
 pub fn commit_payload() -> String {
@@ -137,23 +137,26 @@ pub fn schema() -> (Schema, SearchFields) {
             .set_index_option(IndexRecordOption::Basic)
             .set_fieldnorms(false),
     );
-    let filter = TextOptions::default()
-        .set_indexing_options(
-            TextFieldIndexing::default()
-                .set_tokenizer("raw")
-                .set_index_option(IndexRecordOption::Basic)
-                .set_fieldnorms(false),
-        )
-        .set_stored();
+    // Search schema 4 (pack format 9): the key fields (`public_id`, `street_key`,
+    // `postcode_key`) keep no field norms either. A document holds at most one token in each,
+    // so every document a key matches has the norm 1, which is the norm a reader takes for a
+    // field without norms: `by_key`'s BM25 scores are the same.
+    let key = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_index_option(IndexRecordOption::Basic)
+            .set_fieldnorms(false),
+    );
+    let filter = key.clone().set_stored();
     let fields = SearchFields {
-        public_id: b.add_text_field("public_id", STRING | STORED),
+        public_id: b.add_text_field("public_id", key.clone().set_stored()),
         kind: b.add_text_field("kind", filter.clone()),
         types: b.add_text_field("types", filter.clone()),
         cc: b.add_text_field("cc", filter),
         names: b.add_text_field("names", text.clone()),
         context: b.add_text_field("context", text),
-        street_key: b.add_text_field("street_key", STRING),
-        postcode_key: b.add_text_field("postcode_key", STRING),
+        street_key: b.add_text_field("street_key", key.clone()),
+        postcode_key: b.add_text_field("postcode_key", key),
         // Fast only (pack format 4): the doc store held each value a second time.
         lat: b.add_f64_field("lat", FAST),
         lng: b.add_f64_field("lng", FAST),
@@ -260,6 +263,22 @@ pub struct DocData {
     /// keeps the GeoNames place; across packs the two are one answer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged: Vec<String>,
+    /// Of a place that can be a parent (country, admin area with an outline, city, town,
+    /// village, hamlet): the [`index_tokens`] of its names in the context languages. The
+    /// items inside it index its [`parent_token`] in `context` instead of these words
+    /// (search schema 4).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context_words: Vec<String>,
+}
+
+/// First character of a parent token: not a letter or digit, so no query word equals a
+/// parent token or is a prefix of one.
+pub const PARENT_TOKEN_MARK: char = '@';
+
+/// The `context` token of an item inside the place `public_id` (`@place.osm-r62422`): one
+/// token per parent instead of the words of the parent's names in every context language.
+pub fn parent_token(public_id: &str) -> String {
+    format!("{PARENT_TOKEN_MARK}{public_id}")
 }
 
 impl DocData {

@@ -1,7 +1,7 @@
 //! The documents of the index, one writer per kind (countries, admin areas and settlements,
 //! postal codes, streets, addresses, POIs), and the [`Writer`] that turns them into tantivy
 //! documents (names and context tokenized, the stored [`DocData`] as JSON).
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rusqlite::Connection;
 use tantivy::TantivyDocument;
@@ -29,6 +29,8 @@ struct NewDoc<'a> {
     cc: Option<&'a str>,
     names: Vec<String>,
     context: Vec<String>,
+    /// [`s::parent_token`]s, indexed as they are.
+    parent_tokens: Vec<String>,
     street_key: Option<String>,
     postcode_key: Option<String>,
     point: (f64, f64),
@@ -65,6 +67,7 @@ impl Writer {
                 }
             }
         }
+        ctx.extend(d.parent_tokens.iter().cloned());
         doc.add_text(f.context, ctx.join(" "));
         if let Some(k) = &d.street_key
             && !k.is_empty()
@@ -87,13 +90,9 @@ impl Writer {
     }
 }
 
-/// One document per country of the pack.
-pub(super) fn write_countries(
-    w: &mut Writer,
-    g: &Gazetteer,
-    c: &Collected,
-    stats: &mut SearchStats,
-) -> Result<(), SearchBuildError> {
+/// The countries that get a document: those of the pack's places and addresses (every
+/// country without places) that have a point.
+pub(super) fn country_docs(g: &Gazetteer, c: &Collected) -> BTreeSet<String> {
     let addr_places = &c.addr_places;
     let pack_ccs: Vec<String> = if g.places.is_empty() {
         g.countries.keys().cloned().collect()
@@ -108,7 +107,19 @@ pub(super) fn write_countries(
         v.dedup();
         v
     };
-    for cc in &pack_ccs {
+    pack_ccs
+        .into_iter()
+        .filter(|cc| g.countries.get(cc).is_some_and(|c| c.point.is_some()))
+        .collect()
+}
+
+/// One document per country of [`country_docs`].
+pub(super) fn write_countries(
+    w: &mut Writer,
+    g: &Gazetteer,
+    stats: &mut SearchStats,
+) -> Result<(), SearchBuildError> {
+    for cc in &g.country_docs {
         let Some(country) = g.countries.get(cc) else {
             continue;
         };
@@ -117,6 +128,7 @@ pub(super) fn write_countries(
             names: country.names.clone(),
             bbox: country.bbox,
             shape_row: country.row,
+            context_words: country.context_words(),
             ..DocData::default()
         };
         let mut names: Vec<String> = country.names.values().cloned().collect();
@@ -128,6 +140,7 @@ pub(super) fn write_countries(
             cc: Some(cc),
             names,
             context: vec![],
+            parent_tokens: vec![],
             street_key: None,
             postcode_key: None,
             point,
@@ -181,6 +194,11 @@ pub(super) fn write_places(
             shape_row: p.area.as_ref().map(|_| p.row),
             postcodes: postcodes.clone(),
             merged: p.merged.clone(),
+            context_words: if p.can_be_parent() {
+                p.context_words()
+            } else {
+                Vec::new()
+            },
             ..DocData::default()
         };
         let mut types = vec![p.kind.clone()];
@@ -196,6 +214,7 @@ pub(super) fn write_places(
             cc: cc.as_deref(),
             names: p.all_names().map(str::to_string).collect(),
             context,
+            parent_tokens: parents.tokens,
             street_key: None,
             postcode_key: None,
             point: (p.lat, p.lng),
@@ -255,6 +274,7 @@ pub(super) fn write_postal_codes(
             cc: Some(cc),
             names: vec![acc.display.clone(), acc.display.replace(' ', "")],
             context: parents.context,
+            parent_tokens: parents.tokens,
             street_key: None,
             postcode_key: Some(postcode_key(cc, code)),
             point,
@@ -308,6 +328,7 @@ pub(super) fn write_streets(
             cc: acc.cc.as_deref(),
             names: all_names,
             context,
+            parent_tokens: parents.tokens,
             street_key: Some(key.clone()),
             postcode_key: None,
             point,
@@ -354,6 +375,7 @@ pub(super) fn write_addresses(
             cc: cc.as_deref(),
             names,
             context,
+            parent_tokens: parents.tokens,
             street_key: a.street.as_deref().map(street_key),
             postcode_key: a
                 .postcode
@@ -443,6 +465,7 @@ pub(super) fn write_pois(
             cc: cc.as_deref(),
             names: names_map.into_values().collect(),
             context,
+            parent_tokens: parents.tokens,
             street_key: None,
             postcode_key: None,
             point: (lat, lng),

@@ -2,13 +2,13 @@
 //! settlement merged into the OSM one of the same name nearby), the countries, and what every
 //! document asks of them (admin chain, country and locality of a point, parents and their
 //! context names).
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use rstar::{AABB, PointDistance, RTree, RTreeObject};
 use rusqlite::Connection;
 use waymark_core::geo::{Area, Pt, haversine_m};
-use waymark_core::packs::search::{self as s, kinds, osm_public_id};
+use waymark_core::packs::search::{self as s, index_tokens, kinds, osm_public_id, parent_token};
 
 use super::SearchBuildError;
 
@@ -51,6 +51,18 @@ impl Place {
 
     pub(super) fn all_names(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.name.as_str()).chain(self.names.iter().map(|(_, n)| n.as_str()))
+    }
+
+    /// Whether the place can be the parent of an item: a locality, or an admin area with an
+    /// outline (countries are parents by country code).
+    pub(super) fn can_be_parent(&self) -> bool {
+        kinds::LOCALITIES.contains(&self.kind.as_str())
+            || (self.kind == kinds::ADMIN && self.area.is_some())
+    }
+
+    /// The words the place gives as context of the items inside it.
+    pub(super) fn context_words(&self) -> Vec<String> {
+        words_of(self.context_names())
     }
 
     fn context_names(&self) -> impl Iterator<Item = &str> {
@@ -108,6 +120,35 @@ pub(super) struct Gazetteer {
     pub(super) with_cc: RTree<PlacePoint>,
     /// Country code -> (names by language, point, OSM row with the outline).
     pub(super) countries: BTreeMap<String, CountryInfo>,
+    /// GeoNames places merged into an OSM place (no document of their own).
+    pub(super) dropped: Vec<bool>,
+    /// Countries with a document in the pack (set once the addresses are collected).
+    pub(super) country_docs: BTreeSet<String>,
+}
+
+/// The [`index_tokens`] of `names`, each once.
+pub(super) fn words_of<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for n in names {
+        for t in index_tokens(n) {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+impl CountryInfo {
+    /// The words the country gives as context of the items inside it.
+    pub(super) fn context_words(&self) -> Vec<String> {
+        words_of(
+            self.names
+                .iter()
+                .filter(|(lang, _)| CONTEXT_LANGS.contains(&lang.as_str()))
+                .map(|(_, n)| n.as_str()),
+        )
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -405,9 +446,11 @@ pub(super) fn merge_gazetteer(places: &mut [Place]) -> (Vec<bool>, u64) {
     (dropped, merged)
 }
 
-/// The parent chain of a point as public ids and the context names it adds.
+/// The parent chain of a point as public ids and the context it adds: one parent token per
+/// parent with a document (which lists the parent's words), the names of any other.
 pub(super) struct Parents {
     pub(super) ids: Vec<String>,
+    pub(super) tokens: Vec<String>,
     pub(super) context: Vec<String>,
 }
 
@@ -418,25 +461,37 @@ pub(super) fn parents_of(
     cc: Option<&str>,
 ) -> Parents {
     let mut ids = Vec::new();
+    let mut tokens = Vec::new();
     let mut context = Vec::new();
     for i in locality.into_iter().chain(admin.iter().copied()) {
         let p = &g.places[i];
         if !ids.contains(&p.public_id) {
             ids.push(p.public_id.clone());
-            context.extend(p.context_names().map(str::to_string));
+            if !g.dropped[i] && p.can_be_parent() {
+                tokens.push(parent_token(&p.public_id));
+            } else {
+                context.extend(p.context_names().map(str::to_string));
+            }
         }
     }
     if let Some(cc) = cc {
-        ids.push(format!("place.country-{cc}"));
-        if let Some(c) = g.countries.get(cc) {
+        let id = format!("place.country-{cc}");
+        if g.country_docs.contains(cc) {
+            tokens.push(parent_token(&id));
+        } else if let Some(c) = g.countries.get(cc) {
             for (lang, n) in &c.names {
                 if CONTEXT_LANGS.contains(&lang.as_str()) {
                     context.push(n.clone());
                 }
             }
         }
+        ids.push(id);
     }
-    Parents { ids, context }
+    Parents {
+        ids,
+        tokens,
+        context,
+    }
 }
 
 impl Gazetteer {
@@ -500,6 +555,8 @@ impl Gazetteer {
             localities,
             with_cc,
             countries,
+            dropped: dropped.clone(),
+            country_docs: BTreeSet::new(),
         };
         Ok((g, dropped, merged))
     }

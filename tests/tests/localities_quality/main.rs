@@ -19,6 +19,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod fixture;
+mod parents;
 mod rules;
 
 use std::collections::HashMap;
