@@ -558,6 +558,8 @@ pub struct Scheme {
     perms: Vec<[Permutation; KINDS]>,
     /// Columns of each region before every run of the region table.
     columns: Columns,
+    /// Columns of each region in each band of the tiles of more than one region.
+    widths: TileWidths,
 }
 
 impl Scheme {
@@ -583,6 +585,7 @@ impl Scheme {
             list.push(t as u32);
         }
         let columns = Columns::new(&regions);
+        let (widths, counts) = TileWidths::new(&regions, &tiles, &columns);
         let side = classes.side();
         let triples = side * side * side;
         let mut prefix = Vec::with_capacity(SIGNATURES);
@@ -593,7 +596,7 @@ impl Scheme {
             let mut acc = [0u64; KINDS];
             for &t in list {
                 p.push(acc);
-                let c = columns.tile_counts(&regions, &tiles, t);
+                let c = counts[t as usize];
                 for k in 0..KINDS {
                     acc[k] += c[k];
                 }
@@ -628,6 +631,7 @@ impl Scheme {
             offsets,
             perms,
             columns,
+            widths,
         })
     }
 
@@ -669,60 +673,13 @@ impl Scheme {
         let cls = signature_classes(sg);
         std::array::from_fn(|i| u64::from(self.classes.members[cls[i]][idx[i] as usize]))
     }
-
-    /// The signature of word ranks `ranks`, their number within it and the position in
-    /// [`KIND_ORDER`] of the kind that number falls in; `None` when they name no square.
-    fn number(&self, ranks: [u64; 3]) -> Option<(usize, u64, usize)> {
-        let mut c = [0usize; 3];
-        let mut idx = [0u64; 3];
-        for i in 0..3 {
-            c[i] = usize::from(self.classes.class(ranks[i])?);
-            idx[i] = u64::from(self.classes.index[ranks[i] as usize]);
-        }
-        let sg = signature_of(c);
-        let n = shell::number(idx);
-        let o = &self.offsets[sg];
-        if n >= o[KINDS] {
-            return None;
-        }
-        let p = (0..KINDS).rev().find(|&p| o[p] <= n)?;
-        Some((sg, n, p))
-    }
-
-    /// The square of number `n` of signature `sg`, of the kind at position `p`.
-    fn square_at(&self, sg: usize, n: u64, p: usize) -> Option<Square> {
-        let o = &self.offsets[sg];
-        let local = self.perms[sg][p].invert(n - o[p]);
-        let k = usize::from(KIND_ORDER[p]);
-        let prefix = &self.prefix[sg];
-        let at = prefix.partition_point(|e| e[k] <= local).checked_sub(1)?;
-        let tile = *self.sig_tiles[sg].get(at)?;
-        self.square_in_tile(tile, k as u8, local - prefix[at][k])
-    }
-
-    /// The square of word ranks `ranks`, `None` when they name none.
-    pub fn square(&self, ranks: [u64; 3]) -> Option<Square> {
-        let (sg, n, p) = self.number(ranks)?;
-        self.square_at(sg, n, p)
-    }
-
-    /// The region of the square of word ranks `ranks` (from the number within the signature
-    /// alone), `None` when they name no square.
-    pub fn region_of(&self, ranks: [u64; 3]) -> Option<u8> {
-        self.number(ranks).map(|(_, _, p)| KIND_ORDER[p])
-    }
-
-    /// [`Scheme::region_of`] and [`Scheme::square`] at once: the region of word ranks `ranks`
-    /// and their square, `None` when they name no square.
-    pub fn region_and_square(&self, ranks: [u64; 3]) -> Option<(u8, Option<Square>)> {
-        let (sg, n, p) = self.number(ranks)?;
-        Some((KIND_ORDER[p], self.square_at(sg, n, p)))
-    }
 }
 
 mod columns;
+mod place;
 mod words;
-use columns::Columns;
+use columns::{Columns, TileWidths};
+pub use place::{Numbered, Placed};
 pub use words::{colour, each_edit, neighbours, one_edit};
 
 #[cfg(test)]

@@ -84,20 +84,99 @@ impl Columns {
         let off = target - u64::from(counts[i][usize::from(k)]);
         (run.region == k && off < u64::from(end - run.start)).then(|| run.start + off as u32)
     }
+}
 
-    /// Squares of each region in a tile ([`super::tile_counts`], from the kept counts).
-    pub(super) fn tile_counts(&self, regions: &Regions, tiles: &Tiles, tile: u32) -> [u64; KINDS] {
-        let (r, j) = tiles.row_col(tile);
-        let (b0, b1) = tiles.bands(r);
-        let mut out = [0u64; KINDS];
-        for b in b0..b1 {
-            let range = tiles.col_range_at(r, j, b);
-            for (k, slot) in out.iter_mut().enumerate() {
-                *slot +=
-                    u64::from(self.count(regions, b, range, k as u8)) * u64::from(ROWS_PER_BAND);
+/// Per tile holding squares of more than one region, the columns of each region in each of
+/// its bands: the numbering inside such a tile sums whole bands from this table and searches
+/// the runs of one band only. A tile of one region needs no table (its squares of that region
+/// are all its columns); neither does a tile with more columns in a band than a `u16` holds
+/// (next to the poles), which is counted from the runs.
+#[derive(Debug, Clone)]
+pub(super) struct TileWidths {
+    /// Per tile: its region when it holds one only, [`MIXED`] when its bands are in `widths`,
+    /// [`RUNS`] when they are counted from the runs.
+    only: Vec<u8>,
+    /// Per tile of [`MIXED`], the index of its first band in `widths`.
+    first: Vec<u32>,
+    /// Columns of each region, per band of each tile of [`MIXED`].
+    widths: Vec<[u16; KINDS]>,
+}
+
+/// [`TileWidths::only`] of a tile whose bands' columns are kept.
+const MIXED: u8 = u8::MAX;
+/// [`TileWidths::only`] of a tile counted from the runs.
+const RUNS: u8 = u8::MAX - 1;
+
+/// How the squares of a tile are counted.
+pub(super) enum TileKinds<'a> {
+    /// All its squares are of this region.
+    Only(u8),
+    /// Columns of each region in each of its bands.
+    Widths(&'a [[u16; KINDS]]),
+    /// From the runs of the region table.
+    Runs,
+}
+
+impl TileWidths {
+    /// The table of every tile, and each tile's squares of each region.
+    pub(super) fn new(
+        regions: &Regions,
+        tiles: &Tiles,
+        columns: &Columns,
+    ) -> (TileWidths, Vec<[u64; KINDS]>) {
+        let n = tiles.count() as usize;
+        let mut table = TileWidths {
+            only: Vec::with_capacity(n),
+            first: vec![u32::MAX; n],
+            widths: Vec::new(),
+        };
+        let mut counts = Vec::with_capacity(n);
+        let mut bands = Vec::with_capacity(super::G as usize);
+        for tile in 0..tiles.count() {
+            let (r, j) = tiles.row_col(tile);
+            let (b0, b1) = tiles.bands(r);
+            bands.clear();
+            let mut total = [0u64; KINDS];
+            for b in b0..b1 {
+                let range = tiles.col_range_at(r, j, b);
+                let w: [u32; KINDS] =
+                    std::array::from_fn(|k| columns.count(regions, b, range, k as u8));
+                for k in 0..KINDS {
+                    total[k] += u64::from(w[k]) * u64::from(ROWS_PER_BAND);
+                }
+                bands.push(w);
             }
+            counts.push(total);
+            let present: Vec<usize> = (0..KINDS).filter(|&k| total[k] > 0).collect();
+            let only = match present.as_slice() {
+                [k] => *k as u8,
+                _ if bands.iter().flatten().all(|&w| w <= u32::from(u16::MAX)) => {
+                    table.first[tile as usize] = table.widths.len() as u32;
+                    table
+                        .widths
+                        .extend(bands.iter().map(|w| w.map(|c| c as u16)));
+                    MIXED
+                }
+                _ => RUNS,
+            };
+            table.only.push(only);
         }
-        out
+        (table, counts)
+    }
+
+    /// How the squares of `tile` (of `bands` bands) are counted.
+    pub(super) fn kinds(&self, tile: u32, bands: u32) -> TileKinds<'_> {
+        match self.only.get(tile as usize).copied() {
+            Some(MIXED) => {
+                let from = self.first[tile as usize] as usize;
+                match self.widths.get(from..from + bands as usize) {
+                    Some(w) => TileKinds::Widths(w),
+                    None => TileKinds::Runs,
+                }
+            }
+            Some(RUNS) | None => TileKinds::Runs,
+            Some(k) => TileKinds::Only(k),
+        }
     }
 }
 
@@ -105,36 +184,100 @@ impl Scheme {
     /// Index of square `s` among its tile's squares of region `k`.
     pub(super) fn in_tile(&self, tile: u32, k: u8, s: Square) -> u64 {
         let (r, j) = self.tiles.row_col(tile);
-        let (b0, _) = self.tiles.bands(r);
+        let (b0, b1) = self.tiles.bands(r);
         let b = s.band();
+        let rows = u64::from(ROWS_PER_BAND);
+        let in_band = u64::from(s.row - b * ROWS_PER_BAND);
         let regions = &self.regions;
-        let mut n = 0u64;
-        for b2 in b0..b {
-            let range = self.tiles.col_range_at(r, j, b2);
-            n += u64::from(self.columns.count(regions, b2, range, k)) * u64::from(ROWS_PER_BAND);
+        match self.widths.kinds(tile, b1 - b0) {
+            TileKinds::Only(only) if only == k => {
+                let mut n = 0u64;
+                for b2 in b0..b {
+                    let (c0, c1) = self.tiles.col_range_at(r, j, b2);
+                    n += u64::from(c1 - c0) * rows;
+                }
+                let (c0, c1) = self.tiles.col_range_at(r, j, b);
+                n + in_band * u64::from(c1 - c0) + u64::from(s.col - c0)
+            }
+            TileKinds::Widths(w) => {
+                let k = usize::from(k);
+                let i = (b - b0) as usize;
+                let before: u64 = w[..i].iter().map(|c| u64::from(c[k])).sum();
+                let (c0, _) = self.tiles.col_range_at(r, j, b);
+                before * rows
+                    + in_band * u64::from(w[i][k])
+                    + u64::from(self.columns.count(regions, b, (c0, s.col), k as u8))
+            }
+            _ => {
+                let mut n = 0u64;
+                for b2 in b0..b {
+                    let range = self.tiles.col_range_at(r, j, b2);
+                    n += u64::from(self.columns.count(regions, b2, range, k)) * rows;
+                }
+                let (c0, c1) = self.tiles.col_range_at(r, j, b);
+                let w = self.columns.count(regions, b, (c0, c1), k);
+                n += in_band * u64::from(w);
+                n + u64::from(self.columns.count(regions, b, (c0, s.col), k))
+            }
         }
-        let (c0, c1) = self.tiles.col_range_at(r, j, b);
-        let w = self.columns.count(regions, b, (c0, c1), k);
-        n += u64::from(s.row - b * ROWS_PER_BAND) * u64::from(w);
-        n + u64::from(self.columns.count(regions, b, (c0, s.col), k))
     }
 
     /// The square of index `n` among the tile's squares of region `k`.
     pub(super) fn square_in_tile(&self, tile: u32, k: u8, mut n: u64) -> Option<Square> {
         let (r, j) = self.tiles.row_col(tile);
         let (b0, b1) = self.tiles.bands(r);
+        let rows = u64::from(ROWS_PER_BAND);
         let regions = &self.regions;
-        for b in b0..b1 {
-            let (c0, c1) = self.tiles.col_range_at(r, j, b);
-            let w = u64::from(self.columns.count(regions, b, (c0, c1), k));
-            if n >= w * u64::from(ROWS_PER_BAND) {
-                n -= w * u64::from(ROWS_PER_BAND);
-                continue;
+        match self.widths.kinds(tile, b1 - b0) {
+            TileKinds::Only(only) => {
+                if only != k {
+                    return None;
+                }
+                for b in b0..b1 {
+                    let (c0, c1) = self.tiles.col_range_at(r, j, b);
+                    let w = u64::from(c1 - c0);
+                    if n >= w * rows {
+                        n -= w * rows;
+                        continue;
+                    }
+                    let row = b * ROWS_PER_BAND + (n / w) as u32;
+                    return Some(Square {
+                        row,
+                        col: c0 + (n % w) as u32,
+                    });
+                }
+                None
             }
-            let row = b * ROWS_PER_BAND + (n / w) as u32;
-            let col = self.columns.nth(regions, b, c0, k, n % w)?;
-            return Some(Square { row, col });
+            TileKinds::Widths(widths) => {
+                let k8 = k;
+                let k = usize::from(k);
+                for (b, c) in (b0..b1).zip(widths) {
+                    let w = u64::from(c[k]);
+                    if n >= w * rows {
+                        n -= w * rows;
+                        continue;
+                    }
+                    let row = b * ROWS_PER_BAND + (n / w) as u32;
+                    let (c0, _) = self.tiles.col_range_at(r, j, b);
+                    let col = self.columns.nth(regions, b, c0, k8, n % w)?;
+                    return Some(Square { row, col });
+                }
+                None
+            }
+            TileKinds::Runs => {
+                for b in b0..b1 {
+                    let (c0, c1) = self.tiles.col_range_at(r, j, b);
+                    let w = u64::from(self.columns.count(regions, b, (c0, c1), k));
+                    if n >= w * rows {
+                        n -= w * rows;
+                        continue;
+                    }
+                    let row = b * ROWS_PER_BAND + (n / w) as u32;
+                    let col = self.columns.nth(regions, b, c0, k, n % w)?;
+                    return Some(Square { row, col });
+                }
+                None
+            }
         }
-        None
     }
 }

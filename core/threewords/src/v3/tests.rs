@@ -2,6 +2,7 @@
 use super::*;
 use crate::permute::splitmix64;
 use crate::regions::{DENSE, LAND, POPULATED, Run, SEA};
+use columns::{TileKinds, TileWidths};
 
 fn haversine_km(a: (f64, f64), b: (f64, f64)) -> f64 {
     let (la1, lo1, la2, lo2) = (
@@ -493,13 +494,37 @@ fn kept_column_counts_agree_with_the_runs() {
     let s = scheme();
     let (regions, tiles) = (s.regions(), s.tiles());
     let columns = Columns::new(regions);
+    let (widths, counts) = TileWidths::new(regions, tiles, &columns);
+    let mut kinds = [0usize; 3];
     for t in 0..tiles.count() {
-        assert_eq!(
-            columns.tile_counts(regions, tiles, t),
-            tile_counts(regions, tiles, t),
-            "tile {t}"
-        );
+        let expected = tile_counts(regions, tiles, t);
+        assert_eq!(counts[t as usize], expected, "tile {t}");
+        let (r, j) = tiles.row_col(t);
+        let (b0, b1) = tiles.bands(r);
+        match widths.kinds(t, b1 - b0) {
+            TileKinds::Only(k) => {
+                kinds[0] += 1;
+                let total: u64 = expected.iter().sum();
+                assert_eq!(expected[usize::from(k)], total, "tile {t}");
+            }
+            TileKinds::Widths(w) => {
+                kinds[1] += 1;
+                for (b, c) in (b0..b1).zip(w) {
+                    let range = tiles.col_range_at(r, j, b);
+                    for (k, w) in c.iter().enumerate() {
+                        assert_eq!(
+                            u32::from(*w),
+                            kind_columns(regions, b, range, k as u8),
+                            "tile {t} band {b}"
+                        );
+                    }
+                }
+            }
+            TileKinds::Runs => kinds[2] += 1,
+        }
     }
+    // The synthetic world has tiles of one region and tiles of several.
+    assert!(kinds[0] > 0 && kinds[1] > 0, "{kinds:?}");
     let mut rng = Rng(11);
     for _ in 0..20_000 {
         let b = rng.below(u64::from(BANDS)) as u32;
