@@ -20,6 +20,8 @@ use crate::geo::{Pt, xyz};
 use crate::packs::PackSet;
 use crate::packs::schema::layers;
 
+use super::near::TileDiscs;
+
 /// SHA-256 of each shipped word list (words joined by `\n`), pinned with the scheme: a pack
 /// whose list differs would re-map addresses and is refused. The word classes of the scheme
 /// are English's (`classes:en`, [`v3::CLASSES_SHA256`]).
@@ -27,6 +29,50 @@ pub const WORDS_SHA256: &[(&str, &str)] = &[(
     "en",
     "230d4c826b7cfc5d10f6dc35f6d50e244e4b5817fddea3ba89ee6775422cc80b",
 )];
+
+/// The hasher of the word maps, 8 bytes at a time. Their keys are the list's words, fixed
+/// when the layer loads, so a lookup of a typed word cannot provoke collisions: no keyed hash
+/// is needed, and autosuggest looks up hundreds of spelling variants per request.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WordHasher(u64);
+
+impl WordHasher {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(c);
+            self.add(u64::from_le_bytes(b));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut b = [0u8; 8];
+            b[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(b) ^ ((rest.len() as u64) << 59));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn finish(&self) -> u64 {
+        // Mixed so that the high bits (the table's control bytes) and the low bits (its
+        // buckets) both depend on every byte.
+        let mut z = self.0;
+        z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+        z ^ (z >> 33)
+    }
+}
+
+/// A map keyed by words, hashed with [`WordHasher`].
+pub type WordMap<V> = HashMap<Box<str>, V, std::hash::BuildHasherDefault<WordHasher>>;
 
 /// One language's words.
 #[derive(Debug)]
@@ -36,9 +82,9 @@ pub struct Words {
     /// Words by rank.
     pub list: Vec<Box<str>>,
     /// Rank of each word.
-    pub rank: HashMap<Box<str>, u32>,
+    pub rank: WordMap<u32>,
     /// Ranks of the listed words each alias sounds like.
-    pub aliases: HashMap<Box<str>, Vec<u32>>,
+    pub aliases: WordMap<Vec<u32>>,
     /// `(word, rank)` sorted by word, for prefix ranges.
     pub sorted: Vec<(Box<str>, u32)>,
 }
@@ -165,6 +211,8 @@ pub struct ThreeWordsIndex {
     /// Country outlines.
     pub countries: Vec<CountryShape>,
     country_tree: RTree<GeomWithData<Rectangle<[f64; 2]>, u32>>,
+    /// The scheme's tiles as discs, for the bounds of autosuggest.
+    pub discs: TileDiscs,
 }
 
 fn unreadable(pack: &str, e: &dyn std::error::Error) -> ApiError {
@@ -257,7 +305,7 @@ impl ThreeWordsIndex {
                     list.len()
                 )));
             }
-            let rank: HashMap<Box<str>, u32> = list
+            let rank: WordMap<u32> = list
                 .iter()
                 .enumerate()
                 .map(|(i, w)| (w.clone(), i as u32))
@@ -265,7 +313,7 @@ impl ThreeWordsIndex {
             let mut sorted: Vec<(Box<str>, u32)> =
                 rank.iter().map(|(w, r)| (w.clone(), *r)).collect();
             sorted.sort();
-            let mut aliases: HashMap<Box<str>, Vec<u32>> = HashMap::new();
+            let mut aliases: WordMap<Vec<u32>> = WordMap::default();
             let mut stmt =
                 conn.prepare("SELECT alias, rank FROM threewords_aliases WHERE language = ?1")?;
             let rows = stmt.query_map([language], |r| {
@@ -340,6 +388,7 @@ impl ThreeWordsIndex {
             })
             .collect();
         Ok(ThreeWordsIndex {
+            discs: TileDiscs::new(&scheme),
             scheme,
             languages,
             place_tree: RTree::bulk_load(points),

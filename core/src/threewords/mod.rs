@@ -19,6 +19,7 @@
 //! scored by how much of the input they change, distance to `focus` and `prefer-land`, and the
 //! best three are answered with distinct ranks (see [`suggest`]).
 pub mod index;
+pub mod near;
 pub mod suggest;
 
 use std::sync::Arc;
@@ -121,7 +122,8 @@ impl ThreeWords {
                 )])
             })?;
         call.charge()?;
-        Ok(answer(&index, words, square, req.format))
+        let ranks = index.scheme.triple(square);
+        Ok(answer(&index, words, square, ranks, req.format))
     }
 
     /// `GET /threewords/convert-to-coordinates`: the square of three words of the list of
@@ -156,7 +158,7 @@ impl ThreeWords {
             ))
         })?;
         call.charge()?;
-        Ok(answer(&index, words, square, req.format))
+        Ok(answer(&index, words, square, ranks, req.format))
     }
 
     /// `GET /threewords/autosuggest`.
@@ -198,14 +200,15 @@ impl ThreeWords {
     }
 }
 
-/// The convert answer of `square` in `format`.
+/// The convert answer of `square`, named by word ranks `ranks`, in `format`.
 fn answer(
     index: &ThreeWordsIndex,
     words: &Words,
     square: Square,
+    ranks: [u64; 3],
     format: ThreeWordsFormat,
 ) -> ConvertTo3waResponse {
-    let at = locate(index, words, square);
+    let at = locate_named(index, words, square, ranks);
     let map = map_link(at.centre);
     let [south, west, north, east] = at.bounds.map(round6);
     match format {
@@ -252,10 +255,21 @@ fn answer(
 
 /// Everything an answer says of `square` in the language of `words`.
 pub fn locate(index: &ThreeWordsIndex, words: &Words, square: Square) -> Located {
+    locate_named(index, words, square, index.scheme.triple(square))
+}
+
+/// [`locate`] of a square whose word ranks `ranks` are known (words converted back, or a
+/// suggestion): the scheme is not asked for them again.
+pub fn locate_named(
+    index: &ThreeWordsIndex,
+    words: &Words,
+    square: Square,
+    ranks: [u64; 3],
+) -> Located {
     let (lat, lng) = index.grid().centre(square);
     let centre = Pt::new(lat, lng);
     Located {
-        words: words.address(index.scheme.triple(square)),
+        words: words.address(ranks),
         country: index.country_at(centre).to_owned(),
         nearest_place: index
             .nearest_place(centre)

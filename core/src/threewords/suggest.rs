@@ -26,23 +26,28 @@
 //! is needed, which its class signature and number give without inverting the permutation
 //! (`waymark_threewords::v3::Scheme::region_of`): up to
 //! [`MAX_CONVERSIONS`] are tried and only the answered squares are located. With a focus or a
-//! clip every combination's square is located, up to [`MAX_LOCATED`]: more than the words
+//! clip every combination is weighed with its square (unless dropped early, below), up to
+//! [`MAX_LOCATED`]: more than the words
 //! beginning with any two letters (at most 1,426, `re…`), so from the second letter typed on
 //! every completion is weighed; with one letter, the 2,000 most common completions. The score is the cost of the words, plus
 //! `0.5 · log10(1 + km)` of the distance to `focus` when one is given, plus 0.04 for a sea
 //! square when `prefer-land` holds (less than a completion costs: an address typed in full
 //! stays first); ties go to the denser kind of square (dense, populated, land,
 //! sea), then to more common words. The best [`MAX_SUGGESTIONS`] are answered, ranked 1, 2, 3.
-use std::collections::HashMap;
-
+//! A combination that cannot be among them is dropped before its square is found, which
+//! changes no answer: when its score, with the distance to `focus` bounded from below by its
+//! signature's tiles and then by its own tile ([`super::near`]), exceeds the third best score
+//! found so far, or when no square of its tile lies inside the clips.
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 use waymark_threewords::forms::{base_forms, plural_forms};
+use waymark_threewords::grid::Square;
 use waymark_threewords::regions::SEA;
-use waymark_threewords::v3::{kind_position, one_edit};
+use waymark_threewords::v3::{SIGNATURES, each_edit, kind_position};
 
 use super::index::{ThreeWordsIndex, Words};
-use super::locate;
+use super::locate_named;
+use super::near::{boxes_meet, tile_box, unit_of};
 use crate::api::vocab::InputType;
 use crate::api::{AutosuggestRequest, FieldError, LatLng, Loc, ThreeWordsSuggestion, kinds};
 use crate::error::ApiError;
@@ -66,6 +71,9 @@ const SEA_PENALTY: f64 = 0.04;
 /// the same tiles (the scheme's class signatures, ADR 0009), so one may lie nearer the focus
 /// than the address typed.
 const COMPLETION_COST: f32 = 0.55;
+/// Weighed combinations put in order before the answer is picked from them (all are put in
+/// order only when these hold fewer than [`MAX_SUGGESTIONS`] distinct squares).
+const ORDERED_FIRST: usize = 32;
 /// Candidates kept per full word.
 const MAX_WORD_CANDIDATES: usize = 12;
 /// Candidates kept for the third word.
@@ -106,6 +114,10 @@ fn is_separator(c: char) -> bool {
 
 /// Lower-case ASCII with accents folded; `None` when a letter has no a–z form.
 fn fold_word(word: &str) -> Option<String> {
+    // Plain ASCII letters: nothing to fold but the case.
+    if word.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return Some(word.to_ascii_lowercase());
+    }
     let folded: String = word
         .nfd()
         .filter(|c| !is_combining_mark(*c))
@@ -201,20 +213,21 @@ pub fn parse_address(text: &str) -> Result<[String; 3], ApiError> {
     }
 }
 
-/// Keeps the cheapest cost per rank.
-fn add(found: &mut HashMap<u32, f32>, rank: u32, cost: f32) {
-    let e = found.entry(rank).or_insert(cost);
-    if cost < *e {
-        *e = cost;
-    }
+/// `(rank, cost)` of every reading found, a rank possibly more than once.
+type Found = Vec<(u32, f32)>;
+
+/// Adds a reading of `rank` at `cost` (the cheapest per rank counts: [`sorted`]).
+fn add(found: &mut Found, rank: u32, cost: f32) {
+    found.push((rank, cost));
 }
 
-/// `(rank, cost)` sorted cheapest first, then by rank.
-fn sorted(found: HashMap<u32, f32>, keep: usize) -> Vec<(u32, f32)> {
-    let mut v: Vec<(u32, f32)> = found.into_iter().collect();
-    v.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-    v.truncate(keep);
-    v
+/// `(rank, cost)` at each rank's cheapest cost, sorted cheapest first, then by rank.
+fn sorted(mut found: Found, keep: usize) -> Vec<(u32, f32)> {
+    found.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    found.dedup_by_key(|e| e.0);
+    found.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    found.truncate(keep);
+    found
 }
 
 fn homophone_cost(voice: bool) -> f32 {
@@ -223,13 +236,8 @@ fn homophone_cost(voice: bool) -> f32 {
 
 /// Adds the corrections of `token` to `found`: the listed words it is heard as, its other
 /// forms (`homes` → `home`, `walked` → `walk`, `trouser` → `trousers`) and its one-edit
-/// neighbours; returns those neighbours.
-fn add_corrections(
-    found: &mut HashMap<u32, f32>,
-    words: &Words,
-    token: &str,
-    voice: bool,
-) -> Vec<String> {
+/// neighbours.
+fn add_corrections(found: &mut Found, words: &Words, token: &str, voice: bool) {
     for &r in words.aliases.get(token).into_iter().flatten() {
         add(found, r, homophone_cost(voice));
     }
@@ -238,38 +246,36 @@ fn add_corrections(
             add(found, r, FORM_COST);
         }
     }
-    let near = one_edit(token);
-    for v in &near {
-        if let Some(&r) = words.rank.get(v.as_str()) {
+    each_edit(token, |v| {
+        if let Some(&r) = words.rank.get(v) {
             add(found, r, 1.0);
         }
-    }
-    near
+    });
 }
 
 /// The listed words a full word may stand for, with their costs.
 pub fn word_candidates(words: &Words, token: &str, voice: bool) -> Vec<(u32, f32)> {
-    let mut found = HashMap::new();
+    let mut found = Found::new();
     if let Some(&r) = words.rank.get(token) {
         add(&mut found, r, 0.0);
     }
-    let near = add_corrections(&mut found, words, token, voice);
+    add_corrections(&mut found, words, token, voice);
     if found.is_empty() {
-        for v in &near {
-            for w in one_edit(v) {
-                if let Some(&r) = words.rank.get(w.as_str()) {
+        each_edit(token, |v| {
+            each_edit(v, |w| {
+                if let Some(&r) = words.rank.get(w) {
                     add(&mut found, r, 2.0);
                 }
-            }
-        }
+            });
+        });
     }
     sorted(found, MAX_WORD_CANDIDATES)
 }
 
 /// The listed words the third, possibly unfinished word may stand for.
 pub fn last_candidates(words: &Words, token: &str, voice: bool) -> Vec<(u32, f32)> {
-    let mut found = HashMap::new();
     let completions = words.with_prefix(token);
+    let mut found = Found::with_capacity(completions.len() + 64);
     for (w, r) in completions {
         let missing = (w.len() - token.len()) as f32;
         add(
@@ -278,40 +284,113 @@ pub fn last_candidates(words: &Words, token: &str, voice: bool) -> Vec<(u32, f32
             if missing == 0.0 { 0.0 } else { COMPLETION_COST },
         );
     }
-    let near = add_corrections(&mut found, words, token, voice);
+    add_corrections(&mut found, words, token, voice);
     if completions.is_empty() && token.len() >= 2 {
-        for v in &near {
+        each_edit(token, |v| {
             for (_, r) in words.with_prefix(v) {
                 add(&mut found, *r, 1.0 + COMPLETION_COST);
             }
-        }
+        });
     }
     sorted(found, MAX_LAST_CANDIDATES)
 }
 
-/// The clips of a request, tested on a square's centre.
+/// The clips of a request, tested on a square's centre, and on a tile's box before its
+/// square is found.
 struct Clip<'a> {
     req: &'a AutosuggestRequest,
     countries: Vec<String>,
     polygon: Vec<Pt>,
+    /// Boxes `[south, west, north, east]` every kept centre lies in: the bounding box and
+    /// the polygon's box.
+    within: Vec<[f64; 4]>,
+    /// Boxes one of which holds every kept centre: those of the outlines of the countries,
+    /// when `clip-to-country` is given.
+    any_of: Vec<[f64; 4]>,
+    /// The circle's centre as a unit vector and its radius, metres.
+    circle: Option<([f64; 3], f64)>,
 }
 
 impl<'a> Clip<'a> {
-    fn new(req: &'a AutosuggestRequest) -> Self {
+    fn new(req: &'a AutosuggestRequest, index: &ThreeWordsIndex) -> Self {
+        let countries: Vec<String> = req
+            .clip_to_country
+            .iter()
+            .map(|c| c.to_ascii_uppercase())
+            .collect();
+        let polygon: Vec<Pt> = req
+            .clip_to_polygon
+            .iter()
+            .flatten()
+            .map(|p| Pt::new(p.lat, p.lng))
+            .collect();
+        let mut within = Vec::new();
+        if let Some(b) = &req.clip_to_bounding_box {
+            within.push([
+                b.southwest.lat,
+                b.southwest.lng,
+                b.northeast.lat,
+                b.northeast.lng,
+            ]);
+        }
+        // Outside the box of its vertices no edge of the ring is crossed an odd number of
+        // times (`ring_contains`).
+        if !polygon.is_empty()
+            && polygon
+                .iter()
+                .all(|p| p.lat.is_finite() && p.lng.is_finite())
+        {
+            let mut b = [f64::MAX, f64::MAX, f64::MIN, f64::MIN];
+            for p in &polygon {
+                b = [
+                    b[0].min(p.lat),
+                    b[1].min(p.lng),
+                    b[2].max(p.lat),
+                    b[3].max(p.lng),
+                ];
+            }
+            within.push(b);
+        }
+        let any_of = index
+            .countries
+            .iter()
+            .filter(|c| countries.contains(&c.code))
+            .map(|c| [c.bbox[1], c.bbox[0], c.bbox[3], c.bbox[2]])
+            .collect();
         Clip {
             req,
-            countries: req
-                .clip_to_country
-                .iter()
-                .map(|c| c.to_ascii_uppercase())
-                .collect(),
-            polygon: req
-                .clip_to_polygon
-                .iter()
-                .flatten()
-                .map(|p| Pt::new(p.lat, p.lng))
-                .collect(),
+            circle: req.clip_to_circle.as_ref().map(|c| {
+                (
+                    unit_of(Pt::new(c.center.lat, c.center.lng)),
+                    c.radius_km * 1000.0,
+                )
+            }),
+            countries,
+            polygon,
+            within,
+            any_of,
         }
+    }
+
+    /// Whether a square of `tile` may be kept: `false` only when the clips keep none of the
+    /// tile's squares.
+    fn may_keep_tile(&self, index: &ThreeWordsIndex, tile: u32) -> bool {
+        if self.within.is_empty() && self.countries.is_empty() && self.circle.is_none() {
+            return true;
+        }
+        let b = tile_box(&index.scheme, tile);
+        if self.within.iter().any(|w| !boxes_meet(b, *w)) {
+            return false;
+        }
+        if !self.countries.is_empty() && !self.any_of.iter().any(|w| boxes_meet(b, *w)) {
+            return false;
+        }
+        if let Some((centre, radius_m)) = self.circle
+            && index.discs.tile_min_m(centre, tile) > radius_m
+        {
+            return false;
+        }
+        true
     }
 
     /// Whether any clip is given.
@@ -343,13 +422,72 @@ impl<'a> Clip<'a> {
     }
 }
 
+/// The three best distinct triples weighed so far, best first: a triple scoring more than
+/// the third cannot be answered.
+#[derive(Default)]
+struct Best {
+    top: Vec<(f64, [u32; 3])>,
+}
+
+impl Best {
+    fn offer(&mut self, score: f64, ranks: [u32; 3]) {
+        match self.top.iter_mut().find(|e| e.1 == ranks) {
+            Some(e) => e.0 = e.0.min(score),
+            None => self.top.push((score, ranks)),
+        }
+        self.top.sort_by(|a, b| a.0.total_cmp(&b.0));
+        self.top.truncate(MAX_SUGGESTIONS);
+    }
+
+    /// The score of the third best, infinite while fewer are found.
+    fn third(&self) -> f64 {
+        match self.top.get(MAX_SUGGESTIONS - 1) {
+            Some(e) => e.0,
+            None => f64::INFINITY,
+        }
+    }
+}
+
 /// A scored square.
 struct Scored {
     score: f64,
     region: u8,
     ranks: [u32; 3],
-    square: Option<waymark_threewords::grid::Square>,
+    square: Option<Square>,
     distance_km: Option<f64>,
+}
+
+impl Scored {
+    /// Best first: by score, then the denser kind, then more common words.
+    fn order(x: &Scored, y: &Scored) -> std::cmp::Ordering {
+        let sum = |s: &Scored| s.ranks.iter().map(|r| u64::from(*r)).sum::<u64>();
+        x.score
+            .total_cmp(&y.score)
+            .then_with(|| kind_position(x.region).cmp(&kind_position(y.region)))
+            .then_with(|| sum(x).cmp(&sum(y)))
+            .then_with(|| x.ranks.cmp(&y.ranks))
+    }
+}
+
+/// The first [`MAX_SUGGESTIONS`] distinct triples of `ordered` whose square is found: their
+/// indices and squares.
+fn pick(index: &ThreeWordsIndex, ordered: &[Scored]) -> Vec<(usize, Square)> {
+    let mut out: Vec<(usize, Square)> = Vec::with_capacity(MAX_SUGGESTIONS);
+    for (i, s) in ordered.iter().enumerate() {
+        if out.len() == MAX_SUGGESTIONS {
+            break;
+        }
+        if out.iter().any(|&(o, _)| ordered[o].ranks == s.ranks) {
+            continue;
+        }
+        if let Some(square) = s
+            .square
+            .or_else(|| index.scheme.square(s.ranks.map(u64::from)))
+        {
+            out.push((i, square));
+        }
+    }
+    out
 }
 
 /// The best suggestions for `input`.
@@ -358,6 +496,27 @@ pub fn suggest(
     words: &Words,
     input: &Input,
     req: &AutosuggestRequest,
+) -> Vec<ThreeWordsSuggestion> {
+    suggest_with(index, words, input, req, true)
+}
+
+/// [`suggest`] with every combination weighed located, none dropped early: the same answer,
+/// slower (the reference the early drops are checked against).
+pub fn suggest_unbounded(
+    index: &ThreeWordsIndex,
+    words: &Words,
+    input: &Input,
+    req: &AutosuggestRequest,
+) -> Vec<ThreeWordsSuggestion> {
+    suggest_with(index, words, input, req, false)
+}
+
+fn suggest_with(
+    index: &ThreeWordsIndex,
+    words: &Words,
+    input: &Input,
+    req: &AutosuggestRequest,
+    bounded: bool,
 ) -> Vec<ThreeWordsSuggestion> {
     let first = word_candidates(words, &input.words[0], input.voice);
     let second = word_candidates(words, &input.words[1], input.voice);
@@ -383,13 +542,22 @@ pub fn suggest(
             }
         }
     }
-    let clip = Clip::new(req);
+    let clip = Clip::new(req, index);
     let focus = req.focus.map(|f| Pt::new(f.lat, f.lng));
     // Without a focus or a clip, a candidate's score needs only its region, which its number
     // gives without the inverse permutation: only the answered squares are found.
     let placed = focus.is_some() || clip.any();
     let budget = if placed { MAX_LOCATED } else { MAX_CONVERSIONS };
     let grid = index.grid();
+    let scheme = &index.scheme;
+    let focus_unit = focus.filter(|_| bounded).map(unit_of);
+    // Per signature, the least distance from the focus to its tiles (NaN: not yet needed).
+    let mut signature_min = if focus_unit.is_some() {
+        vec![f64::NAN; SIGNATURES]
+    } else {
+        Vec::new()
+    };
+    let mut best = Best::default();
     let mut scored: Vec<Scored> = Vec::new();
     let mut tried = 0usize;
     let mut weigh = |ranks: [u32; 3], cost: f32| -> bool {
@@ -398,34 +566,80 @@ pub fn suggest(
         }
         tried += 1;
         let wide = ranks.map(u64::from);
-        let Some(region) = index.scheme.region_of(wide) else {
+        let mut score = f64::from(cost);
+        if !placed {
+            let Some(region) = scheme.region_of(wide) else {
+                return true;
+            };
+            if req.prefer_land && region == SEA {
+                score += SEA_PENALTY;
+            }
+            scored.push(Scored {
+                score,
+                region,
+                ranks,
+                square: None,
+                distance_km: None,
+            });
+            return true;
+        }
+        let Some(numbered) = scheme.numbered(wide) else {
             return true;
         };
-        let mut score = f64::from(cost);
+        let region = numbered.region();
         if req.prefer_land && region == SEA {
             score += SEA_PENALTY;
         }
-        let (mut square, mut distance_km) = (None, None);
-        if placed {
-            let Some(s) = index.scheme.square(wide) else {
-                return true;
-            };
-            let (lat, lng) = grid.centre(s);
-            let centre = Pt::new(lat, lng);
-            if !clip.keeps(index, centre) {
-                return true;
-            }
-            distance_km = focus.map(|f| haversine_m(f, centre) / 1000.0);
-            if let Some(d) = distance_km {
-                score += 0.5 * (1.0 + d).log10();
-            }
-            square = Some(s);
+        // A triple whose score cannot reach the third best found so far is never answered:
+        // drop it as soon as a lower bound of its score shows it (module notes, "Scoring").
+        let third = if bounded { best.third() } else { f64::INFINITY };
+        if score > third {
+            return true;
         }
+        // Only a bound strictly above the third drops (a NaN never does).
+        let reachable = |min_m: f64| {
+            let bound = score + 0.5 * (1.0 + min_m / 1000.0).log10();
+            bound.partial_cmp(&third) != Some(std::cmp::Ordering::Greater)
+        };
+        if let Some(f) = focus_unit
+            && let Some(slot) = signature_min.get_mut(numbered.signature)
+        {
+            if slot.is_nan() {
+                *slot = index.discs.signature_min_m(scheme, f, numbered.signature);
+            }
+            if !reachable(*slot) {
+                return true;
+            }
+        }
+        let Some(at) = scheme.place(numbered) else {
+            return true;
+        };
+        if bounded && !clip.may_keep_tile(index, at.tile) {
+            return true;
+        }
+        if let Some(f) = focus_unit
+            && !reachable(index.discs.tile_min_m(f, at.tile))
+        {
+            return true;
+        }
+        let Some(s) = scheme.square_of(at) else {
+            return true;
+        };
+        let (lat, lng) = grid.centre(s);
+        let centre = Pt::new(lat, lng);
+        if !clip.keeps(index, centre) {
+            return true;
+        }
+        let distance_km = focus.map(|f| haversine_m(f, centre) / 1000.0);
+        if let Some(d) = distance_km {
+            score += 0.5 * (1.0 + d).log10();
+        }
+        best.offer(score, ranks);
         scored.push(Scored {
             score,
             region,
             ranks,
-            square,
+            square: Some(s),
             distance_km,
         });
         true
@@ -440,33 +654,26 @@ pub fn suggest(
             }
         }
     }
-    scored.sort_by(|x, y| {
-        x.score
-            .total_cmp(&y.score)
-            .then(kind_position(x.region).cmp(&kind_position(y.region)))
-            .then(
-                x.ranks
-                    .iter()
-                    .map(|r| u64::from(*r))
-                    .sum::<u64>()
-                    .cmp(&y.ranks.iter().map(|r| u64::from(*r)).sum::<u64>()),
-            )
-            .then(x.ranks.cmp(&y.ranks))
-    });
-    // A triple reached in two ways (typed order and another) counts once, at its best.
-    let mut seen = std::collections::HashSet::new();
-    scored
+    // The answer: in order of score, kind, rank sum and ranks, a triple reached in two ways
+    // (typed order and another) once, at its best. The first few in that order are found
+    // without ordering all; all are ordered only when duplicates or squares that cannot be
+    // found leave fewer than three among them.
+    let head = ORDERED_FIRST.min(scored.len());
+    if head < scored.len() {
+        scored.select_nth_unstable_by(head, Scored::order);
+    }
+    scored[..head].sort_by(Scored::order);
+    let mut answer = pick(index, &scored[..head]);
+    if answer.len() < MAX_SUGGESTIONS && head < scored.len() {
+        scored.sort_by(Scored::order);
+        answer = pick(index, &scored);
+    }
+    answer
         .into_iter()
-        .filter(|s| seen.insert(s.ranks))
-        .filter_map(|s| {
-            let ranks = s.ranks.map(u64::from);
-            let square = s.square.or_else(|| index.scheme.square(ranks))?;
-            Some((s, square))
-        })
-        .take(MAX_SUGGESTIONS)
+        .map(|(i, square)| (&scored[i], square))
         .enumerate()
         .map(|(i, (s, square))| {
-            let at = locate(index, words, square);
+            let at = locate_named(index, words, square, s.ranks.map(u64::from));
             ThreeWordsSuggestion {
                 country: at.country,
                 nearest_place: at.nearest_place,

@@ -150,6 +150,11 @@ impl Tiles {
     /// `[⌈j·N_b/T_r⌉, ⌈(j+1)·N_b/T_r⌉)`.
     pub fn col_range(&self, tile: u32, b: u32) -> (u32, u32) {
         let (r, j) = self.row_col(tile);
+        self.col_range_at(r, j, b)
+    }
+
+    /// [`Tiles::col_range`] of the tile `j` of row `r`.
+    fn col_range_at(&self, r: u32, j: u32, b: u32) -> (u32, u32) {
         let t = u64::from(self.per_row[r as usize]);
         let n = u64::from(self.columns[b as usize]);
         let at = |j: u64| (j * n).div_ceil(t) as u32;
@@ -551,6 +556,10 @@ pub struct Scheme {
     offsets: Vec<[u64; KINDS + 1]>,
     /// Per signature, the permutation of each kind in [`KIND_ORDER`].
     perms: Vec<[Permutation; KINDS]>,
+    /// Columns of each region before every run of the region table.
+    columns: Columns,
+    /// Columns of each region in each band of the tiles of more than one region.
+    widths: TileWidths,
 }
 
 impl Scheme {
@@ -575,6 +584,8 @@ impl Scheme {
             pos[t] = list.len() as u32;
             list.push(t as u32);
         }
+        let columns = Columns::new(&regions);
+        let (widths, counts) = TileWidths::new(&regions, &tiles, &columns);
         let side = classes.side();
         let triples = side * side * side;
         let mut prefix = Vec::with_capacity(SIGNATURES);
@@ -585,7 +596,7 @@ impl Scheme {
             let mut acc = [0u64; KINDS];
             for &t in list {
                 p.push(acc);
-                let c = tile_counts(&regions, &tiles, t);
+                let c = counts[t as usize];
                 for k in 0..KINDS {
                     acc[k] += c[k];
                 }
@@ -619,6 +630,8 @@ impl Scheme {
             prefix,
             offsets,
             perms,
+            columns,
+            widths,
         })
     }
 
@@ -647,61 +660,6 @@ impl Scheme {
         self.offsets.get(s).map_or(0, |o| o[KINDS])
     }
 
-    /// Index of square `s` among its tile's squares of region `k`.
-    fn in_tile(&self, tile: u32, k: u8, s: Square) -> u64 {
-        let (r, _) = self.tiles.row_col(tile);
-        let (b0, _) = self.tiles.bands(r);
-        let b = s.band();
-        let mut n = 0u64;
-        for b2 in b0..b {
-            n += u64::from(kind_columns(
-                &self.regions,
-                b2,
-                self.tiles.col_range(tile, b2),
-                k,
-            )) * u64::from(ROWS_PER_BAND);
-        }
-        let (c0, c1) = self.tiles.col_range(tile, b);
-        let w = kind_columns(&self.regions, b, (c0, c1), k);
-        n += u64::from(s.row - b * ROWS_PER_BAND) * u64::from(w);
-        n + u64::from(kind_columns(&self.regions, b, (c0, s.col), k))
-    }
-
-    /// The square of index `n` among the tile's squares of region `k`.
-    fn square_in_tile(&self, tile: u32, k: u8, mut n: u64) -> Option<Square> {
-        let (r, _) = self.tiles.row_col(tile);
-        let (b0, b1) = self.tiles.bands(r);
-        for b in b0..b1 {
-            let (c0, c1) = self.tiles.col_range(tile, b);
-            let w = u64::from(kind_columns(&self.regions, b, (c0, c1), k));
-            if n >= w * u64::from(ROWS_PER_BAND) {
-                n -= w * u64::from(ROWS_PER_BAND);
-                continue;
-            }
-            let row = b * ROWS_PER_BAND + (n / w) as u32;
-            let mut rank = n % w;
-            let runs = self.regions.band_runs(b);
-            let cols = self.regions.grid().columns(b);
-            for (i, run) in runs.iter().enumerate() {
-                let start = run.start.max(c0);
-                let end = runs.get(i + 1).map_or(cols, |r| r.start).min(c1);
-                if run.region != k || end <= start {
-                    continue;
-                }
-                let len = u64::from(end - start);
-                if rank < len {
-                    return Some(Square {
-                        row,
-                        col: start + rank as u32,
-                    });
-                }
-                rank -= len;
-            }
-            return None;
-        }
-        None
-    }
-
     /// The word ranks of square `s`.
     pub fn triple(&self, s: Square) -> [u64; 3] {
         let tile = self.tiles.tile_of(s);
@@ -715,50 +673,14 @@ impl Scheme {
         let cls = signature_classes(sg);
         std::array::from_fn(|i| u64::from(self.classes.members[cls[i]][idx[i] as usize]))
     }
-
-    /// The square of word ranks `ranks`, `None` when they name none.
-    pub fn square(&self, ranks: [u64; 3]) -> Option<Square> {
-        let mut c = [0usize; 3];
-        let mut idx = [0u64; 3];
-        for i in 0..3 {
-            c[i] = usize::from(self.classes.class(ranks[i])?);
-            idx[i] = u64::from(self.classes.index[ranks[i] as usize]);
-        }
-        let sg = signature_of(c);
-        let n = shell::number(idx);
-        let o = &self.offsets[sg];
-        if n >= o[KINDS] {
-            return None;
-        }
-        let p = (0..KINDS).rev().find(|&p| o[p] <= n)?;
-        let local = self.perms[sg][p].invert(n - o[p]);
-        let k = usize::from(KIND_ORDER[p]);
-        let prefix = &self.prefix[sg];
-        let at = prefix.partition_point(|e| e[k] <= local).checked_sub(1)?;
-        let tile = *self.sig_tiles[sg].get(at)?;
-        self.square_in_tile(tile, k as u8, local - prefix[at][k])
-    }
-
-    /// The region of the square of word ranks `ranks` (from the number within the signature
-    /// alone), `None` when they name no square.
-    pub fn region_of(&self, ranks: [u64; 3]) -> Option<u8> {
-        let mut c = [0usize; 3];
-        let mut idx = [0u64; 3];
-        for i in 0..3 {
-            c[i] = usize::from(self.classes.class(ranks[i])?);
-            idx[i] = u64::from(self.classes.index[ranks[i] as usize]);
-        }
-        let o = &self.offsets[signature_of(c)];
-        let n = shell::number(idx);
-        if n >= o[KINDS] {
-            return None;
-        }
-        (0..KINDS).rev().find(|&p| o[p] <= n).map(|p| KIND_ORDER[p])
-    }
 }
 
+mod columns;
+mod place;
 mod words;
-pub use words::{colour, neighbours, one_edit};
+use columns::{Columns, TileWidths};
+pub use place::{Numbered, Placed};
+pub use words::{colour, each_edit, neighbours, one_edit};
 
 #[cfg(test)]
 mod tests;

@@ -527,5 +527,6 @@ fn to_coordinates(words: &str) -> ThreeWordsAddress {
     }
 }
 
+mod bounds;
 mod coordinates;
 mod quality;

@@ -2,6 +2,7 @@
 use super::*;
 use crate::permute::splitmix64;
 use crate::regions::{DENSE, LAND, POPULATED, Run, SEA};
+use columns::{TileKinds, TileWidths};
 
 fn haversine_km(a: (f64, f64), b: (f64, f64)) -> f64 {
     let (la1, lo1, la2, lo2) = (
@@ -461,4 +462,137 @@ fn tables_that_do_not_fit_are_refused() {
         Scheme::new(regions, one, classes),
         Err(SchemeError::Full { .. })
     ));
+}
+
+/// The square of rank `rank` among the columns of region `k` of band `b` from `c0` on, run by
+/// run (what [`Columns`] answers by binary search).
+fn nth_by_runs(
+    regions: &Regions,
+    b: u32,
+    (c0, c1): (u32, u32),
+    k: u8,
+    mut rank: u64,
+) -> Option<u32> {
+    let runs = regions.band_runs(b);
+    let n = regions.grid().columns(b);
+    for (i, run) in runs.iter().enumerate() {
+        let start = run.start.max(c0);
+        let end = runs.get(i + 1).map_or(n, |r| r.start).min(c1);
+        if run.region != k || end <= start {
+            continue;
+        }
+        if rank < u64::from(end - start) {
+            return Some(start + rank as u32);
+        }
+        rank -= u64::from(end - start);
+    }
+    None
+}
+
+#[test]
+fn kept_column_counts_agree_with_the_runs() {
+    let s = scheme();
+    let (regions, tiles) = (s.regions(), s.tiles());
+    let columns = Columns::new(regions);
+    let (widths, counts) = TileWidths::new(regions, tiles, &columns);
+    let mut kinds = [0usize; 3];
+    for t in 0..tiles.count() {
+        let expected = tile_counts(regions, tiles, t);
+        assert_eq!(counts[t as usize], expected, "tile {t}");
+        let (r, j) = tiles.row_col(t);
+        let (b0, b1) = tiles.bands(r);
+        match widths.kinds(t, b1 - b0) {
+            TileKinds::Only(k) => {
+                kinds[0] += 1;
+                let total: u64 = expected.iter().sum();
+                assert_eq!(expected[usize::from(k)], total, "tile {t}");
+            }
+            TileKinds::Widths(w) => {
+                kinds[1] += 1;
+                for (b, c) in (b0..b1).zip(w) {
+                    let range = tiles.col_range_at(r, j, b);
+                    for (k, w) in c.iter().enumerate() {
+                        assert_eq!(
+                            u32::from(*w),
+                            kind_columns(regions, b, range, k as u8),
+                            "tile {t} band {b}"
+                        );
+                    }
+                }
+            }
+            TileKinds::Runs => kinds[2] += 1,
+        }
+    }
+    // The synthetic world has tiles of one region and tiles of several.
+    assert!(kinds[0] > 0 && kinds[1] > 0, "{kinds:?}");
+    let mut rng = Rng(11);
+    for _ in 0..20_000 {
+        let b = rng.below(u64::from(BANDS)) as u32;
+        let n = regions.grid().columns(b);
+        let (x, y) = (
+            rng.below(u64::from(n) + 1) as u32,
+            rng.below(u64::from(n) + 1) as u32,
+        );
+        let range = (x.min(y), x.max(y));
+        for k in 0..KINDS as u8 {
+            let w = kind_columns(regions, b, range, k);
+            assert_eq!(
+                columns.count(regions, b, range, k),
+                w,
+                "band {b} {range:?} kind {k}"
+            );
+            for rank in [0, u64::from(w / 2), u64::from(w.saturating_sub(1))] {
+                if rank < u64::from(w) {
+                    assert_eq!(
+                        columns.nth(regions, b, range.0, k, rank),
+                        nth_by_runs(regions, b, range, k, rank),
+                        "band {b} {range:?} kind {k} rank {rank}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn each_edit_gives_one_edit_in_order() {
+    for w in ["", "a", "cat", "index", "raft", "aa", "zebra"] {
+        let mut seen = Vec::new();
+        each_edit(w, |v| seen.push(v.to_string()));
+        let mut by_copy = Vec::new();
+        let b = w.as_bytes();
+        for i in 0..b.len() {
+            let mut v = b.to_vec();
+            v.remove(i);
+            by_copy.push(v);
+        }
+        for i in 0..b.len().saturating_sub(1) {
+            let mut v = b.to_vec();
+            v.swap(i, i + 1);
+            by_copy.push(v);
+        }
+        for i in 0..b.len() {
+            for c in b'a'..=b'z' {
+                if c != b[i] {
+                    let mut v = b.to_vec();
+                    v[i] = c;
+                    by_copy.push(v);
+                }
+            }
+        }
+        for i in 0..=b.len() {
+            for c in b'a'..=b'z' {
+                let mut v = b.to_vec();
+                v.insert(i, c);
+                by_copy.push(v);
+            }
+        }
+        let by_copy: Vec<String> = by_copy
+            .into_iter()
+            .map(|v| String::from_utf8(v).unwrap())
+            .filter(|v| v != w)
+            .collect();
+        assert_eq!(seen, by_copy, "{w}");
+        assert_eq!(one_edit(w), by_copy, "{w}");
+    }
 }

@@ -52,38 +52,55 @@ pub fn colour(words: &[String], neighbours: impl Fn(&str) -> Vec<String>) -> Opt
 /// swapped, a letter changed, a letter added. Whether they are words is not checked; `w`
 /// itself is left out. Autosuggest reads a mistyped word through the same function.
 pub fn one_edit(w: &str) -> Vec<String> {
+    let mut out = Vec::with_capacity(54 * w.len() + 26);
+    each_edit(w, |v| out.push(v.to_string()));
+    out
+}
+
+/// Calls `f` with each string of [`one_edit`]`(w)`, in the same order, from one buffer (no
+/// allocation per string).
+pub fn each_edit(w: &str, mut f: impl FnMut(&str)) {
     let b = w.as_bytes();
-    let mut out = Vec::with_capacity(54 * b.len() + 26);
+    let mut v = Vec::with_capacity(b.len() + 1);
+    let mut emit = |v: &[u8]| {
+        if let Ok(s) = std::str::from_utf8(v)
+            && s != w
+        {
+            f(s);
+        }
+    };
     for i in 0..b.len() {
-        let mut v = b.to_vec();
-        v.remove(i);
-        out.push(v);
+        v.clear();
+        v.extend_from_slice(&b[..i]);
+        v.extend_from_slice(&b[i + 1..]);
+        emit(&v);
     }
     for i in 0..b.len().saturating_sub(1) {
-        let mut v = b.to_vec();
+        v.clear();
+        v.extend_from_slice(b);
         v.swap(i, i + 1);
-        out.push(v);
+        emit(&v);
     }
     for i in 0..b.len() {
+        v.clear();
+        v.extend_from_slice(b);
         for c in b'a'..=b'z' {
             if c != b[i] {
-                let mut v = b.to_vec();
                 v[i] = c;
-                out.push(v);
+                emit(&v);
             }
         }
     }
     for i in 0..=b.len() {
+        v.clear();
+        v.extend_from_slice(&b[..i]);
+        v.push(b'a');
+        v.extend_from_slice(&b[i..]);
         for c in b'a'..=b'z' {
-            let mut v = b.to_vec();
-            v.insert(i, c);
-            out.push(v);
+            v[i] = c;
+            emit(&v);
         }
     }
-    out.into_iter()
-        .filter_map(|v| String::from_utf8(v).ok())
-        .filter(|v| v != w)
-        .collect()
 }
 
 /// The words a listed word may be mistaken for: one edit away ([`one_edit`]), its plural or
