@@ -248,12 +248,11 @@ fn forward(
     // as they are (a misspelt street among a right city, number and postcode costs one
     // automaton, not four).
     let unknown: Vec<bool> = idx.known_words(&tokens).iter().map(|k| !k).collect();
-    // Edits looked for in each token's names: none, or up to `cap` in the unknown tokens.
-    let edits = |cap: u8| -> Vec<u8> { unknown.iter().map(|&u| if u { cap } else { 0 }).collect() };
-    let mut rank = |all_required: bool, cap: u8| {
-        let edits = edits(cap);
+    let exact = vec![false; tokens.len()];
+    let mut rank = |all_required: bool, typos: bool| {
+        let fuzzy = if typos { &unknown } else { &exact };
         let hits = idx.search(
-            |f, cw| text_query_fuzzy(f, cw, &tokens, &types, countries, all_required, &edits),
+            |f, cw| text_query_fuzzy(f, cw, &tokens, &types, countries, all_required, fuzzy),
             Bias::default(),
             60,
         );
@@ -268,43 +267,27 @@ fn forward(
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
         scored
     };
-    // Most addresses are written in full and without typos. Up to six searches, each run only
+    // Most addresses are written in full and without typos. Four searches, each run only
     // when the one before left a token unexplained by its best candidate:
     // 1. every token matching a name or the context exactly: an intersection of postings,
     //    a handful of candidates (a city's name alone matches every address in it);
-    // 2. the intersection again, tolerating one typo in names (a misspelt street: a letter
-    //    wrong, missing, extra, or two letters swapped);
-    // 3. the same tolerating two typos in names of 8+ letters (an automaton of distance 2
-    //    costs several times one of distance 1);
-    // 4. any token matching exactly (a word the index writes differently, a place the pack
+    // 2. the intersection again, tolerating typos in names (a misspelt street);
+    // 3. any token matching exactly (a word the index writes differently, a place the pack
     //    does not know): the union, scored and ranked;
-    // 5. and 6. the union again, tolerating one, then two typos in names (fuzzy automata
-    //    over a large union, the costliest).
+    // 4. the union again, tolerating typos in names (fuzzy automata over a large union, the
+    //    costliest).
     let explains_all = |s: &[(f64, Vec<bool>, Shown)]| {
         s.first()
             .is_some_and(|(_, used, _)| used.iter().all(|u| *u))
     };
     let mut scored = Vec::new();
-    // The most typos any unknown token allows: a pass with a larger cap would repeat the last.
-    let most = tokens
-        .iter()
-        .zip(&unknown)
-        .filter(|(_, u)| **u)
-        .map(|(t, _)| t.max_typos())
-        .max()
-        .unwrap_or(0);
-    for (all_required, cap) in [
-        (true, 0),
-        (true, 1),
-        (true, 2),
-        (false, 0),
-        (false, 1),
-        (false, 2),
-    ] {
-        if cap > most {
+    let any_unknown = unknown.iter().any(|u| *u);
+    for (all_required, typos) in [(true, false), (true, true), (false, false), (false, true)] {
+        if typos && !any_unknown {
+            // Every token is a word: the search with typos would be the one just run.
             continue;
         }
-        scored = rank(all_required, cap);
+        scored = rank(all_required, typos);
         if explains_all(&scored) {
             break;
         }

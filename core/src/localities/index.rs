@@ -557,12 +557,11 @@ pub fn text_query_with(
     all_tokens_required: bool,
     typos: bool,
 ) -> Box<dyn Query> {
-    let edits = vec![if typos { u8::MAX } else { 0 }; tokens.len()];
-    text_query_fuzzy(f, cw, tokens, types, countries, all_tokens_required, &edits)
+    let fuzzy = vec![typos; tokens.len()];
+    text_query_fuzzy(f, cw, tokens, types, countries, all_tokens_required, &fuzzy)
 }
 
-/// [`text_query`], looking for typos in the names of each token up to `edits` of that token
-/// (0: none; never more than the token's own [`QueryToken::max_typos`]).
+/// [`text_query`], looking for typos in the names of the tokens `fuzzy` marks only.
 pub fn text_query_fuzzy(
     f: &SearchFields,
     cw: &ContextWords,
@@ -570,12 +569,12 @@ pub fn text_query_fuzzy(
     types: &[String],
     countries: &[String],
     all_tokens_required: bool,
-    edits: &[u8],
+    fuzzy: &[bool],
 ) -> Box<dyn Query> {
     let mut must: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
-        let max_edits = edits.get(i).copied().unwrap_or(0);
-        let names = token_query(f.names, t, 1.0, max_edits);
+        let typos = fuzzy.get(i).copied().unwrap_or(false);
+        let names = token_query(f.names, t, 1.0, typos);
         let context = cw.token_query(f, t, 0.4);
         // A single token must match a name.
         let either: Box<dyn Query> = if tokens.len() > 1 {
@@ -626,7 +625,7 @@ fn token_query(
     field: tantivy::schema::Field,
     t: &QueryToken,
     weight: f32,
-    max_edits: u8,
+    fuzzy: bool,
 ) -> Box<dyn Query> {
     let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     let cs = |q: Box<dyn Query>, s: f32| -> (Occur, Box<dyn Query>) {
@@ -642,9 +641,9 @@ fn token_query(
             should.push(cs(Box::new(FuzzyTermQuery::new_prefix(term, 0, true)), 2.0));
         }
     }
-    let typos = t.max_typos().min(max_edits);
+    let typos = t.max_typos();
     // Typos are looked for in names only: the context (surrounding places) must be typed right.
-    if typos > 0 {
+    if typos > 0 && fuzzy {
         let term = Term::from_field_text(field, &t.text);
         let q = if t.prefix {
             FuzzyTermQuery::new_prefix(term, typos, true)
