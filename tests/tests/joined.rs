@@ -759,8 +759,7 @@ fn localities_answer_as_one_pack_across_the_parts() {
 
 /// A part stores, for every node, the road density that node has in the whole region
 /// (measured by the builder before the cut), where a density measured over the part's own
-/// roads differs near the cut; and the whole pack stores what the engine measures over its
-/// roads.
+/// roads differs near the cut; the whole pack stores none (it measures its own roads).
 #[test]
 fn parts_store_the_road_density_of_the_whole_region() {
     use std::collections::HashMap;
@@ -768,6 +767,23 @@ fn parts_store_the_road_density_of_the_whole_region() {
     use waymark_core::routing::network::RoadNetwork;
     for r in [andorra(), neubrandenburg()] {
         let load = |p: &Path| RoadNetwork::load(&rusqlite::Connection::open(p).unwrap()).unwrap();
+        let stores = |p: &Path| -> bool {
+            rusqlite::Connection::open(p)
+                .unwrap()
+                .query_row(
+                    "SELECT count(*) > 0 FROM sqlite_master WHERE name = 'road_node_density'",
+                    [],
+                    |row| row.get(0),
+                )
+                .unwrap()
+        };
+        // The whole extract's pack stores no density: it measures its own roads, which are
+        // the whole extract's.
+        assert!(
+            !stores(&r.dbs[0]),
+            "{}: whole pack stores densities",
+            r.name
+        );
         let whole = load(&r.dbs[0]);
         assert_eq!(
             whole.density,
@@ -787,6 +803,7 @@ fn parts_store_the_road_density_of_the_whole_region() {
             .zip(whole.density.iter().copied())
             .collect();
         for db in &r.dbs[1..] {
+            assert!(stores(db), "{}: a part stores no densities", r.name);
             let part = load(db);
             let own = node_density(&part);
             let (mut same, mut differs_own) = (0, 0);

@@ -44,9 +44,10 @@ use crate::auth::keys::{Publisher, PublisherKey};
 /// which an older reader would take for a through road; `9` since an item of the search index
 /// holds one token per parent area in `context` instead of the words of the parent's names
 /// (search schema 4: the parent's document lists them, [`super::search::DocData::context_words`]),
-/// which an older reader would not match; `10` since road nodes carry the road density around
-/// them measured over the whole extract before a region is cut (`road_nodes.density`,
-/// [`crate::routing::density`]), which sets driving speeds and junction costs (ADR 0011).
+/// which an older reader would not match; `10` since a pack cut from a larger extract carries
+/// the road density around its nodes measured over the whole extract (`road_node_density`,
+/// [`crate::routing::density`]), which sets driving speeds and junction costs (ADR 0011) and
+/// which an older reader would measure over the pack's own roads.
 pub const FORMAT_VERSION: u32 = 10;
 
 /// One file of the pack.

@@ -20,6 +20,17 @@ use rusqlite::Connection;
 /// Version of this schema, stored in `meta` under `schema_version`.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// The road density around each road node of a pack cut from a larger extract, measured over
+/// the whole extract before the cut (pack format 10, [`crate::routing::density`]), in
+/// hundredths of km/km². Only cut packs have the table: a pack built from a whole extract
+/// measures the same density over its own roads when it is read, at no cost in bytes.
+pub const ROAD_NODE_DENSITY: &str = "
+CREATE TABLE IF NOT EXISTS road_node_density (
+    node    INTEGER PRIMARY KEY REFERENCES road_nodes(id),
+    density INTEGER NOT NULL
+);
+";
+
 /// Layer names used in manifests.
 pub mod layers {
     /// Routable road network.
@@ -88,8 +99,7 @@ CREATE TABLE IF NOT EXISTS road_nodes (
     osm_id  INTEGER NOT NULL,
     lat     REAL NOT NULL,
     lng     REAL NOT NULL,
-    junction INTEGER NOT NULL DEFAULT 1,
-    density INTEGER
+    junction INTEGER NOT NULL DEFAULT 1
 );
 CREATE TABLE IF NOT EXISTS road_attrs (
     id            INTEGER PRIMARY KEY,

@@ -8,12 +8,14 @@
 //! through a built-up area ([`URBAN_DENSITY`]) and scales what a junction costs there
 //! (traffic, pedestrians, queues; [`super::profile`]).
 //!
-//! **Where it is computed.** From pack format 10 the builder measures the density of every
-//! graph node over the *whole* extract, before it cuts a region out of it, and stores it in
-//! `road_nodes.density`: a node near a region's border then has the density it has in the whole
-//! extract, so regions that join drive exactly as the whole region does (ADR 0008, ADR 0011).
-//! A roads layer that stores no density (one written by hand) gets it measured over its own
-//! roads ([`node_density`]), with the same [`DensityGrid`].
+//! **Where it is computed.** A pack built from a whole extract measures it over its own roads
+//! when it is read ([`node_density`]). A region cut from a larger extract cannot: a node near
+//! the cut would count only the roads on its side. So the builder measures the density of
+//! every node of a cut over the *whole* extract, before it cuts the region, and stores it in
+//! `road_node_density` (pack format 10): a node near a region's border then has the density it
+//! has in the whole extract, and regions that join drive exactly as the whole region does
+//! (ADR 0008, ADR 0011). Both use the same [`DensityGrid`], whose origin is the extract's
+//! first graph node.
 use std::collections::HashMap;
 
 use super::network::RoadNetwork;
@@ -87,8 +89,8 @@ impl DensityGrid {
     }
 }
 
-/// A density as `road_nodes.density` stores it: an integer number of hundredths of km/km²
-/// (one to three bytes in SQLite, where a REAL takes eight).
+/// A density as `road_node_density` stores it: an integer number of hundredths of km/km²
+/// (two bytes in SQLite, where a REAL takes eight).
 pub fn to_stored(d: f32) -> i64 {
     (f64::from(d) * 100.0).round() as i64
 }

@@ -124,9 +124,9 @@ pub struct RoadNetwork {
     /// continuing through a node that is none (a split made where a region's border cuts a
     /// road) costs no turn.
     pub junction: Vec<bool>,
-    /// Road density around each node, km/km² ([`super::density`]): `road_nodes.density`,
-    /// measured by the builder over the whole extract (pack format 10), or measured over this
-    /// pack's roads when the pack stores none.
+    /// Road density around each node, km/km² ([`super::density`]): in a pack cut from a
+    /// larger extract, `road_node_density`, measured by the builder over the whole extract
+    /// (pack format 10); else measured over this pack's roads when it is read.
     pub density: Vec<f32>,
     /// Edges in `road_edges.id` order.
     pub edges: Vec<RoadEdge>,
@@ -178,18 +178,9 @@ impl RoadNetwork {
         let mut nodes = Vec::new();
         let mut node_osm = Vec::new();
         let mut junction = Vec::new();
-        let mut density = Vec::new();
-        let stored_density: bool = conn.query_row(
-            "SELECT count(*) > 0 FROM pragma_table_info('road_nodes') WHERE name = 'density'",
-            [],
-            |r| r.get(0),
-        )?;
         {
-            let mut stmt = conn.prepare(if stored_density {
-                "SELECT id, lat, lng, osm_id, junction, density FROM road_nodes ORDER BY id"
-            } else {
-                "SELECT id, lat, lng, osm_id, junction, NULL FROM road_nodes ORDER BY id"
-            })?;
+            let mut stmt =
+                conn.prepare("SELECT id, lat, lng, osm_id, junction FROM road_nodes ORDER BY id")?;
             let mut rows = stmt.query([])?;
             while let Some(r) = rows.next()? {
                 let id: i64 = r.get(0)?;
@@ -197,9 +188,28 @@ impl RoadNetwork {
                 nodes.push(Pt::new(r.get(1)?, r.get(2)?));
                 node_osm.push(r.get(3)?);
                 junction.push(r.get::<_, i64>(4)? != 0);
-                if let Some(d) = r.get::<_, Option<i64>>(5)? {
-                    density.push(super::density::from_stored(d));
+            }
+        }
+        // A cut pack stores every node's density, measured over the whole extract.
+        let mut density = Vec::new();
+        let stored: bool = conn.query_row(
+            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'road_node_density'",
+            [],
+            |r| r.get(0),
+        )?;
+        if stored {
+            density = vec![f32::NAN; nodes.len()];
+            let mut stmt = conn.prepare("SELECT node, density FROM road_node_density")?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                if let Some(&i) = node_index.get(&r.get::<_, i64>(0)?) {
+                    density[i as usize] = super::density::from_stored(r.get(1)?);
                 }
+            }
+            if density.iter().any(|d| d.is_nan()) {
+                return Err(NetworkError::Invalid(
+                    "road_node_density does not cover every road node".into(),
+                ));
             }
         }
         let mut names: Vec<Arc<str>> = vec![Arc::from("")];

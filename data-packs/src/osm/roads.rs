@@ -46,6 +46,7 @@ use waymark_core::geo::{BBox, Pt, encode_polyline6, road_length_m};
 
 use super::models::{Interner, MemberKind, OsmData, OsmError, OsmStats, Tags};
 pub use super::road_graph::{density_grid, graph_nodes, routable_pieces};
+use waymark_core::routing::density;
 
 /// `highway` values that are routable.
 pub const ROUTABLE_HIGHWAYS: &[&str] = &[
@@ -464,41 +465,32 @@ pub fn build(
         }
     }
 
-    // Road density: over the whole extract when this is a cut (crate::cut), else over these
-    // roads.
-    let own;
-    let grid = match &data.cut {
-        Some(cut) => &cut.density,
-        None => {
-            own = density_grid(data, &pieces, &graph);
-            &own
-        }
-    };
-
     // road_nodes: dense ids from 1 in OSM id order
     let mut sorted: Vec<i64> = graph.into_iter().collect();
     sorted.sort_unstable();
     let mut node_id: HashMap<i64, i64> = HashMap::with_capacity(sorted.len());
     {
         let mut ins = tx.prepare(
-            "INSERT INTO road_nodes(id, osm_id, lat, lng, junction, density) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO road_nodes(id, osm_id, lat, lng, junction) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
         for (i, osm) in sorted.iter().enumerate() {
             let Some(p) = data.coords.get(osm) else {
                 continue;
             };
             let id = i as i64 + 1;
-            let d = waymark_core::routing::density::to_stored(grid.at(*p));
-            ins.execute(params![
-                id,
-                osm,
-                p.lat,
-                p.lng,
-                !not_junction.contains(osm),
-                d
-            ])?;
+            ins.execute(params![id, osm, p.lat, p.lng, !not_junction.contains(osm)])?;
             node_id.insert(*osm, id);
+        }
+    }
+    // In a cut, every node's road density over the whole extract (crate::cut); a whole
+    // extract's pack stores none: the engine measures the same over its roads.
+    if let Some(cut) = &data.cut {
+        tx.execute_batch(waymark_core::packs::schema::ROAD_NODE_DENSITY)?;
+        let mut ins = tx.prepare("INSERT INTO road_node_density(node, density) VALUES (?1, ?2)")?;
+        for osm in &sorted {
+            if let (Some(&id), Some(p)) = (node_id.get(osm), data.coords.get(osm)) {
+                ins.execute(params![id, density::to_stored(cut.density.at(*p))])?;
+            }
         }
     }
     stats.road_nodes = node_id.len() as u64;
