@@ -151,7 +151,7 @@ def compare(out, tile_bytes):
         ("isochrone walking 10 min", "pedestrian", 10),
     ):
         case = w["isochrones"][name]
-        v_ms, ious, outline_ious, area_ratios = [], [], [], []
+        v_ms, ious, outline_ious, area_ratios, outer_ratios = [], [], [], [], []
         for p, a in zip(pts, case["answers"]):
             q = json.dumps({
                 "locations": [loc(p)],
@@ -175,6 +175,7 @@ def compare(out, tile_bytes):
             outer = Polygon(wa.exterior) if wa.geom_type == "Polygon" else wa
             outline_ious.append(iou(outer))
             area_ratios.append(wa.area / va.area)
+            outer_ratios.append(outer.area / va.area)
         rows.append((
             name,
             case["timing"]["p50_ms"],
@@ -183,6 +184,7 @@ def compare(out, tile_bytes):
             f"{statistics.mean(outline_ious):.3f}, min {min(outline_ious):.3f}; with Waymark's "
             f"holes median {statistics.median(ious):.3f}, mean {statistics.mean(ious):.3f}, min "
             f"{min(ious):.3f}; area ratio median {statistics.median(area_ratios):.3f} "
+            f"(outer ring alone {statistics.median(outer_ratios):.3f}) "
             f"(n={len(ious)})",
         ))
 
