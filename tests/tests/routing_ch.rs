@@ -177,9 +177,16 @@ fn check_nested_dissection(id: &str) {
             .to_bytes()
             .unwrap();
         let load = || ChGraph::load(PreparedFile::from_bytes(&bytes).unwrap(), &g, metric).unwrap();
+        // The same hierarchy written to a query layout file and mapped, as large packs use it.
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("layout");
+        let key = [profile.index() as u8; 32];
+        load().write_layout(&file, &key).unwrap();
+        let mapped = ChGraph::open_layout(&file, &key, metric, g.arc_count()).unwrap();
+        assert!(mapped.is_mapped());
         // Both queries: the elimination-tree walk (what packs use for these hierarchies) and
-        // the search with stall-on-demand.
-        for nd in [load().walking(true), load()] {
+        // the search with stall-on-demand, in memory and mapped.
+        for nd in [load().walking(true), load(), mapped.walking(true)] {
             let sources = random_snaps(&r, profile, 40, &mut rng);
             let dests = random_snaps(&r, profile, 25, &mut rng);
             assert_eq!(sources.len(), 40, "{id} {profile}: too few snapped points");

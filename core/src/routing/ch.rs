@@ -20,12 +20,15 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use std::path::Path;
+
 use fast_paths::{FastGraph, FastGraph32, InputGraph};
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::compact::{self, CodecError, Encoded};
 use super::etree::{Labels, Meeting, RankGraph};
+use super::flat::{self, Arr, FlatError, FlatFile, Section};
 use super::graph::TurnGraph;
 use super::profile::{Metric, Profile};
 
@@ -80,6 +83,9 @@ pub enum ChError {
     /// The encoded hierarchy is damaged, or a hierarchy cannot be encoded.
     #[error("{0}")]
     Codec(#[from] CodecError),
+    /// A query layout file cannot be used or written.
+    #[error("{0}")]
+    Layout(#[from] FlatError),
 }
 
 /// The input of `fast_paths` for a turn graph in `metric`. A dummy node numbered `arc_count`
@@ -214,13 +220,16 @@ impl PreparedFile {
 pub struct ChGraph {
     /// The metric it minimises.
     pub metric: Metric,
-    /// Upward arrays in the 32-bit layout of `fast_paths`.
-    up: FastGraph32,
-    /// The other metric's cost of each forward / backward hierarchy edge.
-    second_fwd: Vec<u64>,
-    second_bwd: Vec<u64>,
+    /// The other metric's cost of each forward / backward hierarchy edge (cm or ms; at most
+    /// `u32::MAX`, 42,949 km or 49 days, far beyond any path in a region).
+    second_fwd: Arr<u32>,
+    second_bwd: Arr<u32>,
+    /// The edges each forward / backward hierarchy edge replaces, `[in, out]` (a backward
+    /// and a forward edge of its centre), `[INVALID, INVALID]` for an edge of the turn graph.
+    via_fwd: Arr<[u32; 2]>,
+    via_bwd: Arr<[u32; 2]>,
     arcs: usize,
-    /// The query arrays and elimination tree of `up` ([`super::etree`]).
+    /// The query arrays and elimination tree ([`super::etree`]).
     query: RankGraph,
     /// Whether point-to-point and upward queries walk the elimination tree (hierarchies in
     /// a nested-dissection order) rather than search (witness-search contractions).
@@ -233,10 +242,8 @@ impl std::fmt::Debug for ChGraph {
         f.debug_struct("ChGraph")
             .field("metric", &self.metric)
             .field("arcs", &self.arcs)
-            .field(
-                "edges",
-                &(self.up.edges_fwd.len() + self.up.edges_bwd.len()),
-            )
+            .field("edges", &self.query.edge_count())
+            .field("mapped", &self.second_fwd.is_mapped())
             .finish()
     }
 }
@@ -307,12 +314,29 @@ impl ChGraph {
                 };
             }
         }
+        let narrow = |v: Vec<u64>| -> Arr<u32> {
+            v.into_iter()
+                .map(|c| u32::try_from(c).unwrap_or(u32::MAX))
+                .collect::<Vec<u32>>()
+                .into()
+        };
         ChGraph {
             metric,
             query: RankGraph::new(&up),
-            up,
-            second_fwd,
-            second_bwd,
+            via_fwd: Arr::from(
+                up.edges_fwd
+                    .iter()
+                    .map(|e| [e.replaced_in_edge, e.replaced_out_edge])
+                    .collect::<Vec<_>>(),
+            ),
+            via_bwd: Arr::from(
+                up.edges_bwd
+                    .iter()
+                    .map(|e| [e.replaced_in_edge, e.replaced_out_edge])
+                    .collect::<Vec<_>>(),
+            ),
+            second_fwd: narrow(second_fwd),
+            second_bwd: narrow(second_bwd),
             arcs: g.arc_count(),
             walk: false,
             labels: Mutex::new(Vec::new()),
@@ -321,7 +345,94 @@ impl ChGraph {
 
     /// Number of hierarchy edges (original and shortcuts, both directions).
     pub fn edge_count(&self) -> usize {
-        self.up.edges_fwd.len() + self.up.edges_bwd.len()
+        self.query.edge_count()
+    }
+
+    /// Whether the hierarchy is read from a mapped query layout file rather than memory.
+    pub fn is_mapped(&self) -> bool {
+        self.second_fwd.is_mapped()
+    }
+
+    /// Writes the query layout of this hierarchy ([`super::flat`]) to `path` under `key`.
+    pub fn write_layout(&self, path: &Path, key: &[u8; 32]) -> Result<(), ChError> {
+        let arcs = [self.arcs as u64];
+        let mut sections = self.query.sections();
+        sections.extend([
+            Section::new("arcs", &arcs),
+            Section::new("secfw", &self.second_fwd),
+            Section::new("secbw", &self.second_bwd),
+            Section::new("viafw", &self.via_fwd),
+            Section::new("viabw", &self.via_bwd),
+        ]);
+        flat::write(path, key, &sections)?;
+        Ok(())
+    }
+
+    /// Maps the query layout at `path`, written under `key` by [`ChGraph::write_layout`] for a
+    /// hierarchy of `arcs` arcs in `metric`, after checking it whole (every index in range,
+    /// every replaced edge below the edge it is part of).
+    pub fn open_layout(
+        path: &Path,
+        key: &[u8; 32],
+        metric: Metric,
+        arcs: usize,
+    ) -> Result<ChGraph, ChError> {
+        let f = FlatFile::open(path, key)?;
+        let bad = |what: &str| FlatError::Invalid(format!("is inconsistent: {what}"));
+        let stored: Arr<u64> = f.arr("arcs")?;
+        let query = RankGraph::from_file(&f)?;
+        if stored.first().copied() != Some(arcs as u64) || query.len() != arcs + 1 {
+            return Err(bad("it belongs to a graph of another size").into());
+        }
+        let (m_fwd, m_bwd) = (f.count::<[u32; 2]>("fwd")?, f.count::<[u32; 2]>("bwd")?);
+        for (tag, m) in [("secfw", m_fwd), ("secbw", m_bwd)] {
+            if f.count::<u32>(tag)? != m {
+                return Err(bad("second costs do not cover every edge").into());
+            }
+        }
+        // A shortcut replaces a backward and a forward edge of a lower-ranked node: edges
+        // stored before the first edge of its own node in both arrays. So unpacking a path
+        // always ends. The edge ranges are read through the file (a temporary copy).
+        let mut firsts = [Vec::new(), Vec::new()];
+        for (tag, out) in ["firstfw", "firstbw"].into_iter().zip(&mut firsts) {
+            f.scan(tag, |_, v: &[u32]| {
+                out.extend_from_slice(v);
+                true
+            })?;
+        }
+        let [first_fwd, first_bwd] = &firsts;
+        for (tag, m, first) in [("viafw", m_fwd, first_fwd), ("viabw", m_bwd, first_bwd)] {
+            if f.count::<[u32; 2]>(tag)? != m {
+                return Err(bad("replaced edges do not cover every edge").into());
+            }
+            let mut rank = 0usize;
+            let ok = f.scan(tag, |at, v: &[[u32; 2]]| {
+                v.iter().enumerate().all(|(i, &[a, b])| {
+                    let e = (at + i) as u32;
+                    while first.get(rank + 1).is_some_and(|&next| next <= e) {
+                        rank += 1;
+                    }
+                    (a == INVALID && b == INVALID)
+                        || (first_bwd.get(rank).is_some_and(|&lim| a < lim)
+                            && first_fwd.get(rank).is_some_and(|&lim| b < lim))
+                })
+            })?;
+            if !ok {
+                return Err(bad("a replaced edge is not below the edge it is part of").into());
+            }
+        }
+        drop(firsts);
+        Ok(ChGraph {
+            metric,
+            second_fwd: f.arr("secfw")?,
+            second_bwd: f.arr("secbw")?,
+            via_fwd: f.arr("viafw")?,
+            via_bwd: f.arr("viabw")?,
+            arcs,
+            query,
+            walk: false,
+            labels: Mutex::new(Vec::new()),
+        })
     }
 
     /// Whether queries walk the elimination tree (`true` for hierarchies prepared in a
@@ -400,52 +511,43 @@ impl ChGraph {
             self.labels.lock().push(labels);
             return;
         }
+        // The search runs on ranks; it reports nodes.
         for &(a, w, s) in starts {
-            if (a as usize) < self.arcs {
-                space.relax(a, w, s);
+            if (a as usize) < self.arcs
+                && let Some(r) = self.query.rank_of(a)
+            {
+                space.relax(r, w, s);
             }
         }
-        let (first, edges, second) = if forward {
-            (
-                &self.up.first_edge_ids_fwd,
-                &self.up.edges_fwd,
-                &self.second_fwd,
-            )
+        let second = if forward {
+            &self.second_fwd
         } else {
-            (
-                &self.up.first_edge_ids_bwd,
-                &self.up.edges_bwd,
-                &self.second_bwd,
-            )
+            &self.second_bwd
         };
-        while let Some(Reverse((w, node))) = space.heap.pop() {
-            let Some(&(cur, sec)) = space.label.get(&node) else {
+        while let Some(Reverse((w, r))) = space.heap.pop() {
+            let Some(&(cur, sec)) = space.label.get(&r) else {
                 continue;
             };
-            if w != cur || !space.done.insert(node) {
+            if w != cur || !space.done.insert(r) {
                 continue;
             }
-            let rank = self.up.ranks[node as usize] as usize;
             // Stall on demand: a node reached more cheaply from above is not expanded.
-            let (opp_first, opp_edges) = if forward {
-                (&self.up.first_edge_ids_bwd, &self.up.edges_bwd)
-            } else {
-                (&self.up.first_edge_ids_fwd, &self.up.edges_fwd)
-            };
-            let stalled = (opp_first[rank] as usize..opp_first[rank + 1] as usize).any(|e| {
-                let edge = opp_edges[e];
+            let (_, opp) = self.query.edges(!forward, r);
+            let stalled = opp.iter().any(|&[h, c]| {
                 space
                     .label
-                    .get(&edge.adj_node)
-                    .is_some_and(|&(aw, _)| aw + u64::from(edge.weight) < w)
+                    .get(&h)
+                    .is_some_and(|&(aw, _)| aw + u64::from(c) < w)
             });
-            space.settled.push((node, cur, sec));
+            space.settled.push((self.query.node_of(r), cur, sec));
             if stalled {
                 continue;
             }
-            for e in first[rank] as usize..first[rank + 1] as usize {
-                let edge = edges[e];
-                space.relax(edge.adj_node, w + u64::from(edge.weight), sec + second[e]);
+            let (first, edges) = self.query.edges(forward, r);
+            for (i, &[head, weight]) in edges.iter().enumerate() {
+                let e = first + i;
+                let s2 = second.get(e).copied().unwrap_or(0);
+                space.relax(head, w + u64::from(weight), sec + u64::from(s2));
             }
         }
     }
@@ -571,6 +673,7 @@ struct Reached {
 }
 
 impl ChGraph {
+    /// The upward search tree from `starts`, keyed by rank.
     fn upward_tree(
         &self,
         starts: &[(u32, u64)],
@@ -580,42 +683,38 @@ impl ChGraph {
         let mut done = std::collections::HashSet::new();
         let mut heap = BinaryHeap::new();
         for &(a, w) in starts {
-            if (a as usize) < self.arcs && label.get(&a).is_none_or(|r| w < r.weight) {
+            let Some(r) = self.query.rank_of(a).filter(|_| (a as usize) < self.arcs) else {
+                continue;
+            };
+            if label.get(&r).is_none_or(|x| w < x.weight) {
                 label.insert(
-                    a,
+                    r,
                     Reached {
                         weight: w,
                         parent: INVALID,
                         edge: INVALID,
                     },
                 );
-                heap.push(Reverse((w, a)));
+                heap.push(Reverse((w, r)));
             }
         }
-        let (first, edges) = if forward {
-            (&self.up.first_edge_ids_fwd, &self.up.edges_fwd)
-        } else {
-            (&self.up.first_edge_ids_bwd, &self.up.edges_bwd)
-        };
-        while let Some(Reverse((w, node))) = heap.pop() {
-            if label.get(&node).is_none_or(|r| r.weight != w) || !done.insert(node) {
+        while let Some(Reverse((w, r))) = heap.pop() {
+            if label.get(&r).is_none_or(|x| x.weight != w) || !done.insert(r) {
                 continue;
             }
-            let rank = self.up.ranks[node as usize] as usize;
-            let range = first[rank] as usize..first[rank + 1] as usize;
-            for (e, edge) in edges[range.clone()].iter().enumerate() {
-                let e = e + range.start;
-                let nw = w + u64::from(edge.weight);
-                if label.get(&edge.adj_node).is_none_or(|r| nw < r.weight) {
+            let (first, edges) = self.query.edges(forward, r);
+            for (i, &[head, weight]) in edges.iter().enumerate() {
+                let nw = w + u64::from(weight);
+                if label.get(&head).is_none_or(|x| nw < x.weight) {
                     label.insert(
-                        edge.adj_node,
+                        head,
                         Reached {
                             weight: nw,
-                            parent: node,
-                            edge: e as u32,
+                            parent: r,
+                            edge: (first + i) as u32,
                         },
                     );
-                    heap.push(Reverse((nw, edge.adj_node)));
+                    heap.push(Reverse((nw, head)));
                 }
             }
         }
@@ -624,20 +723,29 @@ impl ChGraph {
 
     /// Appends the arcs a hierarchy edge stands for, after its tail, in travel order.
     fn unpack(&self, forward: bool, e: u32, out: &mut Vec<u32>) {
-        let edge = if forward {
-            self.up.edges_fwd[e as usize]
-        } else {
-            self.up.edges_bwd[e as usize]
-        };
-        if edge.replaced_in_edge == INVALID {
-            out.push(if forward {
-                edge.adj_node
+        // An explicit stack: shortcuts nest as deep as the hierarchy.
+        let mut stack = vec![(forward, e)];
+        while let Some((forward, e)) = stack.pop() {
+            let via = if forward {
+                self.via_fwd.get(e as usize)
             } else {
-                edge.base_node
-            });
-        } else {
-            self.unpack(false, edge.replaced_in_edge, out);
-            self.unpack(true, edge.replaced_out_edge, out);
+                self.via_bwd.get(e as usize)
+            };
+            let Some(&[replaced_in, replaced_out]) = via else {
+                continue;
+            };
+            if replaced_in == INVALID {
+                // Forward: the edge's head; backward: the node it is stored at.
+                let rank = if forward {
+                    self.query.edge(true, e)[0]
+                } else {
+                    self.query.base(false, e)
+                };
+                out.push(self.query.node_of(rank));
+            } else {
+                stack.push((true, replaced_out));
+                stack.push((false, replaced_in));
+            }
         }
     }
 
@@ -657,18 +765,22 @@ impl ChGraph {
     ) -> Vec<(u64, Vec<u32>)> {
         let fwd = self.upward_tree(sources, true);
         let bwd = self.upward_tree(targets, false);
-        let mut meet: Vec<(u64, u32)> = fwd
+        // Meeting ranks, the cheapest first (ties in node order).
+        let mut meet: Vec<(u64, u32, u32)> = fwd
             .iter()
-            .filter_map(|(&v, f)| bwd.get(&v).map(|b| (f.weight + b.weight, v)))
+            .filter_map(|(&v, f)| {
+                bwd.get(&v)
+                    .map(|b| (f.weight + b.weight, self.query.node_of(v), v))
+            })
             .collect();
         meet.sort_unstable();
-        let Some(&(best, _)) = meet.first() else {
+        let Some(&(best, _, _)) = meet.first() else {
             return Vec::new();
         };
         let limit = (best as f64 * stretch) as u64;
         let mut kept: Vec<(u64, Vec<u32>)> = Vec::new();
         let mut kept_sets: Vec<(std::collections::HashSet<u32>, f64)> = Vec::new();
-        for &(w, v) in meet.iter().take(400) {
+        for &(w, _, v) in meet.iter().take(400) {
             if w > limit || kept.len() >= max {
                 break;
             }
@@ -682,7 +794,7 @@ impl ChGraph {
                 up.push((r.parent, r.edge));
                 n = r.parent;
             }
-            let mut arcs = vec![n];
+            let mut arcs = vec![self.query.node_of(n)];
             for &(_, e) in up.iter().rev() {
                 self.unpack(true, e, &mut arcs);
             }

@@ -26,6 +26,8 @@ use std::collections::BinaryHeap;
 
 use fast_paths::FastGraph32;
 
+use super::flat::{Arr, FlatError, FlatFile, Section};
+
 const NONE: u32 = u32::MAX;
 const INF: u64 = u64::MAX;
 /// Flags of a rank in a query.
@@ -36,21 +38,22 @@ const TOUCHED: u8 = 8;
 const DONE_FWD: u8 = 16;
 const DONE_BWD: u8 = 32;
 
-/// The query arrays of a hierarchy, numbered by rank.
+/// The query arrays of a hierarchy, numbered by rank, in memory or mapped from a query layout
+/// file ([`super::flat`]).
 #[derive(Debug, Default)]
 pub struct RankGraph {
     /// Rank of each node.
-    rank: Vec<u32>,
+    rank: Arr<u32>,
     /// Node of each rank.
-    node: Vec<u32>,
+    node: Arr<u32>,
     /// Elimination-tree parent of each rank (`u32::MAX` for roots).
-    parent: Vec<u32>,
+    parent: Arr<u32>,
     /// First edge of each rank, forward and backward (as in the hierarchy).
-    first_fwd: Vec<u32>,
-    first_bwd: Vec<u32>,
+    first_fwd: Arr<u32>,
+    first_bwd: Arr<u32>,
     /// `[head rank, weight]` of each upward edge, in the hierarchy's edge order.
-    fwd: Vec<[u32; 2]>,
-    bwd: Vec<[u32; 2]>,
+    fwd: Arr<[u32; 2]>,
+    bwd: Arr<[u32; 2]>,
     /// Mean over all ranks of the edges (both directions) on the walk to the root.
     walk_cost: f64,
 }
@@ -98,15 +101,129 @@ impl RankGraph {
             cost.iter().sum::<f64>() / n as f64
         };
         RankGraph {
-            rank,
-            node,
-            parent,
-            first_fwd,
-            first_bwd,
-            fwd,
-            bwd,
+            rank: rank.into(),
+            node: node.into(),
+            parent: parent.into(),
+            first_fwd: first_fwd.into(),
+            first_bwd: first_bwd.into(),
+            fwd: fwd.into(),
+            bwd: bwd.into(),
             walk_cost,
         }
+    }
+
+    /// The sections of a query layout file holding these arrays.
+    pub fn sections(&self) -> Vec<Section<'_>> {
+        vec![
+            Section::new("rank", &self.rank),
+            Section::new("node", &self.node),
+            Section::new("parent", &self.parent),
+            Section::new("firstfw", &self.first_fwd),
+            Section::new("firstbw", &self.first_bwd),
+            Section::new("fwd", &self.fwd),
+            Section::new("bwd", &self.bwd),
+            Section::new("walkcost", std::slice::from_ref(&self.walk_cost)),
+        ]
+    }
+
+    /// The arrays of a query layout file written from [`RankGraph::sections`], checked for
+    /// consistency (sizes, and every rank, parent, edge range and edge head in range) so
+    /// that no query can read out of bounds. The contents are checked through the file, not
+    /// the mapping, so opening leaves nothing resident.
+    pub fn from_file(f: &FlatFile) -> Result<RankGraph, FlatError> {
+        let bad = |what: &str| FlatError::Invalid(format!("is inconsistent: {what}"));
+        let n = f.count::<u32>("rank")?;
+        if f.count::<u32>("node")? != n || f.count::<u32>("parent")? != n {
+            return Err(bad("per-rank arrays differ in length"));
+        }
+        let below_n = |_: usize, v: &[u32]| v.iter().all(|&x| (x as usize) < n);
+        if !f.scan("rank", below_n)? || !f.scan("node", below_n)? {
+            return Err(bad("a rank or node is out of range"));
+        }
+        let above = |at: usize, v: &[u32]| {
+            v.iter()
+                .enumerate()
+                .all(|(i, &p)| p == NONE || (p as usize > at + i && (p as usize) < n))
+        };
+        if !f.scan("parent", above)? {
+            return Err(bad("a parent is not above its child"));
+        }
+        for (first, edges) in [("firstfw", "fwd"), ("firstbw", "bwd")] {
+            let m = f.count::<[u32; 2]>(edges)?;
+            if f.count::<u32>(first)? != n + 1 {
+                return Err(bad("edge ranges do not cover every rank"));
+            }
+            let mut last = 0u32;
+            let rising = f.scan(first, |at, v: &[u32]| {
+                (at > 0 || v.first() == Some(&0))
+                    && v.iter().all(|&x| {
+                        let up = x >= last;
+                        last = x;
+                        up
+                    })
+            })?;
+            if !rising || last as usize != m {
+                return Err(bad("edge ranges are not increasing over every edge"));
+            }
+            if !f.scan(edges, |_, v: &[[u32; 2]]| {
+                v.iter().all(|e| (e[0] as usize) < n)
+            })? {
+                return Err(bad("an edge leads out of range"));
+            }
+        }
+        let walk: Arr<f64> = f.arr("walkcost")?;
+        Ok(RankGraph {
+            rank: f.arr("rank")?,
+            node: f.arr("node")?,
+            parent: f.arr("parent")?,
+            first_fwd: f.arr("firstfw")?,
+            first_bwd: f.arr("firstbw")?,
+            fwd: f.arr("fwd")?,
+            bwd: f.arr("bwd")?,
+            walk_cost: walk.first().copied().unwrap_or(0.0),
+        })
+    }
+
+    /// Number of ranks.
+    pub fn len(&self) -> usize {
+        self.rank.len()
+    }
+
+    /// Whether the hierarchy has no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.rank.is_empty()
+    }
+
+    /// Upward edges (forward / backward), both directions together.
+    pub fn edge_count(&self) -> usize {
+        self.fwd.len() + self.bwd.len()
+    }
+
+    /// Rank of node `v`.
+    pub fn rank_of(&self, v: u32) -> Option<u32> {
+        self.rank.get(v as usize).copied()
+    }
+
+    /// Node of rank `r`.
+    pub fn node_of(&self, r: u32) -> u32 {
+        self.node.get(r as usize).copied().unwrap_or(NONE)
+    }
+
+    /// The rank a forward / backward edge is stored at: the last rank whose first edge is at
+    /// or before it.
+    pub fn base(&self, forward: bool, e: u32) -> u32 {
+        let first = if forward {
+            &self.first_fwd
+        } else {
+            &self.first_bwd
+        };
+        first.partition_point(|&f| f <= e).saturating_sub(1) as u32
+    }
+
+    /// `[head rank, weight]` of forward / backward edge `e`.
+    pub fn edge(&self, forward: bool, e: u32) -> [u32; 2] {
+        let edges = if forward { &self.fwd } else { &self.bwd };
+        edges.get(e as usize).copied().unwrap_or([NONE, 0])
     }
 
     /// The mean number of edges an upward walk from a node to the root relaxes without
@@ -115,7 +232,8 @@ impl RankGraph {
         self.walk_cost
     }
 
-    fn edges(&self, forward: bool, r: u32) -> (usize, &[[u32; 2]]) {
+    /// The first index and the edges of rank `r` in one direction.
+    pub fn edges(&self, forward: bool, r: u32) -> (usize, &[[u32; 2]]) {
         let (first, edges) = if forward {
             (&self.first_fwd, &self.fwd)
         } else {
@@ -426,15 +544,7 @@ impl RankGraph {
         if meet == NONE {
             return None;
         }
-        // The rank an edge starts at: the last rank whose first edge is at or before it.
-        let base = |forward: bool, e: u32| {
-            let first = if forward {
-                &self.first_fwd
-            } else {
-                &self.first_bwd
-            };
-            first.partition_point(|&f| f <= e).saturating_sub(1) as u32
-        };
+        let base = |forward: bool, e: u32| self.base(forward, e);
         let mut up = Vec::new();
         let mut r = meet;
         while labels.fwd_edge[r as usize] != NONE {
@@ -467,7 +577,7 @@ impl RankGraph {
         labels: &mut Labels,
         starts: &[(u32, u64, u64)],
         forward: bool,
-        second: &[u64],
+        second: &[u32],
         out: &mut Vec<(u32, u64, u64)>,
     ) {
         labels.ready(self.rank.len());
@@ -491,7 +601,7 @@ impl RankGraph {
                 for (i, &[head, weight]) in edges.iter().enumerate() {
                     let e = (first + i) as u32;
                     if labels.relax(true, head, w + u64::from(weight), e) {
-                        labels.second[head as usize] = s + second[e as usize];
+                        labels.second[head as usize] = s + u64::from(second[e as usize]);
                     }
                 }
             }

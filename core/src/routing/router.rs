@@ -227,6 +227,9 @@ pub struct Router {
     /// The member packs of a joined network, whose hierarchies answer its time-metric
     /// searches ([`super::overlay`]).
     joined: Option<super::overlay::Joined>,
+    /// Hierarchies of graphs with at least this many arcs are queried from a mapped query
+    /// layout file ([`super::layout`]).
+    layouts_from_arcs: usize,
 }
 
 impl Router {
@@ -262,6 +265,13 @@ impl Router {
         self
     }
 
+    /// Queries the hierarchies of graphs of at least `arcs` arcs from mapped query layout
+    /// files ([`super::layout`]; `usize::MAX`: never).
+    pub fn with_layouts_from(mut self, arcs: usize) -> Router {
+        self.layouts_from_arcs = arcs;
+        self
+    }
+
     /// A router over `net` without prepared hierarchies (a network joined from several packs,
     /// ADR 0008): its searches are Dijkstra's on the turn graph.
     pub fn from_network(pack_id: &str, net: RoadNetwork) -> Router {
@@ -277,6 +287,7 @@ impl Router {
             hierarchies: Default::default(),
             node_xyz: OnceLock::new(),
             joined: None,
+            layouts_from_arcs: super::layout::FROM_ARCS,
         }
     }
 
@@ -328,6 +339,12 @@ impl Router {
                     .get(&file_name(profile, metric))
                     .copied()
                     .unwrap_or(g.arc_count() > super::cch::ND_FROM_ARCS);
+                if g.arc_count() >= self.layouts_from_arcs
+                    && let Some(dir) = &self.dir
+                {
+                    let ch = super::layout::open(&self.pack_id, dir, &bytes, &g, profile, metric);
+                    return ch.map(|ch| Arc::new(ch.walking(walk)));
+                }
                 match PreparedFile::from_bytes(&bytes).and_then(|f| ChGraph::load(f, &g, metric)) {
                     Ok(ch) => Some(Arc::new(ch.walking(walk))),
                     Err(e) => {

@@ -1,0 +1,193 @@
+//! Hierarchies queried from mapped query layout files (`core/src/routing/layout.rs`): on a
+//! real pack whose routers are told to map every hierarchy, routes, matrices and
+//! alternatives are exactly those of the hierarchies decoded into memory; a layout is written
+//! once and reused; a damaged or cut layout is written again; and where no layout can be
+//! written the hierarchy stays in memory and answers the same.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+
+use waymark_core::geo::Pt;
+use waymark_core::routing::router::{SearchAlgorithm, expand_sources, positions, targets};
+use waymark_core::routing::snap::Snap;
+use waymark_core::routing::{Metric, Profile, Router, layout};
+use waymark_tests::{Rng, routing_pack};
+
+/// A copy of pack `id`'s directory (its layouts are written there, not in the shared pack).
+fn pack_copy(id: &str) -> (tempfile::TempDir, PathBuf) {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let target = to.join(e.file_name());
+            if e.file_type().unwrap().is_dir() {
+                copy(&e.path(), &target);
+            } else {
+                std::fs::copy(e.path(), &target).unwrap();
+            }
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(id);
+    copy(&routing_pack(id), &dir);
+    (tmp, dir)
+}
+
+fn router(dir: &Path, layouts_from: usize) -> Router {
+    let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+    Router::open("pack", dir, &conn)
+        .unwrap()
+        .with_layouts_from(layouts_from)
+}
+
+fn snaps(r: &Router, profile: Profile, n: usize, rng: &mut Rng) -> Vec<Snap> {
+    let mut out = Vec::new();
+    while out.len() < n {
+        let node = r.net.nodes[rng.below(r.net.nodes.len())];
+        let p = Pt::new(
+            node.lat + (rng.unit() - 0.5) * 0.002,
+            node.lng + (rng.unit() - 0.5) * 0.002,
+        );
+        if let Some(s) = r.snap(profile, p, &|_| true) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Everything the two routers answer for `profile`, as comparable values: paths (cost and
+/// arcs) between random points, a matrix and alternatives.
+fn answers(r: &Router, profile: Profile, points: &[Snap]) -> Vec<String> {
+    let metric = Metric::Time;
+    let g = r.graph(profile);
+    let ch = r.hierarchy(profile, metric).expect("a hierarchy");
+    let all = |_: u32| true;
+    let mut out = Vec::new();
+    let (from, to) = points.split_at(points.len() / 2);
+    for (s, t) in from.iter().zip(to) {
+        let p = r.path(profile, metric, s, t, None, SearchAlgorithm::Ch);
+        out.push(format!("{:?}", p.map(|p| (p.cost, p.arcs))));
+    }
+    let sources: Vec<Vec<(u32, u64, u64)>> = from
+        .iter()
+        .map(|s| {
+            expand_sources(&g, metric, &positions(&g, s, &all), &all)
+                .iter()
+                .map(|x| (x.0, x.1, x.2))
+                .collect()
+        })
+        .collect();
+    let dests: Vec<Vec<(u32, u64, u64)>> = to
+        .iter()
+        .map(|t| {
+            targets(
+                &g,
+                metric,
+                &waymark_core::routing::router::arrivals(&g, t, &all),
+            )
+        })
+        .collect();
+    out.push(format!("{:?}", ch.many_to_many(&sources, &dests)));
+    let len = |a: u32| f64::from(g.arc_dist_cm[a as usize]);
+    for (s, t) in sources.iter().zip(&dests).take(20) {
+        let s: Vec<(u32, u64)> = s.iter().map(|x| (x.0, x.1)).collect();
+        let t: Vec<(u32, u64)> = t.iter().map(|x| (x.0, x.1)).collect();
+        out.push(format!(
+            "{:?}",
+            ch.alternatives(&s, &t, 3, (1.4, 0.75), &len)
+        ));
+    }
+    out
+}
+
+#[test]
+fn mapped_layouts_answer_as_the_decoded_hierarchies() {
+    let (_tmp, dir) = pack_copy("andorra");
+    let memory = router(&dir, usize::MAX);
+    let mapped = router(&dir, 0);
+    let mut rng = Rng::new(0x1a70);
+    for profile in Profile::ALL {
+        let points = snaps(&memory, profile, 200, &mut rng);
+        assert!(!memory.hierarchy(profile, Metric::Time).unwrap().is_mapped());
+        let want = answers(&memory, profile, &points);
+        let got = answers(&mapped, profile, &points);
+        assert!(
+            mapped.hierarchy(profile, Metric::Time).unwrap().is_mapped(),
+            "{profile}: not mapped"
+        );
+        assert!(layout::path(&dir, profile, Metric::Time).is_file());
+        let found = want.iter().filter(|w| !w.starts_with("None")).count();
+        assert!(found > 60, "{profile}: only {found} answers to compare");
+        for (i, (w, g)) in want.iter().zip(&got).enumerate() {
+            assert_eq!(w, g, "{profile}: answer {i} differs when mapped");
+        }
+    }
+}
+
+#[test]
+fn a_layout_is_reused_and_a_damaged_one_written_again() {
+    use std::os::unix::fs::MetadataExt;
+    let (_tmp, dir) = pack_copy("andorra");
+    let profile = Profile::Driving;
+    let file = layout::path(&dir, profile, Metric::Time);
+    let mut rng = Rng::new(7);
+    let first = router(&dir, 0);
+    let points = snaps(&first, profile, 120, &mut rng);
+    let want = answers(&first, profile, &points);
+    let written = std::fs::read(&file).unwrap();
+    let inode = std::fs::metadata(&file).unwrap().ino();
+
+    // Opened again: the same file, not written again.
+    let again = router(&dir, 0);
+    assert_eq!(answers(&again, profile, &points), want);
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().ino(),
+        inode,
+        "written again"
+    );
+
+    // Damaged: every edge head out of range, then cut short, then another file entirely.
+    let mut heads = written.clone();
+    let at = heads.len() / 2;
+    heads[at..at + 64].fill(0xff);
+    let damaged: [Vec<u8>; 3] = [
+        heads,
+        written[..written.len() / 3].to_vec(),
+        b"hello".to_vec(),
+    ];
+    for (i, bytes) in damaged.iter().enumerate() {
+        std::fs::write(&file, bytes).unwrap();
+        let r = router(&dir, 0);
+        assert_eq!(answers(&r, profile, &points), want, "damage {i}");
+        assert!(r.hierarchy(profile, Metric::Time).unwrap().is_mapped());
+        assert_eq!(
+            std::fs::read(&file).unwrap(),
+            written,
+            "damage {i}: not rewritten"
+        );
+    }
+    // Nothing but the layouts in the directory (no temporary files left).
+    let names: Vec<String> = std::fs::read_dir(file.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, vec!["driving-time.layout".to_string()]);
+}
+
+#[test]
+fn where_no_layout_can_be_written_the_hierarchy_stays_in_memory() {
+    let (_tmp, dir) = pack_copy("andorra");
+    // A file where the layout directory would be: nothing can be written below it.
+    std::fs::write(dir.join(layout::DIR), b"not a directory").unwrap();
+    let profile = Profile::Walking;
+    let mut rng = Rng::new(11);
+    let memory = router(&dir, usize::MAX);
+    let points = snaps(&memory, profile, 120, &mut rng);
+    let r = router(&dir, 0);
+    let ch = r.hierarchy(profile, Metric::Time).unwrap();
+    assert!(!ch.is_mapped());
+    assert_eq!(
+        answers(&r, profile, &points),
+        answers(&memory, profile, &points)
+    );
+}
