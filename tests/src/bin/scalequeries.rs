@@ -1,10 +1,14 @@
-//! `scalequeries --pack DIR [--pairs N]`: the engine's answers on one large built pack (a
-//! country-sized synthetic network, `docs/performance.md`, "Pack build at scale"), through
-//! [`Engine::call`] as an app calls it. Signs the pack with a new publisher, installs it into
-//! a new engine, then prints: the engine's resident memory after opening, the first route
-//! (which opens the pack for routing), route p50 / p95 driving and walking between random
-//! points of car roads, 30-minute driving isochrones, 100 × 100 driving matrices, and the
-//! resident memory (current and peak) at the end.
+//! `scalequeries --pack DIR [--pairs N] [--work DIR]`: the engine's answers on one large built
+//! pack (a country-sized synthetic network, `docs/performance.md`, "Pack build at scale"),
+//! through [`Engine::call`] as an app calls it. Signs the pack with a new publisher, installs
+//! it into a new engine, then prints: the engine's resident memory after opening, the first
+//! route (which opens the pack for routing), route p50 / p95 driving and walking between
+//! random points of car roads, 30-minute driving isochrones, 100 × 100 driving matrices, and
+//! the resident memory (current and peak; anonymous and file-backed) at the end.
+//!
+//! With `--work DIR` the engine's state, its installed pack and the publisher are kept in
+//! `DIR`: a second run opens the pack as an app opens it again (the query layouts of its
+//! hierarchies already written, `core/src/routing/layout.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::hint::black_box;
@@ -15,18 +19,20 @@ use waymark_core::api::{IsochroneRequest, LatLng, MatrixCreateRequest, RouteRequ
 use waymark_core::auth::keys::Publisher;
 use waymark_core::operation::Credentials;
 
+/// A field of this process's `/proc/self/status`, MB.
+fn status_mb(name: &str) -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with(name))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
 /// `VmRSS` and `VmHWM` of this process, MB.
 fn memory_mb() -> (f64, f64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|kb| kb.parse::<f64>().ok())
-            .map_or(0.0, |kb| kb / 1024.0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
+    (status_mb("VmRSS:"), status_mb("VmHWM:"))
 }
 
 fn main() {
@@ -34,15 +40,25 @@ fn main() {
     let arg = |name: &str| waymark_tests::arg_value(&args, name);
     let built = PathBuf::from(arg("--pack").expect("--pack DIR (a built pack)"));
     let pairs: usize = arg("--pairs").map_or(500, |n| n.parse().unwrap());
-    let work = tempfile::tempdir().unwrap();
-    let publisher = Publisher::generate().unwrap();
-    waymark_packs::build::sign_pack(&built, &publisher).unwrap();
-    let engine = waymark_tests::open_engine(
-        &work.path().join("state"),
-        &work.path().join("packs"),
-        &publisher,
-    );
-    waymark_tests::install(&engine, &built);
+    let temp = tempfile::tempdir().unwrap();
+    let work = arg("--work").map_or_else(|| temp.path().to_path_buf(), PathBuf::from);
+    std::fs::create_dir_all(&work).unwrap();
+    let key_file = work.join("publisher.json");
+    let again = key_file.is_file();
+    let publisher = if again {
+        Publisher::read_file(&key_file).unwrap()
+    } else {
+        let p = Publisher::generate().unwrap();
+        p.write_file(&key_file).unwrap();
+        waymark_packs::build::sign_pack(&built, &p).unwrap();
+        p
+    };
+    let engine = waymark_tests::open_engine(&work.join("state"), &work.join("packs"), &publisher);
+    if again {
+        println!("the pack installed by an earlier run is opened again");
+    } else {
+        waymark_tests::install(&engine, &built);
+    }
     let (rss, _) = memory_mb();
     println!("engine with the pack installed and open: {rss:.0} MB resident");
     let caller = waymark_tests::private_caller(&publisher);
@@ -77,6 +93,12 @@ fn main() {
         "first route (opens the pack for routing): {:.0} ms, {} route(s)",
         t.elapsed().as_secs_f64() * 1e3,
         first.routes.len()
+    );
+    println!(
+        "resident after it: {:.0} MB ({:.0} MB anonymous, {:.0} MB of mapped files)",
+        status_mb("VmRSS:"),
+        status_mb("RssAnon:"),
+        status_mb("RssFile:")
     );
     for mode in [TravelMode::Driving, TravelMode::Walking] {
         let t = Instant::now();
@@ -119,5 +141,9 @@ fn main() {
         );
     });
     let (rss, peak) = memory_mb();
-    println!("resident at the end: {rss:.0} MB (peak {peak:.0} MB)");
+    println!(
+        "resident at the end: {rss:.0} MB (peak {peak:.0} MB): {:.0} MB anonymous, {:.0} MB of mapped files",
+        status_mb("RssAnon:"),
+        status_mb("RssFile:")
+    );
 }
