@@ -34,7 +34,6 @@ const INF: u64 = u64::MAX;
 const FWD: u8 = 1;
 const BWD: u8 = 2;
 const QUEUED: u8 = 4;
-const TOUCHED: u8 = 8;
 const DONE_FWD: u8 = 16;
 const DONE_BWD: u8 = 32;
 
@@ -289,15 +288,37 @@ fn elimination_tree(
     parent
 }
 
-/// The labels of queries, kept between queries (reset through `touched`).
+/// The label of one rank in a query.
+#[derive(Debug, Clone, Copy)]
+struct Label {
+    fwd: u64,
+    bwd: u64,
+    second: u64,
+    fwd_edge: u32,
+    bwd_edge: u32,
+    flags: u8,
+}
+
+/// The label of a rank no query step has reached.
+const EMPTY: Label = Label {
+    fwd: INF,
+    bwd: INF,
+    second: 0,
+    fwd_edge: NONE,
+    bwd_edge: NONE,
+    flags: 0,
+};
+
+/// The labels of queries, kept between queries. A query reaches a few thousand ranks of
+/// millions: each rank reached gets a slot in `labels`, and per rank only the slot number is
+/// kept (4 bytes a rank, zeroed on allocation, so the pages no query touched stay unused).
 #[derive(Debug, Default)]
 pub struct Labels {
-    fwd: Vec<u64>,
-    bwd: Vec<u64>,
-    second: Vec<u64>,
-    fwd_edge: Vec<u32>,
-    bwd_edge: Vec<u32>,
-    flags: Vec<u8>,
+    /// Slot of each rank, plus one (0: not reached).
+    slot: Vec<u32>,
+    /// The labels of the ranks reached, in the order reached.
+    labels: Vec<Label>,
+    /// The rank of each slot.
     touched: Vec<u32>,
     /// The ranks a walk visits, sorted before it runs.
     chain: Vec<u32>,
@@ -307,14 +328,9 @@ pub struct Labels {
 
 impl Labels {
     fn ready(&mut self, n: usize) {
-        if self.flags.len() != n {
+        if self.slot.len() != n {
             *self = Labels {
-                fwd: vec![INF; n],
-                bwd: vec![INF; n],
-                second: vec![0; n],
-                fwd_edge: vec![NONE; n],
-                bwd_edge: vec![NONE; n],
-                flags: vec![0; n],
+                slot: vec![0; n],
                 ..Labels::default()
             };
         }
@@ -322,25 +338,33 @@ impl Labels {
 
     fn reset(&mut self) {
         for &r in &self.touched {
-            let r = r as usize;
-            self.fwd[r] = INF;
-            self.bwd[r] = INF;
-            self.fwd_edge[r] = NONE;
-            self.bwd_edge[r] = NONE;
-            self.flags[r] = 0;
+            self.slot[r as usize] = 0;
         }
         self.touched.clear();
+        self.labels.clear();
         self.chain.clear();
         self.heap_fwd.clear();
         self.heap_bwd.clear();
     }
 
-    fn touch(&mut self, r: u32) {
-        let f = &mut self.flags[r as usize];
-        if *f & TOUCHED == 0 {
-            *f |= TOUCHED;
-            self.touched.push(r);
+    /// The label of `r`.
+    fn get(&self, r: u32) -> &Label {
+        match self.slot[r as usize] {
+            0 => &EMPTY,
+            s => &self.labels[s as usize - 1],
         }
+    }
+
+    /// The label of `r`, given a slot when it has none.
+    fn at(&mut self, r: u32) -> &mut Label {
+        let mut s = self.slot[r as usize];
+        if s == 0 {
+            self.labels.push(EMPTY);
+            self.touched.push(r);
+            s = self.labels.len() as u32;
+            self.slot[r as usize] = s;
+        }
+        &mut self.labels[s as usize - 1]
     }
 
     /// Puts `r` and its ancestors on the walk in `flag`'s direction, each rank once: the climb
@@ -348,8 +372,7 @@ impl Labels {
     fn climb(&mut self, parent: &[u32], r: u32, flag: u8) {
         let mut r = r;
         loop {
-            self.touch(r);
-            let f = &mut self.flags[r as usize];
+            let f = &mut self.at(r).flags;
             if *f & flag != 0 {
                 break;
             }
@@ -367,19 +390,19 @@ impl Labels {
 
     /// Sets the label of `r` in one direction when `w` is better.
     fn relax(&mut self, forward: bool, r: u32, w: u64, edge: u32) -> bool {
-        let (label, via) = if forward {
-            (&mut self.fwd, &mut self.fwd_edge)
-        } else {
-            (&mut self.bwd, &mut self.bwd_edge)
-        };
-        if w < label[r as usize] {
-            label[r as usize] = w;
-            via[r as usize] = edge;
-            self.touch(r);
-            true
-        } else {
-            false
+        let old = self.get(r);
+        if w >= if forward { old.fwd } else { old.bwd } {
+            return false;
         }
+        let l = self.at(r);
+        if forward {
+            l.fwd = w;
+            l.fwd_edge = edge;
+        } else {
+            l.bwd = w;
+            l.bwd_edge = edge;
+        }
+        true
     }
 }
 
@@ -448,8 +471,12 @@ impl RankGraph {
         let mut chain = std::mem::take(&mut labels.chain);
         chain.sort_unstable();
         for &r in &chain {
-            let flags = labels.flags[r as usize];
-            let (df, db) = (labels.fwd[r as usize], labels.bwd[r as usize]);
+            let Label {
+                flags,
+                fwd: df,
+                bwd: db,
+                ..
+            } = *labels.get(r);
             if df != INF && db != INF && df + db < best {
                 best = df + db;
                 meet = r;
@@ -499,21 +526,18 @@ impl RankGraph {
                 break;
             };
             let done = if forward { DONE_FWD } else { DONE_BWD };
-            let own = if forward { &labels.fwd } else { &labels.bwd };
-            if own[r as usize] != w || labels.flags[r as usize] & done != 0 {
+            let own = |l: &Label| if forward { l.fwd } else { l.bwd };
+            let here = *labels.get(r);
+            if own(&here) != w || here.flags & done != 0 {
                 continue;
             }
             // Stall on demand: a node reached more cheaply from above is not expanded.
             let (_, down) = self.edges(!forward, r);
             let stalled = down
                 .iter()
-                .any(|&[h, c]| own[h as usize].saturating_add(u64::from(c)) < w);
-            labels.flags[r as usize] |= done;
-            let o = if forward {
-                labels.bwd[r as usize]
-            } else {
-                labels.fwd[r as usize]
-            };
+                .any(|&[h, c]| own(labels.get(h)).saturating_add(u64::from(c)) < w);
+            labels.at(r).flags |= done;
+            let o = if forward { here.bwd } else { here.fwd };
             if o != INF && w + o < best {
                 best = w + o;
                 meet = r;
@@ -547,8 +571,8 @@ impl RankGraph {
         let base = |forward: bool, e: u32| self.base(forward, e);
         let mut up = Vec::new();
         let mut r = meet;
-        while labels.fwd_edge[r as usize] != NONE {
-            let e = labels.fwd_edge[r as usize];
+        while labels.get(r).fwd_edge != NONE {
+            let e = labels.get(r).fwd_edge;
             up.push(e);
             r = base(true, e);
         }
@@ -556,8 +580,8 @@ impl RankGraph {
         let source = self.node[r as usize];
         let mut down = Vec::new();
         let mut r = meet;
-        while labels.bwd_edge[r as usize] != NONE {
-            let e = labels.bwd_edge[r as usize];
+        while labels.get(r).bwd_edge != NONE {
+            let e = labels.get(r).bwd_edge;
             down.push(e);
             r = base(false, e);
         }
@@ -587,21 +611,23 @@ impl RankGraph {
                 continue;
             };
             if labels.relax(true, r, w, NONE) {
-                labels.second[r as usize] = s;
+                labels.at(r).second = s;
                 labels.climb(&self.parent, r, FWD);
             }
         }
         let mut chain = std::mem::take(&mut labels.chain);
         chain.sort_unstable();
         for &r in &chain {
-            let (w, s) = (labels.fwd[r as usize], labels.second[r as usize]);
+            let Label {
+                fwd: w, second: s, ..
+            } = *labels.get(r);
             if w != INF {
                 out.push((self.node[r as usize], w, s));
                 let (first, edges) = self.edges(forward, r);
                 for (i, &[head, weight]) in edges.iter().enumerate() {
                     let e = (first + i) as u32;
                     if labels.relax(true, head, w + u64::from(weight), e) {
-                        labels.second[head as usize] = s + u64::from(second[e as usize]);
+                        labels.at(head).second = s + u64::from(second[e as usize]);
                     }
                 }
             }
