@@ -30,6 +30,31 @@ fn status_mb(name: &str) -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// The resident megabytes of each file this process maps, the largest first (from
+/// `/proc/self/smaps`), for those over 1 MB.
+fn mapped_files_mb() -> Vec<(String, f64)> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap_or_default();
+    let mut out: Vec<(String, f64)> = Vec::new();
+    let mut file = String::new();
+    for line in smaps.lines() {
+        let mut words = line.split_whitespace();
+        let first = words.next().unwrap_or("");
+        if first.contains('-') && !first.ends_with(':') {
+            // A mapping's first line: range, perms, offset, dev, inode, path.
+            file = words.nth(4).unwrap_or("").to_string();
+        } else if first == "Rss:" && file.starts_with('/') {
+            let kb: f64 = words.next().and_then(|v| v.parse().ok()).unwrap_or(0.0);
+            match out.iter_mut().find(|(f, _)| *f == file) {
+                Some(e) => e.1 += kb / 1024.0,
+                None => out.push((file.clone(), kb / 1024.0)),
+            }
+        }
+    }
+    out.retain(|(_, mb)| *mb >= 1.0);
+    out.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out
+}
+
 /// `VmRSS` and `VmHWM` of this process, MB.
 fn memory_mb() -> (f64, f64) {
     (status_mb("VmRSS:"), status_mb("VmHWM:"))
@@ -112,6 +137,11 @@ fn main() {
         waymark_tests::time_percentiles(&format!("route {mode:?}"), pairs, |i| {
             black_box(route(i, mode));
         });
+        println!(
+            "  resident: {:.0} MB anonymous, {:.0} MB of mapped files",
+            status_mb("RssAnon:"),
+            status_mb("RssFile:")
+        );
     }
     waymark_tests::time_percentiles("isochrone driving 30 min", 100, |i| {
         black_box(
@@ -128,6 +158,11 @@ fn main() {
                 .unwrap(),
         );
     });
+    println!(
+        "  resident: {:.0} MB anonymous, {:.0} MB of mapped files",
+        status_mb("RssAnon:"),
+        status_mb("RssFile:")
+    );
     waymark_tests::time_percentiles("matrix 100x100 driving", 5, |i| {
         let req = MatrixCreateRequest {
             origins: points[i * 10..i * 10 + 100].to_vec(),
@@ -146,4 +181,7 @@ fn main() {
         status_mb("RssAnon:"),
         status_mb("RssFile:")
     );
+    for (file, mb) in mapped_files_mb() {
+        println!("  {mb:7.1} MB resident of {file}");
+    }
 }
