@@ -213,6 +213,10 @@ impl FlatFile {
     pub fn open(path: &Path, key: &[u8; 32]) -> Result<FlatFile, FlatError> {
         let file = std::fs::File::open(path)?;
         let map = map_file(&file)?;
+        // Queries read scattered pages: no read-ahead and no mapping of the neighbouring
+        // pages around each one read, so that only what queries touch becomes resident.
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Random);
         let bad = |what: &str| FlatError::Invalid(format!("{}: {what}", path.display()));
         let u32_at = |at: usize| -> Result<u32, FlatError> {
             map.get(at..at + 4)
