@@ -137,6 +137,10 @@ fn main() {
         waymark_tests::time_percentiles(&format!("route {mode:?}"), pairs, |i| {
             black_box(route(i, mode));
         });
+        // The same routes again: every page they read is now mapped in this process.
+        waymark_tests::time_percentiles(&format!("route {mode:?}, again"), pairs, |i| {
+            black_box(route(i, mode));
+        });
         println!(
             "  resident: {:.0} MB anonymous, {:.0} MB of mapped files",
             status_mb("RssAnon:"),
