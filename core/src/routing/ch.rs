@@ -225,7 +225,8 @@ pub struct ChGraph {
     second_fwd: Arr<u32>,
     second_bwd: Arr<u32>,
     /// The edges each forward / backward hierarchy edge replaces, `[in, out]` (a backward
-    /// and a forward edge of its centre), `[INVALID, INVALID]` for an edge of the turn graph.
+    /// and a forward edge of its centre); `[INVALID, rank it is stored at]` for an edge of the
+    /// turn graph.
     via_fwd: Arr<[u32; 2]>,
     via_bwd: Arr<[u32; 2]>,
     arcs: usize,
@@ -314,6 +315,21 @@ impl ChGraph {
                 };
             }
         }
+        // Replaced edges; an original edge keeps the rank it is stored at in the second slot.
+        fn via<E>(first: &[u32], edges: &[E], replaced: impl Fn(&E) -> [u32; 2]) -> Arr<[u32; 2]> {
+            let mut out = Vec::with_capacity(edges.len());
+            for (rank, w) in first.windows(2).enumerate() {
+                for e in &edges[w[0] as usize..w[1] as usize] {
+                    let r = replaced(e);
+                    out.push(if r[0] == INVALID {
+                        [INVALID, rank as u32]
+                    } else {
+                        r
+                    });
+                }
+            }
+            out.into()
+        }
         let narrow = |v: Vec<u64>| -> Arr<u32> {
             v.into_iter()
                 .map(|c| u32::try_from(c).unwrap_or(u32::MAX))
@@ -323,18 +339,12 @@ impl ChGraph {
         ChGraph {
             metric,
             query: RankGraph::new(&up),
-            via_fwd: Arr::from(
-                up.edges_fwd
-                    .iter()
-                    .map(|e| [e.replaced_in_edge, e.replaced_out_edge])
-                    .collect::<Vec<_>>(),
-            ),
-            via_bwd: Arr::from(
-                up.edges_bwd
-                    .iter()
-                    .map(|e| [e.replaced_in_edge, e.replaced_out_edge])
-                    .collect::<Vec<_>>(),
-            ),
+            via_fwd: via(&up.first_edge_ids_fwd, &up.edges_fwd, |e| {
+                [e.replaced_in_edge, e.replaced_out_edge]
+            }),
+            via_bwd: via(&up.first_edge_ids_bwd, &up.edges_bwd, |e| {
+                [e.replaced_in_edge, e.replaced_out_edge]
+            }),
             second_fwd: narrow(second_fwd),
             second_bwd: narrow(second_bwd),
             arcs: g.arc_count(),
@@ -412,7 +422,7 @@ impl ChGraph {
                     while first.get(rank + 1).is_some_and(|&next| next <= e) {
                         rank += 1;
                     }
-                    (a == INVALID && b == INVALID)
+                    (a == INVALID && b as usize == rank)
                         || (first_bwd.get(rank).is_some_and(|&lim| a < lim)
                             && first_fwd.get(rank).is_some_and(|&lim| b < lim))
                 })
@@ -723,25 +733,23 @@ impl ChGraph {
 
     /// Appends the arcs a hierarchy edge stands for, after its tail, in travel order.
     fn unpack(&self, forward: bool, e: u32, out: &mut Vec<u32>) {
+        let q = self.query.view();
+        let (via_fwd, via_bwd): (&[[u32; 2]], &[[u32; 2]]) = (&self.via_fwd, &self.via_bwd);
         // An explicit stack: shortcuts nest as deep as the hierarchy.
         let mut stack = vec![(forward, e)];
         while let Some((forward, e)) = stack.pop() {
-            let via = if forward {
-                self.via_fwd.get(e as usize)
-            } else {
-                self.via_bwd.get(e as usize)
-            };
-            let Some(&[replaced_in, replaced_out]) = via else {
+            let via = if forward { via_fwd } else { via_bwd };
+            let Some(&[replaced_in, replaced_out]) = via.get(e as usize) else {
                 continue;
             };
             if replaced_in == INVALID {
                 // Forward: the edge's head; backward: the node it is stored at.
                 let rank = if forward {
-                    self.query.edge(true, e)[0]
+                    q.fwd.get(e as usize).map_or(INVALID, |h| h[0])
                 } else {
-                    self.query.base(false, e)
+                    replaced_out
                 };
-                out.push(self.query.node_of(rank));
+                out.push(q.node.get(rank as usize).copied().unwrap_or(INVALID));
             } else {
                 stack.push((true, replaced_out));
                 stack.push((false, replaced_in));

@@ -183,6 +183,19 @@ impl RankGraph {
         })
     }
 
+    /// The arrays as plain slices.
+    pub(super) fn view(&self) -> View<'_> {
+        View {
+            rank: &self.rank,
+            node: &self.node,
+            parent: &self.parent,
+            first_fwd: &self.first_fwd,
+            first_bwd: &self.first_bwd,
+            fwd: &self.fwd,
+            bwd: &self.bwd,
+        }
+    }
+
     /// Number of ranks.
     pub fn len(&self) -> usize {
         self.rank.len()
@@ -286,6 +299,40 @@ fn elimination_tree(
         }
     }
     parent
+}
+
+/// The query arrays of a [`RankGraph`] as plain slices, taken once per query (a mapped array
+/// checks its range each time it is read).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct View<'a> {
+    rank: &'a [u32],
+    pub(super) node: &'a [u32],
+    parent: &'a [u32],
+    first_fwd: &'a [u32],
+    first_bwd: &'a [u32],
+    pub(super) fwd: &'a [[u32; 2]],
+    bwd: &'a [[u32; 2]],
+}
+
+impl<'a> View<'a> {
+    fn edges(&self, forward: bool, r: u32) -> (usize, &'a [[u32; 2]]) {
+        let (first, edges) = if forward {
+            (self.first_fwd, self.fwd)
+        } else {
+            (self.first_bwd, self.bwd)
+        };
+        let (a, b) = (first[r as usize] as usize, first[r as usize + 1] as usize);
+        (a, &edges[a..b])
+    }
+
+    pub(super) fn base(&self, forward: bool, e: u32) -> u32 {
+        let first = if forward {
+            self.first_fwd
+        } else {
+            self.first_bwd
+        };
+        first.partition_point(|&f| f <= e).saturating_sub(1) as u32
+    }
 }
 
 /// The label of one rank in a query.
@@ -430,20 +477,21 @@ impl RankGraph {
         targets: &[(u32, u64)],
         walk: bool,
     ) -> bool {
-        labels.ready(self.rank.len());
+        let q = self.view();
+        labels.ready(q.rank.len());
         let (mut any_source, mut any_target) = (false, false);
         for (forward, points, any) in [
             (true, sources, &mut any_source),
             (false, targets, &mut any_target),
         ] {
             for &(v, w) in points {
-                let Some(&r) = self.rank.get(v as usize) else {
+                let Some(&r) = q.rank.get(v as usize) else {
                     continue;
                 };
                 *any = true;
                 if labels.relax(forward, r, w, NONE) {
                     if walk {
-                        labels.climb(&self.parent, r, if forward { FWD } else { BWD });
+                        labels.climb(q.parent, r, if forward { FWD } else { BWD });
                     } else if forward {
                         labels.heap_fwd.push(Reverse((w, r)));
                     } else {
@@ -463,6 +511,7 @@ impl RankGraph {
         sources: &[(u32, u64)],
         targets: &[(u32, u64)],
     ) -> Option<Meeting> {
+        let q = self.view();
         if !self.start(labels, sources, targets, true) {
             labels.reset();
             return None;
@@ -483,7 +532,7 @@ impl RankGraph {
             }
             for (forward, on, d) in [(true, FWD, df), (false, BWD, db)] {
                 if flags & on != 0 && d < best {
-                    let (first, edges) = self.edges(forward, r);
+                    let (first, edges) = q.edges(forward, r);
                     for (i, &[head, weight]) in edges.iter().enumerate() {
                         labels.relax(forward, head, d + u64::from(weight), (first + i) as u32);
                     }
@@ -505,6 +554,7 @@ impl RankGraph {
         sources: &[(u32, u64)],
         targets: &[(u32, u64)],
     ) -> Option<Meeting> {
+        let q = self.view();
         if !self.start(labels, sources, targets, false) {
             labels.reset();
             return None;
@@ -532,7 +582,7 @@ impl RankGraph {
                 continue;
             }
             // Stall on demand: a node reached more cheaply from above is not expanded.
-            let (_, down) = self.edges(!forward, r);
+            let (_, down) = q.edges(!forward, r);
             let stalled = down
                 .iter()
                 .any(|&[h, c]| own(labels.get(h)).saturating_add(u64::from(c)) < w);
@@ -545,7 +595,7 @@ impl RankGraph {
             if stalled {
                 continue;
             }
-            let (first, edges) = self.edges(forward, r);
+            let (first, edges) = q.edges(forward, r);
             for (i, &[head, weight]) in edges.iter().enumerate() {
                 let nw = w + u64::from(weight);
                 if labels.relax(forward, head, nw, (first + i) as u32) {
@@ -565,10 +615,11 @@ impl RankGraph {
 
     /// The path through `meet` from the labels' edges.
     fn meeting(&self, labels: &Labels, best: u64, meet: u32) -> Option<Meeting> {
+        let q = self.view();
         if meet == NONE {
             return None;
         }
-        let base = |forward: bool, e: u32| self.base(forward, e);
+        let base = |forward: bool, e: u32| q.base(forward, e);
         let mut up = Vec::new();
         let mut r = meet;
         while labels.get(r).fwd_edge != NONE {
@@ -577,7 +628,7 @@ impl RankGraph {
             r = base(true, e);
         }
         up.reverse();
-        let source = self.node[r as usize];
+        let source = q.node[r as usize];
         let mut down = Vec::new();
         let mut r = meet;
         while labels.get(r).bwd_edge != NONE {
@@ -604,15 +655,16 @@ impl RankGraph {
         second: &[u32],
         out: &mut Vec<(u32, u64, u64)>,
     ) {
-        labels.ready(self.rank.len());
+        let q = self.view();
+        labels.ready(q.rank.len());
         out.clear();
         for &(v, w, s) in starts {
-            let Some(&r) = self.rank.get(v as usize) else {
+            let Some(&r) = q.rank.get(v as usize) else {
                 continue;
             };
             if labels.relax(true, r, w, NONE) {
                 labels.at(r).second = s;
-                labels.climb(&self.parent, r, FWD);
+                labels.climb(q.parent, r, FWD);
             }
         }
         let mut chain = std::mem::take(&mut labels.chain);
@@ -622,8 +674,8 @@ impl RankGraph {
                 fwd: w, second: s, ..
             } = *labels.get(r);
             if w != INF {
-                out.push((self.node[r as usize], w, s));
-                let (first, edges) = self.edges(forward, r);
+                out.push((q.node[r as usize], w, s));
+                let (first, edges) = q.edges(forward, r);
                 for (i, &[head, weight]) in edges.iter().enumerate() {
                     let e = (first + i) as u32;
                     if labels.relax(true, head, w + u64::from(weight), e) {

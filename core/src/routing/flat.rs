@@ -27,7 +27,7 @@ use memmap2::Mmap;
 /// Magic bytes of a flat file.
 const MAGIC: &[u8; 8] = b"WMLAYOUT";
 /// Version of the layout.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Written in native byte order: a reader of the other order sees another value.
 const BYTE_ORDER: u32 = 0x0102_0304;
 /// Alignment of each section.
