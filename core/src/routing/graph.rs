@@ -228,6 +228,23 @@ impl TurnGraph {
         let mut forbidden: HashSet<(u32, u32)> = HashSet::new();
         let mut only: HashMap<u32, Vec<u32>> = HashMap::new();
         let mut via_way = Vec::new();
+        // The arcs entering each via node, in arc order (one pass over the arcs, not one per
+        // restriction).
+        let via_nodes: HashSet<u32> = net
+            .restrictions
+            .iter()
+            .filter(|r| profile.restricted_by(r.except.as_deref()))
+            .filter_map(|r| r.via_node)
+            .collect();
+        let mut entering: HashMap<u32, Vec<u32>> = HashMap::new();
+        if !via_nodes.is_empty() {
+            for a in 0..arc_edge.len() {
+                let v = arc_head_node(a);
+                if via_nodes.contains(&v) {
+                    entering.entry(v).or_default().push(a as u32);
+                }
+            }
+        }
         for r in &net.restrictions {
             if !profile.restricted_by(r.except.as_deref()) {
                 continue;
@@ -236,11 +253,12 @@ impl TurnGraph {
                 via_way.push(r);
                 continue;
             };
-            let from_arcs: Vec<u32> = (0..arc_edge.len())
-                .filter(|&a| {
-                    arc_head_node(a) == v && net.edges[arc_edge[a] as usize].way_id == r.from_way
-                })
-                .map(|a| a as u32)
+            let from_arcs: Vec<u32> = entering
+                .get(&v)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&a| net.edges[arc_edge[a as usize] as usize].way_id == r.from_way)
                 .collect();
             let to_arcs: Vec<u32> = leaving[v as usize]
                 .iter()
