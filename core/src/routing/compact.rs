@@ -26,7 +26,7 @@ use fast_paths::{FastGraph, FastGraph32};
 use serde::Deserialize;
 use serde::de::value::{Error as ValueError, SeqDeserializer};
 
-use super::graph::TurnGraph;
+use super::graph::{Reverse, TurnGraph};
 use super::profile::Metric;
 
 /// No edge / no node in the 32-bit layout of `fast_paths`.
@@ -136,6 +136,7 @@ pub(crate) fn transition_weight(g: &TurnGraph, metric: Metric, a: u32, t: u32) -
 /// `arc_count` has one edge into the last arc (weight 1).
 fn candidates(
     g: &TurnGraph,
+    rev: &Reverse,
     metric: Metric,
     ranks: &[u32],
     v: u32,
@@ -160,9 +161,9 @@ fn candidates(
             }
         }
     } else {
-        for i in g.in_range(v) {
-            let a = g.tail[i as usize];
-            let t = g.in_transition[i as usize];
+        for i in rev.in_range(v) {
+            let a = rev.tail[i as usize];
+            let t = rev.in_transition[i as usize];
             if a != v && higher(a) {
                 out.push((a, transition_weight(g, metric, a, t)));
             }
@@ -202,6 +203,7 @@ pub fn encode32(g: &TurnGraph, metric: Metric, up: &FastGraph32) -> Result<Encod
         prev = i64::from(v);
     }
     let mut cands = Vec::new();
+    let rev = g.reverse();
     for (r, &v) in order.iter().enumerate() {
         for forward in [true, false] {
             let (first, edges) = if forward {
@@ -211,7 +213,7 @@ pub fn encode32(g: &TurnGraph, metric: Metric, up: &FastGraph32) -> Result<Encod
             };
             let range = first[r] as usize..first[r + 1] as usize;
             put(s_degrees, range.len() as u64);
-            candidates(g, metric, &up.ranks, v, forward, &mut cands);
+            candidates(g, &rev, metric, &up.ranks, v, forward, &mut cands);
             for e in &edges[range] {
                 if e.replaced_in_edge == INVALID {
                     let i = cands
@@ -432,13 +434,14 @@ fn decode_hierarchy(enc: &Encoded, g: &TurnGraph, metric: Metric) -> Result<Hier
     up.first_edge_ids_fwd.push(0);
     up.first_edge_ids_bwd.push(0);
     let mut cands = Vec::new();
+    let rev = g.reverse();
     for (r, &v) in order.iter().enumerate() {
         for forward in [true, false] {
             let degree = s_degrees.next()?;
             if degree > (enc.edges_fwd as u64).max(enc.edges_bwd as u64) {
                 return Err(corrupt("a degree is implausible"));
             }
-            candidates(g, metric, &up.ranks, v, forward, &mut cands);
+            candidates(g, &rev, metric, &up.ranks, v, forward, &mut cands);
             for _ in 0..degree {
                 let kind = s_kinds.next()?;
                 let edge = if kind > 0 {
@@ -582,9 +585,6 @@ pub(crate) mod tests {
             turn_ms: t.turn_ms,
             first_out: t.first_out,
             head: t.head,
-            first_in: t.first_in,
-            in_transition: t.in_transition,
-            tail: t.tail,
         }
     }
 

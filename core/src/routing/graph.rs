@@ -67,25 +67,34 @@ pub struct TurnGraph {
     pub head: Vec<u32>,
     /// Turn cost of each transition in the time metric, ms.
     pub turn_ms: Vec<u32>,
-    /// Reverse transitions: those entering arc `b` are `first_in[b]..first_in[b + 1]`, as
-    /// indexes into `head`/`turn_ms`.
+}
+
+/// The transitions of a [`TurnGraph`] by the arc they enter: built on demand
+/// ([`TurnGraph::reverse`]) by the few passes that read them (decoding a hierarchy, the
+/// components of a graph), not kept with the graph.
+#[derive(Debug, Default)]
+pub struct Reverse {
+    /// Those entering arc `b` are `first_in[b]..first_in[b + 1]`.
     pub first_in: Vec<u32>,
-    /// Transition index of each reverse entry.
+    /// Transition index of each entry (into `head`/`turn_ms`).
     pub in_transition: Vec<u32>,
-    /// Source arc of each reverse entry.
+    /// Source arc of each entry.
     pub tail: Vec<u32>,
 }
 
-/// The transition arrays of a [`TurnGraph`] (the fields of the same names), in both
-/// directions.
+impl Reverse {
+    /// The entries of the transitions entering arc `b`.
+    pub fn in_range(&self, b: u32) -> std::ops::Range<u32> {
+        self.first_in[b as usize]..self.first_in[b as usize + 1]
+    }
+}
+
+/// The transition arrays of a [`TurnGraph`] (the fields of the same names).
 #[derive(Debug, Default)]
 pub(crate) struct Transitions {
     pub first_out: Vec<u32>,
     pub head: Vec<u32>,
     pub turn_ms: Vec<u32>,
-    pub first_in: Vec<u32>,
-    pub in_transition: Vec<u32>,
-    pub tail: Vec<u32>,
 }
 
 impl Transitions {
@@ -103,33 +112,10 @@ impl Transitions {
             }
             first_out.push(head.len() as u32);
         }
-        let mut in_count = vec![0u32; n + 1];
-        for &b in &head {
-            in_count[b as usize + 1] += 1;
-        }
-        for i in 0..n {
-            in_count[i + 1] += in_count[i];
-        }
-        let first_in = in_count.clone();
-        let mut fill = in_count;
-        let mut in_transition = vec![0u32; head.len()];
-        let mut tail = vec![0u32; head.len()];
-        for a in 0..n {
-            for t in first_out[a]..first_out[a + 1] {
-                let b = head[t as usize] as usize;
-                let slot = fill[b] as usize;
-                in_transition[slot] = t;
-                tail[slot] = a as u32;
-                fill[b] += 1;
-            }
-        }
         Transitions {
             first_out,
             head,
             turn_ms,
-            first_in,
-            in_transition,
-            tail,
         }
     }
 }
@@ -412,9 +398,6 @@ impl TurnGraph {
             first_out: t.first_out,
             head: t.head,
             turn_ms: t.turn_ms,
-            first_in: t.first_in,
-            in_transition: t.in_transition,
-            tail: t.tail,
         }
     }
 
@@ -451,9 +434,34 @@ impl TurnGraph {
         self.first_out[a as usize]..self.first_out[a as usize + 1]
     }
 
-    /// The reverse entries of transitions entering arc `b`.
-    pub fn in_range(&self, b: u32) -> std::ops::Range<u32> {
-        self.first_in[b as usize]..self.first_in[b as usize + 1]
+    /// The transitions by the arc they enter, in arc order and, for each arc, in transition
+    /// order.
+    pub fn reverse(&self) -> Reverse {
+        let n = self.arc_count();
+        let mut first_in = vec![0u32; n + 1];
+        for &b in &self.head {
+            first_in[b as usize + 1] += 1;
+        }
+        for i in 0..n {
+            first_in[i + 1] += first_in[i];
+        }
+        let mut fill = first_in.clone();
+        let mut in_transition = vec![0u32; self.head.len()];
+        let mut tail = vec![0u32; self.head.len()];
+        for a in 0..n as u32 {
+            for t in self.out_range(a) {
+                let b = self.head[t as usize] as usize;
+                let slot = fill[b] as usize;
+                in_transition[slot] = t;
+                tail[slot] = a;
+                fill[b] += 1;
+            }
+        }
+        Reverse {
+            first_in,
+            in_transition,
+            tail,
+        }
     }
 
     /// Turn cost (time metric, ms) from `a` onto `b`, if the transition exists.

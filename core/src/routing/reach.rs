@@ -78,9 +78,10 @@ impl Reach {
         for &a in &seeds {
             flags[a as usize] |= REACHES_MAIN;
         }
+        let rev = g.reverse();
         while let Some(b) = stack.pop() {
-            for r in g.in_range(b) {
-                let a = g.tail[r as usize];
+            for r in rev.in_range(b) {
+                let a = rev.tail[r as usize];
                 if flags[a as usize] & REACHES_MAIN == 0 {
                     flags[a as usize] |= REACHES_MAIN;
                     stack.push(a);
@@ -290,9 +291,6 @@ mod tests {
             turn_ms: t.turn_ms,
             first_out: t.first_out,
             head: t.head,
-            first_in: t.first_in,
-            in_transition: t.in_transition,
-            tail: t.tail,
         }
     }
 
