@@ -26,8 +26,8 @@ pub struct NearestPoints {
 
 fn distance2(p: &[f64; 3], q: &[f64; 3]) -> f64 {
     let mut acc = 0.0;
-    for k in 0..3 {
-        let d = p[k] - q[k];
+    for (a, b) in p.iter().zip(q) {
+        let d = a - b;
         acc += d * d;
     }
     acc
