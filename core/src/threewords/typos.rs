@@ -1,7 +1,7 @@
 //! The listed words two edits away from a typed word, found without spelling out every string
 //! two edits away.
 //!
-//! A word of up to ten letters has about 570 strings one edit away (insertion, deletion,
+//! A word of ten letters has about 560 strings one edit away (insertion, deletion,
 //! substitution of a letter, swap of two neighbouring letters:
 //! `waymark_threewords::v3::each_edit`) and some 300,000 two edits away; looking each up costs
 //! far more than reading the 40,000 listed words once. So each word's length and set of
