@@ -32,6 +32,23 @@ fn percentiles(name: &str, mut us: Vec<f64>) {
     );
 }
 
+/// The addresses with two letters of the first long word swapped: the forgiving search
+/// (typo automata) runs after the exact ones.
+fn with_typo(addresses: &[String]) -> Vec<String> {
+    addresses
+        .iter()
+        .filter_map(|a| {
+            let w = a
+                .split(' ')
+                .find(|w| w.chars().count() >= 6 && w.chars().all(char::is_alphabetic))?;
+            let mut c: Vec<char> = w.chars().collect();
+            let mid = c.len() / 2;
+            c.swap(mid, mid + 1);
+            Some(a.replacen(w, &c.into_iter().collect::<String>(), 1))
+        })
+        .collect()
+}
+
 fn bench(c: &mut Criterion) {
     let tmp = tempfile::tempdir().unwrap();
     let mut plans = waymark_tests::localities_plans();
@@ -165,6 +182,31 @@ fn bench(c: &mut Criterion) {
         f();
         t.elapsed().as_secs_f64() * 1e6
     };
+    // `LOCALITIES_ONLY=typo` times only the geocoding of addresses with a typo, as many
+    // rounds as `LOCALITIES_ROUNDS` says (default 1), and skips criterion: for a profiler.
+    if std::env::var("LOCALITIES_ONLY").as_deref() == Ok("typo") {
+        let rounds: usize = std::env::var("LOCALITIES_ROUNDS")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(1);
+        let typos = with_typo(&addresses);
+        for _ in 0..rounds {
+            let us: Vec<f64> = typos
+                .iter()
+                .map(|a| {
+                    time(&mut || {
+                        drop(black_box(
+                            engine
+                                .call(&Credentials::Http(&caller), fwd_req(a))
+                                .unwrap(),
+                        ))
+                    })
+                })
+                .collect();
+            percentiles("geocode address with a typo", us);
+        }
+        return;
+    }
     let us: Vec<f64> = keystrokes
         .iter()
         .map(|k| {
@@ -220,19 +262,7 @@ fn bench(c: &mut Criterion) {
     geocode_all(&addresses, "geocode address");
     // The same addresses with two letters of the first long word swapped: the forgiving
     // search (typo automata) runs after the exact ones.
-    let typos: Vec<String> = addresses
-        .iter()
-        .filter_map(|a| {
-            let w = a
-                .split(' ')
-                .find(|w| w.chars().count() >= 6 && w.chars().all(char::is_alphabetic))?;
-            let mut c: Vec<char> = w.chars().collect();
-            let mid = c.len() / 2;
-            c.swap(mid, mid + 1);
-            Some(a.replacen(w, &c.into_iter().collect::<String>(), 1))
-        })
-        .collect();
-    geocode_all(&typos, "geocode address with a typo");
+    geocode_all(&with_typo(&addresses), "geocode address with a typo");
     let us: Vec<f64> = points
         .iter()
         .map(|p| {

@@ -2,7 +2,7 @@
 use std::collections::HashSet;
 
 use super::format::{self, Shown, custom_applies, custom_fields, resolve_language};
-use super::index::{Bias, Item, LocalitiesIndex, location_boost, text_query};
+use super::index::{Automata, Bias, Item, LocalitiesIndex, location_boost, text_query_fuzzy};
 use super::text::{MatchKind, QueryToken, best_match, matched_substrings, query_tokens};
 use crate::api::{
     AUTOCOMPLETE_INPUT_MAX_CHARS, AutocompleteData, AutocompleteExtended, AutocompleteRequest,
@@ -251,9 +251,23 @@ pub fn run(
     let bias = Bias {
         location: req.location.map(|p| (p.lat, p.lng, f64::from(req.radius))),
     };
+    // Typos are looked for in every token; each automaton is built once for all packs.
+    let typos = vec![true; plan.tokens.len()];
+    let automata = Automata::default();
     let search = |required: bool| {
         idx.search(
-            |f, cw| text_query(f, cw, &plan.tokens, &plan.types, &plan.countries, required),
+            |f, cw| {
+                text_query_fuzzy(
+                    f,
+                    cw,
+                    &plan.tokens,
+                    &plan.types,
+                    &plan.countries,
+                    required,
+                    &typos,
+                    &automata,
+                )
+            },
             bias,
             30,
         )

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::details::{details_of, leading_number};
 use super::format::{Shown, resolve_language};
-use super::index::{Bias, Item, LocalitiesIndex, text_query_fuzzy};
+use super::index::{Automata, Bias, Item, LocalitiesIndex, text_query_fuzzy};
 use super::text::{MatchKind, QueryToken, match_word, query_tokens};
 use crate::api::{
     Accuracy, AddressComponent, CcFormat, DetailsField, GeocodeRequest, GeocodeResponse,
@@ -249,10 +249,23 @@ fn forward(
     // automaton, not four).
     let unknown: Vec<bool> = idx.known_words(&tokens).iter().map(|k| !k).collect();
     let exact = vec![false; tokens.len()];
+    // Each typo automaton is built once, for every pack and both searches with typos.
+    let automata = Automata::default();
     let mut rank = |all_required: bool, typos: bool| {
         let fuzzy = if typos { &unknown } else { &exact };
         let hits = idx.search(
-            |f, cw| text_query_fuzzy(f, cw, &tokens, &types, countries, all_required, fuzzy),
+            |f, cw| {
+                text_query_fuzzy(
+                    f,
+                    cw,
+                    &tokens,
+                    &types,
+                    countries,
+                    all_required,
+                    fuzzy,
+                    &automata,
+                )
+            },
             Bias::default(),
             60,
         );

@@ -17,6 +17,7 @@ use tantivy::{
     DocAddress, IndexReader, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, Term,
 };
 
+pub use super::automata::Automata;
 use super::context::ContextWords;
 use super::text::QueryToken;
 use crate::error::{ApiError, ErrorCode};
@@ -558,10 +559,22 @@ pub fn text_query_with(
     typos: bool,
 ) -> Box<dyn Query> {
     let fuzzy = vec![typos; tokens.len()];
-    text_query_fuzzy(f, cw, tokens, types, countries, all_tokens_required, &fuzzy)
+    let automata = Automata::default();
+    text_query_fuzzy(
+        f,
+        cw,
+        tokens,
+        types,
+        countries,
+        all_tokens_required,
+        &fuzzy,
+        &automata,
+    )
 }
 
-/// [`text_query`], looking for typos in the names of the tokens `fuzzy` marks only.
+/// [`text_query`], looking for typos in the names of the tokens `fuzzy` marks only, with the
+/// request's `automata`.
+#[allow(clippy::too_many_arguments)]
 pub fn text_query_fuzzy(
     f: &SearchFields,
     cw: &ContextWords,
@@ -570,11 +583,12 @@ pub fn text_query_fuzzy(
     countries: &[String],
     all_tokens_required: bool,
     fuzzy: &[bool],
+    automata: &Automata,
 ) -> Box<dyn Query> {
     let mut must: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
         let typos = fuzzy.get(i).copied().unwrap_or(false);
-        let names = token_query(f.names, t, 1.0, typos);
+        let names = token_query(f.names, t, 1.0, typos.then_some(automata));
         let context = cw.token_query(f, t, 0.4);
         // A single token must match a name.
         let either: Box<dyn Query> = if tokens.len() > 1 {
@@ -625,7 +639,7 @@ fn token_query(
     field: tantivy::schema::Field,
     t: &QueryToken,
     weight: f32,
-    fuzzy: bool,
+    fuzzy: Option<&Automata>,
 ) -> Box<dyn Query> {
     let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     let cs = |q: Box<dyn Query>, s: f32| -> (Occur, Box<dyn Query>) {
@@ -638,19 +652,19 @@ fn token_query(
             3.0,
         ));
         if t.prefix {
-            should.push(cs(Box::new(FuzzyTermQuery::new_prefix(term, 0, true)), 2.0));
+            let prefix: Box<dyn Query> = match fuzzy {
+                Some(automata) => automata.query(field, text, 0, true),
+                None => Box::new(FuzzyTermQuery::new_prefix(term, 0, true)),
+            };
+            should.push(cs(prefix, 2.0));
         }
     }
     let typos = t.max_typos();
     // Typos are looked for in names only: the context (surrounding places) must be typed right.
-    if typos > 0 && fuzzy {
-        let term = Term::from_field_text(field, &t.text);
-        let q = if t.prefix {
-            FuzzyTermQuery::new_prefix(term, typos, true)
-        } else {
-            FuzzyTermQuery::new(term, typos, true)
-        };
-        should.push(cs(Box::new(q), 1.0));
+    if typos > 0
+        && let Some(automata) = fuzzy
+    {
+        should.push(cs(automata.query(field, &t.text, typos, t.prefix), 1.0));
     }
     let q = BooleanQuery::new(should);
     if weight == 0.0 {

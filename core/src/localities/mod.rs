@@ -2,6 +2,7 @@
 //! interest, answered from the packs' search indexes (`core::packs::search`, opened read-only
 //! once per pack set) and their SQLite layers. The [`crate::Engine`] methods delegate here.
 pub mod autocomplete;
+pub mod automata;
 pub mod context;
 pub mod details;
 pub mod format;

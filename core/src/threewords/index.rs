@@ -1,7 +1,7 @@
 //! The three-word layer of a pack set, loaded once per set: the scheme (version 3, ADR 0009)
 //! over the pack's region table, word classes and tile signatures (each checked against the
 //! SHA-256 pinned with the scheme), the word lists, the populated
-//! places (nearest first, on the unit sphere) and the country outlines (point-in-country
+//! places (a k-d tree of their positions in space, [`super::nearest`]) and the country outlines (point-in-country
 //! through an index of edges by latitude strip, so a lookup reads a few dozen edges rather
 //! than a whole 1:10m coastline).
 use std::collections::HashMap;
@@ -21,6 +21,8 @@ use crate::packs::PackSet;
 use crate::packs::schema::layers;
 
 use super::near::TileDiscs;
+use super::nearest::NearestPoints;
+use super::typos::Shapes;
 
 /// SHA-256 of each shipped word list (words joined by `\n`), pinned with the scheme: a pack
 /// whose list differs would re-map addresses and is refused. The word classes of the scheme
@@ -87,6 +89,8 @@ pub struct Words {
     pub aliases: WordMap<Vec<u32>>,
     /// `(word, rank)` sorted by word, for prefix ranges.
     pub sorted: Vec<(Box<str>, u32)>,
+    /// Each word's letters and length, for the words two edits away from a typed word.
+    pub shapes: Shapes,
 }
 
 impl Words {
@@ -207,7 +211,7 @@ pub struct ThreeWordsIndex {
     /// Word lists by language.
     pub languages: HashMap<String, Words>,
     places: Vec<Place>,
-    place_tree: RTree<GeomWithData<[f64; 3], u32>>,
+    place_tree: NearestPoints,
     /// Country outlines.
     pub countries: Vec<CountryShape>,
     country_tree: RTree<GeomWithData<Rectangle<[f64; 2]>, u32>>,
@@ -329,6 +333,7 @@ impl ThreeWordsIndex {
                 language.to_string(),
                 Words {
                     language: language.to_string(),
+                    shapes: Shapes::new(&list),
                     list,
                     rank,
                     aliases,
@@ -357,7 +362,7 @@ impl ThreeWordsIndex {
             let mut rows = stmt.query([])?;
             while let Some(row) = rows.next()? {
                 let p = Pt::new(row.get(2)?, row.get(3)?);
-                points.push(GeomWithData::new(xyz(p), places.len() as u32));
+                points.push(xyz(p));
                 places.push(Place {
                     name: row.get(0)?,
                     country: row.get(1)?,
@@ -391,7 +396,7 @@ impl ThreeWordsIndex {
             discs: TileDiscs::new(&scheme),
             scheme,
             languages,
-            place_tree: RTree::bulk_load(points),
+            place_tree: NearestPoints::new(points),
             places,
             countries,
             country_tree: RTree::bulk_load(boxes),
@@ -426,11 +431,12 @@ impl ThreeWordsIndex {
         self.countries.iter().any(|c| c.code == code)
     }
 
-    /// The nearest populated place to `p`: its name and country.
+    /// The nearest populated place to `p`: its name and country (of places equally near, the
+    /// first in the pack's order).
     pub fn nearest_place(&self, p: Pt) -> Option<&Place> {
         self.place_tree
-            .nearest_neighbor(&xyz(p))
-            .map(|g| &self.places[g.data as usize])
+            .nearest(xyz(p))
+            .and_then(|i| self.places.get(i as usize))
     }
 }
 

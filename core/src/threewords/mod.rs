@@ -20,7 +20,9 @@
 //! best three are answered with distinct ranks (see [`suggest`]).
 pub mod index;
 pub mod near;
+pub mod nearest;
 pub mod suggest;
+pub mod typos;
 
 use std::sync::Arc;
 

@@ -261,12 +261,11 @@ pub fn word_candidates(words: &Words, token: &str, voice: bool) -> Vec<(u32, f32
     }
     add_corrections(&mut found, words, token, voice);
     if found.is_empty() {
-        each_edit(token, |v| {
-            each_edit(v, |w| {
-                if let Some(&r) = words.rank.get(w) {
-                    add(&mut found, r, 2.0);
-                }
-            });
+        // No listed word is the token or one edit from it, so the words within two edits
+        // are the words two edits away: the first few by rank are kept.
+        words.shapes.within_two(&words.list, token, |r| {
+            add(&mut found, r, 2.0);
+            found.len() < MAX_WORD_CANDIDATES
         });
     }
     sorted(found, MAX_WORD_CANDIDATES)

@@ -529,4 +529,6 @@ fn to_coordinates(words: &str) -> ThreeWordsAddress {
 
 mod bounds;
 mod coordinates;
+mod nearest;
 mod quality;
+mod typos;
