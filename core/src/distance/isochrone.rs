@@ -172,6 +172,11 @@ pub fn outline(
             });
         }
     });
+    // Every cell keeps the lowest cost marked in it, so the pieces may be traced in any order:
+    // in arc order, which is edge order, their edges and points are read front to back rather
+    // than in the order of the search (on a country's network the random reads were the larger
+    // part of the grid's time).
+    pieces.sort_unstable_by_key(|p| p.arc);
     let proj = LocalProjection::new(origin.lat);
     // One pass over the reached arcs' geometry (the part of an isochrone that waits on memory):
     // each piece's points, projected in its direction of travel, go into one buffer, and the

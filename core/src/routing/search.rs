@@ -20,8 +20,8 @@ pub struct Found {
     pub arcs: Vec<u32>,
 }
 
-/// Largest search state (in arcs) a thread keeps between searches: 2²¹ arcs, 20 bytes an arc
-/// (about 42 MB), 12 more when it has run a point-to-point search. The graphs of a country of
+/// Largest search state (in arcs) a thread keeps between searches: 2²¹ arcs, 24 bytes an arc
+/// (about 50 MB), 12 more when it has run a point-to-point search. The graphs of a country of
 /// 5 million nodes (1.2–1.4 million arcs) keep theirs; bigger graphs allocate per search, so
 /// idle threads never hold more than this.
 pub const MAX_KEPT_ARCS: usize = 1 << 21;
@@ -38,22 +38,33 @@ thread_local! {
 pub fn with_dijkstra<R>(arcs: usize, f: impl FnOnce(&mut Dijkstra) -> R) -> R {
     let mut d = SPARE
         .with(|s| s.borrow_mut().take())
-        .filter(|d| d.dist.len() >= arcs)
+        .filter(|d| d.arcs.len() >= arcs)
         .unwrap_or_else(|| Dijkstra::new(arcs));
     let r = f(&mut d);
-    if d.dist.len() <= MAX_KEPT_ARCS {
+    if d.arcs.len() <= MAX_KEPT_ARCS {
         SPARE.with(|s| *s.borrow_mut() = Some(d));
     }
     r
 }
 
+/// The search state of one arc, kept together so that relaxing an arc touches one cache line,
+/// not one per field (a country's search reaches arcs all over the graph).
+#[derive(Debug, Clone, Copy, Default)]
+struct ArcState {
+    /// Label (valid when `stamp` is the current round).
+    dist: i64,
+    /// Arc the label came from ([`NO_ARC`] at a source).
+    parent: u32,
+    /// Round in which `dist` was set.
+    stamp: u32,
+    /// Round in which the arc was settled.
+    settled: u32,
+}
+
 /// Reusable state of a Dijkstra search over arcs.
 #[derive(Debug, Default)]
 pub struct Dijkstra {
-    dist: Vec<i64>,
-    parent: Vec<u32>,
-    stamp: Vec<u32>,
-    settled: Vec<u32>,
+    arcs: Vec<ArcState>,
     target: Vec<i64>,
     target_stamp: Vec<u32>,
     round: u32,
@@ -66,10 +77,13 @@ impl Dijkstra {
     /// State for a graph of `arcs` arcs.
     pub fn new(arcs: usize) -> Self {
         Dijkstra {
-            dist: vec![0; arcs],
-            parent: vec![NO_ARC; arcs],
-            stamp: vec![0; arcs],
-            settled: vec![0; arcs],
+            arcs: vec![
+                ArcState {
+                    parent: NO_ARC,
+                    ..ArcState::default()
+                };
+                arcs
+            ],
             // Point-to-point searches only ([`Dijkstra::ensure_targets`]).
             target: Vec::new(),
             target_stamp: Vec::new(),
@@ -80,13 +94,15 @@ impl Dijkstra {
     }
 
     fn begin(&mut self, arcs: usize) {
-        if self.dist.len() < arcs {
+        if self.arcs.len() < arcs {
             *self = Dijkstra::new(arcs);
         }
         self.round = self.round.wrapping_add(1);
         if self.round == 0 {
-            self.stamp.iter_mut().for_each(|s| *s = 0);
-            self.settled.iter_mut().for_each(|s| *s = 0);
+            self.arcs.iter_mut().for_each(|s| {
+                s.stamp = 0;
+                s.settled = 0;
+            });
             self.target_stamp.iter_mut().for_each(|s| *s = 0);
             self.round = 1;
         }
@@ -103,19 +119,32 @@ impl Dijkstra {
     }
 
     fn label(&self, a: u32) -> Option<i64> {
-        (self.stamp[a as usize] == self.round).then(|| self.dist[a as usize])
+        let s = &self.arcs[a as usize];
+        (s.stamp == self.round).then_some(s.dist)
+    }
+
+    fn is_settled(&self, a: u32) -> bool {
+        self.arcs[a as usize].settled == self.round
+    }
+
+    /// Sets the label of `a` (and its parent) in this round.
+    fn set(&mut self, a: u32, d: i64, parent: u32) {
+        let round = self.round;
+        let s = &mut self.arcs[a as usize];
+        s.stamp = round;
+        s.dist = d;
+        s.parent = parent;
     }
 
     /// The label of arc `a` after the last search (cost of reaching its start), if reached.
     pub fn reached(&self, a: u32) -> Option<i64> {
-        (self.settled[a as usize] == self.round).then(|| self.dist[a as usize])
+        let s = &self.arcs[a as usize];
+        (s.settled == self.round).then_some(s.dist)
     }
 
     fn relax(&mut self, a: u32, d: i64, parent: u32) {
         if self.label(a).is_none_or(|old| d < old) {
-            self.stamp[a as usize] = self.round;
-            self.dist[a as usize] = d;
-            self.parent[a as usize] = parent;
+            self.set(a, d, parent);
             self.heap.push(Reverse((d, a)));
         }
     }
@@ -162,9 +191,7 @@ impl Dijkstra {
         }
         for &(a, w) in sources {
             if usable(a) && self.label(a).is_none_or(|old| w < old) {
-                self.stamp[a as usize] = self.round;
-                self.dist[a as usize] = w;
-                self.parent[a as usize] = NO_ARC;
+                self.set(a, w, NO_ARC);
                 self.heap.push(Reverse((w + bound(a), a)));
             }
         }
@@ -177,7 +204,7 @@ impl Dijkstra {
             if best.is_some_and(|(b, _)| key >= b) {
                 break;
             }
-            self.settled[a as usize] = self.round;
+            self.arcs[a as usize].settled = self.round;
             if self.target_stamp[a as usize] == self.round {
                 let total = d + self.target[a as usize];
                 if best.is_none_or(|(b, _)| total < b) {
@@ -192,9 +219,7 @@ impl Dijkstra {
                 if let Some(w) = weight(a, t) {
                     let nd = d + w as i64;
                     if self.label(b).is_none_or(|old| nd < old) {
-                        self.stamp[b as usize] = self.round;
-                        self.dist[b as usize] = nd;
-                        self.parent[b as usize] = a;
+                        self.set(b, nd, a);
                         self.heap.push(Reverse((nd + bound(b), b)));
                     }
                 }
@@ -203,8 +228,8 @@ impl Dijkstra {
         let (cost, last) = best?;
         let mut arcs = vec![last];
         let mut a = last;
-        while self.parent[a as usize] != NO_ARC {
-            a = self.parent[a as usize];
+        while self.arcs[a as usize].parent != NO_ARC {
+            a = self.arcs[a as usize].parent;
             arcs.push(a);
         }
         arcs.reverse();
@@ -228,17 +253,17 @@ impl Dijkstra {
             }
         }
         while let Some(Reverse((d, a))) = self.heap.pop() {
-            if self.settled[a as usize] == self.round || self.label(a) != Some(d) {
+            if self.is_settled(a) || self.label(a) != Some(d) {
                 continue;
             }
             if d > limit {
                 break;
             }
-            self.settled[a as usize] = self.round;
+            self.arcs[a as usize].settled = self.round;
             self.order.push(a);
             for t in g.out_range(a) {
                 let b = g.head[t as usize];
-                if self.settled[b as usize] == self.round || !usable(b) {
+                if self.is_settled(b) || !usable(b) {
                     continue;
                 }
                 if let Some(w) = weight(a, t) {
@@ -261,7 +286,7 @@ impl Dijkstra {
         let mut out: std::collections::HashMap<u32, u64> =
             std::collections::HashMap::with_capacity(self.order.len());
         for &a in &self.order {
-            let p = self.parent[a as usize];
+            let p = self.arcs[a as usize].parent;
             let v = if p == NO_ARC {
                 starts.iter().find(|s| s.0 == a).map_or(0, |s| s.2)
             } else {
