@@ -786,8 +786,8 @@ fn parts_store_the_road_density_of_the_whole_region() {
         );
         let whole = load(&r.dbs[0]);
         assert_eq!(
-            whole.density,
-            node_density(&whole),
+            &whole.density[..],
+            &node_density(&whole)[..],
             "{}: whole pack",
             r.name
         );

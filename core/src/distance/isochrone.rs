@@ -151,7 +151,13 @@ pub fn outline(
             |a, t| Some(g.transition_cost(metric, a, t)),
             arc_ok,
         );
-        for &a in &d.order {
+        // Every cell keeps the lowest cost marked in it, so the pieces may be traced in any
+        // order: in arc order, which is edge order, their edges and points are read front to
+        // back rather than in the order of the search (on a country's network the random
+        // reads were the larger part of the grid's time).
+        let mut order = std::mem::take(&mut d.order);
+        radsort::sort(&mut order);
+        for &a in &order {
             let Some(label) = d.reached(a) else { continue };
             let left = budget as i64 - label;
             if left <= 0 {
@@ -171,12 +177,8 @@ pub fn outline(
                 cost_to: label as f64 + f * c as f64,
             });
         }
+        d.order = order;
     });
-    // Every cell keeps the lowest cost marked in it, so the pieces may be traced in any order:
-    // in arc order, which is edge order, their edges and points are read front to back rather
-    // than in the order of the search (on a country's network the random reads were the larger
-    // part of the grid's time).
-    pieces.sort_unstable_by_key(|p| p.arc);
     let proj = LocalProjection::new(origin.lat);
     // One pass over the reached arcs' geometry (the part of an isochrone that waits on memory):
     // each piece's points, projected in its direction of travel, go into one buffer, and the

@@ -62,8 +62,8 @@ impl RoutingPack {
             })?
             .with_preparations(pack.manifest.stats.as_ref());
         let [_, s, _, n] = pack.manifest.coverage.bbox;
-        let addresses = AddressIndex::load(&conn, (s + n) / 2.0).map_err(database)?;
         let tolls = tolls::TollTable::load(&conn).map_err(database)?;
+        let addresses = AddressIndex::load(conn, (s + n) / 2.0).map_err(database)?;
         Ok(RoutingPack {
             packs: vec![pack.clone()],
             router,
@@ -117,7 +117,6 @@ impl RoutingPack {
                 source,
             })?);
         }
-        let refs: Vec<&rusqlite::Connection> = conns.iter().collect();
         let (s, n) = packs.iter().fold((90.0f64, -90.0f64), |(s, n), p| {
             let [_, ps, _, pn] = p.manifest.coverage.bbox;
             (s.min(ps), n.max(pn))
@@ -126,11 +125,11 @@ impl RoutingPack {
             pack: id.clone(),
             source,
         };
-        let addresses = AddressIndex::load_all(&refs, (s + n) / 2.0).map_err(database)?;
         let mut tables = Vec::with_capacity(conns.len());
         for c in &conns {
             tables.push(tolls::TollTable::load(c).map_err(database)?);
         }
+        let addresses = AddressIndex::load_all(conns, (s + n) / 2.0).map_err(database)?;
         Ok(RoutingPack {
             packs,
             router,

@@ -7,8 +7,10 @@
 //! assert_eq!(mid, Pt::new(1.0, 2.0));
 //! ```
 
-/// A WGS84 point.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+/// A WGS84 point (two `f64`s, no padding: arrays of points can be read in place from a
+/// mapped file).
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub struct Pt {
     /// Latitude, degrees.
     pub lat: f64,

@@ -639,10 +639,10 @@ mod tests {
         ] {
             let mut g = random_graph(n, 3, seed);
             if ties {
-                for (a, t) in g.arc_time_ms.iter_mut().enumerate() {
+                for (a, t) in g.arc_time_ms.to_mut().iter_mut().enumerate() {
                     *t = 1000 * (1 + a as u32 % 2);
                 }
-                g.turn_ms.iter_mut().for_each(|t| *t = 0);
+                g.turn_ms.to_mut().iter_mut().for_each(|t| *t = 0);
             }
             let ends = line(n as usize);
             let (up, stats) = prepare(&g, metric, &ends).unwrap();

@@ -575,16 +575,16 @@ pub(crate) mod tests {
         let t = crate::routing::graph::Transitions::from_lists(&out);
         TurnGraph {
             profile: Profile::Driving,
-            arc_edge: (0..n).collect(),
+            arc_edge: (0..n).collect::<Vec<_>>().into(),
             arc_forward: vec![true; n as usize],
-            arc_time_ms: (0..n).map(|_| 1 + next(60_000)).collect(),
-            arc_dist_cm: (0..n).map(|_| 1 + next(90_000)).collect(),
-            edge_arcs: (0..n).map(|a| [a, NO_ARC]).collect(),
+            arc_time_ms: (0..n).map(|_| 1 + next(60_000)).collect::<Vec<_>>().into(),
+            arc_dist_cm: (0..n).map(|_| 1 + next(90_000)).collect::<Vec<_>>().into(),
+            edge_arcs: (0..n).map(|a| [a, NO_ARC]).collect::<Vec<_>>().into(),
             original_arcs: n,
-            edge_entry: (0..n).map(|_| [NO_ARC; 2]).collect(),
-            turn_ms: t.turn_ms,
-            first_out: t.first_out,
-            head: t.head,
+            edge_entry: (0..n).map(|_| [NO_ARC; 2]).collect::<Vec<_>>().into(),
+            turn_ms: t.turn_ms.into(),
+            first_out: t.first_out.into(),
+            head: t.head.into(),
         }
     }
 

@@ -81,6 +81,14 @@ impl<T: Pod> Deref for Arr<T> {
     }
 }
 
+impl<'a, T: Pod> IntoIterator for &'a Arr<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 impl<T: Pod> std::fmt::Debug for Arr<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let how = match self {
@@ -91,10 +99,33 @@ impl<T: Pod> std::fmt::Debug for Arr<T> {
     }
 }
 
+impl<T: Pod> Clone for Arr<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Arr::Owned(v) => Arr::Owned(v.clone()),
+            Arr::Mapped(map, range) => Arr::Mapped(map.clone(), range.clone()),
+        }
+    }
+}
+
 impl<T> Arr<T> {
     /// Whether the array is read from a mapped file.
     pub fn is_mapped(&self) -> bool {
         matches!(self, Arr::Mapped(..))
+    }
+}
+
+impl<T: Pod> Arr<T> {
+    /// The array to change: a mapped array is copied into memory first.
+    pub fn to_mut(&mut self) -> &mut Vec<T> {
+        if let Arr::Mapped(..) = self {
+            *self = Arr::Owned(self.to_vec());
+        }
+        match self {
+            Arr::Owned(v) => v,
+            // Made owned just above.
+            Arr::Mapped(..) => unreachable!("an array made owned is mapped"),
+        }
     }
 }
 
@@ -188,6 +219,34 @@ fn tmp_counter() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The flat file at `path` holding exactly `sections`, mapped: the file found there when it
+/// reads back (through `read`) byte for byte as `sections`, else one written anew (atomically)
+/// and checked the same way. For arrays the engine derives from a pack on every opening
+/// and then only reads: once mapped, the derived copy in memory can be dropped, and the
+/// comparison makes a stale, damaged or foreign file harmless without any key having to
+/// describe how the arrays were derived.
+pub fn map_same(
+    path: &Path,
+    key: &[u8; 32],
+    sections: &[Section<'_>],
+) -> Result<FlatFile, FlatError> {
+    if let Ok(f) = FlatFile::open(path, key)
+        && f.holds(sections)?
+    {
+        return Ok(f);
+    }
+    write(path, key, sections)?;
+    let f = FlatFile::open(path, key)?;
+    if f.holds(sections)? {
+        Ok(f)
+    } else {
+        Err(FlatError::Invalid(format!(
+            "{}: reads back other bytes than were written",
+            path.display()
+        )))
+    }
 }
 
 /// A mapped flat file whose header and table were checked.
@@ -290,8 +349,17 @@ impl FlatFile {
         tag: &str,
         mut visit: impl FnMut(usize, &[T]) -> bool,
     ) -> Result<bool, FlatError> {
-        use std::io::{Read, Seek, SeekFrom};
         let (_, _, range) = self.section(tag)?;
+        self.scan_range(range.clone(), &mut visit)
+    }
+
+    /// [`FlatFile::scan`] over the bytes `range` of the file.
+    fn scan_range<T: Pod>(
+        &self,
+        range: Range<usize>,
+        visit: &mut impl FnMut(usize, &[T]) -> bool,
+    ) -> Result<bool, FlatError> {
+        use std::io::{Read, Seek, SeekFrom};
         let size = std::mem::size_of::<T>().max(1);
         // A buffer of u64s: aligned for any element of up to 8 bytes.
         let per_chunk = (1 << 20) / size;
@@ -305,12 +373,35 @@ impl FlatFile {
             let bytes = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut buf)[..take * size];
             file.read_exact(bytes)?;
             let elems: &[T] = bytemuck::try_cast_slice(bytes)
-                .map_err(|_| FlatError::Invalid(format!("section {tag} cannot be read")))?;
+                .map_err(|_| FlatError::Invalid("a section cannot be read".to_string()))?;
             if !visit(index, elems) {
                 return Ok(false);
             }
             index += take;
             left -= take;
+        }
+        Ok(true)
+    }
+
+    /// Whether the file holds exactly `sections` (tags, element sizes and bytes, read through
+    /// the file), in any order, and nothing else.
+    pub fn holds(&self, sections: &[Section<'_>]) -> Result<bool, FlatError> {
+        if self.sections.len() != sections.len() {
+            return Ok(false);
+        }
+        for s in sections {
+            let Some((_, elem, range)) = self.sections.iter().find(|(t, ..)| *t == s.tag) else {
+                return Ok(false);
+            };
+            if *elem != s.elem || range.len() != s.bytes.len() {
+                return Ok(false);
+            }
+            let same = self.scan_range::<u8>(range.clone(), &mut |at, chunk| {
+                s.bytes.get(at..at + chunk.len()) == Some(chunk)
+            })?;
+            if !same {
+                return Ok(false);
+            }
         }
         Ok(true)
     }

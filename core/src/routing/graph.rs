@@ -32,6 +32,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::density::URBAN_DENSITY;
+use super::flat::Arr;
 use super::network::RoadNetwork;
 use super::profile::{Junction, Metric, Profile, speed_kmh, transition_cost_ms, turn_cost_ms};
 use crate::geo::{bearing_deg, turn_angle};
@@ -45,28 +46,28 @@ pub struct TurnGraph {
     /// The profile.
     pub profile: Profile,
     /// Edge index of each arc.
-    pub arc_edge: Vec<u32>,
+    pub arc_edge: Arr<u32>,
     /// Direction of each arc (`true`: from `from` to `to`).
     pub arc_forward: Vec<bool>,
     /// Time to traverse each arc, ms (≥ 1).
-    pub arc_time_ms: Vec<u32>,
+    pub arc_time_ms: Arr<u32>,
     /// Length of each arc, cm (≥ 1).
-    pub arc_dist_cm: Vec<u32>,
+    pub arc_dist_cm: Arr<u32>,
     /// Arcs of each edge: `[forward, backward]`, [`NO_ARC`] when not allowed. Copies made for
     /// via-way restrictions are not listed.
-    pub edge_arcs: Vec<[u32; 2]>,
+    pub edge_arcs: Arr<[u32; 2]>,
     /// Number of original (not copied) arcs; copies have ids from here on.
     pub original_arcs: u32,
     /// Entry copies of each edge's arcs (`[forward, backward]`, [`NO_ARC`] when the edge is
     /// not restricted for the profile or the direction not allowed): a path ending on a
     /// restricted edge arrives on them.
-    pub edge_entry: Vec<[u32; 2]>,
+    pub edge_entry: Arr<[u32; 2]>,
     /// Transitions: those of arc `a` are `first_out[a]..first_out[a + 1]`.
-    pub first_out: Vec<u32>,
+    pub first_out: Arr<u32>,
     /// Target arc of each transition.
-    pub head: Vec<u32>,
+    pub head: Arr<u32>,
     /// Turn cost of each transition in the time metric, ms.
-    pub turn_ms: Vec<u32>,
+    pub turn_ms: Arr<u32>,
 }
 
 /// The transitions of a [`TurnGraph`] by the arc they enter: built on demand
@@ -388,16 +389,16 @@ impl TurnGraph {
         let t = Transitions::from_lists(&out);
         TurnGraph {
             profile,
-            arc_edge,
+            arc_edge: arc_edge.into(),
             arc_forward,
-            arc_time_ms,
-            arc_dist_cm,
-            edge_arcs,
+            arc_time_ms: arc_time_ms.into(),
+            arc_dist_cm: arc_dist_cm.into(),
+            edge_arcs: edge_arcs.into(),
             original_arcs,
-            edge_entry,
-            first_out: t.first_out,
-            head: t.head,
-            turn_ms: t.turn_ms,
+            edge_entry: edge_entry.into(),
+            first_out: t.first_out.into(),
+            head: t.head.into(),
+            turn_ms: t.turn_ms.into(),
         }
     }
 

@@ -213,12 +213,12 @@ pub fn merge(members: &[JoinMember<'_>]) -> Merged {
     }
     Merged {
         net: RoadNetwork {
-            nodes,
-            node_osm,
+            nodes: nodes.into(),
+            node_osm: node_osm.into(),
             junction,
-            density,
+            density: density.into(),
             edges,
-            points,
+            points: points.into(),
             names,
             restrictions,
             toll_booths,

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
+use super::flat::Arr;
 use super::profile::{CountryLimits, Highway, Profile};
 use crate::geo::{Pt, decode_polyline};
 
@@ -117,9 +118,9 @@ pub struct TollBooth {
 #[derive(Debug)]
 pub struct RoadNetwork {
     /// Node positions, index = `road_nodes` row order.
-    pub nodes: Vec<Pt>,
+    pub nodes: Arr<Pt>,
     /// OSM id of each node: the identity two packs share (ADR 0008).
-    pub node_osm: Vec<i64>,
+    pub node_osm: Arr<i64>,
     /// Whether each node is a junction of the whole road network (`road_nodes.junction`):
     /// continuing through a node that is none (a split made where a region's border cuts a
     /// road) costs no turn.
@@ -127,11 +128,11 @@ pub struct RoadNetwork {
     /// Road density around each node, km/km² ([`super::density`]): in a pack cut from a
     /// larger extract, `road_node_density`, measured by the builder over the whole extract
     /// (pack format 10); else measured over this pack's roads when it is read.
-    pub density: Vec<f32>,
+    pub density: Arr<f32>,
     /// Edges in `road_edges.id` order.
     pub edges: Vec<RoadEdge>,
     /// Every edge's geometry, concatenated.
-    pub points: Vec<Pt>,
+    pub points: Arr<Pt>,
     /// Interned names and refs; index 0 is the empty string.
     pub names: Vec<Arc<str>>,
     /// Turn restrictions.
@@ -375,13 +376,14 @@ impl RoadNetwork {
             )
             .unwrap_or_default();
         let limits = CountryLimits::of(&country);
+        edges.shrink_to_fit();
         let mut net = RoadNetwork {
-            nodes,
-            node_osm,
+            nodes: nodes.into(),
+            node_osm: node_osm.into(),
             junction,
-            density,
+            density: density.into(),
             edges,
-            points,
+            points: points.into(),
             names,
             restrictions,
             toll_booths,
@@ -390,7 +392,7 @@ impl RoadNetwork {
             country_limits: vec![limits],
         };
         if net.density.len() != net.nodes.len() {
-            net.density = super::density::node_density(&net);
+            net.density = super::density::node_density(&net).into();
         }
         Ok(net)
     }

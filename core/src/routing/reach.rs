@@ -281,16 +281,16 @@ mod tests {
         let t = crate::routing::graph::Transitions::from_lists(&out);
         TurnGraph {
             profile: super::super::Profile::Driving,
-            arc_edge: (0..n).collect(),
+            arc_edge: (0..n).collect::<Vec<_>>().into(),
             arc_forward: vec![true; n as usize],
-            arc_time_ms: vec![1; n as usize],
-            arc_dist_cm: vec![1; n as usize],
-            edge_arcs: (0..n).map(|a| [a, NO_ARC]).collect(),
+            arc_time_ms: vec![1; n as usize].into(),
+            arc_dist_cm: vec![1; n as usize].into(),
+            edge_arcs: (0..n).map(|a| [a, NO_ARC]).collect::<Vec<_>>().into(),
             original_arcs: n,
-            edge_entry: (0..n).map(|_| [NO_ARC; 2]).collect(),
-            turn_ms: t.turn_ms,
-            first_out: t.first_out,
-            head: t.head,
+            edge_entry: (0..n).map(|_| [NO_ARC; 2]).collect::<Vec<_>>().into(),
+            turn_ms: t.turn_ms.into(),
+            first_out: t.first_out.into(),
+            head: t.head.into(),
         }
     }
 

@@ -242,7 +242,19 @@ impl Router {
         let net = RoadNetwork::load(conn)?;
         let mut r = Router::from_network(pack_id, net);
         r.dir = Some(dir.to_path_buf());
+        r.map_network();
         Ok(r)
+    }
+
+    /// Reads the network's large arrays from a mapped file ([`super::layout::map_network`])
+    /// when its graphs reach the layout size (two arcs an edge at most).
+    fn map_network(&mut self) {
+        if 2 * self.net.edges.len() >= self.layouts_from_arcs
+            && !self.net.points.is_mapped()
+            && let Some(dir) = &self.dir
+        {
+            super::layout::map_network(&self.pack_id, dir, &mut self.net);
+        }
     }
 
     /// Reads how each hierarchy was prepared from a manifest's `stats`: queries walk the
@@ -269,6 +281,7 @@ impl Router {
     /// files ([`super::layout`]; `usize::MAX`: never).
     pub fn with_layouts_from(mut self, arcs: usize) -> Router {
         self.layouts_from_arcs = arcs;
+        self.map_network();
         self
     }
 
@@ -302,7 +315,15 @@ impl Router {
     /// The turn graph of `profile`.
     pub fn graph(&self, profile: Profile) -> Arc<TurnGraph> {
         self.graphs[profile.index()]
-            .get_or_init(|| Arc::new(TurnGraph::build(&self.net, profile)))
+            .get_or_init(|| {
+                let mut g = TurnGraph::build(&self.net, profile);
+                if g.arc_count() >= self.layouts_from_arcs
+                    && let Some(dir) = &self.dir
+                {
+                    super::layout::map_graph(&self.pack_id, dir, &mut g);
+                }
+                Arc::new(g)
+            })
             .clone()
     }
 

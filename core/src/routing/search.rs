@@ -8,6 +8,8 @@ use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use radix_heap::RadixHeapMap;
+
 use super::graph::{NO_ARC, TurnGraph};
 use super::profile::Metric;
 
@@ -69,6 +71,9 @@ pub struct Dijkstra {
     target_stamp: Vec<u32>,
     round: u32,
     heap: BinaryHeap<Reverse<(i64, u32)>>,
+    /// The queue of [`Dijkstra::explore`], whose keys never decrease (every weight is
+    /// non-negative): a radix heap, which pushes in constant time.
+    radix: RadixHeapMap<Reverse<i64>, u32>,
     /// Arcs settled by the last search, in order.
     pub order: Vec<u32>,
 }
@@ -89,6 +94,7 @@ impl Dijkstra {
             target_stamp: Vec::new(),
             round: 0,
             heap: BinaryHeap::new(),
+            radix: RadixHeapMap::new(),
             order: Vec::new(),
         }
     }
@@ -107,6 +113,7 @@ impl Dijkstra {
             self.round = 1;
         }
         self.heap.clear();
+        self.radix.clear();
         self.order.clear();
     }
 
@@ -140,13 +147,6 @@ impl Dijkstra {
     pub fn reached(&self, a: u32) -> Option<i64> {
         let s = &self.arcs[a as usize];
         (s.settled == self.round).then_some(s.dist)
-    }
-
-    fn relax(&mut self, a: u32, d: i64, parent: u32) {
-        if self.label(a).is_none_or(|old| d < old) {
-            self.set(a, d, parent);
-            self.heap.push(Reverse((d, a)));
-        }
     }
 
     /// The cheapest path from any `(arc, start label)` source to any `(arc, end cost)` target,
@@ -248,11 +248,12 @@ impl Dijkstra {
     ) {
         self.begin(g.arc_count());
         for &(a, w) in sources {
-            if usable(a) {
-                self.relax(a, w, NO_ARC);
+            if usable(a) && self.label(a).is_none_or(|old| w < old) {
+                self.set(a, w, NO_ARC);
+                self.radix.push(Reverse(w), a);
             }
         }
-        while let Some(Reverse((d, a))) = self.heap.pop() {
+        while let Some((Reverse(d), a)) = self.radix.pop() {
             if self.is_settled(a) || self.label(a) != Some(d) {
                 continue;
             }
@@ -267,7 +268,12 @@ impl Dijkstra {
                     continue;
                 }
                 if let Some(w) = weight(a, t) {
-                    self.relax(b, d + w as i64, a);
+                    // `w` is never negative: the key pushed is at least the one popped.
+                    let nd = d + w as i64;
+                    if self.label(b).is_none_or(|old| nd < old) {
+                        self.set(b, nd, a);
+                        self.radix.push(Reverse(nd), b);
+                    }
                 }
             }
         }

@@ -279,16 +279,16 @@ mod tests {
                 limits: 0,
             });
         }
-        let node_osm = (0..nodes.len() as i64).collect();
+        let node_osm: Vec<i64> = (0..nodes.len() as i64).collect();
         let junction = vec![true; nodes.len()];
         let density = vec![0.0; nodes.len()];
         RoadNetwork {
-            nodes,
-            node_osm,
+            nodes: nodes.into(),
+            node_osm: node_osm.into(),
             junction,
-            density,
+            density: density.into(),
             edges,
-            points,
+            points: points.into(),
             names: vec![Arc::from("")],
             restrictions: Vec::new(),
             toll_booths: Vec::new(),

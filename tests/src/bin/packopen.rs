@@ -146,7 +146,11 @@ fn main() {
         let snap = SnapIndex::build(&net);
         let (snap_ms, pieces) = (ms(t), snap.pieces());
         let t = Instant::now();
-        AddressIndex::load(&db, a.lat).unwrap();
+        AddressIndex::load(
+            rusqlite::Connection::open(installed.join("data.sqlite")).unwrap(),
+            a.lat,
+        )
+        .unwrap();
         let addresses = ms(t);
         let t = Instant::now();
         TollTable::load(&db).unwrap();
