@@ -2,7 +2,7 @@
 //! (within 150 m), else the nearest settlement of its places layer (within 3 km), held in an
 //! R-tree built when the pack's router is first used.
 //!
-//! The trees hold positions and row ids only; the text of the one address an answer names is
+//! The trees hold positions and row ids (`id`) only; the text of the one address an answer names is
 //! read from the pack's database when it is asked for. A country's 700,000 addresses take
 //! about 25 MB so, not the 100 MB their texts took in memory.
 use parking_lot::Mutex;
@@ -15,7 +15,7 @@ use crate::geo::{LocalProjection, Pt};
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     xy: [f64; 2],
-    /// Row id.
+    /// The row's `id`.
     row: i64,
     /// Index of the member pack's connection.
     member: u32,
@@ -68,10 +68,10 @@ impl AddressIndex {
                 conn,
                 &proj,
                 member,
-                "SELECT rowid, lat, lng FROM addresses",
+                "SELECT id, lat, lng FROM addresses",
                 &mut addresses,
             )?;
-            let q = format!("SELECT rowid, lat, lng FROM places WHERE {SETTLEMENTS}");
+            let q = format!("SELECT id, lat, lng FROM places WHERE {SETTLEMENTS}");
             read(conn, &proj, member, &q, &mut places)?;
         }
         Ok(AddressIndex {
@@ -99,14 +99,14 @@ impl AddressIndex {
             .nearest_neighbor_iter_with_distance_2(&q)
             .next()
             .filter(|(_, d2)| *d2 <= PLACE_M * PLACE_M)?;
-        self.text(e, "SELECT name FROM places WHERE rowid = ?1", |r| r.get(0))
+        self.text(e, "SELECT name FROM places WHERE id = ?1", |r| r.get(0))
     }
 
     /// `street number, postcode city` (the place instead of the street when there is none).
     fn address_text(&self, e: &Entry) -> Option<String> {
         self.text(
             e,
-            "SELECT housenumber, street, place, postcode, city FROM addresses WHERE rowid = ?1",
+            "SELECT housenumber, street, place, postcode, city FROM addresses WHERE id = ?1",
             |r| {
                 let number: String = r.get(0)?;
                 let street: Option<String> = r.get(1)?;
@@ -147,7 +147,7 @@ impl AddressIndex {
     }
 }
 
-/// Appends the `(rowid, lat, lng)` rows of `sql` as entries of `member`.
+/// Appends the `(id, lat, lng)` rows of `sql` as entries of `member`.
 fn read(
     conn: &Connection,
     proj: &LocalProjection,

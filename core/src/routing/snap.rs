@@ -5,7 +5,15 @@
 //! smaller (Andorra's mountain roads: 101,124 segments in 14,000 pieces), which is most of
 //! the cost of opening a pack for routing. [`SnapIndex::snap_two`] also finds the nearest edge
 //! of the main component in the same walk (see [`super::reach`]).
-use rstar::{AABB, PointDistance, RTree, RTreeObject};
+//!
+//! A piece holds its edge, its first point and its box, not its points: the walk projects the
+//! network's own points (a multiplication each) when it measures a piece, so the index takes
+//! 40 bytes a piece rather than a copy of the geometry (a country's 800,000 pieces: about
+//! 35 MB, not 125).
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use rstar::{AABB, RTree, RTreeNode, RTreeObject};
 
 use super::network::RoadNetwork;
 use crate::geo::{LocalProjection, Pt, haversine_m, lerp, line_length_m, project_on_segment};
@@ -13,7 +21,7 @@ use crate::geo::{LocalProjection, Pt, haversine_m, lerp, line_length_m, project_
 /// Most segments in one piece of an edge.
 pub const PIECE_SEGMENTS: usize = 8;
 
-/// Up to [`PIECE_SEGMENTS`] consecutive segments of an edge's geometry, projected.
+/// Up to [`PIECE_SEGMENTS`] consecutive segments of an edge's geometry.
 #[derive(Debug, Clone)]
 pub struct Piece {
     /// Edge index.
@@ -21,20 +29,31 @@ pub struct Piece {
     /// Index of the piece's first point within the edge geometry.
     pub first: u32,
     envelope: AABB<[f64; 2]>,
-    /// The points (segments + 1), boxed: the tree's bulk load moves pieces many times.
-    points: Box<[[f64; 2]]>,
 }
 
 impl Piece {
+    /// The piece's points, in the edge's geometry.
+    fn points<'a>(&self, net: &'a RoadNetwork) -> &'a [Pt] {
+        let g = net.geometry(self.edge);
+        let first = self.first as usize;
+        let end = (first + PIECE_SEGMENTS).min(g.len().saturating_sub(1));
+        g.get(first..=end).unwrap_or(&[])
+    }
+
     /// The segment nearest to `q` (index within the edge geometry), its position along it
     /// (`0..=1`) and squared distance; the first of equally near segments.
-    fn nearest(&self, q: [f64; 2]) -> (u32, f64, f64) {
+    fn nearest(&self, net: &RoadNetwork, proj: &LocalProjection, q: [f64; 2]) -> (u32, f64, f64) {
         let mut best = (self.first, 0.0, f64::INFINITY);
-        for (j, w) in self.points.windows(2).enumerate() {
-            let (t, d2) = project_on_segment(q, w[0], w[1]);
+        let mut points = self.points(net).iter().map(|p| proj.project(*p));
+        let Some(mut a) = points.next() else {
+            return best;
+        };
+        for (j, b) in points.enumerate() {
+            let (t, d2) = project_on_segment(q, a, b);
             if d2 < best.2 {
                 best = (self.first + j as u32, t, d2);
             }
+            a = b;
         }
         best
     }
@@ -48,9 +67,82 @@ impl RTreeObject for Piece {
     }
 }
 
-impl PointDistance for Piece {
-    fn distance_2(&self, point: &[f64; 2]) -> f64 {
-        self.nearest(*point).2
+/// An entry of the nearest-first walk: a subtree by the distance to its box, or a piece by
+/// its own distance.
+struct Queued<'a> {
+    d2: f64,
+    node: &'a RTreeNode<Piece>,
+}
+
+impl PartialEq for Queued<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Queued<'_> {}
+
+impl PartialOrd for Queued<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Queued<'_> {
+    /// Nearest first from a max-heap.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.d2.total_cmp(&self.d2)
+    }
+}
+
+/// The pieces of a tree nearest first, with their squared distances to `q` (best-first
+/// search: a subtree is opened when nothing queued is nearer than its box).
+struct NearestFirst<'a> {
+    net: &'a RoadNetwork,
+    proj: &'a LocalProjection,
+    q: [f64; 2],
+    queue: BinaryHeap<Queued<'a>>,
+}
+
+impl<'a> NearestFirst<'a> {
+    fn new(
+        tree: &'a RTree<Piece>,
+        net: &'a RoadNetwork,
+        proj: &'a LocalProjection,
+        q: [f64; 2],
+    ) -> Self {
+        let mut walk = NearestFirst {
+            net,
+            proj,
+            q,
+            queue: BinaryHeap::new(),
+        };
+        walk.open(tree.root().children());
+        walk
+    }
+
+    fn open(&mut self, children: &'a [RTreeNode<Piece>]) {
+        for node in children {
+            let d2 = match node {
+                RTreeNode::Leaf(piece) => piece.nearest(self.net, self.proj, self.q).2,
+                RTreeNode::Parent(parent) => parent.envelope().distance_2(&self.q),
+            };
+            self.queue.push(Queued { d2, node });
+        }
+    }
+}
+
+impl<'a> Iterator for NearestFirst<'a> {
+    type Item = (&'a Piece, f64);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while let Some(Queued { d2, node }) = self.queue.pop() {
+            match node {
+                RTreeNode::Leaf(piece) => return Some((piece, d2)),
+                RTreeNode::Parent(parent) => self.open(parent.children()),
+            }
+        }
+        None
     }
 }
 
@@ -92,19 +184,19 @@ impl SnapIndex {
             (lo + hi) / 2.0
         };
         let proj = LocalProjection::new(mid);
-        let mut pieces = Vec::with_capacity(net.points.len() / 4 + net.edges.len());
+        let mut pieces = Vec::with_capacity(net.points.len() / PIECE_SEGMENTS + net.edges.len());
+        let mut points: Vec<[f64; 2]> = Vec::with_capacity(PIECE_SEGMENTS + 1);
         for i in 0..net.edges.len() {
             let g = net.geometry(i as u32);
             let mut first = 0;
             while first + 1 < g.len() {
                 let end = (first + PIECE_SEGMENTS).min(g.len() - 1);
-                let points: Box<[[f64; 2]]> =
-                    g[first..=end].iter().map(|p| proj.project(*p)).collect();
+                points.clear();
+                points.extend(g[first..=end].iter().map(|p| proj.project(*p)));
                 pieces.push(Piece {
                     edge: i as u32,
                     first: first as u32,
                     envelope: AABB::from_points(points.iter()),
-                    points,
                 });
                 first = end;
             }
@@ -139,9 +231,7 @@ impl SnapIndex {
         let q = self.proj.project(p);
         let max2 = MAX_SNAP_M * MAX_SNAP_M;
         let mut near: Option<Snap> = None;
-        let mut walk = self
-            .tree
-            .nearest_neighbor_iter_with_distance_2(&q)
+        let mut walk = NearestFirst::new(&self.tree, net, &self.proj, q)
             .take_while(|x| x.1 <= max2)
             .filter(|x| usable(x.0.edge))
             .peekable();
@@ -192,7 +282,7 @@ impl SnapIndex {
     /// every network that has it, and different for two edges on one segment (a one-way
     /// street and its contraflow cycle lane).
     fn segment_key(&self, net: &RoadNetwork, q: [f64; 2], piece: &Piece) -> [f64; 6] {
-        let (i, _, _) = piece.nearest(q);
+        let (i, _, _) = piece.nearest(net, &self.proj, q);
         let g = net.geometry(piece.edge);
         let i = i as usize;
         let (a, b) = match (g.get(i), g.get(i + 1)) {
@@ -213,7 +303,7 @@ impl SnapIndex {
     }
 
     fn snap_on(&self, net: &RoadNetwork, p: Pt, q: [f64; 2], piece: &Piece) -> Snap {
-        let (i, t, _) = piece.nearest(q);
+        let (i, t, _) = piece.nearest(net, &self.proj, q);
         let g = net.geometry(piece.edge);
         let i = i as usize;
         let point = lerp(g[i], g[i + 1], t);
