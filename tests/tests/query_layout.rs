@@ -1,8 +1,8 @@
-//! Hierarchies queried from mapped query layout files (`core/src/routing/layout.rs`): on a
-//! real pack whose routers are told to map every hierarchy, routes, matrices and
-//! alternatives are exactly those of the hierarchies decoded into memory; a layout is written
-//! once and reused; a damaged or cut layout is written again; and where no layout can be
-//! written the hierarchy stays in memory and answers the same.
+//! Hierarchies, turn graphs and the network's arrays read from mapped layout files
+//! (`core/src/routing/layout.rs`): on a real pack whose routers are told to map them all,
+//! snaps, routes, matrices and alternatives are exactly those of the arrays held in memory; a
+//! layout is written once and reused; a damaged or cut layout is written again; and where no
+//! layout can be written everything stays in memory and answers the same.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
@@ -106,11 +106,32 @@ fn mapped_layouts_answer_as_the_decoded_hierarchies() {
     let memory = router(&dir, usize::MAX);
     let mapped = router(&dir, 0);
     let mut rng = Rng::new(0x1a70);
+    // The network's arrays are mapped as soon as the router opens; in memory otherwise.
+    assert!(mapped.net.points.is_mapped() && mapped.net.nodes.is_mapped());
+    assert!(!memory.net.points.is_mapped());
+    assert_eq!(&mapped.net.points[..], &memory.net.points[..]);
+    assert_eq!(&mapped.net.node_osm[..], &memory.net.node_osm[..]);
     for profile in Profile::ALL {
         let points = snaps(&memory, profile, 200, &mut rng);
+        // The same snaps from the mapped points.
+        let seed = 0x5a9 + profile.index() as u64;
+        assert_eq!(
+            snaps(&mapped, profile, 50, &mut Rng::new(seed)),
+            snaps(&memory, profile, 50, &mut Rng::new(seed))
+        );
         assert!(!memory.hierarchy(profile, Metric::Time).unwrap().is_mapped());
+        assert!(!memory.graph(profile).head.is_mapped());
         let want = answers(&memory, profile, &points);
         let got = answers(&mapped, profile, &points);
+        let g = mapped.graph(profile);
+        assert!(
+            g.head.is_mapped() && g.arc_time_ms.is_mapped(),
+            "{profile}: graph not mapped"
+        );
+        assert_eq!(
+            g.signature(Metric::Time),
+            memory.graph(profile).signature(Metric::Time)
+        );
         assert!(
             mapped.hierarchy(profile, Metric::Time).unwrap().is_mapped(),
             "{profile}: not mapped"
@@ -166,12 +187,37 @@ fn a_layout_is_reused_and_a_damaged_one_written_again() {
             "damage {i}: not rewritten"
         );
     }
+    // The derived arrays (turn graph, network): a file changed anywhere in its data is
+    // written again, and answers do not change.
+    for name in ["driving-graph.layout", "network.layout"] {
+        let derived = file.with_file_name(name);
+        let good = std::fs::read(&derived).unwrap();
+        let mut bad = good.clone();
+        let at = bad.len() * 2 / 3;
+        bad[at..at + 16].iter_mut().for_each(|b| *b ^= 0x5a);
+        std::fs::write(&derived, &bad).unwrap();
+        let r = router(&dir, 0);
+        assert_eq!(answers(&r, profile, &points), want, "{name} damaged");
+        assert_eq!(
+            std::fs::read(&derived).unwrap(),
+            good,
+            "{name}: not rewritten"
+        );
+    }
     // Nothing but the layouts in the directory (no temporary files left).
-    let names: Vec<String> = std::fs::read_dir(file.parent().unwrap())
+    let mut names: Vec<String> = std::fs::read_dir(file.parent().unwrap())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
-    assert_eq!(names, vec!["driving-time.layout".to_string()]);
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "driving-graph.layout",
+            "driving-time.layout",
+            "network.layout"
+        ]
+    );
 }
 
 #[test]
@@ -186,6 +232,7 @@ fn where_no_layout_can_be_written_the_hierarchy_stays_in_memory() {
     let r = router(&dir, 0);
     let ch = r.hierarchy(profile, Metric::Time).unwrap();
     assert!(!ch.is_mapped());
+    assert!(!r.net.points.is_mapped() && !r.graph(profile).head.is_mapped());
     assert_eq!(
         answers(&r, profile, &points),
         answers(&memory, profile, &points)

@@ -44,6 +44,10 @@ pub struct AddressIndex {
     conns: Vec<Mutex<Connection>>,
 }
 
+/// How much of each pack's database a lookup connection maps (SQLite's `mmap_size`): the
+/// whole of any region pack.
+const MAP_BYTES: i64 = 1 << 32;
+
 const ADDRESS_M: f64 = 150.0;
 const PLACE_M: f64 = 3_000.0;
 
@@ -73,6 +77,12 @@ impl AddressIndex {
             )?;
             let q = format!("SELECT id, lat, lng FROM places WHERE {SETTLEMENTS}");
             read(conn, &proj, member, &q, &mut places)?;
+        }
+        for conn in &conns {
+            // A lookup reads a few scattered pages of an immutable file: mapped, they cost no
+            // read call and no copy into the connection's page cache. Where mapping is not
+            // available SQLite reads as before.
+            conn.pragma_update(None, "mmap_size", MAP_BYTES)?;
         }
         Ok(AddressIndex {
             proj,

@@ -468,6 +468,43 @@ mod tests {
     }
 
     #[test]
+    fn map_same_keeps_a_file_holding_the_arrays_and_replaces_any_other() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d").join("x.layout");
+        let a: Vec<u32> = (0..5000).collect();
+        let b: Vec<[f64; 2]> = vec![[1.5, 2.5]; 300];
+        let key = [4u8; 32];
+        let sections = [Section::new("a", &a), Section::new("b", &b)];
+        let f = map_same(&path, &key, &sections).unwrap();
+        assert_eq!(&f.arr::<u32>("a").unwrap()[..], &a[..]);
+        let inode = std::fs::metadata(&path).unwrap().ino();
+        // The same arrays: the file is kept.
+        map_same(&path, &key, &sections).unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().ino(), inode);
+        // One element changed in the file: written again.
+        let good = std::fs::read(&path).unwrap();
+        let mut bad = good.clone();
+        let at = bad.len() - 100;
+        bad[at] ^= 1;
+        std::fs::write(&path, &bad).unwrap();
+        let f = map_same(&path, &key, &sections).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), good);
+        assert_eq!(&f.arr::<[f64; 2]>("b").unwrap()[..], &b[..]);
+        // Other arrays (one element more, one section fewer): written again.
+        let longer: Vec<u32> = (0..5001).collect();
+        let f = map_same(
+            &path,
+            &key,
+            &[Section::new("a", &longer), Section::new("b", &b)],
+        )
+        .unwrap();
+        assert_eq!(f.arr::<u32>("a").unwrap().len(), 5001);
+        let f = map_same(&path, &key, &[Section::new("a", &a)]).unwrap();
+        assert!(f.arr::<[f64; 2]>("b").is_err());
+    }
+
+    #[test]
     fn a_cut_or_damaged_file_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.layout");

@@ -12,27 +12,29 @@ use super::TripLeg;
 fn arc_points(router: &Router, g: &TurnGraph, a: u32, from: f64, to: f64, out: &mut Vec<Pt>) {
     let e = g.arc_edge[a as usize];
     let geom = router.net.geometry(e);
-    let mut tmp: Vec<Pt> = Vec::new();
-    let full = from <= 0.0 && to >= 1.0;
-    if g.arc_forward[a as usize] {
-        if full {
-            tmp.extend_from_slice(geom);
-        } else {
-            sub_line(geom, from, to, &mut tmp);
-        }
-    } else {
-        let rev: Vec<Pt> = geom.iter().rev().copied().collect();
-        if full {
-            tmp = rev;
-        } else {
-            sub_line(&rev, from, to, &mut tmp);
-        }
-    }
-    for p in tmp {
+    let forward = g.arc_forward[a as usize];
+    let mut push = |p: Pt| {
         if out.last() != Some(&p) {
             out.push(p);
         }
+    };
+    if from <= 0.0 && to >= 1.0 {
+        // The whole arc (every arc of a path but its ends): no copy.
+        if forward {
+            geom.iter().copied().for_each(push);
+        } else {
+            geom.iter().rev().copied().for_each(push);
+        }
+        return;
     }
+    let mut tmp: Vec<Pt> = Vec::new();
+    if forward {
+        sub_line(geom, from, to, &mut tmp);
+    } else {
+        let rev: Vec<Pt> = geom.iter().rev().copied().collect();
+        sub_line(&rev, from, to, &mut tmp);
+    }
+    tmp.into_iter().for_each(push);
 }
 
 /// Every point of a leg.
@@ -66,19 +68,25 @@ pub struct StepParts {
     pub end: Pt,
 }
 
-fn arc_bearings(router: &Router, g: &TurnGraph, a: u32) -> (f64, f64) {
+/// The bearing in which arc `a` leaves its start.
+fn out_bearing(router: &Router, g: &TurnGraph, a: u32) -> f64 {
     let geom = router.net.geometry(g.arc_edge[a as usize]);
     let n = geom.len();
     if g.arc_forward[a as usize] {
-        (
-            bearing_deg(geom[0], geom[1]),
-            bearing_deg(geom[n - 2], geom[n - 1]),
-        )
+        bearing_deg(geom[0], geom[1])
     } else {
-        (
-            bearing_deg(geom[n - 1], geom[n - 2]),
-            bearing_deg(geom[1], geom[0]),
-        )
+        bearing_deg(geom[n - 1], geom[n - 2])
+    }
+}
+
+/// The bearing in which arc `a` reaches its end.
+fn in_bearing(router: &Router, g: &TurnGraph, a: u32) -> f64 {
+    let geom = router.net.geometry(g.arc_edge[a as usize]);
+    let n = geom.len();
+    if g.arc_forward[a as usize] {
+        bearing_deg(geom[n - 2], geom[n - 1])
+    } else {
+        bearing_deg(geom[1], geom[0])
     }
 }
 
@@ -88,30 +96,32 @@ pub fn steps(router: &Router, g: &TurnGraph, leg: &TripLeg, geometry: bool) -> V
     let p = &leg.path;
     let n = p.arcs.len();
     let mut out: Vec<StepParts> = Vec::new();
-    let name_of = |a: u32| -> String {
+    let name_of = |a: u32| -> &str {
         let e = g.arc_edge[a as usize];
         let name = router.net.name(e);
         if name.is_empty() {
-            router.net.road_ref(e).to_string()
+            router.net.road_ref(e)
         } else {
-            name.to_string()
+            name
         }
     };
     let mut cur: Option<StepParts> = None;
+    // One buffer for every arc's points.
+    let mut pts: Vec<Pt> = Vec::new();
     for (i, &a) in p.arcs.iter().enumerate() {
         let from = if i == 0 { p.start } else { 0.0 };
         let to = if i + 1 == n { p.end } else { 1.0 };
         let share = (to - from).max(0.0);
         let e = &router.net.edges[g.arc_edge[a as usize] as usize];
         let name = name_of(a);
-        let (b_out, _) = arc_bearings(router, g, a);
+        let b_out = out_bearing(router, g, a);
         let mut turn_s = 0.0;
         let new = match (i, cur.as_ref()) {
             (0, _) | (_, None) => Some(Maneuver::Depart(text::compass(b_out))),
             (_, Some(c)) => {
                 let prev = p.arcs[i - 1];
                 turn_s = f64::from(g.turn_between(prev, a).unwrap_or(0)) / 1000.0;
-                let (_, b_in) = arc_bearings(router, g, prev);
+                let b_in = in_bearing(router, g, prev);
                 let dev = turn_angle(b_in, b_out);
                 let prev_e = &router.net.edges[g.arc_edge[prev as usize] as usize];
                 let u_turn = g.arc_edge[prev as usize] == g.arc_edge[a as usize];
@@ -134,7 +144,7 @@ pub fn steps(router: &Router, g: &TurnGraph, leg: &TripLeg, geometry: bool) -> V
             }
             cur = Some(StepParts {
                 maneuver: m,
-                name: name.clone(),
+                name: name.to_string(),
                 distance_m: 0.0,
                 duration_s: 0.0,
                 points: if geometry { vec![start] } else { Vec::new() },
@@ -145,13 +155,13 @@ pub fn steps(router: &Router, g: &TurnGraph, leg: &TripLeg, geometry: bool) -> V
         if let Some(c) = cur.as_mut() {
             c.distance_m += e.length_m * share;
             c.duration_s += f64::from(g.arc_time_ms[a as usize]) * share / 1000.0 + turn_s;
-            let mut pts = Vec::new();
+            pts.clear();
             arc_points(router, g, a, from, to, &mut pts);
             if let Some(last) = pts.last() {
                 c.end = *last;
             }
             if geometry {
-                for q in pts {
+                for &q in &pts {
                     if c.points.last() != Some(&q) {
                         c.points.push(q);
                     }
