@@ -124,11 +124,21 @@ impl LoadedPack {
     /// Opens `data.sqlite` read-only (no SQLite mutex: use the connection from one thread at a
     /// time, which `rusqlite::Connection` enforces by not being `Sync`). Fails when the pack has
     /// no such file.
+    ///
+    /// The query planner keeps the plan a statement was prepared with (QPSG): SQLite is built
+    /// with STAT4, and would otherwise compile a cached statement again each time a bound
+    /// value changes (most of the cost of a lookup by id), although a pack holds no STAT4
+    /// samples that a value could change a plan by.
     pub fn sqlite(&self) -> rusqlite::Result<Connection> {
-        Connection::open_with_flags(
+        let conn = Connection::open_with_flags(
             self.dir.join(SQLITE_FILE),
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
+        )?;
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+            true,
+        )?;
+        Ok(conn)
     }
 
     /// Whether the pack covers the point: inside the bbox, and inside the polygon when there is

@@ -13,7 +13,7 @@ fn arc_points(router: &Router, g: &TurnGraph, a: u32, from: f64, to: f64, out: &
     let e = g.arc_edge[a as usize];
     let geom = router.net.geometry(e);
     let forward = g.arc_forward[a as usize];
-    let mut push = |p: Pt| {
+    let push = |p: Pt| {
         if out.last() != Some(&p) {
             out.push(p);
         }
