@@ -213,3 +213,19 @@ pub fn map_graph(pack_id: &str, dir: &Path, g: &mut TurnGraph) -> bool {
         }
     }
 }
+
+/// Hands heap memory freed after a large derivation back to the system. glibc's allocator
+/// keeps freed chunks of its heap for later use (after the first large block is freed it
+/// serves blocks of up to 32 MB from the heap, not from their own mappings), so the
+/// hundreds of megabytes a country's turn graph is built in would stay resident after its
+/// arrays are mapped. Elsewhere (other C libraries, another global allocator) this does
+/// nothing.
+pub fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[allow(unsafe_code)]
+    // SAFETY: `malloc_trim` only returns free memory of the allocator's own heaps to the
+    // system; it takes no pointer and has no precondition.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}

@@ -252,8 +252,9 @@ impl Router {
         if 2 * self.net.edges.len() >= self.layouts_from_arcs
             && !self.net.points.is_mapped()
             && let Some(dir) = &self.dir
+            && super::layout::map_network(&self.pack_id, dir, &mut self.net)
         {
-            super::layout::map_network(&self.pack_id, dir, &mut self.net);
+            super::layout::release_freed_memory();
         }
     }
 
@@ -319,8 +320,9 @@ impl Router {
                 let mut g = TurnGraph::build(&self.net, profile);
                 if g.arc_count() >= self.layouts_from_arcs
                     && let Some(dir) = &self.dir
+                    && super::layout::map_graph(&self.pack_id, dir, &mut g)
                 {
-                    super::layout::map_graph(&self.pack_id, dir, &mut g);
+                    super::layout::release_freed_memory();
                 }
                 Arc::new(g)
             })
@@ -331,7 +333,15 @@ impl Router {
     /// first use).
     pub fn reach(&self, profile: Profile) -> Arc<Reach> {
         self.reach[profile.index()]
-            .get_or_init(|| Arc::new(Reach::build(&self.graph(profile))))
+            .get_or_init(|| {
+                let g = self.graph(profile);
+                let reach = Reach::build(&g);
+                if g.arc_count() >= self.layouts_from_arcs {
+                    // Its search stacks, as large as the graph, are free again.
+                    super::layout::release_freed_memory();
+                }
+                Arc::new(reach)
+            })
             .clone()
     }
 
