@@ -405,6 +405,30 @@ pub fn routing_plan(id: &str) -> PackPlan {
     plan
 }
 
+/// Up to `n` random points near the network of `r` (within about 100 m of a node), snapped
+/// for `profile`.
+pub fn random_snaps(
+    r: &waymark_core::routing::Router,
+    profile: waymark_core::routing::Profile,
+    n: usize,
+    rng: &mut Rng,
+) -> Vec<waymark_core::routing::snap::Snap> {
+    let mut out = Vec::new();
+    let mut tries = 0;
+    while out.len() < n && tries < n * 50 {
+        tries += 1;
+        let node = r.net.nodes[rng.below(r.net.nodes.len())];
+        let p = waymark_core::geo::Pt::new(
+            node.lat + (rng.unit() - 0.5) * 0.002,
+            node.lng + (rng.unit() - 0.5) * 0.002,
+        );
+        if let Some(s) = r.snap(profile, p, &|_| true) {
+            out.push(s);
+        }
+    }
+    out
+}
+
 /// The directory of sample pack `id` built with [`routing_plan`], once per test process (kept
 /// in a temporary directory that lives as long as the process).
 pub fn routing_pack(id: &str) -> std::path::PathBuf {

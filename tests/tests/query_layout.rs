@@ -7,11 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
-use waymark_core::geo::Pt;
 use waymark_core::routing::router::{SearchAlgorithm, expand_sources, positions, targets};
 use waymark_core::routing::snap::Snap;
 use waymark_core::routing::{Metric, Profile, Router, layout};
-use waymark_tests::{Rng, routing_pack};
+use waymark_tests::{Rng, random_snaps, routing_pack};
 
 /// A copy of pack `id`'s directory (its layouts are written there, not in the shared pack).
 fn pack_copy(id: &str) -> (tempfile::TempDir, PathBuf) {
@@ -38,21 +37,6 @@ fn router(dir: &Path, layouts_from: usize) -> Router {
     Router::open("pack", dir, &conn)
         .unwrap()
         .with_layouts_from(layouts_from)
-}
-
-fn snaps(r: &Router, profile: Profile, n: usize, rng: &mut Rng) -> Vec<Snap> {
-    let mut out = Vec::new();
-    while out.len() < n {
-        let node = r.net.nodes[rng.below(r.net.nodes.len())];
-        let p = Pt::new(
-            node.lat + (rng.unit() - 0.5) * 0.002,
-            node.lng + (rng.unit() - 0.5) * 0.002,
-        );
-        if let Some(s) = r.snap(profile, p, &|_| true) {
-            out.push(s);
-        }
-    }
-    out
 }
 
 /// Everything the two routers answer for `profile`, as comparable values: paths (cost and
@@ -112,12 +96,12 @@ fn mapped_layouts_answer_as_the_decoded_hierarchies() {
     assert_eq!(&mapped.net.points[..], &memory.net.points[..]);
     assert_eq!(&mapped.net.node_osm[..], &memory.net.node_osm[..]);
     for profile in Profile::ALL {
-        let points = snaps(&memory, profile, 200, &mut rng);
+        let points = random_snaps(&memory, profile, 200, &mut rng);
         // The same snaps from the mapped points.
         let seed = 0x5a9 + profile.index() as u64;
         assert_eq!(
-            snaps(&mapped, profile, 50, &mut Rng::new(seed)),
-            snaps(&memory, profile, 50, &mut Rng::new(seed))
+            random_snaps(&mapped, profile, 50, &mut Rng::new(seed)),
+            random_snaps(&memory, profile, 50, &mut Rng::new(seed))
         );
         assert!(!memory.hierarchy(profile, Metric::Time).unwrap().is_mapped());
         assert!(!memory.graph(profile).head.is_mapped());
@@ -153,7 +137,7 @@ fn a_layout_is_reused_and_a_damaged_one_written_again() {
     let file = layout::path(&dir, profile, Metric::Time);
     let mut rng = Rng::new(7);
     let first = router(&dir, 0);
-    let points = snaps(&first, profile, 120, &mut rng);
+    let points = random_snaps(&first, profile, 120, &mut rng);
     let want = answers(&first, profile, &points);
     let written = std::fs::read(&file).unwrap();
     let inode = std::fs::metadata(&file).unwrap().ino();
@@ -228,7 +212,7 @@ fn where_no_layout_can_be_written_the_hierarchy_stays_in_memory() {
     let profile = Profile::Walking;
     let mut rng = Rng::new(11);
     let memory = router(&dir, usize::MAX);
-    let points = snaps(&memory, profile, 120, &mut rng);
+    let points = random_snaps(&memory, profile, 120, &mut rng);
     let r = router(&dir, 0);
     let ch = r.hierarchy(profile, Metric::Time).unwrap();
     assert!(!ch.is_mapped());

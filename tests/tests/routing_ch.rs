@@ -10,7 +10,6 @@
 //! graphs, stored and read back as a pack file would be.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use waymark_core::geo::Pt;
 use waymark_core::routing::ch::{ChGraph, PreparedFile};
 use waymark_core::routing::router::{
     SearchAlgorithm, arrivals, direct, expand_sources, positions, targets,
@@ -18,25 +17,7 @@ use waymark_core::routing::router::{
 use waymark_core::routing::search::Dijkstra;
 use waymark_core::routing::snap::Snap;
 use waymark_core::routing::{Metric, Profile, Router, TurnGraph, cch};
-use waymark_tests::{Rng, routing_pack};
-
-/// Random points near the network, snapped for `profile`.
-fn random_snaps(r: &Router, profile: Profile, n: usize, rng: &mut Rng) -> Vec<Snap> {
-    let mut out = Vec::new();
-    let mut tries = 0;
-    while out.len() < n && tries < n * 50 {
-        tries += 1;
-        let node = r.net.nodes[rng.below(r.net.nodes.len())];
-        let p = Pt::new(
-            node.lat + (rng.unit() - 0.5) * 0.002,
-            node.lng + (rng.unit() - 0.5) * 0.002,
-        );
-        if let Some(s) = r.snap(profile, p, &|_| true) {
-            out.push(s);
-        }
-    }
-    out
-}
+use waymark_tests::{Rng, random_snaps, routing_pack};
 
 /// Dijkstra costs from one snapped point to each target point.
 fn dijkstra_costs(
