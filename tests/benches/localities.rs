@@ -182,6 +182,22 @@ fn bench(c: &mut Criterion) {
         f();
         t.elapsed().as_secs_f64() * 1e6
     };
+    // Geocodes every address of `list`, one call each, and prints the percentiles as `name`.
+    let geocode_all = |list: &[String], name: &str| {
+        let us: Vec<f64> = list
+            .iter()
+            .map(|a| {
+                time(&mut || {
+                    drop(black_box(
+                        engine
+                            .call(&Credentials::Http(&caller), fwd_req(a))
+                            .unwrap(),
+                    ))
+                })
+            })
+            .collect();
+        percentiles(name, us);
+    };
     // `LOCALITIES_ONLY=typo` times only the geocoding of addresses with a typo, as many
     // rounds as `LOCALITIES_ROUNDS` says (default 1), and skips criterion: for a profiler.
     if std::env::var("LOCALITIES_ONLY").as_deref() == Ok("typo") {
@@ -191,19 +207,7 @@ fn bench(c: &mut Criterion) {
             .unwrap_or(1);
         let typos = with_typo(&addresses);
         for _ in 0..rounds {
-            let us: Vec<f64> = typos
-                .iter()
-                .map(|a| {
-                    time(&mut || {
-                        drop(black_box(
-                            engine
-                                .call(&Credentials::Http(&caller), fwd_req(a))
-                                .unwrap(),
-                        ))
-                    })
-                })
-                .collect();
-            percentiles("geocode address with a typo", us);
+            geocode_all(&typos, "geocode address with a typo");
         }
         return;
     }
@@ -244,21 +248,6 @@ fn bench(c: &mut Criterion) {
         })
         .collect();
     percentiles("reverse geocode", us);
-    let geocode_all = |list: &[String], name: &str| {
-        let us: Vec<f64> = list
-            .iter()
-            .map(|a| {
-                time(&mut || {
-                    drop(black_box(
-                        engine
-                            .call(&Credentials::Http(&caller), fwd_req(a))
-                            .unwrap(),
-                    ))
-                })
-            })
-            .collect();
-        percentiles(name, us);
-    };
     geocode_all(&addresses, "geocode address");
     // The same addresses with two letters of the first long word swapped: the forgiving
     // search (typo automata) runs after the exact ones.

@@ -101,12 +101,15 @@ impl Words {
 
     /// The address of a rank triple, `a.b.c`.
     pub fn address(&self, ranks: [u64; 3]) -> String {
-        format!(
-            "{}.{}.{}",
-            self.word(ranks[0]),
-            self.word(ranks[1]),
-            self.word(ranks[2])
-        )
+        let words = ranks.map(|r| self.word(r));
+        let mut address = String::with_capacity(words.iter().map(|w| w.len() + 1).sum());
+        for (i, w) in words.iter().enumerate() {
+            if i > 0 {
+                address.push('.');
+            }
+            address.push_str(w);
+        }
+        address
     }
 
     /// The `(word, rank)` entries starting with `prefix`, in alphabetical order.
@@ -126,8 +129,15 @@ pub struct Place {
     pub country: String,
 }
 
-/// Strip height of the country edge index, degrees.
+/// Strip height of the country edge index, degrees: an edge belongs to the strips its
+/// latitudes meet, and a point is tested against the edges of its strip.
 const STRIP_DEG: f64 = 0.25;
+/// Slices each strip is cut into for lookups (a power of two, so that a slice's bounds and a
+/// point's slice are exact).
+const SLICES: i64 = 8;
+/// How far past its bounds a slice takes the edges of its strip, degrees: more than a
+/// latitude moves when rounded to `f32` (at most 3.9e-6 degrees), as the crossing test rounds it.
+const SLICE_MARGIN: f64 = 1e-5;
 
 /// A country outline with its edges indexed by latitude strip.
 #[derive(Debug)]
@@ -137,8 +147,10 @@ pub struct CountryShape {
     /// `[west, south, east, north]`.
     pub bbox: [f64; 4],
     first_strip: i64,
-    /// Per strip, the edges `(lng0, lat0, lng1, lat1)` meeting it.
-    strips: Vec<Vec<[f32; 4]>>,
+    /// Per slice of each strip (`SLICES` a strip, from the south), the edges
+    /// `(lng0, lat0, lng1, lat1)` of the strip that meet the slice widened by
+    /// `SLICE_MARGIN`: of the strip's edges, every one a point of the slice can cross.
+    slices: Vec<Vec<[f32; 4]>>,
 }
 
 impl CountryShape {
@@ -171,22 +183,56 @@ impl CountryShape {
                 strips[(s - first_strip) as usize].push(e);
             }
         }
+        let slice_deg = STRIP_DEG / SLICES as f64;
+        let mut slices = Vec::with_capacity(strips.len() * SLICES as usize);
+        for (i, edges) in strips.iter().enumerate() {
+            let south = (first_strip + i as i64) as f64 * STRIP_DEG;
+            for k in 0..SLICES {
+                let from = south + k as f64 * slice_deg - SLICE_MARGIN;
+                let to = south + (k + 1) as f64 * slice_deg + SLICE_MARGIN;
+                slices.push(
+                    edges
+                        .iter()
+                        .filter(|e| {
+                            let (lo, hi) = (f64::from(e[1].min(e[3])), f64::from(e[1].max(e[3])));
+                            lo <= to && hi >= from
+                        })
+                        .copied()
+                        .collect(),
+                );
+            }
+        }
         Some(CountryShape {
             code,
             bbox,
             first_strip,
-            strips,
+            slices,
         })
     }
 
     /// Whether the outline holds `p` (even-odd over every ring, so holes are holes).
+    ///
+    /// The crossings are counted over the edges of `p`'s strip, read from its slice: a slice
+    /// holds every edge of the strip that a point of the slice can cross (an edge crossed at
+    /// latitude `y` meets `y`, and `y` is the point's latitude rounded to `f32`, within the
+    /// margin of the slice), so the count is the strip's.
     pub fn contains(&self, p: Pt) -> bool {
         let [w, s, e, n] = self.bbox;
         if !(p.lng >= w && p.lng <= e && p.lat >= s && p.lat <= n) {
             return false;
         }
         let i = (p.lat / STRIP_DEG).floor() as i64 - self.first_strip;
-        let Some(edges) = usize::try_from(i).ok().and_then(|i| self.strips.get(i)) else {
+        // `p.lat / slice` is `SLICES · p.lat / STRIP_DEG` exactly (powers of two), so the
+        // slice lies in the strip.
+        let k = (p.lat / (STRIP_DEG / SLICES as f64)).floor() as i64
+            - (p.lat / STRIP_DEG).floor() as i64 * SLICES;
+        if !(0..SLICES).contains(&k) {
+            return false;
+        }
+        let Some(edges) = usize::try_from(i)
+            .ok()
+            .and_then(|i| self.slices.get(i * SLICES as usize + k as usize))
+        else {
             return false;
         };
         let (x, y) = (p.lng as f32, p.lat as f32);

@@ -529,6 +529,7 @@ fn to_coordinates(words: &str) -> ThreeWordsAddress {
 
 mod bounds;
 mod coordinates;
+mod countries;
 mod nearest;
 mod quality;
 mod typos;
