@@ -2,32 +2,31 @@
 //! (`method=time`) or kilometres (`method=distance`).
 //!
 //! 1. **Reach.** A Dijkstra bounded by the budget on the turn graph of the mode (avoid options
-//!    removed, as for routes), from the snapped origin. Every arc reached with budget left is
-//!    kept with its cost at both ends, in full when the rest covers it, else the part the rest
-//!    covers (partial edges), including the origin's own arc. The origin snaps onto the main
-//!    network unless a search from its nearest edge reaches it or that edge's component is
-//!    itself large ([`crate::routing::reach::Reach::origin`]).
+//!    removed, as for routes), from the snapped origin. Every arc reached with budget left is kept
+//!    with its cost at both ends, in full when the rest covers it, else the part the rest covers
+//!    (partial edges), including the origin's own arc. The origin snaps onto the main network
+//!    unless a search from its nearest edge reaches it or that edge's component is itself large
+//!    ([`crate::routing::reach::Reach::origin`]).
 //! 2. **Travel-cost field.** A square grid is laid over the reached roads ([`cell_size`]: the
 //!    farthest reach of the budget over 300, never under [`MIN_CELL_M`] nor over
-//!    [`MAX_CELL_M`]: 110 m for a 10-minute walk, 183 m for a 30-minute drive).
-//!    Walking along every reached piece (points at most half a cell apart, the cost
-//!    interpolated along the piece), each cell keeps the lowest cost of a road point inside
-//!    it; cells without a reached road count as reached at the budget plus [`ALLOWANCE`].
+//!    [`MAX_CELL_M`]: 110 m for a 10-minute walk, 183 m for a 30-minute drive). Walking along
+//!    every reached piece (points at most half a cell apart, the cost interpolated along the
+//!    piece), each cell keeps the lowest cost of a road point inside it; cells without a
+//!    reached road count as reached at the budget plus [`ALLOWANCE`].
 //! 3. **Contour.** Marching squares trace the level `budget` over the cell centres, the
 //!    crossing on each cell side interpolated linearly between its two centres. That is the
 //!    **off-road allowance**: the outline lies between a reached road's cell centre and the
 //!    next unreached cell centre, nearer the road the later it was reached, so never more than
 //!    one cell and a half beyond a reached road, and hugging roads reached at the limit
-//!    ([`ALLOWANCE`]).
-//!    Ambiguous squares are decided by their centre's mean. The rings are closed, simplified
-//!    (Douglas–Peucker, a quarter cell) and sorted: the outer ring of the largest area is the
-//!    outline (`geometry`); rings inside it of at least [`MIN_HOLE_CELLS`] cells are its
-//!    `holes` (lakes, parks, mountainsides with no reached road), a Waymark extension. Diagonal outlines come
-//!    out diagonal: there is no staircase.
+//!    ([`ALLOWANCE`]). Ambiguous squares are decided by their centre's mean. The rings are
+//!    closed, simplified (Douglas–Peucker, a quarter cell) and sorted: the outer ring of the
+//!    largest area is the outline (`geometry`); rings inside it of at least [`MIN_HOLE_CELLS`]
+//!    cells are its `holes` (lakes, parks, mountainsides with no reached road), a Waymark
+//!    extension. Diagonal outlines come out diagonal: there is no staircase.
 //! 4. Rings are closed (first point repeated last) encoded polylines, precision 5.
 //!
-//! Long ranges cost at most one search over the pack's graph plus the grid, so they do not
-//! time out. The time-based variant (not shown in the spec) is `{origin, time: {value, text},
+//! Long ranges cost at most one search over the pack's graph plus the grid, so they do not time
+//! out. The time-based variant (not shown in the spec) is `{origin, time: {value, text},
 //! geometry}` with `time.value` in seconds; the distance-based one reports `distance.value` in
 //! metres.
 use crate::api::*;
@@ -151,10 +150,8 @@ pub fn outline(
             |a, t| Some(g.transition_cost(metric, a, t)),
             arc_ok,
         );
-        // Every cell keeps the lowest cost marked in it, so the pieces may be traced in any
-        // order: in arc order, which is edge order, their edges and points are read front to
-        // back rather than in the order of the search (on a country's network the random
-        // reads were the larger part of the grid's time).
+        // A cell keeps the lowest cost marked in it, so pieces may come in any order: in arc
+        // (edge) order, edges and points are read front to back, not at random.
         let mut order = std::mem::take(&mut d.order);
         radsort::sort(&mut order);
         for &a in &order {
@@ -180,10 +177,8 @@ pub fn outline(
         d.order = order;
     });
     let proj = LocalProjection::new(origin.lat);
-    // One pass over the reached arcs' geometry (the part of an isochrone that waits on memory):
-    // each piece's points, projected in its direction of travel, go into one buffer, and the
-    // grid's box (the pieces' whole geometry and the snapped origin) is taken on the way. The
-    // projection is linear, so this box is the projection of the box in degrees.
+    // One pass over the reached arcs' geometry: each piece's points, projected in its direction
+    // of travel, go into one buffer, and the grid's box (linear projection) is taken on the way.
     let o = proj.project(snap.point);
     let (mut x0, mut y0, mut x1, mut y1) = (o[0], o[1], o[0], o[1]);
     let mut xy = KEPT_POINTS.with(|k| std::mem::take(&mut *k.borrow_mut()));
