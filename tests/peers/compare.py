@@ -3,9 +3,12 @@
   compare.py config OUT            prints a Valhalla config for the tiles in OUT/tiles
   compare.py compare OUT BYTES     asks Valhalla what OUT/waymark.json asked Waymark, prints
                                    both timings, the ratio and the agreement per case
+                                   (PER_ORIGIN=1: also each isochrone origin's outline IoU
+                                   and both areas)
 """
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -174,6 +177,9 @@ def compare(out, tile_bytes):
             # Valhalla never cuts holes: the outer rings alone compare the outlines.
             outer = Polygon(wa.exterior) if wa.geom_type == "Polygon" else wa
             outline_ious.append(iou(outer))
+            if os.environ.get("PER_ORIGIN") == "1":
+                print(f"{name} origin {p[0]:.5f},{p[1]:.5f}: outline IoU {iou(outer):.3f}, "
+                      f"Waymark {outer.area / 1e6:.3f} km², Valhalla {va.area / 1e6:.3f} km²")
             area_ratios.append(wa.area / va.area)
             outer_ratios.append(outer.area / va.area)
         rows.append((
