@@ -462,6 +462,10 @@ fn build_pack_inner(
     conn.pragma_update(None, "page_size", PACK_PAGE_SIZE)?;
     conn.execute_batch("VACUUM;")?;
     drop(conn);
+    // The database as a device makes it from its rows, so that a delta can send rows
+    // (ADR 0004, "The database, patched as rows").
+    waymark_core::packs::sqlrows::canonicalize(&db_path)
+        .map_err(|e| BuildError::Invalid(format!("{}: {e}", db_path.display())))?;
 
     let polygon = if plan.base {
         None

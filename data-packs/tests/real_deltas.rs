@@ -1,8 +1,8 @@
 //! Deltas between real builds: Monaco built from the shared extract, then again after a day of
 //! edits (ways added with new junctions, deleted, re-tagged, re-shaped), and again after
 //! another. The delta from each version to the next is at most a tenth of the pack, its
-//! routing graphs are prepared on the device from the new roads, its doc store is patched
-//! uncompressed, and installing by delta gives the
+//! routing graphs are prepared on the device from the new roads, its database is patched as
+//! rows and its doc store uncompressed, and installing by delta gives the
 //! bytes of the full new pack, along a chain v1 → v2 → v3. A delta whose preparation does not
 //! reproduce the published file falls back to downloading that file.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -168,7 +168,24 @@ fn deltas_after_a_day_of_edits_are_small_and_install_as_the_full_packs_along_a_c
 
     let d12 = delta(&v1, &v2, &publisher);
     let d23 = delta(&v2, &v3, &publisher);
-    for d in [&d12, &d23] {
+    for (d, new) in [(&d12, &v2), (&d23, &v3)] {
+        // The database goes as a patch of its rows: the renumbered roads cost only their
+        // changes (`waymark_core::packs::sqlrows`).
+        let written: DeltaManifest = serde_json::from_slice(
+            &fs::read(new.join(delta_dir_rel(&d.base_version)).join(DELTA_FILE)).unwrap(),
+        )
+        .unwrap();
+        let db = written
+            .files
+            .iter()
+            .find(|f| f.path == "data.sqlite")
+            .unwrap();
+        assert_eq!(db.op, DeltaOp::Patch, "{db:?}");
+        assert_eq!(
+            db.transform.as_deref(),
+            Some(waymark_core::packs::sqlrows::TRANSFORM),
+            "{db:?}"
+        );
         // The edits changed the roads: every changed graph is prepared on the device.
         let graphs = ops(d, "routing/");
         assert!(graphs.iter().any(|op| op == "prepare"), "{graphs:?}");

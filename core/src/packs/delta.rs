@@ -179,6 +179,46 @@ fn docstore_patch(old: &[u8], new: &[u8]) -> io::Result<Option<(Vec<u8>, String)
     Ok(None)
 }
 
+/// The patch of the databases' rows ([`super::sqlrows`]) when both files are SQLite
+/// databases with the same schema and the new one is made back exactly from the old one and
+/// its rows. A scratch file in `out` holds the check's result.
+fn rows_patch(old: &Path, new: &Path, out: &Path) -> Result<Option<Vec<u8>>, DeltaError> {
+    let is_sqlite = |p: &Path| {
+        let mut magic = [0u8; 16];
+        fs::File::open(p)
+            .and_then(|mut f| f.read_exact(&mut magic))
+            .is_ok_and(|()| &magic == b"SQLite format 3\0")
+    };
+    if !is_sqlite(old) || !is_sqlite(new) {
+        return Ok(None);
+    }
+    let (base, target) = match (super::sqlrows::expand(old), super::sqlrows::expand(new)) {
+        (Ok(b), Ok(t)) => (b, t),
+        (Err(e), _) | (_, Err(e)) => {
+            tracing::warn!(file = %new.display(), error = %e, "the database cannot be expanded to rows");
+            return Ok(None);
+        }
+    };
+    let check = out.join(".rows-check.sqlite");
+    let made = super::sqlrows::compact(old, &target, &check)
+        .map_err(|e| e.to_string())
+        .and_then(|()| fs::read(&check).map_err(|e| e.to_string()));
+    let _ = fs::remove_file(&check);
+    let new_bytes = fs::read(new).map_err(io_err(new))?;
+    match made {
+        Ok(bytes) if bytes == new_bytes => {}
+        Ok(_) => {
+            tracing::warn!(file = %new.display(), "the database made from its rows differs; patched as a file");
+            return Ok(None);
+        }
+        Err(e) => {
+            tracing::warn!(file = %new.display(), error = %e, "the database cannot be made from its rows; patched as a file");
+            return Ok(None);
+        }
+    }
+    Ok(Some(make_patch(&base, &target).map_err(io_err(new))?))
+}
+
 /// `deltas/<base>/delta.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeltaManifest {
@@ -318,7 +358,8 @@ impl DeltaManifest {
                 }
             }
             if let Some(t) = f.transform.as_deref()
-                && (f.op != DeltaOp::Patch || docstore_level(t).is_none())
+                && (f.op != DeltaOp::Patch
+                    || (docstore_level(t).is_none() && t != super::sqlrows::TRANSFORM))
             {
                 return Err(bad("unknown `transform`"));
             }
@@ -607,6 +648,13 @@ pub fn build_delta_with(
                 {
                     patch = p;
                     entry.transform = Some(transform);
+                }
+                drop((old_bytes, new_bytes));
+                if let Some(p) = rows_patch(&old_path, &new_path, out)?
+                    && p.len() < patch.len()
+                {
+                    patch = p;
+                    entry.transform = Some(super::sqlrows::TRANSFORM.to_string());
                 }
                 if (patch.len() as f64) < t.size as f64 * MAX_PATCH_SHARE {
                     let rel = format!("{}.{PATCH_EXT}", t.path);

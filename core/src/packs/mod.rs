@@ -12,6 +12,7 @@ pub mod manifest;
 pub mod registry;
 pub mod schema;
 pub mod search;
+pub mod sqlrows;
 
 pub use install::{InstallError, InstallProgress, InstalledPack, PackOffer, PackStore};
 pub(crate) use install::{new_agent, parse_content_range, percent_decode, sync_dir};

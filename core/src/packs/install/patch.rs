@@ -35,8 +35,8 @@ use crate::auth::keys::PublisherKey;
 use crate::packs::delta::{
     DELTA_FILE, DeltaFile, DeltaManifest, DeltaOp, delta_dir_rel, docstore_level,
 };
-use crate::packs::docstore;
 use crate::packs::manifest::{Manifest, PackFile};
+use crate::packs::{docstore, sqlrows};
 use crate::routing::prepare::{PreparationKind, prepare_file_from_pack};
 
 /// Installed versions tried as a base (newest first).
@@ -273,8 +273,22 @@ fn apply(
     transform: Option<&str>,
     out: &Path,
 ) -> Result<(), InstallError> {
-    let base_bytes = fs::read(base).map_err(InstallError::io(base))?;
     let patch_file = File::open(patch).map_err(InstallError::io(patch))?;
+    if transform == Some(sqlrows::TRANSFORM) {
+        let invalid = |e: sqlrows::RowsError| {
+            InstallError::io(base)(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                e.to_string(),
+            ))
+        };
+        let expanded = sqlrows::expand(base).map_err(invalid)?;
+        let mut made = Vec::new();
+        crate::packs::delta::apply_patch(&expanded, patch_file, &mut made)
+            .map_err(InstallError::io(patch))?;
+        drop(expanded);
+        return sqlrows::compact(base, &made, out).map_err(invalid);
+    }
+    let base_bytes = fs::read(base).map_err(InstallError::io(base))?;
     if let Some(t) = transform {
         let invalid = |why: &str| {
             InstallError::io(base)(std::io::Error::new(std::io::ErrorKind::InvalidData, why))
