@@ -116,9 +116,11 @@ impl Default for DeltaOptions {
     }
 }
 
-/// Default of [`DeltaOptions::prepare_max_arcs`]: graphs prepared in about ten seconds on a
-/// phone-class core (the sample regions' graphs have 2–32 k arcs).
-pub const DEFAULT_PREPARE_MAX_ARCS: u64 = 1_000_000;
+/// Default of [`DeltaOptions::prepare_max_arcs`]: the graphs of a country of about 5 M road
+/// nodes (1.2–1.4 M arcs) are prepared on the device, about 45 s each on one desktop core;
+/// sent whole they were two thirds of a day's delta (`docs/performance.md`, "Delta
+/// updates"). The sample regions' graphs have 2–32 k arcs.
+pub const DEFAULT_PREPARE_MAX_ARCS: u64 = 2_000_000;
 
 /// One file of the new version in a delta.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
