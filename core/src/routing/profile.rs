@@ -15,12 +15,12 @@
 //! When the edge has a tagged `maxspeed` (country implicit values such as `DE:urban` or
 //! `FR:rural` are resolved by the pack builder), vehicles drive at it, never faster than the
 //! rural class default × 1.3 or the country's urban limit, whichever is higher (a residential
-//! street mistagged 120 does not become a motorway, one signed 50 is driven at 50). Otherwise at the class default below, outside or inside a built-up area
-//! (a road density of at least [`URBAN_DENSITY`] km/km² around the edge,
-//! [`super::density`]), capped by the country's default limit ([`CountryLimits`]: motorway for
-//! `motorway`, urban for the other classes in built-up areas and for
-//! `residential`/`living_street`/`service`, rural for the others). Trucks are then capped at
-//! 80 km/h on motorways and trunk roads and 70 km/h elsewhere.
+//! street mistagged 120 does not become a motorway, one signed 50 is driven at 50). Otherwise
+//! at the class default below, outside or inside a built-up area (a road density of at least
+//! [`URBAN_DENSITY`] km/km² around the edge, [`super::density`]), capped by the country's
+//! default limit ([`CountryLimits`]: motorway for `motorway`, urban for the other classes in
+//! built-up areas and for `residential`/`living_street`/`service`, rural for the others).
+//! Trucks are then capped at 80 km/h on motorways and trunk roads and 70 km/h elsewhere.
 //!
 //! | highway | driving (rural) | driving (built-up) | cycling | walking |
 //! |---|---|---|---|---|
@@ -58,12 +58,6 @@
 //! is only possible at a dead end and costs 20 s. Cyclists pay half the tiers, pedestrians
 //! nothing.
 //!
-//! Cyclists ([`transition_cost_ms`]) also lose time at junctions of three or more roads in
-//! built-up areas: their half tier once more and [`GIVE_WAY_S`] when they come from a lower
-//! road (a cycleway or footway crossing a street, a residential street meeting a primary one),
-//! both scaled by the same density factor as a driver's. A cyclist's left turn in a centre of
-//! 15 km/km² costs 2 + (2 + 2) × 0.91 ≈ 5.6 s, crossing a street from a cycleway 1.8 s.
-//!
 //! Motor vehicles ([`transition_cost_ms`]) lose time only at junctions of three or more roads
 //! in built-up areas: twice the turn tier, plus [`GIVE_WAY_S`] when the road they come from
 //! ranks below another road of the junction ([`Highway::rank`]: they give way), the sum scaled
@@ -72,6 +66,13 @@
 //! (8 + 2) × 0.91 ≈ 9 s, the same turn on a country road nothing. Trucks pay twice. The
 //! density stands for what the network does not record (signals, crossings, queues); the
 //! constants are calibrated against Valhalla's durations on the same extracts (ADR 0011).
+//!
+//! Cyclists also lose time at junctions of three or more roads in built-up areas: their half
+//! tier once more and [`GIVE_WAY_S`] when they come from a lower road (a cycleway or footway
+//! crossing a street, a residential street meeting a primary one), both scaled by the same
+//! density factor. A cyclist's left turn in a centre of 15 km/km² costs 2 + (2 + 2) × 0.91
+//! ≈ 5.6 s, crossing a street from a cycleway 1.8 s.
+//!
 //! The distance metric has no turn costs.
 use std::fmt;
 
