@@ -129,10 +129,10 @@ impl TurnGraph {
         let mut arc_time_ms = Vec::new();
         let mut arc_dist_cm = Vec::new();
         let mut edge_arcs = vec![[NO_ARC; 2]; net.edges.len()];
-        // Density shapes motor speeds and junction costs only.
-        let motor = profile.is_motor();
+        // Density shapes motor speeds and the junction costs of vehicles (not walkers').
+        let uses_density = profile != Profile::Walking;
         let dens = |v: u32| {
-            if motor {
+            if uses_density {
                 f64::from(net.density.get(v as usize).copied().unwrap_or(0.0))
             } else {
                 0.0

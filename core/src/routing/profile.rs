@@ -13,14 +13,14 @@
 //! # Speeds (km/h)
 //!
 //! When the edge has a tagged `maxspeed` (country implicit values such as `DE:urban` or
-//! `FR:rural` are resolved by the pack builder), vehicles drive at it (never faster than the
-//! rural class default × 1.3, so that a mistagged residential street does not become a
-//! motorway). Otherwise at the class default below, outside or inside a built-up area
-//! (a road density of at least [`URBAN_DENSITY`] km/km² around the edge,
-//! [`super::density`]), capped by the country's default limit ([`CountryLimits`]: motorway for
-//! `motorway`, urban for the other classes in built-up areas and for
-//! `residential`/`living_street`/`service`, rural for the others). Trucks are then capped at
-//! 80 km/h on motorways and trunk roads and 70 km/h elsewhere.
+//! `FR:rural` are resolved by the pack builder), vehicles drive at it, never faster than the
+//! rural class default × 1.3 or the country's urban limit, whichever is higher (a residential
+//! street mistagged 120 does not become a motorway, one signed 50 is driven at 50). Otherwise
+//! at the class default below, outside or inside a built-up area (a road density of at least
+//! [`URBAN_DENSITY`] km/km² around the edge, [`super::density`]), capped by the country's
+//! default limit ([`CountryLimits`]: motorway for `motorway`, urban for the other classes in
+//! built-up areas and for `residential`/`living_street`/`service`, rural for the others).
+//! Trucks are then capped at 80 km/h on motorways and trunk roads and 70 km/h elsewhere.
 //!
 //! | highway | driving (rural) | driving (built-up) | cycling | walking |
 //! |---|---|---|---|---|
@@ -35,7 +35,7 @@
 //! | tertiary | 50 | 40 | 16 | 5 |
 //! | tertiary_link | 35 | 30 | 16 | 5 |
 //! | unclassified | 40 | 35 | 16 | 5 |
-//! | residential | 30 | 30 | 16 | 5 |
+//! | residential | 35 | 30 | 16 | 5 |
 //! | living_street | 10 | 10 | 12 | 5 |
 //! | service | 15 | 15 | 14 | 5 |
 //! | road | 30 | 30 | 14 | 5 |
@@ -66,6 +66,13 @@
 //! (8 + 2) × 0.91 ≈ 9 s, the same turn on a country road nothing. Trucks pay twice. The
 //! density stands for what the network does not record (signals, crossings, queues); the
 //! constants are calibrated against Valhalla's durations on the same extracts (ADR 0011).
+//!
+//! Cyclists also lose time at junctions of three or more roads in built-up areas: their half
+//! tier once more and [`GIVE_WAY_S`] when they come from a lower road (a cycleway or footway
+//! crossing a street, a residential street meeting a primary one), both scaled by the same
+//! density factor. A cyclist's left turn in a centre of 15 km/km² costs 2 + (2 + 2) × 0.91
+//! ≈ 5.6 s, crossing a street from a cycleway 1.8 s.
+//!
 //! The distance metric has no turn costs.
 use std::fmt;
 
@@ -268,7 +275,7 @@ impl Highway {
             Highway::Tertiary => 50.0,
             Highway::TertiaryLink => 35.0,
             Highway::Unclassified => 40.0,
-            Highway::Residential => 30.0,
+            Highway::Residential => 35.0,
             Highway::LivingStreet => 10.0,
             Highway::Service => 15.0,
             Highway::Road | Highway::Other => 30.0,
@@ -292,6 +299,7 @@ impl Highway {
             Highway::Tertiary => 40.0,
             Highway::TertiaryLink => 30.0,
             Highway::Unclassified => 35.0,
+            Highway::Residential => 30.0,
             _ => return self.driving_default(),
         })
     }
@@ -455,7 +463,7 @@ pub fn speed_kmh(
                 FERRY_KMH
             } else {
                 match maxspeed {
-                    Some(m) => m.min(default * 1.3),
+                    Some(m) => m.min((default * 1.3).max(limits.urban)),
                     None => {
                         let kind = highway.limit_kind();
                         let (class, kind) = if urban {
@@ -522,26 +530,36 @@ pub struct Junction {
     pub density: f64,
 }
 
-/// Time cost of a transition through a node in milliseconds (time metric): the turn-angle
-/// cost of [`turn_cost_ms`] plus, for motor vehicles at a junction of three or more roads, the
-/// time lost giving way or slowing down, both scaled up with the road density around.
+/// Time cost of a transition through a node in milliseconds (time metric): for motor vehicles
+/// at a junction of three or more roads, twice the turn-angle cost of [`turn_cost_ms`] plus
+/// the time lost giving way, scaled with the road density around; for cyclists, the turn-angle
+/// cost plus, at such a junction, the same cost and the give-way time scaled with the density;
+/// for pedestrians nothing.
 pub fn transition_cost_ms(profile: Profile, deviation_deg: f64, j: Junction) -> u32 {
     let turn = f64::from(turn_cost_ms(profile, deviation_deg, false));
-    if !profile.is_motor() {
-        return turn as u32;
-    }
-    let truck = if profile == Profile::Truck { 2.0 } else { 1.0 };
-    if j.legs < 3 {
-        return 0;
-    }
-    let give_way = if j.gives_way {
-        GIVE_WAY_S * 1000.0 * truck
-    } else {
-        0.0
-    };
     let density =
         JUNCTION_PER_DENSITY * (j.density - URBAN_DENSITY).clamp(0.0, JUNCTION_DENSITY_SPAN);
-    ((turn * JUNCTION_TURN_FACTOR + give_way) * density).round() as u32
+    let give_way = |factor: f64| {
+        if j.legs >= 3 && j.gives_way {
+            GIVE_WAY_S * 1000.0 * factor * density
+        } else {
+            0.0
+        }
+    };
+    match profile {
+        Profile::Walking => 0,
+        Profile::Cycling => {
+            let junction = if j.legs >= 3 { turn * density } else { 0.0 };
+            (turn + junction + give_way(1.0)).round() as u32
+        }
+        Profile::Driving | Profile::Truck => {
+            if j.legs < 3 {
+                return 0;
+            }
+            let truck = if profile == Profile::Truck { 2.0 } else { 1.0 };
+            (turn * JUNCTION_TURN_FACTOR * density + give_way(truck)).round() as u32
+        }
+    }
 }
 
 #[cfg(test)]
@@ -574,8 +592,24 @@ mod tests {
                 &ad,
                 false
             ),
-            39.0,
-            "a mistagged street stays a street"
+            50.0,
+            "a mistagged street stays a street: no faster than the country's urban limit"
+        );
+        assert_eq!(
+            speed_kmh(
+                Profile::Driving,
+                Highway::Residential,
+                Some(50.0),
+                &CountryLimits::of("LI"),
+                true
+            ),
+            50.0,
+            "a street signed at the urban limit is driven at it"
+        );
+        assert_eq!(
+            speed_kmh(Profile::Driving, Highway::Service, Some(30.0), &ad, false),
+            30.0,
+            "up to the urban limit a tag wins over 1.3 x the class default"
         );
         assert_eq!(
             speed_kmh(Profile::Truck, Highway::Trunk, Some(100.0), &ad, false),
@@ -616,6 +650,15 @@ mod tests {
             65.0,
             "a tag wins, up to 1.3 x the class default"
         );
+        assert_eq!(
+            speed_kmh(Profile::Driving, Highway::Residential, None, &de, false),
+            35.0,
+            "a residential street outside built-up areas"
+        );
+        assert_eq!(
+            speed_kmh(Profile::Driving, Highway::Residential, None, &de, true),
+            30.0
+        );
     }
 
     #[test]
@@ -641,9 +684,25 @@ mod tests {
             transition_cost_ms(Profile::Truck, 90.0, at(4, true, 18.0)),
             2 * town
         );
+        // Cyclists: half the tier everywhere; in built-up areas the same tier again and the
+        // give-way time, both scaled by the density (1.3 at 18 km/km²).
+        assert_eq!(
+            transition_cost_ms(Profile::Cycling, 90.0, at(4, true, 3.0)),
+            2_000
+        );
         assert_eq!(
             transition_cost_ms(Profile::Cycling, 90.0, at(4, true, 18.0)),
-            2_000
+            2_000 + 2_600 + 2_600
+        );
+        assert_eq!(
+            transition_cost_ms(Profile::Cycling, 10.0, at(3, true, 18.0)),
+            2_600,
+            "crossing straight on from a lower road"
+        );
+        assert_eq!(
+            transition_cost_ms(Profile::Cycling, 90.0, at(2, true, 18.0)),
+            2_000,
+            "no junction"
         );
         assert_eq!(
             transition_cost_ms(Profile::Walking, 90.0, at(4, true, 18.0)),
