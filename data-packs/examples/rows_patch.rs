@@ -27,7 +27,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t = Instant::now();
         canonicalize(&o)?;
         canonicalize(&n)?;
-        println!("both made canonical in {} ms", t.elapsed().as_millis());
+        println!(
+            "both made canonical in {} ms: {} -> {} and {} -> {} bytes",
+            t.elapsed().as_millis(),
+            std::fs::metadata(old)?.len(),
+            std::fs::metadata(&o)?.len(),
+            std::fs::metadata(new)?.len(),
+            std::fs::metadata(&n)?.len()
+        );
         (o, n)
     } else {
         (old.clone(), new.clone())

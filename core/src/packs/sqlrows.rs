@@ -27,9 +27,10 @@
 //! The result depends only on the rows, so the builder writes every pack database through
 //! [`canonicalize`] (the same `compact` of its own rows): what the device makes from the rows
 //! is then the published file byte for byte. How a row is stored is part of that: SQLite
-//! keeps a whole number in a `REAL` column as an integer on disk, or as 8 bytes, depending on
-//! how it was bound, and reads both back as the same `REAL`; `compact` binds every finite
-//! whole number of a `REAL` column (below 2^47) as an integer, so it takes the short form.
+//! keeps a whole number of a `REAL` column as an integer on disk or as 8 bytes, depending on
+//! how it reached the row (an insert into a table with `NOT NULL` constraints or an update),
+//! and reads both back as the same `REAL`; `compact` rewrites the rows holding one, so that
+//! each takes the short form.
 //! The delta builder still offers this only when `compact` gives the published file byte for
 //! byte, and the installer checks the result against the manifest, as for every file.
 use std::fs;
@@ -67,8 +68,8 @@ struct Stored {
     columns: Vec<String>,
     without_rowid: bool,
     rowid_alias: bool,
-    /// Per column (after the rowid, when there is one): whether it has `REAL` affinity.
-    real: Vec<bool>,
+    /// Its columns of `REAL` affinity.
+    reals: Vec<String>,
 }
 
 /// Whether a column declared `decl` has `REAL` affinity (SQLite's rules, in their order).
@@ -78,7 +79,6 @@ fn real_affinity(decl: &str) -> bool {
         && !["CHAR", "CLOB", "TEXT", "BLOB"]
             .iter()
             .any(|k| d.contains(k))
-        && !d.is_empty()
         && ["REAL", "FLOA", "DOUB"].iter().any(|k| d.contains(k))
 }
 
@@ -130,17 +130,17 @@ fn stored_tables(conn: &Connection, schema: &[SchemaRow]) -> Result<Vec<Stored>,
             && cols
                 .iter()
                 .any(|c| c.2 > 0 && c.1.eq_ignore_ascii_case("INTEGER"));
-        let mut real: Vec<bool> = Vec::with_capacity(cols.len() + 1);
-        if !without_rowid {
-            real.push(false);
-        }
-        real.extend(cols.iter().map(|c| real_affinity(&c.1)));
+        let reals = cols
+            .iter()
+            .filter(|c| real_affinity(&c.1))
+            .map(|c| c.0.clone())
+            .collect();
         out.push(Stored {
+            reals,
             name: name.clone(),
             columns: cols.into_iter().map(|c| c.0).collect(),
             without_rowid,
             rowid_alias,
-            real,
         });
     }
     Ok(out)
@@ -402,7 +402,7 @@ pub fn compact(base: &Path, expanded: &[u8], out: &Path) -> Result<(), RowsError
                 _ => return Err(DAMAGED),
             }
             values.clear();
-            for (last, &real) in previous.iter_mut().zip(&t.real) {
+            for last in previous.iter_mut() {
                 values.push(match r.byte()? {
                     NULL => Value::Null,
                     INTEGER => {
@@ -412,14 +412,7 @@ pub fn compact(base: &Path, expanded: &[u8], out: &Path) -> Result<(), RowsError
                     }
                     REAL => {
                         let b: [u8; 8] = r.take(8)?.try_into().map_err(|_| DAMAGED)?;
-                        let v = f64::from_bits(u64::from_le_bytes(b));
-                        if real && v.fract() == 0.0 && v.abs() < SHORT_REAL && !is_negative_zero(v)
-                        {
-                            // Stored as an integer, read back as this REAL (module doc).
-                            Value::Integer(v as i64)
-                        } else {
-                            Value::Real(v)
-                        }
+                        Value::Real(f64::from_bits(u64::from_le_bytes(b)))
                     }
                     TEXT => Value::Text(r.bytes()?),
                     BLOB => Value::Blob(r.bytes()?),
@@ -428,11 +421,36 @@ pub fn compact(base: &Path, expanded: &[u8], out: &Path) -> Result<(), RowsError
             }
             insert.execute(params_from_iter(values.iter().skip(skip)))?;
         }
+        drop(insert);
+        if !t.reals.is_empty() {
+            // An INSERT into a table with NOT NULL constraints stores a whole number of a
+            // `REAL` column in 8 bytes; an UPDATE of the row stores it as a short integer, as
+            // the builder's updated rows have it. Both read back as the same REAL: the short
+            // form is the canonical one.
+            let whole: Vec<String> = t
+                .reals
+                .iter()
+                .map(|c| format!("{0} = round({0})", quote(c)))
+                .collect();
+            let first = quote(&t.reals[0]);
+            conn.execute(
+                &format!(
+                    "UPDATE {} SET {first} = {first} WHERE {}",
+                    quote(&t.name),
+                    whole.join(" OR ")
+                ),
+                [],
+            )?;
+        }
     }
     if r.at != expanded.len() {
         return Err(DAMAGED);
     }
     conn.execute_batch("COMMIT")?;
+    // Foreign keys on again for the copy, as the builder's connection has them: SQLite copies
+    // a table's records as they are only when no foreign key constrains it, and encodes
+    // the others again (a whole number of a `REAL` column in its short integer form).
+    conn.execute_batch("PRAGMA foreign_keys = ON;")?;
     if out.exists() {
         fs::remove_file(out)?;
     }
@@ -453,13 +471,6 @@ pub fn compact(base: &Path, expanded: &[u8], out: &Path) -> Result<(), RowsError
 /// Header offsets of the file change counter, the schema cookie and the version-valid-for
 /// number: they count writes, so [`compact`] sets them to 1.
 const WRITE_COUNTERS: [u64; 3] = [24, 40, 92];
-/// Whole numbers of a `REAL` column below this are bound as integers (SQLite stores a
-/// `REAL` column's integer in up to 6 bytes).
-const SHORT_REAL: f64 = 140_737_488_355_328.0;
-
-fn is_negative_zero(v: f64) -> bool {
-    v == 0.0 && v.is_sign_negative()
-}
 
 /// Rewrites the database at `path` as [`compact`] makes it from its own rows (its canonical
 /// form: the file a device makes from the rows of a delta). `path` is replaced atomically.
@@ -554,7 +565,11 @@ mod tests {
         let path = dir.path().join("a.sqlite");
         let conn = Connection::open(&path).unwrap();
         conn.execute_batch(
-            "CREATE TABLE t (id INTEGER PRIMARY KEY, level REAL, loose, name TEXT);",
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, level REAL, loose, name TEXT);
+             CREATE TABLE v (id TEXT PRIMARY KEY NOT NULL);
+             INSERT INTO v VALUES ('a');
+             CREATE TABLE f (id INTEGER PRIMARY KEY, venue TEXT NOT NULL REFERENCES v(id),
+                             level REAL, name TEXT NOT NULL);",
         )
         .unwrap();
         for (i, level) in [0.0, -0.0, 2.0, 2.5, -3.0, 1e300, f64::MAX]
@@ -567,6 +582,16 @@ mod tests {
             )
             .unwrap();
         }
+        // Whole numbers of a REAL column, some rows updated.
+        for i in 0..400 {
+            conn.execute(
+                "INSERT INTO f(venue, level, name) VALUES ('a', ?1, ?2)",
+                rusqlite::params![f64::from(i % 7 - 3), format!("floor {i}")],
+            )
+            .unwrap();
+        }
+        conn.execute_batch("UPDATE f SET level = level WHERE id % 2 = 0")
+            .unwrap();
         drop(conn);
         let before = expand(&path).unwrap();
         canonicalize(&path).unwrap();
