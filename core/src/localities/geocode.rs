@@ -16,6 +16,9 @@ use crate::api::{
 use crate::geo::{Pt, decode_polyline6, degrees_for, haversine_m, nearest_on_line, point_along};
 use crate::packs::search::{fold, kinds, osm_public_id, street_key, words};
 
+/// Candidates of each forward geocoding search ranked against the whole address.
+const CANDIDATES: usize = 60;
+
 /// Farthest address point a reverse geocode returns, in metres.
 pub const REVERSE_ADDRESS_M: f64 = 100.0;
 /// Farthest street a reverse geocode returns, in metres.
@@ -251,24 +254,34 @@ fn forward(
     let exact = vec![false; tokens.len()];
     // Each typo automaton is built once, for every pack and both searches with typos.
     let automata = Automata::default();
-    let mut rank = |all_required: bool, typos: bool| {
+    let known: Vec<QueryToken> = tokens
+        .iter()
+        .zip(&unknown)
+        .filter(|(_, u)| !**u)
+        .map(|(t, _)| t.clone())
+        .collect();
+    let any_unknown = known.len() < tokens.len();
+    // The candidates of a search of `searched` (all required or any), ranked by how much of
+    // the whole query they explain; `None` when `complete` and more than the limit match.
+    let mut rank = |searched: &[QueryToken], all_required: bool, typos: bool, complete: bool| {
         let fuzzy = if typos { &unknown } else { &exact };
-        let hits = idx.search(
-            |f, cw| {
-                text_query_fuzzy(
-                    f,
-                    cw,
-                    &tokens,
-                    &types,
-                    countries,
-                    all_required,
-                    fuzzy,
-                    &automata,
-                )
-            },
-            Bias::default(),
-            60,
-        );
+        let build = |f: &_, cw: &_| {
+            text_query_fuzzy(
+                f,
+                cw,
+                searched,
+                &types,
+                countries,
+                all_required,
+                fuzzy,
+                &automata,
+            )
+        };
+        let hits = if complete {
+            idx.search_all(build, Bias::default(), CANDIDATES)?
+        } else {
+            idx.search(build, Bias::default(), CANDIDATES)
+        };
         let mut scored: Vec<(f64, Vec<bool>, Shown)> = hits
             .into_iter()
             .map(|(_, item)| {
@@ -278,31 +291,51 @@ fn forward(
             })
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-        scored
+        Some(scored)
     };
-    // Most addresses are written in full and without typos. Four searches, each run only
-    // when the one before left a token unexplained by its best candidate:
+    // Most addresses are written in full and without typos. Up to five searches, each run
+    // only when the one before left a token unexplained by its best candidate:
     // 1. every token matching a name or the context exactly: an intersection of postings,
     //    a handful of candidates (a city's name alone matches every address in it);
-    // 2. the intersection again, tolerating typos in names (a misspelt street);
-    // 3. any token matching exactly (a word the index writes differently, a place the pack
+    //    skipped when a token is no word of any pack (nothing could match it);
+    // 2. when some tokens are no word of any pack and at least two are: the intersection of
+    //    the words alone, kept only when all its matches are candidates (at most
+    //    `CANDIDATES`); ranking them against the whole query finds the typo among them
+    //    without a typo automaton (a misspelt street among a right number, postcode and
+    //    city; a misspelt city among a right number, street and postcode);
+    // 3. the intersection of every token, tolerating typos in names (a misspelt street);
+    // 4. any token matching exactly (a word the index writes differently, a place the pack
     //    does not know): the union, scored and ranked;
-    // 4. the union again, tolerating typos in names (fuzzy automata over a large union, the
+    // 5. the union again, tolerating typos in names (fuzzy automata over a large union, the
     //    costliest).
     let explains_all = |s: &[(f64, Vec<bool>, Shown)]| {
         s.first()
             .is_some_and(|(_, used, _)| used.iter().all(|u| *u))
     };
     let mut scored = Vec::new();
-    let any_unknown = unknown.iter().any(|u| *u);
-    for (all_required, typos) in [(true, false), (true, true), (false, false), (false, true)] {
-        if typos && !any_unknown {
-            // Every token is a word: the search with typos would be the one just run.
+    let narrow = any_unknown && known.len() >= 2;
+    // Tokens searched, all required, typos, only when complete, whether it runs.
+    let steps = [
+        (&tokens[..], true, false, false, !any_unknown),
+        (&known[..], true, false, true, narrow),
+        (&tokens[..], true, true, false, any_unknown),
+        (&tokens[..], false, false, false, true),
+        (&tokens[..], false, true, false, any_unknown),
+    ];
+    for (searched, all_required, typos, complete, run) in steps {
+        if !run {
             continue;
         }
-        scored = rank(all_required, typos);
-        if explains_all(&scored) {
+        let Some(found) = rank(searched, all_required, typos, complete) else {
+            continue;
+        };
+        if explains_all(&found) {
+            scored = found;
             break;
+        }
+        // The narrowed search answers only when it explains everything.
+        if !complete {
+            scored = found;
         }
     }
     let mut out = Vec::new();

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 use rusqlite::Connection;
-use tantivy::collector::TopDocs;
+use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{
     Bm25StatisticsProvider, BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur,
     Query, TermQuery,
@@ -384,8 +384,6 @@ impl LocalitiesIndex {
         out
     }
 
-    /// Runs the query built by `build` for each pack, keeps the `limit` best of all packs by
-    /// text score plus importance and location bias.
     /// For each token, whether its text (or a full form of it) is a word of the names or
     /// the context of some pack: a dictionary lookup per pack segment and field, microseconds
     /// where a typo automaton over the same dictionaries costs milliseconds. A token that is a
@@ -420,12 +418,39 @@ impl LocalitiesIndex {
             .collect()
     }
 
+    /// Runs the query built by `build` for each pack, keeps the `limit` best of all packs by
+    /// text score plus importance and location bias.
     pub fn search(
         &self,
         build: impl Fn(&SearchFields, &ContextWords) -> Box<dyn Query>,
         bias: Bias,
         limit: usize,
     ) -> Vec<(f64, Item)> {
+        self.search_within(build, bias, limit, false)
+            .unwrap_or_default()
+    }
+
+    /// [`search`](Self::search) when at most `limit` documents of all packs match, so that
+    /// every match is returned; `None` as soon as more match (the packs left are not
+    /// searched).
+    pub fn search_all(
+        &self,
+        build: impl Fn(&SearchFields, &ContextWords) -> Box<dyn Query>,
+        bias: Bias,
+        limit: usize,
+    ) -> Option<Vec<(f64, Item)>> {
+        self.search_within(build, bias, limit, true)
+    }
+
+    /// [`search`](Self::search); with `complete`, `None` once more than `limit` documents
+    /// match.
+    fn search_within(
+        &self,
+        build: impl Fn(&SearchFields, &ContextWords) -> Box<dyn Query>,
+        bias: Bias,
+        limit: usize,
+        complete: bool,
+    ) -> Option<Vec<(f64, Item)>> {
         // Best hits of every pack first; documents are read only for the overall best.
         let searchers: Vec<Searcher> = self.packs.iter().map(|p| p.reader.searcher()).collect();
         // Packs of one schema are scored with the statistics of all of them together, so
@@ -433,6 +458,7 @@ impl LocalitiesIndex {
         // best one index holding them all would give.
         let pooled = Pooled::of(&searchers);
         let mut hits: Vec<(f64, usize, DocAddress)> = Vec::new();
+        let mut matched = 0;
         for (i, p) in self.packs.iter().enumerate() {
             let searcher = &searchers[i];
             let q = build(&p.f, self.context_words(i));
@@ -452,12 +478,17 @@ impl LocalitiesIndex {
                     s
                 }
             });
+            let collector = (collector, Count);
             let found = match &pooled {
                 Some(stats) => searcher.search_with_statistics_provider(&*q, &collector, stats),
                 None => searcher.search(&*q, &collector),
             };
-            if let Ok(found) = found {
+            if let Ok((found, count)) = found {
+                matched += count;
                 hits.extend(found.into_iter().map(|(score, addr)| (score, i, addr)));
+            }
+            if complete && matched > limit {
+                return None;
             }
         }
         hits.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -488,7 +519,7 @@ impl LocalitiesIndex {
                 .collect();
             all.retain(|(_, it)| !drop.contains(&it.public_id));
         }
-        all
+        Some(all)
     }
 }
 

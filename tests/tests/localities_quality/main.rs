@@ -400,4 +400,51 @@ fn geocoding_lands_within_30_m_for_95_percent() {
         typo_ok * 100 >= typo_n * 90,
         "{typo_ok}/{typo_n} with a typo < 90%"
     );
+
+    // The same addresses with the typo in the city's longest word instead: the number,
+    // street and postcode narrow the candidates, the city is matched with its typo.
+    let (mut city_ok, mut city_n, mut failures) = (0, 0, Vec::new());
+    for d in sample.iter().skip(2).step_by(4) {
+        let town = city(d).unwrap();
+        let Some(longest) = town
+            .split(' ')
+            .filter(|w| w.chars().count() >= 6 && w.chars().all(char::is_alphabetic))
+            .max_by_key(|w| w.chars().count())
+        else {
+            continue;
+        };
+        let mut c: Vec<char> = longest.chars().collect();
+        let mid = c.len() / 2;
+        if c[mid] == c[mid + 1] {
+            continue;
+        }
+        c.swap(mid, mid + 1);
+        let typo: String = c.into_iter().collect();
+        let address = format!(
+            "{} {}, {} {}",
+            d.data.housenumber.clone().unwrap(),
+            d.data.street.clone().unwrap(),
+            d.data.postcode.clone().unwrap(),
+            town.replacen(longest, &typo, 1)
+        );
+        city_n += 1;
+        let (dist, _) = geocode_miss_m(&address, d);
+        if dist.is_some_and(|m| m <= 30.0) {
+            city_ok += 1;
+        } else {
+            failures.push(format!("{address:?}: {dist:?} m"));
+        }
+    }
+    eprintln!("geocode with a typo in the city: {city_ok}/{city_n} within 30 m");
+    for fl in failures.iter().take(10) {
+        eprintln!("  miss: {fl}");
+    }
+    assert!(
+        city_n >= 100,
+        "only {city_n} addresses with a long city word"
+    );
+    assert!(
+        city_ok * 100 >= city_n * 90,
+        "{city_ok}/{city_n} with a typo in the city < 90%"
+    );
 }
