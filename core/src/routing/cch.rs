@@ -490,13 +490,39 @@ pub fn prepare(
     // Only what the layout needs is kept from here: a kept edge's exact weight is its
     // customised weight.
     let Customised {
-        first,
-        adj,
-        up_w,
-        down_w,
-        up_c,
-        down_c,
+        mut first,
+        mut adj,
+        mut up_w,
+        mut down_w,
+        mut up_c,
+        mut down_c,
     } = c;
+    // The edges with no kept direction are dropped before the layout is allocated (half
+    // of the chordal graph's edges on a country's graphs): the arrays move down in place and
+    // give their tail back, so the layout does not sit beside the whole chordal graph.
+    let mut w = 0;
+    for r in 0..nodes {
+        let range = first[r]..first[r + 1];
+        first[r] = w;
+        for i in range {
+            if keep[i] != [false; 2] {
+                adj[w] = adj[i];
+                up_w[w] = up_w[i];
+                down_w[w] = down_w[i];
+                up_c[w] = up_c[i];
+                down_c[w] = down_c[i];
+                keep[w] = keep[i];
+                w += 1;
+            }
+        }
+    }
+    first[nodes] = w;
+    for v in [&mut adj, &mut up_w, &mut down_w, &mut up_c, &mut down_c] {
+        v.truncate(w);
+        v.shrink_to_fit();
+    }
+    keep.truncate(w);
+    keep.shrink_to_fit();
     // The hierarchy in `fast_paths`' layout, ranks ascending; each node's edges in ascending
     // rank of their other end, so that a centre's edge to a node is found by bisection.
     // Exact sizes: grown by doubling, the two edge arrays (20 bytes an edge, 0.46 GB for a
