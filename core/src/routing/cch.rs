@@ -498,8 +498,8 @@ pub fn prepare(
         mut down_c,
     } = c;
     // The edges with no kept direction are dropped before the layout is allocated (half
-    // of the chordal graph's edges on a country's graphs): the arrays move down in place and
-    // give their tail back, so the layout does not sit beside the whole chordal graph.
+    // of the chordal graph's edges on a country's graphs), so the layout does not sit beside
+    // the whole chordal graph.
     let mut w = 0;
     for r in 0..nodes {
         let range = first[r]..first[r + 1];
@@ -517,12 +517,12 @@ pub fn prepare(
         }
     }
     first[nodes] = w;
+    // New allocations of the kept length (an allocator may shrink a block in place and
+    // keep its pages).
     for v in [&mut adj, &mut up_w, &mut down_w, &mut up_c, &mut down_c] {
-        v.truncate(w);
-        v.shrink_to_fit();
+        *v = v[..w].to_vec();
     }
-    keep.truncate(w);
-    keep.shrink_to_fit();
+    keep = keep[..w].to_vec();
     // The hierarchy in `fast_paths`' layout, ranks ascending; each node's edges in ascending
     // rank of their other end, so that a centre's edge to a node is found by bisection.
     // Exact sizes: grown by doubling, the two edge arrays (20 bytes an edge, 0.46 GB for a
