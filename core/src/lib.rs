@@ -37,6 +37,7 @@ mod parser_props;
 pub mod routing;
 pub mod stores;
 pub mod threewords;
+mod varint;
 
 pub use engine::{Engine, EngineConfig};
 pub use error::{ApiError, ErrorCode};

@@ -478,13 +478,14 @@ impl LocalitiesIndex {
                     s
                 }
             });
-            let collector = (collector, Count);
+            // Matches are counted only when every match is wanted.
+            let collector = (collector, complete.then_some(Count));
             let found = match &pooled {
                 Some(stats) => searcher.search_with_statistics_provider(&*q, &collector, stats),
                 None => searcher.search(&*q, &collector),
             };
             if let Ok((found, count)) = found {
-                matched += count;
+                matched += count.unwrap_or(0);
                 hits.extend(found.into_iter().map(|(score, addr)| (score, i, addr)));
             }
             if complete && matched > limit {

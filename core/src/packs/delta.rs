@@ -147,8 +147,7 @@ pub struct DeltaFile {
     /// `contraction` or `nested-dissection` (`prepare`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preparation: Option<String>,
-    /// `docstore-zstd-<level>` (`patch`): the patch turns the [`super::docstore::expand`]ed
-    /// base into the expanded new file, which is compacted at that zstd level.
+    /// The form both files are patched in (`patch`; [`Transform`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transform: Option<String>,
 }
@@ -156,10 +155,29 @@ pub struct DeltaFile {
 /// Prefix of a doc-store transform name.
 const DOCSTORE_TRANSFORM: &str = "docstore-zstd-";
 
-/// The zstd level of a transform name (`docstore-zstd-19` → 19).
-pub fn docstore_level(transform: &str) -> Option<i32> {
-    let level: i32 = transform.strip_prefix(DOCSTORE_TRANSFORM)?.parse().ok()?;
-    (1..=22).contains(&level).then_some(level)
+/// The form a `patch` entry's files are patched in, named by its `transform`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transform {
+    /// `docstore-zstd-<level>`: the patch turns the [`super::docstore::expand`]ed base into
+    /// the expanded new file, which is compacted at that zstd level.
+    DocStore(i32),
+    /// `sqlite-rows-1` ([`super::sqlrows::TRANSFORM`]): the patch turns the rows of the base
+    /// database into the new database's, which is made from them
+    /// ([`super::sqlrows::compact`]).
+    SqliteRows,
+}
+
+impl Transform {
+    /// The transform of a name; `None` for a name this build does not know.
+    pub fn parse(name: &str) -> Option<Transform> {
+        if name == super::sqlrows::TRANSFORM {
+            return Some(Transform::SqliteRows);
+        }
+        let level: i32 = name.strip_prefix(DOCSTORE_TRANSFORM)?.parse().ok()?;
+        (1..=22)
+            .contains(&level)
+            .then_some(Transform::DocStore(level))
+    }
 }
 
 /// zstd levels a doc store is tried at: the pack builder's (search index) and zstd's default.
@@ -360,8 +378,7 @@ impl DeltaManifest {
                 }
             }
             if let Some(t) = f.transform.as_deref()
-                && (f.op != DeltaOp::Patch
-                    || (docstore_level(t).is_none() && t != super::sqlrows::TRANSFORM))
+                && (f.op != DeltaOp::Patch || Transform::parse(t).is_none())
             {
                 return Err(bad("unknown `transform`"));
             }

@@ -19,6 +19,7 @@
 use rusqlite::{Connection, params};
 
 use crate::geo::{Pt, haversine_m};
+use crate::varint;
 
 /// Cells per degree (a cell is 1/500 degree: 222 m of latitude).
 pub const CELLS_PER_DEGREE: f64 = 500.0;
@@ -110,18 +111,6 @@ fn sub_bounds(offset: f64, index: i64, sub: u8) -> [f64; 2] {
     ]
 }
 
-fn push_varint(out: &mut Vec<u8>, mut d: u64) {
-    loop {
-        let byte = (d & 0x7f) as u8;
-        d >>= 7;
-        if d == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
 /// The BLOB of one cell: per point the id as a delta-coded LEB128 varint (zigzag: the first
 /// delta from 0; ascending ids give small positive deltas, a tie group out of id order a few
 /// negative ones), then its latitude and longitude sub-cells (one byte each).
@@ -132,7 +121,7 @@ pub fn encode_cell(cell: i64, points: &[(i64, f64, f64)]) -> Vec<u8> {
     for &(id, lat, lng) in points {
         let delta = id.wrapping_sub(last);
         last = id;
-        push_varint(&mut out, ((delta << 1) ^ (delta >> 63)) as u64);
+        varint::put_signed(&mut out, delta);
         out.push(sub_of(lat.clamp(-90.0, 90.0), 90.0, row));
         out.push(sub_of(lng.clamp(-180.0, 180.0), 180.0, column));
     }
@@ -163,7 +152,7 @@ pub fn decode_cell(cell: i64, bytes: &[u8], out: &mut Vec<GridPoint>) {
             return;
         };
         i += 2;
-        last = last.wrapping_add((d >> 1) as i64 ^ -((d & 1) as i64));
+        last = last.wrapping_add(varint::unzigzag(d));
         out.push(GridPoint {
             id: last,
             lat: sub_bounds(90.0, row, slat),

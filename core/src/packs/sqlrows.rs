@@ -28,17 +28,19 @@
 //! [`canonicalize`] (the same `compact` of its own rows): what the device makes from the rows
 //! is then the published file byte for byte. How a row is stored is part of that: SQLite
 //! keeps a whole number of a `REAL` column as an integer on disk or as 8 bytes, depending on
-//! how it reached the row (an insert into a table with `NOT NULL` constraints or an update),
-//! and reads both back as the same `REAL`; `compact` rewrites the rows holding one, so that
-//! each takes the short form.
+//! how it reached the row (an insert into a table shaped like the indoor features keeps it in
+//! 8 bytes, an update stores the short form), and reads both back as the same `REAL`;
+//! `compact` rewrites the rows holding one, so that each takes the short form.
 //! The delta builder still offers this only when `compact` gives the published file byte for
 //! byte, and the installer checks the result against the manifest, as for every file.
 use std::fs;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use rusqlite::types::ValueRef;
+use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags, params_from_iter};
+
+use crate::varint;
 
 /// The transform name of a delta entry made with this form.
 pub const TRANSFORM: &str = "sqlite-rows-1";
@@ -146,25 +148,9 @@ fn stored_tables(conn: &Connection, schema: &[SchemaRow]) -> Result<Vec<Stored>,
     Ok(out)
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
-    put_varint(out, b.len() as u64);
+    varint::put(out, b.len() as u64);
     out.extend_from_slice(b);
-}
-
-fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
-fn unzigzag(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
 const NULL: u8 = 0;
@@ -184,7 +170,7 @@ pub fn expand(path: &Path) -> Result<Vec<u8>, RowsError> {
     let schema = schema(&conn)?;
     let mut out = Vec::with_capacity(fs::metadata(path)?.len() as usize);
     out.extend_from_slice(MAGIC);
-    put_varint(&mut out, schema.len() as u64);
+    varint::put(&mut out, schema.len() as u64);
     for (kind, name, tbl, sql) in &schema {
         for s in [kind, name, tbl] {
             put_bytes(&mut out, s.as_bytes());
@@ -232,7 +218,7 @@ pub fn expand(path: &Path) -> Result<Vec<u8>, RowsError> {
                     ValueRef::Null => out.push(NULL),
                     ValueRef::Integer(v) => {
                         out.push(INTEGER);
-                        put_varint(&mut out, zigzag(v.wrapping_sub(*last)));
+                        varint::put_signed(&mut out, v.wrapping_sub(*last));
                         *last = v;
                     }
                     ValueRef::Real(v) => {
@@ -278,15 +264,7 @@ impl<'a> Reader<'a> {
     }
 
     fn varint(&mut self) -> Result<u64, RowsError> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.byte()?;
-            v |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                return Ok(v);
-            }
-        }
-        Err(DAMAGED)
+        varint::get(self.bytes, &mut self.at).map_err(|_| DAMAGED)
     }
 
     fn bytes(&mut self) -> Result<&'a [u8], RowsError> {
@@ -299,35 +277,12 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// A value read back, borrowed from the expanded form.
-enum Value<'a> {
-    Null,
-    Integer(i64),
-    Real(f64),
-    Text(&'a [u8]),
-    Blob(&'a [u8]),
-}
-
-impl rusqlite::ToSql for Value<'_> {
-    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-        use rusqlite::types::ToSqlOutput::Borrowed;
-        Ok(Borrowed(match *self {
-            Value::Null => ValueRef::Null,
-            Value::Integer(v) => ValueRef::Integer(v),
-            Value::Real(v) => ValueRef::Real(v),
-            Value::Text(s) => ValueRef::Text(s),
-            Value::Blob(b) => ValueRef::Blob(b),
-        }))
-    }
-}
-
-/// Removes a scratch file when dropped.
+/// Removes a scratch file when dropped (written with `journal_mode = OFF`: no journal).
 struct Scratch(PathBuf);
 
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = fs::remove_file(&self.0);
-        let _ = fs::remove_file(self.0.with_extension("rows-journal"));
     }
 }
 
@@ -394,7 +349,7 @@ pub fn compact(base: &Path, expanded: &[u8], out: &Path) -> Result<(), RowsError
         // alias column carries it.
         let skip = usize::from(t.rowid_alias);
         let mut previous = vec![0i64; width];
-        let mut values: Vec<Value<'_>> = Vec::with_capacity(width);
+        let mut values: Vec<ToSqlOutput<'_>> = Vec::with_capacity(width);
         loop {
             match r.byte()? {
                 END => break,
@@ -403,30 +358,30 @@ pub fn compact(base: &Path, expanded: &[u8], out: &Path) -> Result<(), RowsError
             }
             values.clear();
             for last in previous.iter_mut() {
-                values.push(match r.byte()? {
-                    NULL => Value::Null,
+                values.push(ToSqlOutput::Borrowed(match r.byte()? {
+                    NULL => ValueRef::Null,
                     INTEGER => {
-                        let v = last.wrapping_add(unzigzag(r.varint()?));
+                        let v = last.wrapping_add(varint::unzigzag(r.varint()?));
                         *last = v;
-                        Value::Integer(v)
+                        ValueRef::Integer(v)
                     }
                     REAL => {
                         let b: [u8; 8] = r.take(8)?.try_into().map_err(|_| DAMAGED)?;
-                        Value::Real(f64::from_bits(u64::from_le_bytes(b)))
+                        ValueRef::Real(f64::from_bits(u64::from_le_bytes(b)))
                     }
-                    TEXT => Value::Text(r.bytes()?),
-                    BLOB => Value::Blob(r.bytes()?),
+                    TEXT => ValueRef::Text(r.bytes()?),
+                    BLOB => ValueRef::Blob(r.bytes()?),
                     _ => return Err(DAMAGED),
-                });
+                }));
             }
             insert.execute(params_from_iter(values.iter().skip(skip)))?;
         }
         drop(insert);
         if !t.reals.is_empty() {
-            // An INSERT into a table with NOT NULL constraints stores a whole number of a
-            // `REAL` column in 8 bytes; an UPDATE of the row stores it as a short integer, as
-            // the builder's updated rows have it. Both read back as the same REAL: the short
-            // form is the canonical one.
+            // An INSERT into some tables (a foreign key, NOT NULL columns and an index, as the
+            // indoor features have) stores a whole number of a `REAL` column in 8 bytes; an
+            // UPDATE of the row stores it as a short integer, as the builder's updated rows
+            // have it. Both read back as the same REAL: the short form is the canonical one.
             let whole: Vec<String> = t
                 .reals
                 .iter()
@@ -613,6 +568,67 @@ mod tests {
         );
         let levels: Vec<f64> = kinds.iter().map(|k| k.2).collect();
         assert_eq!(levels, [0.0, 0.0, 2.0, 2.5, -3.0, 1e300, f64::MAX]);
+    }
+
+    #[test]
+    fn whole_numbers_of_real_columns_keep_their_short_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.sqlite");
+        let conn = Connection::open(&path).unwrap();
+        // Shaped like the indoor features: a foreign key, NOT NULL columns, an index.
+        conn.execute_batch(
+            "CREATE TABLE v (id TEXT PRIMARY KEY NOT NULL);
+             INSERT INTO v VALUES ('a');
+             CREATE TABLE f (id INTEGER PRIMARY KEY, venue TEXT NOT NULL REFERENCES v(id),
+                             level REAL, name TEXT NOT NULL, lat REAL NOT NULL);
+             CREATE INDEX f_venue ON f(venue);",
+        )
+        .unwrap();
+        for i in 0..400 {
+            conn.execute(
+                "INSERT INTO f(venue, level, name, lat) VALUES ('a', ?1, ?2, ?3)",
+                rusqlite::params![
+                    f64::from(i % 7 - 3),
+                    format!("floor {i}"),
+                    0.5 + f64::from(i)
+                ],
+            )
+            .unwrap();
+        }
+        let payload = |c: &Connection| -> i64 {
+            c.query_row(
+                "SELECT sum(payload) FROM dbstat WHERE name = 'f'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        let inserted = payload(&conn);
+        conn.execute_batch("UPDATE f SET level = level").unwrap();
+        let updated = payload(&conn);
+        // What the mechanism is for: inserted, the whole numbers took 8 bytes each.
+        assert!(updated < inserted, "{updated} {inserted}");
+        conn.execute_batch("DELETE FROM f WHERE id % 2 = 0")
+            .unwrap();
+        drop(conn);
+        // A database holding both forms comes out in the short one.
+        let conn = Connection::open(&path).unwrap();
+        for i in (1..400).step_by(2) {
+            conn.execute(
+                "INSERT INTO f(id, venue, level, name, lat) VALUES (?1, 'a', ?2, ?3, ?4)",
+                rusqlite::params![
+                    i + 1,
+                    f64::from(i % 7 - 3),
+                    format!("floor {i}"),
+                    0.5 + f64::from(i)
+                ],
+            )
+            .unwrap();
+        }
+        drop(conn);
+        canonicalize(&path).unwrap();
+        let conn = Connection::open(&path).unwrap();
+        assert_eq!(payload(&conn), updated);
     }
 
     #[test]

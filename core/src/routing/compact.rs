@@ -28,6 +28,7 @@ use serde::de::value::{Error as ValueError, SeqDeserializer};
 
 use super::graph::{Reverse, TurnGraph};
 use super::profile::Metric;
+use crate::varint::{VarintError, put, unzigzag, zigzag};
 
 /// No edge / no node in the 32-bit layout of `fast_paths`.
 const INVALID: u32 = u32::MAX;
@@ -72,22 +73,6 @@ const LARGE_RAW: usize = 16 << 20;
 /// zstd level of payloads over [`LARGE_RAW`].
 const LEVEL_LARGE: i32 = 15;
 
-fn put(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8 & 0x7f) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
-fn unzigzag(v: u64) -> i64 {
-    (v >> 1) as i64 ^ -((v & 1) as i64)
-}
-
 /// A reader of one varint stream.
 struct Stream<'a> {
     bytes: &'a [u8],
@@ -96,23 +81,10 @@ struct Stream<'a> {
 
 impl Stream<'_> {
     fn next(&mut self) -> Result<u64, CodecError> {
-        let mut v: u64 = 0;
-        let mut shift = 0;
-        loop {
-            let b = *self
-                .bytes
-                .get(self.at)
-                .ok_or(CodecError::Corrupt("a stream ends early"))?;
-            self.at += 1;
-            if shift > 63 {
-                return Err(CodecError::Corrupt("a varint is too long"));
-            }
-            v |= u64::from(b & 0x7f) << shift;
-            if b < 0x80 {
-                return Ok(v);
-            }
-            shift += 7;
-        }
+        crate::varint::get(self.bytes, &mut self.at).map_err(|e| match e {
+            VarintError::Ends => CodecError::Corrupt("a stream ends early"),
+            VarintError::TooLong => CodecError::Corrupt("a varint is too long"),
+        })
     }
 
     fn next_u32(&mut self) -> Result<u32, CodecError> {

@@ -225,6 +225,23 @@ fn autocomplete_finds_the_intended_item_in_the_top_5_for_95_percent() {
     assert!(rate >= 0.95, "{:.1}% < 95%", rate * 100.0);
 }
 
+/// `text` with two letters swapped in the middle of its longest word (of six letters or
+/// more, letters only); `None` when it has no such word or those two letters are the same.
+fn with_swapped_letters(text: &str) -> Option<String> {
+    let longest = text
+        .split(' ')
+        .filter(|w| w.chars().count() >= 6 && w.chars().all(char::is_alphabetic))
+        .max_by_key(|w| w.chars().count())?;
+    let mut c: Vec<char> = longest.chars().collect();
+    let mid = c.len() / 2;
+    if c[mid] == c[mid + 1] {
+        return None;
+    }
+    c.swap(mid, mid + 1);
+    let typo: String = c.into_iter().collect();
+    Some(text.replacen(longest, &typo, 1))
+}
+
 fn sample_addresses(f: &Fixture, n: usize, seed: u64, pred: impl Fn(&Doc) -> bool) -> Vec<&Doc> {
     let all: Vec<&Doc> = f
         .docs
@@ -354,44 +371,42 @@ fn geocoding_lands_within_30_m_for_95_percent() {
     }
     assert!(ok >= 950, "{ok}/1000 < 95%");
 
+    // How many of `addresses` (each with the address point it names) geocode within 30 m.
+    let within_30_m = |label: &str, addresses: &[(String, &Doc)]| -> usize {
+        let mut failures = Vec::new();
+        let ok = addresses
+            .iter()
+            .filter(|(address, d)| {
+                let (dist, _) = geocode_miss_m(address, d);
+                let hit = dist.is_some_and(|m| m <= 30.0);
+                if !hit {
+                    failures.push(format!("{address:?}: {dist:?} m"));
+                }
+                hit
+            })
+            .count();
+        eprintln!("{label}: {ok}/{} within 30 m", addresses.len());
+        for fl in failures.iter().take(10) {
+            eprintln!("  miss: {fl}");
+        }
+        ok
+    };
+    let number = |d: &Doc| d.data.housenumber.clone().unwrap();
+    let postcode = |d: &Doc| d.data.postcode.clone().unwrap();
+
     // The same addresses with a typo (two letters swapped in the street's longest word): the
     // exact searches find nothing that explains every word, the forgiving one must.
-    let (mut typo_ok, mut typo_n, mut failures) = (0, 0, Vec::new());
-    for d in sample.iter().step_by(4) {
-        let street = d.data.street.clone().unwrap();
-        let Some(longest) = street
-            .split(' ')
-            .filter(|w| w.chars().count() >= 6 && w.chars().all(char::is_alphabetic))
-            .max_by_key(|w| w.chars().count())
-        else {
-            continue;
-        };
-        let mut c: Vec<char> = longest.chars().collect();
-        let mid = c.len() / 2;
-        if c[mid] == c[mid + 1] {
-            continue;
-        }
-        c.swap(mid, mid + 1);
-        let typo: String = c.into_iter().collect();
-        let address = format!(
-            "{} {}, {} {}",
-            d.data.housenumber.clone().unwrap(),
-            street.replacen(longest, &typo, 1),
-            d.data.postcode.clone().unwrap(),
-            city(d).unwrap()
-        );
-        typo_n += 1;
-        let (dist, _) = geocode_miss_m(&address, d);
-        if dist.is_some_and(|m| m <= 30.0) {
-            typo_ok += 1;
-        } else {
-            failures.push(format!("{address:?}: {dist:?} m"));
-        }
-    }
-    eprintln!("geocode with a typo: {typo_ok}/{typo_n} within 30 m");
-    for fl in failures.iter().take(10) {
-        eprintln!("  miss: {fl}");
-    }
+    let streets: Vec<(String, &Doc)> = sample
+        .iter()
+        .step_by(4)
+        .filter_map(|&d| {
+            let street = with_swapped_letters(&d.data.street.clone().unwrap())?;
+            let address = format!("{} {street}, {} {}", number(d), postcode(d), city(d)?);
+            Some((address, d))
+        })
+        .collect();
+    let typo_ok = within_30_m("geocode with a typo", &streets);
+    let typo_n = streets.len();
     assert!(
         typo_n >= 100,
         "only {typo_n} addresses with a long street word"
@@ -403,42 +418,19 @@ fn geocoding_lands_within_30_m_for_95_percent() {
 
     // The same addresses with the typo in the city's longest word instead: the number,
     // street and postcode narrow the candidates, the city is matched with its typo.
-    let (mut city_ok, mut city_n, mut failures) = (0, 0, Vec::new());
-    for d in sample.iter().skip(2).step_by(4) {
-        let town = city(d).unwrap();
-        let Some(longest) = town
-            .split(' ')
-            .filter(|w| w.chars().count() >= 6 && w.chars().all(char::is_alphabetic))
-            .max_by_key(|w| w.chars().count())
-        else {
-            continue;
-        };
-        let mut c: Vec<char> = longest.chars().collect();
-        let mid = c.len() / 2;
-        if c[mid] == c[mid + 1] {
-            continue;
-        }
-        c.swap(mid, mid + 1);
-        let typo: String = c.into_iter().collect();
-        let address = format!(
-            "{} {}, {} {}",
-            d.data.housenumber.clone().unwrap(),
-            d.data.street.clone().unwrap(),
-            d.data.postcode.clone().unwrap(),
-            town.replacen(longest, &typo, 1)
-        );
-        city_n += 1;
-        let (dist, _) = geocode_miss_m(&address, d);
-        if dist.is_some_and(|m| m <= 30.0) {
-            city_ok += 1;
-        } else {
-            failures.push(format!("{address:?}: {dist:?} m"));
-        }
-    }
-    eprintln!("geocode with a typo in the city: {city_ok}/{city_n} within 30 m");
-    for fl in failures.iter().take(10) {
-        eprintln!("  miss: {fl}");
-    }
+    let cities: Vec<(String, &Doc)> = sample
+        .iter()
+        .skip(2)
+        .step_by(4)
+        .filter_map(|&d| {
+            let town = with_swapped_letters(&city(d)?)?;
+            let street = d.data.street.clone().unwrap();
+            let address = format!("{} {street}, {} {town}", number(d), postcode(d));
+            Some((address, d))
+        })
+        .collect();
+    let city_ok = within_30_m("geocode with a typo in the city", &cities);
+    let city_n = cities.len();
     assert!(
         city_n >= 100,
         "only {city_n} addresses with a long city word"

@@ -2,6 +2,7 @@
 
 use super::{Edge, EdgeKind, Graph, GraphCodecError, Node, WalkArea};
 use crate::geo::LocalProjection;
+use crate::varint::{self, put_signed};
 
 const KINDS: [EdgeKind; 5] = [
     EdgeKind::Walk,
@@ -14,22 +15,6 @@ const ONEWAY: u8 = 1 << 3;
 const WHEELCHAIR: u8 = 1 << 4;
 const DERIVED: u8 = 1 << 5;
 const CUSTOMERS: u8 = 1 << 6;
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
-fn put_signed(out: &mut Vec<u8>, v: i64) {
-    put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
-}
 
 /// Byte planes of fixed-width little-endian values: every value's first byte, then every
 /// value's second byte, ...
@@ -57,20 +42,14 @@ impl Reader<'_> {
     }
 
     fn varint(&mut self) -> Result<u64, GraphCodecError> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.take(1)?[0];
-            v |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err(GraphCodecError::Columns("varint too long"))
+        varint::get(self.bytes, &mut self.at).map_err(|e| match e {
+            varint::VarintError::Ends => GraphCodecError::Columns("ends early"),
+            varint::VarintError::TooLong => GraphCodecError::Columns("varint too long"),
+        })
     }
 
     fn signed(&mut self) -> Result<i64, GraphCodecError> {
-        let v = self.varint()?;
-        Ok((v >> 1) as i64 ^ -((v & 1) as i64))
+        Ok(varint::unzigzag(self.varint()?))
     }
 
     fn count(&mut self) -> Result<usize, GraphCodecError> {
@@ -113,11 +92,11 @@ fn derived(k: (f64, f64), a: &Node, b: &Node) -> f32 {
 pub(super) fn encode(g: &Graph) -> Result<Vec<u8>, GraphCodecError> {
     let k = LocalProjection::new(g.lat0).factors();
     let mut out = Vec::new();
-    put_varint(&mut out, u64::from(g.version));
+    varint::put(&mut out, u64::from(g.version));
     out.extend(g.lat0.to_le_bytes());
     out.extend(k.0.to_le_bytes());
     out.extend(k.1.to_le_bytes());
-    put_varint(&mut out, g.nodes.len() as u64);
+    varint::put(&mut out, g.nodes.len() as u64);
     let lat: Vec<[u8; 8]> = g.nodes.iter().map(|n| n.lat.to_le_bytes()).collect();
     let lng: Vec<[u8; 8]> = g.nodes.iter().map(|n| n.lng.to_le_bytes()).collect();
     put_planes(&mut out, &lat);
@@ -125,7 +104,7 @@ pub(super) fn encode(g: &Graph) -> Result<Vec<u8>, GraphCodecError> {
     for n in &g.nodes {
         put_signed(&mut out, n.level);
     }
-    put_varint(&mut out, g.edges.len() as u64);
+    varint::put(&mut out, g.edges.len() as u64);
     let (mut last_a, mut last_feature) = (0i64, 0i64);
     let mut lengths: Vec<[u8; 4]> = Vec::new();
     for e in &g.edges {
@@ -157,7 +136,7 @@ pub(super) fn encode(g: &Graph) -> Result<Vec<u8>, GraphCodecError> {
         put_signed(&mut out, e.feature.wrapping_sub(last_feature));
         last_feature = e.feature;
     }
-    put_varint(&mut out, lengths.len() as u64);
+    varint::put(&mut out, lengths.len() as u64);
     put_planes(&mut out, &lengths);
     out.extend(postcard::to_stdvec(&(&g.areas, &g.pois, &g.profiles))?);
     Ok(out)

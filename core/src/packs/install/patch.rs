@@ -33,7 +33,7 @@ use super::verify::{read_installed_manifest, verify_file};
 use super::{InstallError, InstallProgress, PackStore};
 use crate::auth::keys::PublisherKey;
 use crate::packs::delta::{
-    DELTA_FILE, DeltaFile, DeltaManifest, DeltaOp, delta_dir_rel, docstore_level,
+    DELTA_FILE, DeltaFile, DeltaManifest, DeltaOp, Transform, delta_dir_rel,
 };
 use crate::packs::manifest::{Manifest, PackFile};
 use crate::packs::{docstore, sqlrows};
@@ -274,37 +274,37 @@ fn apply(
     out: &Path,
 ) -> Result<(), InstallError> {
     let patch_file = File::open(patch).map_err(InstallError::io(patch))?;
-    if transform == Some(sqlrows::TRANSFORM) {
-        let invalid = |e: sqlrows::RowsError| {
-            InstallError::io(base)(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                e.to_string(),
-            ))
-        };
-        let expanded = sqlrows::expand(base).map_err(invalid)?;
-        let mut made = Vec::new();
-        crate::packs::delta::apply_patch(&expanded, patch_file, &mut made)
-            .map_err(InstallError::io(patch))?;
-        drop(expanded);
-        return sqlrows::compact(base, &made, out).map_err(invalid);
+    let invalid = |why: String| {
+        InstallError::io(base)(std::io::Error::new(std::io::ErrorKind::InvalidData, why))
+    };
+    let transform = transform
+        .map(|t| Transform::parse(t).ok_or_else(|| invalid("unknown transform".into())))
+        .transpose()?;
+    match transform {
+        Some(Transform::SqliteRows) => {
+            let expanded = sqlrows::expand(base).map_err(|e| invalid(e.to_string()))?;
+            let mut made = Vec::new();
+            crate::packs::delta::apply_patch(&expanded, patch_file, &mut made)
+                .map_err(InstallError::io(patch))?;
+            drop(expanded);
+            return sqlrows::compact(base, &made, out).map_err(|e| invalid(e.to_string()));
+        }
+        Some(Transform::DocStore(level)) => {
+            let base_bytes = fs::read(base).map_err(InstallError::io(base))?;
+            let expanded = docstore::expand(&base_bytes)
+                .ok_or_else(|| invalid("the base file is not a zstd doc store".into()))?;
+            let mut made = Vec::new();
+            crate::packs::delta::apply_patch(&expanded, patch_file, &mut made)
+                .map_err(InstallError::io(patch))?;
+            let bytes = docstore::compact(&made, level).map_err(InstallError::io(patch))?;
+            let mut file = File::create(out).map_err(InstallError::io(out))?;
+            std::io::Write::write_all(&mut file, &bytes).map_err(InstallError::io(out))?;
+            file.sync_all().map_err(InstallError::io(out))?;
+            return Ok(());
+        }
+        None => {}
     }
     let base_bytes = fs::read(base).map_err(InstallError::io(base))?;
-    if let Some(t) = transform {
-        let invalid = |why: &str| {
-            InstallError::io(base)(std::io::Error::new(std::io::ErrorKind::InvalidData, why))
-        };
-        let level = docstore_level(t).ok_or_else(|| invalid("unknown transform"))?;
-        let expanded = docstore::expand(&base_bytes)
-            .ok_or_else(|| invalid("the base file is not a zstd doc store"))?;
-        let mut made = Vec::new();
-        crate::packs::delta::apply_patch(&expanded, patch_file, &mut made)
-            .map_err(InstallError::io(patch))?;
-        let bytes = docstore::compact(&made, level).map_err(InstallError::io(patch))?;
-        let mut file = File::create(out).map_err(InstallError::io(out))?;
-        std::io::Write::write_all(&mut file, &bytes).map_err(InstallError::io(out))?;
-        file.sync_all().map_err(InstallError::io(out))?;
-        return Ok(());
-    }
     let file = File::create(out).map_err(InstallError::io(out))?;
     let mut writer = BufWriter::new(file);
     crate::packs::delta::apply_patch(&base_bytes, patch_file, &mut writer)
