@@ -19,7 +19,7 @@
 //! * **Containment** is the readers' even-odd test ([`waymark_core::geo::rings_contain`]) on
 //!   the outline; a box is the rectangle of its four corners. Two regions that share an edge
 //!   of their outlines place a node on that edge in exactly one of them.
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -370,7 +370,7 @@ pub fn cut(
         );
     }
     needed.extend(data.nodes.iter().map(|n| n.id));
-    data.coords.retain(|id, _| needed.contains(id));
+    data.coords.retain(|id| needed.contains(id));
     data.cut = Some(Cut {
         region: region.clone(),
         full_graph,
@@ -383,8 +383,8 @@ pub fn cut(
 /// the region and one outside, or crossing the outline (OSM node ids).
 pub fn border_nodes(
     region: &Region,
-    pieces: &[(i64, &str, Vec<i64>)],
-    coords: &HashMap<i64, Pt>,
+    pieces: &[crate::osm::roads::Piece<'_>],
+    coords: &crate::osm::Coords,
 ) -> HashSet<i64> {
     let mut out = HashSet::new();
     for (_, _, refs) in pieces {

@@ -82,8 +82,8 @@ fn edit_ways(data: &mut OsmData, ways: usize, drop: bool) -> EditSummary {
             done.deleted += 1;
         } else if let Some(w) = data.ways.get_mut(id) {
             for (k, v) in w.tags.0.iter_mut() {
-                if k == "name" {
-                    v.push_str(" Edited");
+                if &**k == "name" {
+                    *v = format!("{v} Edited").into();
                 }
             }
             set_tag(&mut w.tags, "maxspeed", "30");
@@ -103,8 +103,8 @@ fn mix(mut x: u64) -> u64 {
 }
 
 fn set_tag(tags: &mut Tags, key: &str, value: &str) {
-    tags.0.retain(|(k, _)| k != key);
-    tags.0.push((key.to_string(), value.to_string()));
+    tags.0.retain(|(k, _)| &**k != key);
+    tags.0.push((key.into(), value.into()));
 }
 
 /// A point `metres` to the left of the segment a→b, from its middle.
@@ -158,7 +158,7 @@ fn edit_day(data: &mut OsmData, share: f64, seed: u64) -> EditSummary {
         }
     }
     let mut next_way = data.ways.keys().next_back().copied().unwrap_or(0).max(0) + 1;
-    let mut next_node = data.coords.keys().copied().max().unwrap_or(0).max(0) + 1;
+    let mut next_node = data.coords.max_id().unwrap_or(0).max(0) + 1;
 
     let mut chosen = order.chunks(per_kind);
     let deleted = chosen.next().unwrap_or(&[]).to_vec();

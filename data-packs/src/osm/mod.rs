@@ -4,7 +4,12 @@
 //! [`build_osm`] reads the extract in three passes of [`osmpbf::ElementReader`] (relations,
 //! then ways, then nodes) and keeps only what the requested layers need: the relations and
 //! ways of interest, the coordinates of the nodes they reference and the tagged nodes of
-//! interest. Each layer is then written in its own transaction with prepared statements.
+//! interest. So the memory a build holds follows the network it keeps, not the extract, and
+//! it is held compactly: every distinct tag text is stored once and shared, the nodes to keep
+//! are a sorted list walked alongside the file's ascending ids, and their positions are two
+//! sorted arrays ([`Coords`], 24 bytes a node) moved to a mapped scratch file beside the pack
+//! database before the layers read them. Each layer is then written in its own transaction
+//! with prepared statements.
 //!
 //! Broken data is tolerated: references to nodes missing from the extract (clipped extracts)
 //! split roads and shorten other ways; relations whose rings do not close are skipped and
@@ -21,6 +26,7 @@ use osmpbf::{Element, ElementReader, RelMemberType};
 use waymark_core::geo::{BBox, Pt};
 
 pub mod addresses;
+mod coords;
 mod edit;
 pub mod frames;
 pub mod indoor;
@@ -31,9 +37,10 @@ pub mod rings;
 mod road_graph;
 pub mod roads;
 
+pub use coords::{Coords, CoordsBuilder};
 pub use edit::{EditSummary, OsmEdit};
 pub use models::{
-    Member, MemberKind, OsmData, OsmError, OsmNode, OsmRelation, OsmStats, OsmWay, Tags,
+    Member, MemberKind, OsmData, OsmError, OsmNode, OsmRelation, OsmStats, OsmWay, TagText, Tags,
     is_lang_code,
 };
 
@@ -63,8 +70,61 @@ impl OsmLayers {
     };
 }
 
+/// One shared allocation per distinct tag text: keys and common values repeat on most
+/// elements, so an extract's kept ways hold pointers instead of copies.
+#[derive(Default)]
+struct TagTexts(HashSet<TagText>);
+
+impl TagTexts {
+    fn text(&mut self, s: &str) -> TagText {
+        if let Some(t) = self.0.get(s) {
+            return t.clone();
+        }
+        let t = TagText::from(s);
+        self.0.insert(t.clone());
+        t
+    }
+
+    fn tags<'a>(&mut self, it: impl Iterator<Item = (&'a str, &'a str)>) -> Tags {
+        let mut v: Vec<(TagText, TagText)> =
+            it.map(|(k, v)| (self.text(k), self.text(v))).collect();
+        v.shrink_to_fit();
+        Tags(v)
+    }
+}
+
+/// Tags of an element that is looked at and dropped (no sharing needed).
 fn collect_tags<'a>(it: impl Iterator<Item = (&'a str, &'a str)>) -> Tags {
-    Tags(it.map(|(k, v)| (k.to_owned(), v.to_owned())).collect())
+    Tags(
+        it.map(|(k, v)| (TagText::from(k), TagText::from(v)))
+            .collect(),
+    )
+}
+
+/// Whether an id is in a sorted list, asked in mostly ascending order (a forward cursor;
+/// a binary search when an id comes out of order).
+struct SortedIds {
+    ids: Vec<i64>,
+    at: usize,
+}
+
+impl SortedIds {
+    fn new(mut ids: Vec<i64>) -> Self {
+        ids.sort_unstable();
+        ids.dedup();
+        ids.shrink_to_fit();
+        SortedIds { ids, at: 0 }
+    }
+
+    fn contains(&mut self, id: i64) -> bool {
+        if self.at > 0 && self.ids.get(self.at - 1).is_some_and(|&p| id < p) {
+            return self.ids.binary_search(&id).is_ok();
+        }
+        while self.ids.get(self.at).is_some_and(|&x| x < id) {
+            self.at += 1;
+        }
+        self.ids.get(self.at) == Some(&id)
+    }
 }
 
 fn relation_wanted(tags: &Tags, layers: &OsmLayers) -> bool {
@@ -129,16 +189,17 @@ pub fn read_osm(
 
     // pass 1: relations
     progress("osm:read relations", 0, 3);
+    let mut texts = TagTexts::default();
     let mut way_members: HashSet<i64> = HashSet::new();
-    let mut node_members: HashSet<i64> = HashSet::new();
+    let mut node_members: Vec<i64> = Vec::new();
     let reader = ElementReader::from_path(pbf).map_err(pbf_err(pbf))?;
     reader
         .for_each(|el| {
             if let Element::Relation(r) = el {
-                let tags = collect_tags(r.tags());
-                if !relation_wanted(&tags, layers) {
+                if !relation_wanted(&collect_tags(r.tags()), layers) {
                     return;
                 }
+                let tags = texts.tags(r.tags());
                 let members: Vec<Member> = r
                     .members()
                     .map(|m| Member {
@@ -157,9 +218,7 @@ pub fn read_osm(
                         MemberKind::Way if !is_restriction => {
                             way_members.insert(m.id);
                         }
-                        MemberKind::Node => {
-                            node_members.insert(m.id);
-                        }
+                        MemberKind::Node => node_members.push(m.id),
                         _ => {}
                     }
                 }
@@ -175,36 +234,43 @@ pub fn read_osm(
 
     // pass 2: ways
     progress("osm:read ways", 1, 3);
-    let mut needed: HashSet<i64> = node_members;
     let reader = ElementReader::from_path(pbf).map_err(pbf_err(pbf))?;
     reader
         .for_each(|el| {
             if let Element::Way(w) = el {
-                let tags = collect_tags(w.tags());
-                if !(way_members.contains(&w.id()) || way_wanted(&tags, layers)) {
+                if !(way_members.contains(&w.id()) || way_wanted(&collect_tags(w.tags()), layers)) {
                     return;
                 }
                 let refs: Vec<i64> = w.refs().collect();
-                needed.extend(refs.iter().copied());
                 data.ways.insert(
                     w.id(),
                     OsmWay {
                         id: w.id(),
                         refs,
-                        tags,
+                        tags: texts.tags(w.tags()),
                     },
                 );
             }
         })
         .map_err(pbf_err(pbf))?;
+    drop(way_members);
+    // The nodes to keep: a sorted list (8 bytes a reference) walked alongside the file's
+    // ascending node ids.
+    let refs = data.ways.values().map(|w| w.refs.len()).sum::<usize>();
+    node_members.reserve_exact(refs);
+    for w in data.ways.values() {
+        node_members.extend_from_slice(&w.refs);
+    }
+    let mut needed = SortedIds::new(node_members);
 
     // pass 3: nodes
     progress("osm:read nodes", 2, 3);
     let reader = ElementReader::from_path(pbf).map_err(pbf_err(pbf))?;
+    let mut coords = CoordsBuilder::with_capacity(needed.ids.len());
     let mut keep_node = |id: i64, lat: f64, lng: f64, tags: Tags| {
         let wanted = !tags.is_empty() && node_wanted(&tags, layers);
-        if wanted || needed.contains(&id) {
-            data.coords.insert(id, Pt::new(lat, lng));
+        if wanted || needed.contains(id) {
+            coords.push(id, Pt::new(lat, lng));
         }
         if wanted {
             data.nodes.push(OsmNode { id, lat, lng, tags });
@@ -217,6 +283,8 @@ pub fn read_osm(
             _ => {}
         })
         .map_err(pbf_err(pbf))?;
+    drop(needed);
+    data.coords = coords.finish();
     data.nodes.sort_by_key(|n| n.id);
     progress("osm:read", 3, 3);
     Ok(data)
@@ -255,7 +323,6 @@ pub fn build_osm_with(
     region: Option<&crate::cut::Region>,
     progress: &mut dyn FnMut(&str, u64, u64),
 ) -> Result<OsmStats, OsmError> {
-    let mut stats = OsmStats::default();
     let t = Instant::now();
     let mut data = read_osm(pbf, layers, progress)?;
     if let Some(edit) = edit {
@@ -284,16 +351,48 @@ pub fn build_osm_with(
             "cut the extract to a region"
         );
     }
-    stats.read_ms = t.elapsed().as_millis() as u64;
-    stats.nodes_read = data.coords.len() as u64;
-    stats.ways_read = data.ways.len() as u64;
-    stats.relations_read = data.relations.len() as u64;
-    stats.missing_node_refs = data
-        .ways
-        .values()
-        .flat_map(|w| w.refs.iter())
-        .filter(|r| !data.coords.contains_key(r))
-        .count() as u64;
+    // The positions move to a file beside the database and are read from there (mapped):
+    // the kernel keeps what the layers touch and can drop it again under memory pressure.
+    let spill = conn
+        .path()
+        .filter(|p| !p.is_empty())
+        .and_then(|p| Path::new(p).parent())
+        .map(|dir| dir.join(".osm-nodes.flat"));
+    if let Some(path) = &spill {
+        data.coords
+            .spill(path)
+            .map_err(|e| OsmError::Spill(path.clone(), e.to_string()))?;
+    }
+    let stats = build_layers(conn, layers, data, region, t, pbf, progress);
+    if let Some(path) = &spill {
+        let _ = std::fs::remove_file(path);
+    }
+    stats
+}
+
+/// The layers of `data`, one transaction each (`build_osm_with`).
+fn build_layers(
+    conn: &mut rusqlite::Connection,
+    layers: &OsmLayers,
+    data: OsmData,
+    region: Option<&crate::cut::Region>,
+    t: Instant,
+    pbf: &Path,
+    progress: &mut dyn FnMut(&str, u64, u64),
+) -> Result<OsmStats, OsmError> {
+    let mut stats = OsmStats {
+        read_ms: t.elapsed().as_millis() as u64,
+        nodes_read: data.coords.len() as u64,
+        ways_read: data.ways.len() as u64,
+        relations_read: data.relations.len() as u64,
+        missing_node_refs: data
+            .ways
+            .values()
+            .flat_map(|w| w.refs.iter())
+            .filter(|r| !data.coords.contains_key(r))
+            .count() as u64,
+        ..Default::default()
+    };
     if let Some(b) = BBox::of(data.coords.values().copied()) {
         stats.bbox = b.to_wsen();
     }

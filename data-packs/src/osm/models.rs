@@ -10,7 +10,9 @@
 //! let tags = Tags::from_pairs(&[("name", "Andorra la Vella"), ("name:fr", "Andorre-la-Vieille")]);
 //! assert_eq!(tags.lang_names().collect::<Vec<_>>(), [("fr", "Andorre-la-Vieille")]);
 //! ```
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use super::coords::Coords;
 use std::path::PathBuf;
 
 use waymark_core::geo::{BBox, MultiPolygon, PolylineError, Pt, vertex_average};
@@ -113,6 +115,9 @@ pub enum OsmError {
     /// The region to cut does not fit the extract.
     #[error(transparent)]
     Cut(#[from] crate::cut::CutError),
+    /// The node positions cannot be moved to their scratch file.
+    #[error("cannot write node positions to {0}: {1}")]
+    Spill(PathBuf, String),
     /// Serializing a JSON column failed.
     #[error("JSON: {0}")]
     Json(#[from] serde_json::Error),
@@ -124,9 +129,13 @@ pub enum OsmError {
     Compress(String),
 }
 
+/// Text of a tag key or value. The reader gives every distinct text one shared allocation
+/// (keys and common values repeat on most elements of an extract).
+pub type TagText = std::sync::Arc<str>;
+
 /// OSM tags of an element, in file order.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Tags(pub Vec<(String, String)>);
+pub struct Tags(pub Vec<(TagText, TagText)>);
 
 impl Tags {
     /// Tags from `(key, value)` pairs (tests, fixtures).
@@ -134,17 +143,14 @@ impl Tags {
         Tags(
             pairs
                 .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .map(|(k, v)| (TagText::from(*k), TagText::from(*v)))
                 .collect(),
         )
     }
 
     /// Value of `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        self.0.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
     }
 
     /// Whether `key` has value `value`.
@@ -159,7 +165,7 @@ impl Tags {
 
     /// Iterates `(key, value)`.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+        self.0.iter().map(|(k, v)| (&**k, &**v))
     }
 
     /// Whether there is no tag.
@@ -254,7 +260,7 @@ pub struct OsmRelation {
 pub struct OsmData {
     /// Coordinates of every node referenced by a kept way or relation, and of every kept
     /// tagged node.
-    pub coords: HashMap<i64, Pt>,
+    pub coords: Coords,
     /// Tagged nodes of interest, by id order.
     pub nodes: Vec<OsmNode>,
     /// Ways of interest by id.

@@ -2,7 +2,8 @@
 //! the graph splits them, and the road density around those nodes. A cut computes all three
 //! over the whole extract first (crate::cut), so that a region keeps the identities and the
 //! densities the whole extract gives its roads.
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
+use std::collections::HashSet;
 
 use waymark_core::geo::road_length_m;
 use waymark_core::routing::density::{self, DensityGrid};
@@ -11,14 +12,25 @@ use waymark_core::routing::profile::Highway;
 use super::models::{MemberKind, OsmData};
 use super::roads::{access, is_routable};
 
-/// Routable ways split into pieces of the nodes present in the extract:
-/// `(way id, highway, node ids)`.
-pub fn routable_pieces(data: &OsmData) -> Vec<(i64, &str, Vec<i64>)> {
-    let mut pieces: Vec<(i64, &str, Vec<i64>)> = Vec::new();
+/// A routable way's run of nodes present in the extract: `(way id, highway, node ids)`. The
+/// node ids are the way's own when it is whole (every node present, no repeated node), a
+/// copy otherwise.
+pub type Piece<'a> = (i64, &'a str, Cow<'a, [i64]>);
+
+/// Routable ways split into pieces of the nodes present in the extract.
+pub fn routable_pieces(data: &OsmData) -> Vec<Piece<'_>> {
+    let mut pieces: Vec<Piece<'_>> = Vec::new();
     for w in data.ways.values() {
         let Some(hw) = is_routable(&w.tags) else {
             continue;
         };
+        let whole = w.refs.len() >= 2
+            && w.refs.windows(2).all(|p| p[0] != p[1])
+            && w.refs.iter().all(|r| data.coords.contains_key(r));
+        if whole {
+            pieces.push((w.id, hw, Cow::Borrowed(&w.refs)));
+            continue;
+        }
         let mut cur: Vec<i64> = Vec::new();
         for r in &w.refs {
             if data.coords.contains_key(r) {
@@ -28,13 +40,13 @@ pub fn routable_pieces(data: &OsmData) -> Vec<(i64, &str, Vec<i64>)> {
                 }
             } else {
                 if cur.len() >= 2 {
-                    pieces.push((w.id, hw, std::mem::take(&mut cur)));
+                    pieces.push((w.id, hw, Cow::Owned(std::mem::take(&mut cur))));
                 }
                 cur.clear();
             }
         }
         if cur.len() >= 2 {
-            pieces.push((w.id, hw, cur));
+            pieces.push((w.id, hw, Cow::Owned(cur)));
         }
     }
     pieces
@@ -42,28 +54,30 @@ pub fn routable_pieces(data: &OsmData) -> Vec<(i64, &str, Vec<i64>)> {
 
 /// The graph nodes of `pieces` (OSM ids): piece ends, nodes used twice or more, toll booths
 /// and restriction via nodes on a routable way.
-pub fn graph_nodes(data: &OsmData, pieces: &[(i64, &str, Vec<i64>)]) -> HashSet<i64> {
-    let mut uses: HashMap<i64, u32> = HashMap::new();
+pub fn graph_nodes(data: &OsmData, pieces: &[Piece<'_>]) -> HashSet<i64> {
+    // Every reference of every piece, sorted (8 bytes a reference): a node found twice or
+    // more is a junction.
+    let mut uses: Vec<i64> = Vec::with_capacity(pieces.iter().map(|p| p.2.len()).sum());
     let mut graph: HashSet<i64> = HashSet::new();
     for (_, _, refs) in pieces {
-        for r in refs {
-            *uses.entry(*r).or_default() += 1;
-        }
+        uses.extend_from_slice(refs);
         if let (Some(a), Some(b)) = (refs.first(), refs.last()) {
             graph.insert(*a);
             graph.insert(*b);
         }
     }
-    graph.extend(uses.iter().filter(|(_, c)| **c >= 2).map(|(n, _)| *n));
+    uses.sort_unstable();
+    graph.extend(uses.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]));
+    let used = |id: &i64| uses.binary_search(id).is_ok();
     for n in &data.nodes {
-        if n.tags.is("barrier", "toll_booth") && uses.contains_key(&n.id) {
+        if n.tags.is("barrier", "toll_booth") && used(&n.id) {
             graph.insert(n.id);
         }
     }
     for rel in &data.relations {
         if rel.tags.is("type", "restriction") {
             for m in &rel.members {
-                if m.kind == MemberKind::Node && m.role == "via" && uses.contains_key(&m.id) {
+                if m.kind == MemberKind::Node && m.role == "via" && used(&m.id) {
                     graph.insert(m.id);
                 }
             }
@@ -77,11 +91,7 @@ pub fn graph_nodes(data: &OsmData, pieces: &[(i64, &str, Vec<i64>)]) -> HashSet<
 /// the first graph node in OSM id order, exactly as the engine measures a network of these
 /// edges ([`density::node_density`]). Computed over the whole extract before a region is cut,
 /// it gives the nodes near the cut the density they have in the whole region.
-pub fn density_grid(
-    data: &OsmData,
-    pieces: &[(i64, &str, Vec<i64>)],
-    graph: &HashSet<i64>,
-) -> DensityGrid {
+pub fn density_grid(data: &OsmData, pieces: &[Piece<'_>], graph: &HashSet<i64>) -> DensityGrid {
     let origin = graph
         .iter()
         .filter(|n| data.coords.contains_key(n))

@@ -39,13 +39,13 @@
 //! * **Toll booths**: `barrier=toll_booth` nodes; `node` is the `road_nodes.id` when the booth
 //!   lies on a routable way.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use rusqlite::{Transaction, params};
 use waymark_core::geo::{BBox, Pt, encode_polyline6, road_length_m};
 
 use super::models::{Interner, MemberKind, OsmData, OsmError, OsmStats, Tags};
-pub use super::road_graph::{density_grid, graph_nodes, routable_pieces};
+pub use super::road_graph::{Piece, density_grid, graph_nodes, routable_pieces};
 use waymark_core::routing::density;
 
 /// `highway` values that are routable.
@@ -427,6 +427,50 @@ impl<'t> EdgeWriter<'t> {
     }
 }
 
+/// Road node ids: dense from 1 in OSM id order over the sorted graph nodes that have a
+/// position. A sorted list searched by halves, not a map: a country has millions of them.
+struct NodeIds {
+    osm: Vec<i64>,
+    kept: Vec<bool>,
+    count: usize,
+}
+
+impl NodeIds {
+    fn new(osm: Vec<i64>, has_position: impl Fn(&i64) -> bool) -> Self {
+        let kept: Vec<bool> = osm.iter().map(has_position).collect();
+        let count = kept.iter().filter(|k| **k).count();
+        NodeIds { osm, kept, count }
+    }
+
+    /// The road node id of OSM node `osm`.
+    fn get(&self, osm: &i64) -> Option<i64> {
+        let i = self.osm.binary_search(osm).ok()?;
+        self.kept
+            .get(i)
+            .copied()
+            .unwrap_or(false)
+            .then_some(i as i64 + 1)
+    }
+
+    fn contains_key(&self, osm: &i64) -> bool {
+        self.get(osm).is_some()
+    }
+
+    /// `(road node id, OSM id)` of every road node, in order.
+    fn iter(&self) -> impl Iterator<Item = (i64, &i64)> + '_ {
+        self.osm
+            .iter()
+            .zip(&self.kept)
+            .enumerate()
+            .filter(|(_, (_, k))| **k)
+            .map(|(i, (osm, _))| (i as i64 + 1, osm))
+    }
+
+    fn len(&self) -> usize {
+        self.count
+    }
+}
+
 /// Builds the roads layer.
 pub fn build(
     data: &OsmData,
@@ -468,18 +512,16 @@ pub fn build(
     // road_nodes: dense ids from 1 in OSM id order
     let mut sorted: Vec<i64> = graph.into_iter().collect();
     sorted.sort_unstable();
-    let mut node_id: HashMap<i64, i64> = HashMap::with_capacity(sorted.len());
+    let node_id = NodeIds::new(sorted, |osm| data.coords.contains_key(osm));
     {
         let mut ins = tx.prepare(
             "INSERT INTO road_nodes(id, osm_id, lat, lng, junction) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
-        for (i, osm) in sorted.iter().enumerate() {
+        for (id, osm) in node_id.iter() {
             let Some(p) = data.coords.get(osm) else {
                 continue;
             };
-            let id = i as i64 + 1;
             ins.execute(params![id, osm, p.lat, p.lng, !not_junction.contains(osm)])?;
-            node_id.insert(*osm, id);
         }
     }
     // In a cut, every node's road density over the whole extract (crate::cut); a whole
@@ -487,8 +529,8 @@ pub fn build(
     if let Some(cut) = &data.cut {
         tx.execute_batch(waymark_core::packs::schema::ROAD_NODE_DENSITY)?;
         let mut ins = tx.prepare("INSERT INTO road_node_density(node, density) VALUES (?1, ?2)")?;
-        for osm in &sorted {
-            if let (Some(&id), Some(p)) = (node_id.get(osm), data.coords.get(osm)) {
+        for (id, osm) in node_id.iter() {
+            if let Some(p) = data.coords.get(osm) {
                 ins.execute(params![id, density::to_stored(cut.density.at(*p))])?;
             }
         }
@@ -527,8 +569,7 @@ pub fn build(
                 continue;
             }
             let seg = &refs[start..=j];
-            let (Some(&from), Some(&to)) = (node_id.get(&refs[start]), node_id.get(&refs[j]))
-            else {
+            let (Some(from), Some(to)) = (node_id.get(&refs[start]), node_id.get(&refs[j])) else {
                 start = j;
                 continue;
             };

@@ -461,3 +461,60 @@ mod pois_indoor;
 
 use formats::assert_grid_holds_every_point;
 use pois_indoor::assert_closed_shape;
+
+/// A build into a database file reads the node positions from a mapped scratch file beside it
+/// (an in-memory database keeps them in memory): both give the same rows in every table, and
+/// the scratch file is gone afterwards.
+#[test]
+fn positions_read_from_their_scratch_file_give_the_same_layers() {
+    let Some(pbf) = extract("monaco") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("data.sqlite");
+    let mut on_disk = Connection::open(&path).unwrap();
+    waymark_core::packs::schema::create_all(&on_disk).unwrap();
+    let mut seen = Vec::new();
+    build_osm(&pbf, &mut on_disk, &OsmLayers::ALL, &mut |step, _, _| {
+        if seen.is_empty() && step.starts_with("roads") {
+            seen = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+        }
+    })
+    .unwrap();
+    assert!(
+        seen.iter().any(|n| n == ".osm-nodes.flat"),
+        "the layers read the positions from a scratch file: {seen:?}"
+    );
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["data.sqlite"], "only the database is left");
+
+    let (in_memory, _) = build("monaco", OsmLayers::ALL).unwrap();
+    let tables: Vec<String> = in_memory
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE '%VIRTUAL%' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(tables.iter().any(|t| t == "road_segments"));
+    for t in &tables {
+        let dump = |c: &Connection| -> Vec<String> {
+            let mut st = c.prepare(&format!("SELECT * FROM \"{t}\"")).unwrap();
+            let n = st.column_count();
+            st.query_map([], |r| {
+                Ok((0..n)
+                    .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
+                    .collect::<Vec<_>>()
+                    .join("|"))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+        };
+        assert_eq!(dump(&on_disk), dump(&in_memory), "table {t}");
+    }
+}
