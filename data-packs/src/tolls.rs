@@ -98,7 +98,7 @@ pub fn build(conn: &Connection, net: &RoadNetwork) -> Result<TollStats, BuildErr
     // key → edge indexes
     let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, e) in net.edges.iter().enumerate() {
-        if !e.toll {
+        if !e.toll() {
             continue;
         }
         let r = net.road_ref(i as u32);

@@ -92,8 +92,17 @@ fn mapped_layouts_answer_as_the_decoded_hierarchies() {
     let mut rng = Rng::new(0x1a70);
     // The network's arrays are mapped as soon as the router opens; in memory otherwise.
     assert!(mapped.net.points.is_mapped() && mapped.net.nodes.is_mapped());
-    assert!(!memory.net.points.is_mapped());
+    assert!(mapped.net.edges.is_mapped(), "edge records read in place");
+    assert!(!memory.net.points.is_mapped() && !memory.net.edges.is_mapped());
     assert_eq!(&mapped.net.points[..], &memory.net.points[..]);
+    let fields = |r: &Router| -> Vec<String> {
+        r.net
+            .edges
+            .iter()
+            .map(|e| format!("{:?}", e.fields()))
+            .collect()
+    };
+    assert_eq!(fields(&mapped), fields(&memory));
     assert_eq!(&mapped.net.node_osm[..], &memory.net.node_osm[..]);
     for profile in Profile::ALL {
         let points = random_snaps(&memory, profile, 200, &mut rng);

@@ -567,9 +567,9 @@ pub fn excluded_edges(router: &Router, avoid: &[RouteAvoid]) -> Option<Vec<bool>
             .iter()
             .enumerate()
             .map(|(i, e)| {
-                (tolls && e.toll)
-                    || (highways && e.highway.is_highway())
-                    || (ferries && e.ferry)
+                (tolls && e.toll())
+                    || (highways && e.highway().is_highway())
+                    || (ferries && e.ferry())
                     || polygons.iter().zip(&boxes).any(|(poly, b)| {
                         let g = net.geometry(i as u32);
                         let eb = BBox::of(g.iter().copied());

@@ -226,7 +226,7 @@ impl TollTable {
         let mut runs: Vec<(usize, Vec<u32>)> = Vec::new();
         for &a in &path.arcs {
             let e = &net.edges[g.arc_edge[a as usize] as usize];
-            let sys = if e.toll {
+            let sys = if e.toll() {
                 self.by_way.get(&e.way_id).copied()
             } else {
                 None

@@ -148,7 +148,7 @@ pub fn resolve(
                 .net
                 .edges
                 .get(e as usize)
-                .is_some_and(|x| x.highway != Highway::Steps)
+                .is_some_and(|x| x.highway() != Highway::Steps)
     };
     let start = router
         .snap(WalkProfile::Walking, p, &edge_ok)

@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 
 use super::network::RoadNetwork;
-use super::profile::Highway;
+use super::profile::{Highway, Profile};
 use crate::geo::Pt;
 
 /// Side of a density cell, metres.
@@ -108,7 +108,7 @@ pub fn node_density(net: &RoadNetwork) -> Vec<f32> {
     };
     let mut grid = DensityGrid::new(first.lat);
     for e in &net.edges {
-        if !counts(e.highway, e.access[0], e.ferry) {
+        if !counts(e.highway(), e.allows(Profile::Driving), e.ferry()) {
             continue;
         }
         let (Some(&a), Some(&b)) = (net.nodes.get(e.from as usize), net.nodes.get(e.to as usize))

@@ -145,7 +145,7 @@ impl TurnGraph {
             if !e.allows(profile) {
                 continue;
             }
-            let r = e.highway.rank();
+            let r = e.highway().rank();
             for v in [e.from, e.to] {
                 let v = v as usize;
                 legs[v] += 1;
@@ -160,7 +160,7 @@ impl TurnGraph {
         }
         for (i, e) in net.edges.iter().enumerate() {
             let urban = (dens(e.from) + dens(e.to)) / 2.0 >= URBAN_DENSITY;
-            let speed = speed_kmh(profile, e.highway, e.maxspeed, net.limits_of(e), urban);
+            let speed = speed_kmh(profile, e.highway(), e.maxspeed(), net.limits_of(e), urban);
             let time = ((e.length_m * 3600.0 / speed).round() as u64).clamp(1, u32::MAX as u64);
             let dist = ((e.length_m * 100.0).round() as u64).clamp(1, u32::MAX as u64);
             for (dir, forward) in [(0, true), (1, false)] {
@@ -288,7 +288,7 @@ impl TurnGraph {
                     let other = if t[0].1 == e_in { t[1].0 } else { t[0].0 };
                     let j = Junction {
                         legs: legs[v],
-                        gives_way: e.highway.rank() < other,
+                        gives_way: e.highway().rank() < other,
                         density: dens(v as u32),
                     };
                     (b, transition_cost_ms(profile, dev, j))

@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::network::{Restriction, RoadEdge, RoadNetwork, TollBooth};
+use super::network::{EdgeFields, Restriction, RoadEdge, RoadNetwork, TollBooth};
 use super::profile::CountryLimits;
 use crate::geo::{Pt, point_along};
 
@@ -121,7 +121,7 @@ pub fn merge(members: &[JoinMember<'_>]) -> Merged {
         for (ei, e) in net.edges.iter().enumerate() {
             let from_osm = net.node_osm[e.from as usize];
             let to_osm = net.node_osm[e.to as usize];
-            let key: EdgeKey = (e.way_id, from_osm, to_osm, e.oneway, e.access);
+            let key: EdgeKey = (e.way_id, from_osm, to_osm, e.oneway, e.fields().access);
             if let Some(&k) = by_key.get(&key) {
                 map[ei] = k;
                 shared_edges += 1;
@@ -148,27 +148,19 @@ pub fn merge(members: &[JoinMember<'_>]) -> Merged {
             points.extend_from_slice(geometry);
             let end = points.len() as u32;
             let k = edges.len() as u32;
-            edges.push(RoadEdge {
+            edges.push(RoadEdge::new(&EdgeFields {
                 id: i64::from(k) + 1,
-                way_id: e.way_id,
                 from,
                 to,
-                length_m: e.length_m,
-                highway: e.highway,
                 name: intern(&net.names[e.name as usize]),
                 r#ref: intern(&net.names[e.r#ref as usize]),
-                maxspeed: e.maxspeed,
-                oneway: e.oneway,
-                access: e.access,
-                restricted: e.restricted,
-                toll: e.toll,
-                ferry: e.ferry,
                 geometry: (start, end),
                 limits: local_limits
                     .get(usize::from(e.limits))
                     .copied()
                     .unwrap_or(0),
-            });
+                ..e.fields()
+            }));
             by_key.insert(key, k);
             map[ei] = k;
         }
@@ -217,7 +209,7 @@ pub fn merge(members: &[JoinMember<'_>]) -> Merged {
             node_osm: node_osm.into(),
             junction,
             density: density.into(),
-            edges,
+            edges: edges.into(),
             points: points.into(),
             names,
             restrictions,

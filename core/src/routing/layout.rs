@@ -124,14 +124,16 @@ fn map_derived(
     }
 }
 
-/// Reads the road network's points, node positions, node identities and densities from the
-/// mapped `network.layout` of the pack in `dir` instead of memory. Returns whether they are.
+/// Reads the road network's edge records, points, node positions, node identities and
+/// densities from the mapped `network.layout` of the pack in `dir` instead of memory. Returns
+/// whether they are.
 pub fn map_network(pack_id: &str, dir: &Path, net: &mut RoadNetwork) -> bool {
     let Some(f) = map_derived(
         pack_id,
         dir,
         "network",
         &[
+            Section::new("edges", &net.edges),
             Section::new("nodes", &net.nodes),
             Section::new("nodeosm", &net.node_osm),
             Section::new("density", &net.density),
@@ -142,6 +144,7 @@ pub fn map_network(pack_id: &str, dir: &Path, net: &mut RoadNetwork) -> bool {
     };
     let arrays = (|| -> Result<_, FlatError> {
         Ok((
+            f.arr("edges")?,
             f.arr("nodes")?,
             f.arr("nodeosm")?,
             f.arr("density")?,
@@ -149,8 +152,9 @@ pub fn map_network(pack_id: &str, dir: &Path, net: &mut RoadNetwork) -> bool {
         ))
     })();
     match arrays {
-        Ok((nodes, node_osm, density, points)) => {
-            (net.nodes, net.node_osm, net.density, net.points) = (nodes, node_osm, density, points);
+        Ok((edges, nodes, node_osm, density, points)) => {
+            (net.edges, net.nodes, net.node_osm, net.density, net.points) =
+                (edges, nodes, node_osm, density, points);
             true
         }
         Err(e) => {

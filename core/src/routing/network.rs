@@ -15,14 +15,55 @@ use super::flat::Arr;
 use super::profile::{CountryLimits, Highway, Profile};
 use crate::geo::{Pt, decode_polyline};
 
-/// One road edge (a way piece between two graph nodes).
-#[derive(Debug, Clone)]
+/// One road edge (a way piece between two graph nodes): a fixed-layout record of 64 bytes
+/// (no padding, no pointer), so a country's edges can be read in place from a mapped layout
+/// file (ADR 0012) instead of being copied into memory. Build one with [`RoadEdge::new`]
+/// from [`EdgeFields`].
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub struct RoadEdge {
     /// `road_edges.id`.
     pub id: i64,
     /// OSM way id.
     pub way_id: i64,
+    /// Length in metres.
+    pub length_m: f64,
+    /// Tagged speed limit, km/h; NaN when none ([`RoadEdge::maxspeed`]).
+    maxspeed: f64,
     /// Index of the start node in [`RoadNetwork::nodes`].
+    pub from: u32,
+    /// Index of the end node.
+    pub to: u32,
+    /// Index of the name in [`RoadNetwork::names`] (0: no name).
+    pub name: u32,
+    /// Index of the `ref` in [`RoadNetwork::names`] (0: none).
+    pub r#ref: u32,
+    /// Range of the edge's points in [`RoadNetwork::points`] ([`RoadEdge::geometry`]).
+    geometry: [u32; 2],
+    /// [`Highway`] code ([`RoadEdge::highway`]).
+    highway: u8,
+    /// 0 both ways, 1 forward only, -1 backward only (vehicles).
+    pub oneway: i8,
+    /// Access per [`Profile`] index, one bit each ([`RoadEdge::allows`]).
+    access: u8,
+    /// Restricted access per [`Profile`] index, one bit each ([`RoadEdge::restricted`]).
+    restricted: u8,
+    /// Bit 0: tolled; bit 1: a ferry route.
+    flags: u8,
+    /// Index of the country limits of the edge in [`RoadNetwork::country_limits`] (0: the
+    /// pack's; a joined network of several countries has more).
+    pub limits: u8,
+    pad: [u8; 2],
+}
+
+/// What a [`RoadEdge`] is made of.
+#[derive(Debug, Clone)]
+pub struct EdgeFields {
+    /// `road_edges.id`.
+    pub id: i64,
+    /// OSM way id.
+    pub way_id: i64,
+    /// Index of the start node.
     pub from: u32,
     /// Index of the end node.
     pub to: u32,
@@ -30,9 +71,9 @@ pub struct RoadEdge {
     pub length_m: f64,
     /// Highway class.
     pub highway: Highway,
-    /// Index of the name in [`RoadNetwork::names`] (0: no name).
+    /// Index of the name (0: no name).
     pub name: u32,
-    /// Index of the `ref` in [`RoadNetwork::names`] (0: none).
+    /// Index of the `ref` (0: none).
     pub r#ref: u32,
     /// Tagged speed limit, km/h.
     pub maxspeed: Option<f64>,
@@ -48,22 +89,97 @@ pub struct RoadEdge {
     pub toll: bool,
     /// A ferry route.
     pub ferry: bool,
-    /// Range of the edge's points in [`RoadNetwork::points`].
+    /// Range of the edge's points.
     pub geometry: (u32, u32),
-    /// Index of the country limits of the edge in [`RoadNetwork::country_limits`] (0: the
-    /// pack's; a joined network of several countries has more).
+    /// Index of the country limits of the edge.
     pub limits: u8,
 }
 
+fn bits(v: [bool; 4]) -> u8 {
+    v.iter()
+        .enumerate()
+        .fold(0, |acc, (i, &b)| acc | (u8::from(b) << i))
+}
+
 impl RoadEdge {
+    /// The record of `f`.
+    pub fn new(f: &EdgeFields) -> RoadEdge {
+        RoadEdge {
+            id: f.id,
+            way_id: f.way_id,
+            length_m: f.length_m,
+            maxspeed: f.maxspeed.unwrap_or(f64::NAN),
+            from: f.from,
+            to: f.to,
+            name: f.name,
+            r#ref: f.r#ref,
+            geometry: [f.geometry.0, f.geometry.1],
+            highway: f.highway as u8,
+            oneway: f.oneway,
+            access: bits(f.access),
+            restricted: bits(f.restricted),
+            flags: u8::from(f.toll) | (u8::from(f.ferry) << 1),
+            limits: f.limits,
+            pad: [0; 2],
+        }
+    }
+
+    /// The fields of the record.
+    pub fn fields(&self) -> EdgeFields {
+        let unbits = |v: u8| std::array::from_fn(|i| v & (1 << i) != 0);
+        EdgeFields {
+            id: self.id,
+            way_id: self.way_id,
+            from: self.from,
+            to: self.to,
+            length_m: self.length_m,
+            highway: self.highway(),
+            name: self.name,
+            r#ref: self.r#ref,
+            maxspeed: self.maxspeed(),
+            oneway: self.oneway,
+            access: unbits(self.access),
+            restricted: unbits(self.restricted),
+            toll: self.toll(),
+            ferry: self.ferry(),
+            geometry: self.geometry(),
+            limits: self.limits,
+        }
+    }
+
+    /// Highway class.
+    pub fn highway(&self) -> Highway {
+        Highway::from_code(self.highway)
+    }
+
+    /// Tagged speed limit, km/h.
+    pub fn maxspeed(&self) -> Option<f64> {
+        (!self.maxspeed.is_nan()).then_some(self.maxspeed)
+    }
+
+    /// Tolled.
+    pub fn toll(&self) -> bool {
+        self.flags & 1 != 0
+    }
+
+    /// A ferry route.
+    pub fn ferry(&self) -> bool {
+        self.flags & 2 != 0
+    }
+
+    /// Range of the edge's points in [`RoadNetwork::points`].
+    pub fn geometry(&self) -> (u32, u32) {
+        (self.geometry[0], self.geometry[1])
+    }
+
     /// Whether `profile` may use the edge at all.
     pub fn allows(&self, profile: Profile) -> bool {
-        self.access[profile.index()]
+        self.access & (1 << profile.index()) != 0
     }
 
     /// Whether `profile` may use the edge only at the start or the end of a trip.
     pub fn restricted(&self, profile: Profile) -> bool {
-        self.restricted[profile.index()]
+        self.restricted & (1 << profile.index()) != 0
     }
 
     /// Whether `profile` may travel the edge forward (`from` → `to`) / backward.
@@ -130,7 +246,7 @@ pub struct RoadNetwork {
     /// (pack format 10); else measured over this pack's roads when it is read.
     pub density: Arr<f32>,
     /// Edges in `road_edges.id` order.
-    pub edges: Vec<RoadEdge>,
+    pub edges: Arr<RoadEdge>,
     /// Every edge's geometry, concatenated.
     pub points: Arr<Pt>,
     /// Interned names and refs; index 0 is the empty string.
@@ -293,7 +409,7 @@ impl RoadNetwork {
                     points.push(nodes[to as usize]);
                 }
                 let end = points.len() as u32;
-                edges.push(RoadEdge {
+                edges.push(RoadEdge::new(&EdgeFields {
                     id,
                     way_id: r.get(1)?,
                     from,
@@ -310,7 +426,7 @@ impl RoadNetwork {
                     ferry: a.ferry,
                     geometry: (start, end),
                     limits: 0,
-                });
+                }));
             }
         }
         let mut restrictions = Vec::new();
@@ -382,7 +498,7 @@ impl RoadNetwork {
             node_osm: node_osm.into(),
             junction,
             density: density.into(),
-            edges,
+            edges: edges.into(),
             points: points.into(),
             names,
             restrictions,
@@ -406,7 +522,7 @@ impl RoadNetwork {
 
     /// The points of edge `e` from `from` to `to`.
     pub fn geometry(&self, e: u32) -> &[Pt] {
-        let (a, b) = self.edges[e as usize].geometry;
+        let (a, b) = self.edges[e as usize].geometry();
         &self.points[a as usize..b as usize]
     }
 
@@ -418,5 +534,45 @@ impl RoadNetwork {
     /// The `ref` of an edge (empty when none).
     pub fn road_ref(&self, e: u32) -> &str {
         &self.names[self.edges[e as usize].r#ref as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edge_records_keep_every_field() {
+        assert_eq!(std::mem::size_of::<RoadEdge>(), 64);
+        for (i, highway) in Highway::ALL.into_iter().enumerate() {
+            assert_eq!(highway as usize, i);
+            assert_eq!(Highway::from_code(highway as u8), highway);
+            let f = EdgeFields {
+                id: 7 + i as i64,
+                way_id: -3,
+                from: 1,
+                to: u32::MAX,
+                length_m: 12.5,
+                highway,
+                name: 4,
+                r#ref: 5,
+                maxspeed: (i % 2 == 0).then_some(50.0 + i as f64),
+                oneway: [-1, 0, 1][i % 3],
+                access: [i % 2 == 0, true, i % 3 == 0, false],
+                restricted: [false, i % 2 == 1, true, i % 5 == 0],
+                toll: i % 2 == 0,
+                ferry: i % 3 == 0,
+                geometry: (10, 20 + i as u32),
+                limits: i as u8,
+            };
+            let e = RoadEdge::new(&f);
+            let back = e.fields();
+            assert_eq!(format!("{back:?}"), format!("{f:?}"));
+            for p in Profile::ALL {
+                assert_eq!(e.allows(p), f.access[p.index()]);
+                assert_eq!(e.restricted(p), f.restricted[p.index()]);
+            }
+        }
+        assert_eq!(Highway::from_code(200), Highway::Other);
     }
 }

@@ -181,6 +181,7 @@ impl fmt::Display for Metric {
 /// The highway classes of the roads layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
+#[repr(u8)]
 pub enum Highway {
     Motorway,
     MotorwayLink,
@@ -210,6 +211,42 @@ pub enum Highway {
 }
 
 impl Highway {
+    /// Every class, in declaration order: `ALL[c as usize] == c`.
+    pub const ALL: [Highway; 24] = [
+        Highway::Motorway,
+        Highway::MotorwayLink,
+        Highway::Trunk,
+        Highway::TrunkLink,
+        Highway::Primary,
+        Highway::PrimaryLink,
+        Highway::Secondary,
+        Highway::SecondaryLink,
+        Highway::Tertiary,
+        Highway::TertiaryLink,
+        Highway::Unclassified,
+        Highway::Residential,
+        Highway::LivingStreet,
+        Highway::Service,
+        Highway::Road,
+        Highway::Track,
+        Highway::Path,
+        Highway::Cycleway,
+        Highway::Footway,
+        Highway::Bridleway,
+        Highway::Pedestrian,
+        Highway::Steps,
+        Highway::Ferry,
+        Highway::Other,
+    ];
+
+    /// The class of code `c` (`Highway as u8`); unknown codes are [`Highway::Other`].
+    pub fn from_code(c: u8) -> Highway {
+        Highway::ALL
+            .get(usize::from(c))
+            .copied()
+            .unwrap_or(Highway::Other)
+    }
+
     /// Parses the `highway` column.
     pub fn parse(s: &str) -> Highway {
         match s {

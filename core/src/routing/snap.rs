@@ -330,7 +330,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::routing::network::RoadEdge;
+    use crate::routing::network::{EdgeFields, RoadEdge};
     use crate::routing::profile::{CountryLimits, Highway};
 
     /// A network of `lines` (each an edge with its `oneway`), numbered in the given order.
@@ -350,7 +350,7 @@ mod tests {
         for (i, (line, oneway)) in lines.iter().enumerate() {
             let start = points.len() as u32;
             points.extend(line.iter().copied());
-            edges.push(RoadEdge {
+            edges.push(RoadEdge::new(&EdgeFields {
                 id: i as i64 + 1,
                 way_id: i as i64 + 1,
                 from: node(line[0]),
@@ -367,7 +367,7 @@ mod tests {
                 ferry: false,
                 geometry: (start, points.len() as u32),
                 limits: 0,
-            });
+            }));
         }
         let node_osm: Vec<i64> = (0..nodes.len() as i64).collect();
         let junction = vec![true; nodes.len()];
@@ -377,7 +377,7 @@ mod tests {
             node_osm: node_osm.into(),
             junction,
             density: density.into(),
-            edges,
+            edges: edges.into(),
             points: points.into(),
             names: vec![Arc::from("")],
             restrictions: Vec::new(),

@@ -128,7 +128,7 @@ pub fn steps(router: &Router, g: &TurnGraph, leg: &TripLeg, geometry: bool) -> V
                 let junction = g.out_range(prev).len() >= 2;
                 if u_turn {
                     Some(Maneuver::UTurn)
-                } else if e.ferry && !prev_e.ferry {
+                } else if e.ferry() && !prev_e.ferry() {
                     Some(Maneuver::Ferry)
                 } else if name != c.name || (junction && dev.abs() >= 40.0) {
                     Some(Maneuver::of_turn(dev))

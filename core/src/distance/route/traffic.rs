@@ -50,7 +50,7 @@ fn traffic_duration(
         let from = if i == 0 { p.start } else { 0.0 };
         let to = if i + 1 == n { p.end } else { 1.0 };
         let e = &router.net.edges[g.arc_edge[a as usize] as usize];
-        let f = traffic_factor(e.highway, minutes, weekday);
+        let f = traffic_factor(e.highway(), minutes, weekday);
         let mut t = f64::from(g.arc_time_ms[a as usize]) * (to - from).max(0.0);
         if i + 1 < n {
             t += f64::from(g.turn_between(a, p.arcs[i + 1]).unwrap_or(0));
