@@ -37,6 +37,9 @@ BUILT_UP = dict(motorway=90, motorway_link=50, trunk=70, trunk_link=40, primary=
 CYCLING = dict(cycleway=18, living_street=12, track=12, path=12, service=14, road=14, footway=8,
                bridleway=8, pedestrian=8, steps=3)
 URBAN_DENSITY = 8.0
+# Main roads a cyclist rides at 18 km/h outside built-up areas (16 inside, like other streets).
+OPEN_ROAD = {"trunk", "trunk_link", "primary", "primary_link", "secondary", "secondary_link",
+             "tertiary", "tertiary_link"}
 
 
 def decode6(s):
@@ -122,7 +125,7 @@ def main():
     def waymark_kmh(tags, built_up):
         hw, m = tags.get("highway"), maxspeed(tags.get("maxspeed"))
         if costing == "bicycle":
-            v = CYCLING.get(hw, 16)
+            v = 18 if not built_up and hw in OPEN_ROAD else CYCLING.get(hw, 16)
             return min(v, m) if m else v
         default = RURAL.get(hw, 30)
         if m:

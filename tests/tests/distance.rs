@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use waymark_core::Engine;
 use waymark_core::api::*;
 use waymark_core::auth::Caller;
-use waymark_core::geo::{Pt, decode_polyline, haversine_m, ring_contains};
+use waymark_core::geo::{LocalProjection, Pt, decode_polyline, haversine_m, ring_contains};
 use waymark_core::operation::Credentials;
 
 struct Fixture {
@@ -562,6 +562,98 @@ fn isochrone_outlines_are_smooth_contours_with_holes_inside() {
         steps * 50 <= vertices,
         "{steps} steps among {vertices} vertices"
     );
+}
+
+/// Holes are road-less land deep inside the outline, not the land between reached streets: a
+/// 30-minute drive from Andorra la Vella keeps the mountainsides between its valleys as holes,
+/// and every hole has land at least two grid cells (366 m) from its own ring. Gaps between
+/// reached roads that no point of lies that far inside (a strip between two valley roads,
+/// blocks between streets) are reached land, as the user of the map expects.
+#[test]
+fn isochrone_holes_are_deep_road_less_land_not_gaps_between_streets() {
+    let f = fixture();
+    let r = f
+        .engine
+        .call(
+            &Credentials::Http(&f.caller),
+            IsochroneRequest {
+                origin: ANDORRA_LA_VELLA,
+                value: 30.0,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let Isoline::Time(t) = &r.isoline else {
+        panic!("time variant")
+    };
+    let cell = waymark_core::distance::isochrone::cell_size(
+        waymark_core::routing::Profile::Driving,
+        waymark_core::routing::Metric::Time,
+        1_800_000,
+    );
+    assert!(!t.holes.is_empty(), "the mountainsides between the valleys");
+    let proj = LocalProjection::new(ANDORRA_LA_VELLA.lat);
+    for h in &t.holes {
+        let hole: Vec<[f64; 2]> = points(h).iter().map(|p| proj.project(*p)).collect();
+        let depth = inscribed_depth(&hole, 25.0);
+        assert!(
+            depth >= 2.0 * cell,
+            "a hole whose deepest point is {depth:.0} m from its ring ({} points)",
+            hole.len()
+        );
+    }
+}
+
+/// The largest distance from a point inside the closed ring `ring` to the ring, on a grid of
+/// `step` metres.
+fn inscribed_depth(ring: &[[f64; 2]], step: f64) -> f64 {
+    let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+    for p in ring {
+        x0 = x0.min(p[0]);
+        x1 = x1.max(p[0]);
+        y0 = y0.min(p[1]);
+        y1 = y1.max(p[1]);
+    }
+    let inside = |p: [f64; 2]| {
+        let mut c = false;
+        for w in ring.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            if (a[1] > p[1]) != (b[1] > p[1])
+                && p[0] < (b[0] - a[0]) * (p[1] - a[1]) / (b[1] - a[1]) + a[0]
+            {
+                c = !c;
+            }
+        }
+        c
+    };
+    let to_segment = |p: [f64; 2], a: [f64; 2], b: [f64; 2]| {
+        let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+        let l2 = dx * dx + dy * dy;
+        let t = if l2 > 0.0 {
+            (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / l2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        ((p[0] - a[0] - t * dx).powi(2) + (p[1] - a[1] - t * dy).powi(2)).sqrt()
+    };
+    let mut best: f64 = 0.0;
+    let mut y = y0;
+    while y <= y1 {
+        let mut x = x0;
+        while x <= x1 {
+            let p = [x, y];
+            if inside(p) {
+                let d = ring
+                    .windows(2)
+                    .map(|w| to_segment(p, w[0], w[1]))
+                    .fold(f64::MAX, f64::min);
+                best = best.max(d);
+            }
+            x += step;
+        }
+        y += step;
+    }
+    best
 }
 
 fn convex_area(pts: &[Pt]) -> f64 {

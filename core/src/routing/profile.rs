@@ -26,14 +26,14 @@
 //! |---|---|---|---|---|
 //! | motorway | 110 | 90 | — | — |
 //! | motorway_link | 60 | 50 | — | — |
-//! | trunk | 90 | 70 | 16 | 5 |
-//! | trunk_link | 50 | 40 | 16 | 5 |
-//! | primary | 70 | 55 | 16 | 5 |
-//! | primary_link | 45 | 35 | 16 | 5 |
-//! | secondary | 60 | 50 | 16 | 5 |
-//! | secondary_link | 40 | 30 | 16 | 5 |
-//! | tertiary | 50 | 40 | 16 | 5 |
-//! | tertiary_link | 35 | 30 | 16 | 5 |
+//! | trunk | 90 | 70 | 18 rural, 16 built-up | 5 |
+//! | trunk_link | 50 | 40 | 18 rural, 16 built-up | 5 |
+//! | primary | 70 | 55 | 18 rural, 16 built-up | 5 |
+//! | primary_link | 45 | 35 | 18 rural, 16 built-up | 5 |
+//! | secondary | 60 | 50 | 18 rural, 16 built-up | 5 |
+//! | secondary_link | 40 | 30 | 18 rural, 16 built-up | 5 |
+//! | tertiary | 50 | 40 | 18 rural, 16 built-up | 5 |
+//! | tertiary_link | 35 | 30 | 18 rural, 16 built-up | 5 |
 //! | unclassified | 40 | 35 | 16 | 5 |
 //! | residential | 35 | 30 | 16 | 5 |
 //! | living_street | 10 | 10 | 12 | 5 |
@@ -47,7 +47,10 @@
 //! | steps | — | — | 3 (where allowed, carrying) | 3 |
 //! | ferry | 20 | 20 | 20 | 20 |
 //!
-//! Cyclists never exceed a tagged `maxspeed`. Ferries (`route=ferry`) move at 20 km/h whatever
+//! Cyclists ride the main roads (trunk to tertiary) at [`CYCLING_OPEN_ROAD_KMH`] outside
+//! built-up areas, a city bicycle's cruising speed on a long, smooth carriageway with few
+//! junctions, and at 16 km/h in built-up areas, like every other street. They never exceed a
+//! tagged `maxspeed`. Ferries (`route=ferry`) move at 20 km/h whatever
 //! the profile (boarding and waiting are not modelled).
 //!
 //! # Turn and junction costs (time metric only)
@@ -354,6 +357,22 @@ impl Highway {
         }
     }
 
+    /// Whether a cyclist rides the class at [`CYCLING_OPEN_ROAD_KMH`] outside built-up areas:
+    /// the main roads (trunk to tertiary and their links).
+    fn open_road_for_cycling(self) -> bool {
+        matches!(
+            self,
+            Highway::Trunk
+                | Highway::TrunkLink
+                | Highway::Primary
+                | Highway::PrimaryLink
+                | Highway::Secondary
+                | Highway::SecondaryLink
+                | Highway::Tertiary
+                | Highway::TertiaryLink
+        )
+    }
+
     fn cycling_default(self) -> f64 {
         match self {
             Highway::Cycleway => 18.0,
@@ -386,6 +405,9 @@ impl Highway {
 
 /// Speed of ferries, km/h.
 pub const FERRY_KMH: f64 = 20.0;
+
+/// A cyclist's speed on a street outside built-up areas, km/h (see the module table).
+pub const CYCLING_OPEN_ROAD_KMH: f64 = 18.0;
 
 enum LimitKind {
     Urban,
@@ -491,7 +513,11 @@ pub fn speed_kmh(
     match profile {
         Profile::Walking => highway.walking_default(),
         Profile::Cycling => {
-            let v = highway.cycling_default();
+            let v = if !urban && highway.open_road_for_cycling() {
+                CYCLING_OPEN_ROAD_KMH
+            } else {
+                highway.cycling_default()
+            };
             maxspeed.map_or(v, |m| v.min(m))
         }
         Profile::Driving | Profile::Truck => {
@@ -659,6 +685,24 @@ mod tests {
         assert_eq!(
             speed_kmh(Profile::Cycling, Highway::Cycleway, Some(10.0), &ad, false),
             10.0
+        );
+        // Main roads outside built-up areas at the open-road speed, in towns like any street;
+        // residential streets at 16 everywhere; a tagged limit below it still caps.
+        assert_eq!(
+            speed_kmh(Profile::Cycling, Highway::Secondary, None, &ad, false),
+            CYCLING_OPEN_ROAD_KMH
+        );
+        assert_eq!(
+            speed_kmh(Profile::Cycling, Highway::Secondary, None, &ad, true),
+            16.0
+        );
+        assert_eq!(
+            speed_kmh(Profile::Cycling, Highway::Residential, None, &ad, false),
+            16.0
+        );
+        assert_eq!(
+            speed_kmh(Profile::Cycling, Highway::Primary, Some(15.0), &ad, false),
+            15.0
         );
         assert_eq!(
             speed_kmh(Profile::Driving, Highway::Ferry, Some(50.0), &ad, false),

@@ -1,262 +1,10 @@
-//! `GET /distance/isochrone/json`: the area reachable from `origin` within `value` minutes
-//! (`method=time`) or kilometres (`method=distance`).
-//!
-//! 1. **Reach.** A Dijkstra bounded by the budget on the turn graph of the mode (avoid options
-//!    removed, as for routes), from the snapped origin. Every arc reached with budget left is kept
-//!    with its cost at both ends, in full when the rest covers it, else the part the rest covers
-//!    (partial edges), including the origin's own arc. The origin snaps onto the main network
-//!    unless a search from its nearest edge reaches it or that edge's component is itself large
-//!    ([`crate::routing::reach::Reach::origin`]).
-//! 2. **Travel-cost field.** A square grid is laid over the reached roads ([`cell_size`]: the
-//!    farthest reach of the budget over 300, never under [`MIN_CELL_M`] nor over
-//!    [`MAX_CELL_M`]: 110 m for a 10-minute walk, 183 m for a 30-minute drive). Walking along
-//!    every reached piece (points at most half a cell apart, the cost interpolated along the
-//!    piece), each cell keeps the lowest cost of a road point inside it; cells without a
-//!    reached road count as reached at the budget plus [`ALLOWANCE`].
-//! 3. **Contour.** Marching squares trace the level `budget` over the cell centres, the
-//!    crossing on each cell side interpolated linearly between its two centres. That is the
-//!    **off-road allowance**: the outline lies between a reached road's cell centre and the
-//!    next unreached cell centre, nearer the road the later it was reached, so never more than
-//!    one cell and a half beyond a reached road, and hugging roads reached at the limit
-//!    ([`ALLOWANCE`]). Ambiguous squares are decided by their centre's mean. The rings are
-//!    closed, simplified (Douglas–Peucker, a quarter cell) and sorted: the outer ring of the
-//!    largest area is the outline (`geometry`); rings inside it of at least [`MIN_HOLE_CELLS`]
-//!    cells are its `holes` (lakes, parks, mountainsides with no reached road), a Waymark
-//!    extension. Diagonal outlines come out diagonal: there is no staircase.
-//! 4. Rings are closed (first point repeated last) encoded polylines, precision 5.
-//!
-//! Long ranges cost at most one search over the pack's graph plus the grid, so they do not time
-//! out. The time-based variant (not shown in the spec) is `{origin, time: {value, text},
-//! geometry}` with `time.value` in seconds; the distance-based one reports `distance.value` in
-//! metres.
-use crate::api::*;
-use crate::geo::{LocalProjection, Pt, encode_polyline};
-use crate::routing::router::{expand_sources, positions};
-use crate::routing::search::with_dijkstra;
-use crate::routing::{Metric, Profile};
-
-use super::RoutingPack;
-use super::route::Texts;
-
-/// Smallest grid cell, in metres (short walks): about a city block's depth.
-pub const MIN_CELL_M: f64 = 110.0;
-/// Largest grid cell, in metres (long drives).
-pub const MAX_CELL_M: f64 = 550.0;
-/// Cells across the farthest reach of the budget (its radius): the grid resolves about 1/300
-/// of the reach.
-pub const CELLS_PER_REACH: f64 = 300.0;
-
-/// The side of a grid cell for a budget: the farthest reach of the budget at the mode's top
-/// speed ([`top_speed_mps`]; the budget itself for `method=distance`) over
-/// [`CELLS_PER_REACH`], between [`MIN_CELL_M`] and [`MAX_CELL_M`]. Fixed by the question, not
-/// the answer, so that an outline does not coarsen because a far road was reached.
-pub fn cell_size(profile: Profile, metric: Metric, budget: u64) -> f64 {
-    let reach_m = match metric {
-        // ms
-        Metric::Time => budget as f64 / 1000.0 * top_speed_mps(profile),
-        // cm
-        Metric::Distance => budget as f64 / 100.0,
-    };
-    (reach_m / CELLS_PER_REACH).clamp(MIN_CELL_M, MAX_CELL_M)
-}
-
-/// The speed, in m/s, a mode rarely exceeds on average over a long trip (the size of its
-/// isochrone grid): 110 km/h driving, 90 km/h for trucks, 30 km/h cycling, 8 km/h walking.
-pub fn top_speed_mps(profile: Profile) -> f64 {
-    match profile {
-        Profile::Driving => 110.0 / 3.6,
-        Profile::Truck => 90.0 / 3.6,
-        Profile::Cycling => 30.0 / 3.6,
-        Profile::Walking => 8.0 / 3.6,
-    }
-}
-
-/// Off-road allowance: a cell without a reached road counts as reached at the budget plus
-/// this share of it, so the outline crosses from a road's cell towards the next cell centre
-/// by `(budget − cost) / (budget × (1 + ALLOWANCE) − cost)` of a cell: most of a cell beside
-/// roads reached early, almost nothing beside roads reached at the limit.
-pub const ALLOWANCE: f64 = 0.125;
-
-/// Smallest hole, in cells: an unreachable area at least about four cells across (0.5 km²
-/// for a 30-minute drive, 0.2 km² for a 10-minute walk); smaller gaps between reached roads
-/// are filled.
-pub const MIN_HOLE_CELLS: f64 = 16.0;
-
-/// An isochrone's area: the outer ring and the unreachable rings inside it, each closed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Outline {
-    /// Outer ring, counter-clockwise.
-    pub ring: Vec<Pt>,
-    /// Holes, clockwise.
-    pub holes: Vec<Vec<Pt>>,
-}
-
-/// A ring of projected points.
-type Ring = Vec<[f64; 2]>;
-
-/// A reached piece of an arc: fractions `from..to` of its geometry, reached at costs
-/// `cost_from` and `cost_to`.
-struct Piece {
-    arc: u32,
-    from: f64,
-    to: f64,
-    cost_from: f64,
-    cost_to: f64,
-}
-
-/// The reachable outline, `None` when the origin does not snap.
-pub fn outline(
-    routing: &RoutingPack,
-    origin: Pt,
-    profile: Profile,
-    metric: Metric,
-    budget: u64,
-    avoid: &[RouteAvoid],
-) -> Option<Outline> {
-    let router = &routing.router;
-    let g = router.graph(profile);
-    let excluded = super::excluded_edges(router, avoid);
-    let ex = excluded.as_deref();
-    let edge_ok = |e: u32| ex.is_none_or(|x| !x[e as usize]);
-    let arc_ok = |a: u32| ex.is_none_or(|x| !x[g.arc_edge[a as usize] as usize]);
-    let candidates = router
-        .snap_candidates(profile, origin, &edge_ok)
-        .or_else(|| router.snap_candidates(profile, origin, &|_| true))?;
-    let snap = router.reach(profile).origin(&g, &candidates);
-    let src = positions(&g, &snap, &arc_ok);
-    let starts: Vec<(u32, i64)> = expand_sources(&g, metric, &src, &arc_ok)
-        .iter()
-        .map(|s| (s.0, s.1 as i64))
-        .collect();
-    let budget_f = budget as f64;
-    let mut pieces: Vec<Piece> = Vec::new();
-    for p in &src {
-        let c = g.arc_cost(metric, p.arc) as f64;
-        let ahead = if c > 0.0 { budget_f / c } else { 1.0 };
-        let to = (p.offset + ahead).min(1.0);
-        pieces.push(Piece {
-            arc: p.arc,
-            from: p.offset,
-            to,
-            cost_from: 0.0,
-            cost_to: (to - p.offset) * c,
-        });
-    }
-    with_dijkstra(g.arc_count(), |d| {
-        d.explore(
-            &g,
-            &starts,
-            budget as i64,
-            |a, t| Some(g.transition_cost(metric, a, t)),
-            arc_ok,
-        );
-        // A cell keeps the lowest cost marked in it, so pieces may come in any order: in arc
-        // (edge) order, edges and points are read front to back, not at random.
-        let mut order = std::mem::take(&mut d.order);
-        radsort::sort(&mut order);
-        for &a in &order {
-            let Some(label) = d.reached(a) else { continue };
-            let left = budget as i64 - label;
-            if left <= 0 {
-                continue;
-            }
-            let c = g.arc_cost(metric, a);
-            let f = if c == 0 || left as u64 >= c {
-                1.0
-            } else {
-                left as f64 / c as f64
-            };
-            pieces.push(Piece {
-                arc: a,
-                from: 0.0,
-                to: f,
-                cost_from: label as f64,
-                cost_to: label as f64 + f * c as f64,
-            });
-        }
-        d.order = order;
-    });
-    let proj = LocalProjection::new(origin.lat);
-    // One pass over the reached arcs' geometry: each piece's points, projected in its direction
-    // of travel, go into one buffer, and the grid's box (linear projection) is taken on the way.
-    let o = proj.project(snap.point);
-    let (mut x0, mut y0, mut x1, mut y1) = (o[0], o[1], o[0], o[1]);
-    let mut xy = KEPT_POINTS.with(|k| std::mem::take(&mut *k.borrow_mut()));
-    xy.clear();
-    let mut ends: Vec<usize> = Vec::with_capacity(pieces.len());
-    for piece in &pieces {
-        let geom = router.net.geometry(g.arc_edge[piece.arc as usize]);
-        let start = xy.len();
-        if g.arc_forward[piece.arc as usize] {
-            xy.extend(geom.iter().map(|p| proj.project(*p)));
-        } else {
-            xy.extend(geom.iter().rev().map(|p| proj.project(*p)));
-        }
-        for p in &xy[start..] {
-            x0 = x0.min(p[0]);
-            x1 = x1.max(p[0]);
-            y0 = y0.min(p[1]);
-            y1 = y1.max(p[1]);
-        }
-        ends.push(xy.len());
-    }
-    let cell = cell_size(profile, metric, budget);
-    let mut field = CostField::new([x0, y0, x1, y1], cell, budget_f * (1.0 + ALLOWANCE));
-    field.mark(o, 0.0);
-    let mut line = Scratch::default();
-    let mut start = 0;
-    for (piece, &end) in pieces.iter().zip(&ends) {
-        line.load(&xy[start..end]);
-        field.trace(&line, piece);
-        start = end;
-    }
-    if xy.capacity() <= MAX_KEPT_POINTS {
-        KEPT_POINTS.with(|k| *k.borrow_mut() = xy);
-    }
-    let (ring, holes) = field.contour(budget_f)?;
-    let unproject =
-        |r: Vec<[f64; 2]>| -> Vec<Pt> { r.into_iter().map(|p| proj.unproject(p)).collect() };
-    Some(Outline {
-        ring: unproject(ring),
-        holes: holes.into_iter().map(unproject).collect(),
-    })
-}
-
-/// Largest buffer of projected points a thread keeps between isochrones: 2²² points (64 MB),
-/// the reach of a long drive in a dense region; bigger reaches allocate per request.
-const MAX_KEPT_POINTS: usize = 1 << 22;
-
-thread_local! {
-    static KEPT_POINTS: std::cell::RefCell<Vec<[f64; 2]>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// One arc's geometry, projected in its direction of travel, with its segment lengths:
-/// buffers kept across the reached pieces.
-#[derive(Default)]
-struct Scratch {
-    xy: Vec<[f64; 2]>,
-    /// `len[i]`: length of segment `xy[i]`–`xy[i + 1]`.
-    len: Vec<f64>,
-    total: f64,
-}
-
-impl Scratch {
-    /// Loads a projected line (points in its direction of travel).
-    fn load(&mut self, xy: &[[f64; 2]]) {
-        self.xy.clear();
-        self.xy.extend_from_slice(xy);
-        self.len.clear();
-        self.len.extend(
-            self.xy
-                .windows(2)
-                .map(|w| ((w[1][0] - w[0][0]).powi(2) + (w[1][1] - w[0][1]).powi(2)).sqrt()),
-        );
-        self.total = self.len.iter().sum();
-    }
-}
+//! The travel-cost field of an isochrone ([`CostField`]): reached pieces marked on a square
+//! grid, the level `budget` contoured by marching squares, the rings simplified, and the holes
+//! chosen ([`HOLE_DEPTH_CELLS`]).
+use super::{HOLE_DEPTH_CELLS, MIN_HOLE_CELLS, Piece, Ring, Scratch};
 
 /// Lowest reached cost per grid cell (cell centres at `origin + (i + ½) · cell`).
-struct CostField {
+pub(super) struct CostField {
     ox: f64,
     oy: f64,
     cell: f64,
@@ -268,7 +16,7 @@ struct CostField {
 impl CostField {
     /// An empty field over `bbox` (projected `[x0, y0, x1, y1]`) on cells of `cell` metres,
     /// every cell at `unreached`; two cells of margin keep every contour closed.
-    fn new(bbox: [f64; 4], cell: f64, unreached: f64) -> CostField {
+    pub(super) fn new(bbox: [f64; 4], cell: f64, unreached: f64) -> CostField {
         let [x0, y0, x1, y1] = bbox;
         let w = ((x1 - x0) / cell) as usize + 5;
         let h = ((y1 - y0) / cell) as usize + 5;
@@ -285,7 +33,7 @@ impl CostField {
     /// Marks the part `piece.from..piece.to` (fractions of length) of `line`, its cost linear
     /// in length between the piece's two costs: points half a cell apart along the line, and
     /// both ends of the piece.
-    fn trace(&mut self, line: &Scratch, piece: &Piece) {
+    pub(super) fn trace(&mut self, line: &Scratch, piece: &Piece) {
         let Some(&first) = line.xy.first() else {
             return;
         };
@@ -326,7 +74,7 @@ impl CostField {
         }
     }
 
-    fn mark(&mut self, p: [f64; 2], cost: f64) {
+    pub(super) fn mark(&mut self, p: [f64; 2], cost: f64) {
         let cx = (p[0] - self.ox) / self.cell;
         let cy = (p[1] - self.oy) / self.cell;
         if cx < 0.0 || cy < 0.0 {
@@ -375,7 +123,7 @@ impl CostField {
 
     /// The rings where the field crosses `level` (inside: below it): the outer ring of the
     /// largest area and the holes inside it.
-    fn contour(&self, level: f64) -> Option<(Ring, Vec<Ring>)> {
+    pub(super) fn contour(&self, level: f64) -> Option<(Ring, Vec<Ring>)> {
         let (w, h) = (self.w, self.h);
         let inside = |x: usize, y: usize| self.v[y * w + x] < level;
         // next[side] = the side where the contour leaving through `side` goes on.
@@ -471,12 +219,95 @@ impl CostField {
         let (_, outer) = rings.swap_remove(outer_idx);
         let min_hole = MIN_HOLE_CELLS * self.cell * self.cell;
         let tol = self.cell * 0.25;
+        // The distances to the reached roads, measured once and only when a ring may be a hole.
+        let mut far: Option<Vec<f32>> = None;
         let holes = rings
             .into_iter()
             .filter(|(a, r)| *a <= -min_hole && contains(&outer, r[0]))
+            .filter(|(_, r)| {
+                let far = far.get_or_insert_with(|| self.road_distance(level));
+                self.encloses_far(r, far, HOLE_DEPTH_CELLS)
+            })
             .filter_map(|(_, r)| close(douglas_peucker(&r, tol)))
             .collect();
         Some((close(douglas_peucker(&outer, tol))?, holes))
+    }
+
+    /// Each cell's distance, in cells, to the nearest cell below `level` (a cell holding a
+    /// reached road): a two-pass chamfer transform with steps 1 and √2 (within 8 % of the
+    /// straight-line distance).
+    fn road_distance(&self, level: f64) -> Vec<f32> {
+        const DIAG: f32 = std::f32::consts::SQRT_2;
+        let (w, h) = (self.w, self.h);
+        let mut d: Vec<f32> = self
+            .v
+            .iter()
+            .map(|&v| if v < level { 0.0 } else { f32::INFINITY })
+            .collect();
+        for y in 0..h {
+            for x in 0..w {
+                let i = y * w + x;
+                let mut m = d[i];
+                if x > 0 {
+                    m = m.min(d[i - 1] + 1.0);
+                }
+                if y > 0 {
+                    m = m.min(d[i - w] + 1.0);
+                    if x > 0 {
+                        m = m.min(d[i - w - 1] + DIAG);
+                    }
+                    if x + 1 < w {
+                        m = m.min(d[i - w + 1] + DIAG);
+                    }
+                }
+                d[i] = m;
+            }
+        }
+        for y in (0..h).rev() {
+            for x in (0..w).rev() {
+                let i = y * w + x;
+                let mut m = d[i];
+                if x + 1 < w {
+                    m = m.min(d[i + 1] + 1.0);
+                }
+                if y + 1 < h {
+                    m = m.min(d[i + w] + 1.0);
+                    if x + 1 < w {
+                        m = m.min(d[i + w + 1] + DIAG);
+                    }
+                    if x > 0 {
+                        m = m.min(d[i + w - 1] + DIAG);
+                    }
+                }
+                d[i] = m;
+            }
+        }
+        d
+    }
+
+    /// Whether `ring` encloses a cell centre at least `depth` cells from every reached road
+    /// (`far`: [`CostField::road_distance`]).
+    fn encloses_far(&self, ring: &[[f64; 2]], far: &[f32], depth: f32) -> bool {
+        let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+        for p in ring {
+            x0 = x0.min(p[0]);
+            x1 = x1.max(p[0]);
+            y0 = y0.min(p[1]);
+            y1 = y1.max(p[1]);
+        }
+        // Cells whose centre may lie in the ring's box (truncation: the floor of a
+        // non-negative number).
+        let col = |x: f64| ((x - self.ox) / self.cell).max(0.0) as usize;
+        let row = |y: f64| ((y - self.oy) / self.cell).max(0.0) as usize;
+        let (cx1, cy1) = (col(x1).min(self.w - 1), row(y1).min(self.h - 1));
+        for y in row(y0)..=cy1 {
+            for x in col(x0)..=cx1 {
+                if far[y * self.w + x] >= depth && contains(ring, self.centre(x, y)) {
+                    return true;
+                }
+            }
+        }
+        false
     }
 }
 
@@ -568,78 +399,12 @@ fn dist2(a: [f64; 2], b: [f64; 2]) -> f64 {
     (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)
 }
 
-/// The isochrone answer.
-pub fn isochrone(routing: &RoutingPack, req: &IsochroneRequest, texts: Texts) -> IsochroneResponse {
-    let profile = super::profile(req.mode);
-    let metric = super::metric(req.method);
-    let budget = match metric {
-        // minutes → ms; km → cm
-        Metric::Time => (req.value * 60_000.0).min(1e12) as u64,
-        Metric::Distance => (req.value * 100_000.0).min(1e12) as u64,
-    };
-    let area = outline(
-        routing,
-        super::pt(req.origin),
-        profile,
-        metric,
-        budget,
-        &req.avoid,
-    );
-    respond(req, texts, area)
-}
-
-/// The answer without any reachable area (`ZERO_RESULTS`, empty geometry).
-pub fn isochrone_empty(req: &IsochroneRequest, texts: Texts) -> IsochroneResponse {
-    respond(req, texts, None)
-}
-
-fn respond(req: &IsochroneRequest, texts: Texts, area: Option<Outline>) -> IsochroneResponse {
-    let metric = super::metric(req.method);
-    let status = if area.is_some() {
-        DistanceStatus::Ok
-    } else {
-        DistanceStatus::ZeroResults
-    };
-    let (geometry, holes) = match area {
-        Some(a) => (
-            encode_polyline(a.ring, 5),
-            a.holes.into_iter().map(|h| encode_polyline(h, 5)).collect(),
-        ),
-        None => (String::new(), Vec::new()),
-    };
-    let isoline = match metric {
-        Metric::Time => {
-            let secs = req.value * 60.0;
-            Isoline::Time(TimeIsoline {
-                origin: req.origin,
-                time: TextValue {
-                    value: secs.round() as u64,
-                    text: super::text::duration(secs, texts.lang),
-                },
-                geometry,
-                holes,
-            })
-        }
-        Metric::Distance => {
-            let m = req.value * 1000.0;
-            Isoline::Distance(DistanceIsoline {
-                origin: req.origin,
-                distance: NumberTextValue {
-                    value: m,
-                    text: super::text::distance(m, texts.units, texts.lang),
-                },
-                geometry,
-                holes,
-            })
-        }
-    };
-    IsochroneResponse { status, isoline }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
+    use super::super::{ALLOWANCE, MIN_CELL_M, cell_size};
     use super::*;
+    use crate::routing::{Metric, Profile};
 
     /// A costed straight line from `a` to `b`, costs `ca` to `cb`.
     fn line(a: [f64; 2], b: [f64; 2], ca: f64, cb: f64) -> Vec<([f64; 2], f64)> {
@@ -728,6 +493,31 @@ mod tests {
         let hole_area = -signed_area(&holes[0]);
         assert!(hole_area > 0.8 * (s - 2.0 * f.cell).powi(2), "{hole_area}");
         assert_eq!(outer.first(), outer.last(), "closed");
+    }
+
+    #[test]
+    fn land_between_parallel_streets_is_filled_but_a_wide_block_is_a_hole() {
+        // Streets 700 m apart across 3 km, joined at both ends: every strip between them is
+        // 5 cells wide inside the outline (more than the smallest hole's 16 cells in area),
+        // but no point of it lies 4 cells from a street, so it is reached land.
+        let (gap, len) = (700.0, 3_000.0);
+        let mut lines: Vec<_> = (0..5)
+            .map(|i| line([0.0, i as f64 * gap], [len, i as f64 * gap], 0.0, 300.0))
+            .collect();
+        lines.push(line([0.0, 0.0], [0.0, 4.0 * gap], 0.0, 100.0));
+        lines.push(line([len, 0.0], [len, 4.0 * gap], 300.0, 400.0));
+        let f = field(&lines, 100.0);
+        let (_, holes) = f.contour(1_000.0).unwrap();
+        assert!(holes.is_empty(), "{} holes", holes.len());
+        // The same frame around one 2.8 km block: its middle is 14 cells from any street.
+        let lines = vec![
+            line([0.0, 0.0], [len, 0.0], 0.0, 300.0),
+            line([0.0, 4.0 * gap], [len, 4.0 * gap], 0.0, 300.0),
+            line([0.0, 0.0], [0.0, 4.0 * gap], 0.0, 100.0),
+            line([len, 0.0], [len, 4.0 * gap], 300.0, 400.0),
+        ];
+        let (_, holes) = field(&lines, 100.0).contour(1_000.0).unwrap();
+        assert_eq!(holes.len(), 1);
     }
 
     #[test]
