@@ -1,5 +1,6 @@
 //! Node positions of an extract, kept compact: two sorted arrays (ids, points: 24 bytes a node,
-//! allocated once at their final size) with a directory over the id range, instead of a hash
+//! allocated at the size the kept ways need; tagged nodes outside them, such as POIs, grow
+//! them once more) with a directory over the id range, instead of a hash
 //! map (about twice the bytes, and twice again while it grows). Once the last node pass is
 //! over the arrays can be moved into a flat file and mapped ([`Coords::spill`]): the kernel
 //! then keeps only the pages the layers read, and can drop them again under memory pressure.
