@@ -27,13 +27,23 @@ pub type Ring = Vec<Pt>;
 /// Even-odd point-in-ring test, latitude and longitude taken as plane coordinates; the edge
 /// from the last point back to the first is implied (rings may be closed or not).
 pub fn ring_contains(ring: &[Pt], p: Pt) -> bool {
+    even_odd(ring, p, |q| [q.lng, q.lat])
+}
+
+/// [`ring_contains`] on plane coordinates `[x, y]` (metres of a local projection, grid units).
+pub fn plane_ring_contains(ring: &[[f64; 2]], p: [f64; 2]) -> bool {
+    even_odd(ring, p, |q| q)
+}
+
+fn even_odd<T: Copy>(ring: &[T], p: T, xy: impl Fn(T) -> [f64; 2]) -> bool {
+    let p = xy(p);
     let mut inside = false;
     let n = ring.len();
     let mut j = n.wrapping_sub(1);
     for i in 0..n {
-        let (a, b) = (ring[i], ring[j]);
-        if (a.lat > p.lat) != (b.lat > p.lat)
-            && p.lng < (b.lng - a.lng) * (p.lat - a.lat) / (b.lat - a.lat) + a.lng
+        let (a, b) = (xy(ring[i]), xy(ring[j]));
+        if (a[1] > p[1]) != (b[1] > p[1])
+            && p[0] < (b[0] - a[0]) * (p[1] - a[1]) / (b[1] - a[1]) + a[0]
         {
             inside = !inside;
         }

@@ -359,9 +359,10 @@ pub fn build_osm_with(
         .and_then(|p| Path::new(p).parent())
         .map(|dir| dir.join(".osm-nodes.flat"));
     if let Some(path) = &spill {
-        data.coords
-            .spill(path)
-            .map_err(|e| OsmError::Spill(path.clone(), e.to_string()))?;
+        data.coords.spill(path).map_err(|source| OsmError::Spill {
+            path: path.clone(),
+            source,
+        })?;
     }
     let stats = build_layers(conn, layers, data, region, t, pbf, progress);
     if let Some(path) = &spill {

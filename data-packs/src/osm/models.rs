@@ -116,8 +116,13 @@ pub enum OsmError {
     #[error(transparent)]
     Cut(#[from] crate::cut::CutError),
     /// The node positions cannot be moved to their scratch file.
-    #[error("cannot write node positions to {0}: {1}")]
-    Spill(PathBuf, String),
+    #[error("cannot write node positions to {path}: {source}")]
+    Spill {
+        /// The scratch file.
+        path: PathBuf,
+        /// Why.
+        source: waymark_core::routing::flat::FlatError,
+    },
     /// Serializing a JSON column failed.
     #[error("JSON: {0}")]
     Json(#[from] serde_json::Error),

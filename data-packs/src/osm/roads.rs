@@ -432,14 +432,12 @@ impl<'t> EdgeWriter<'t> {
 struct NodeIds {
     osm: Vec<i64>,
     kept: Vec<bool>,
-    count: usize,
 }
 
 impl NodeIds {
     fn new(osm: Vec<i64>, has_position: impl Fn(&i64) -> bool) -> Self {
         let kept: Vec<bool> = osm.iter().map(has_position).collect();
-        let count = kept.iter().filter(|k| **k).count();
-        NodeIds { osm, kept, count }
+        NodeIds { osm, kept }
     }
 
     /// The road node id of OSM node `osm`.
@@ -467,7 +465,7 @@ impl NodeIds {
     }
 
     fn len(&self) -> usize {
-        self.count
+        self.kept.iter().filter(|k| **k).count()
     }
 }
 

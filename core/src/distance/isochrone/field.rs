@@ -2,6 +2,7 @@
 //! grid, the level `budget` contoured by marching squares, the rings simplified, and the holes
 //! chosen ([`HOLE_DEPTH_CELLS`]).
 use super::{HOLE_DEPTH_CELLS, MIN_HOLE_CELLS, Piece, Ring, Scratch};
+use crate::geo::plane_ring_contains;
 
 /// Lowest reached cost per grid cell (cell centres at `origin + (i + ½) · cell`).
 pub(super) struct CostField {
@@ -223,7 +224,7 @@ impl CostField {
         let mut far: Option<Vec<f32>> = None;
         let holes = rings
             .into_iter()
-            .filter(|(a, r)| *a <= -min_hole && contains(&outer, r[0]))
+            .filter(|(a, r)| *a <= -min_hole && plane_ring_contains(&outer, r[0]))
             .filter(|(_, r)| {
                 let far = far.get_or_insert_with(|| self.road_distance(level));
                 self.encloses_far(r, far, HOLE_DEPTH_CELLS)
@@ -302,7 +303,7 @@ impl CostField {
         let (cx1, cy1) = (col(x1).min(self.w - 1), row(y1).min(self.h - 1));
         for y in row(y0)..=cy1 {
             for x in col(x0)..=cx1 {
-                if far[y * self.w + x] >= depth && contains(ring, self.centre(x, y)) {
+                if far[y * self.w + x] >= depth && plane_ring_contains(ring, self.centre(x, y)) {
                     return true;
                 }
             }
@@ -321,23 +322,6 @@ fn signed_area(ring: &[[f64; 2]]) -> f64 {
         })
         .sum::<f64>()
         / 2.0
-}
-
-/// Whether `p` lies inside the (open) ring, even–odd rule.
-fn contains(ring: &[[f64; 2]], p: [f64; 2]) -> bool {
-    let mut inside = false;
-    let n = ring.len();
-    let mut j = n - 1;
-    for i in 0..n {
-        let (a, b) = (ring[i], ring[j]);
-        if (a[1] > p[1]) != (b[1] > p[1])
-            && p[0] < (b[0] - a[0]) * (p[1] - a[1]) / (b[1] - a[1]) + a[0]
-        {
-            inside = !inside;
-        }
-        j = i;
-    }
-    inside
 }
 
 /// The ring closed (first point repeated last), if it still has an area.

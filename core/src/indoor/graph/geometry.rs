@@ -34,21 +34,9 @@ pub(super) fn proper_cross(a: Xy, b: Xy, c: Xy, d: Xy) -> bool {
 
 /// Even-odd point in rings.
 pub(super) fn in_rings(rings: &[Vec<Xy>], p: Xy) -> bool {
-    let mut inside = false;
-    for ring in rings {
-        let n = ring.len();
-        let mut j = n.wrapping_sub(1);
-        for i in 0..n {
-            let (a, b) = (ring[i], ring[j]);
-            if (a[1] > p[1]) != (b[1] > p[1])
-                && p[0] < (b[0] - a[0]) * (p[1] - a[1]) / (b[1] - a[1]) + a[0]
-            {
-                inside = !inside;
-            }
-            j = i;
-        }
-    }
-    inside
+    rings.iter().fold(false, |inside, r| {
+        inside != crate::geo::plane_ring_contains(r, p)
+    })
 }
 
 pub(super) fn ring_edges(ring: &[Xy]) -> impl Iterator<Item = (Xy, Xy)> + '_ {
