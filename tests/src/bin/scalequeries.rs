@@ -1,10 +1,14 @@
-//! `scalequeries --pack DIR [--pairs N] [--work DIR]`: the engine's answers on one large built
+//! `scalequeries --pack DIR [--pairs N] [--work DIR] [--cold]`: the engine's answers on one large built
 //! pack (a country-sized synthetic network, `docs/performance.md`, "Pack build at scale"),
 //! through [`Engine::call`] as an app calls it. Signs the pack with a new publisher, installs
 //! it into a new engine, then prints: the engine's resident memory after opening, the first
 //! route (which opens the pack for routing), route p50 / p95 driving and walking between
 //! random points of car roads, 30-minute driving isochrones, 100 × 100 driving matrices, and
 //! the resident memory (current and peak; anonymous and file-backed) at the end.
+//!
+//! Each query layout file's sections are listed with the megabytes of each this process has
+//! resident. With `--cold`, both graphs are opened first and then the layout files' cached
+//! pages are dropped, so that only the pages the queries read become resident.
 //!
 //! With `--work DIR` the engine's state, its installed pack and the publisher are kept in
 //! `DIR`: a second run opens the pack as an app opens it again (the query layouts of its
@@ -55,6 +59,97 @@ fn mapped_files_mb() -> Vec<(String, f64)> {
     out
 }
 
+/// Sections of a query layout file (`core/src/routing/flat.rs`): tag, offset and length.
+fn layout_sections(path: &str) -> Vec<(String, u64, u64)> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Vec::new();
+    };
+    if bytes.get(..8) != Some(&b"WMLAYOUT"[..]) {
+        return Vec::new();
+    }
+    let word = |at: usize, n: usize| -> u64 {
+        let mut v = [0u8; 8];
+        v[..n].copy_from_slice(&bytes[at..at + n]);
+        u64::from_ne_bytes(v)
+    };
+    let count = word(48, 4) as usize;
+    (0..count)
+        .map(|i| {
+            let at = 56 + 32 * i;
+            let tag = String::from_utf8_lossy(&bytes[at..at + 8])
+                .trim_end_matches('\0')
+                .to_string();
+            (tag, word(at + 16, 8), word(at + 24, 8))
+        })
+        .collect()
+}
+
+/// For each mapped query layout file over 1 MB resident, the megabytes of each of its
+/// sections this process has resident (present bits of `/proc/self/pagemap`).
+fn layout_sections_mb() -> Vec<(String, String, f64)> {
+    use std::io::{Read, Seek, SeekFrom};
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+    let Ok(mut pagemap) = std::fs::File::open("/proc/self/pagemap") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for line in maps.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if w.len() < 6 || !w[5].ends_with(".layout") {
+            continue;
+        }
+        let (Some((lo, _)), Ok(offset)) = (w[0].split_once('-'), u64::from_str_radix(w[2], 16))
+        else {
+            continue;
+        };
+        let Ok(lo) = u64::from_str_radix(lo, 16) else {
+            continue;
+        };
+        for (tag, off, len) in layout_sections(w[5]) {
+            let (first, last) = ((off - offset) / 4096, (off - offset + len).div_ceil(4096));
+            let mut buf = vec![0u8; 8 * (last - first) as usize];
+            if pagemap
+                .seek(SeekFrom::Start((lo / 4096 + first) * 8))
+                .is_err()
+                || pagemap.read_exact(&mut buf).is_err()
+            {
+                continue;
+            }
+            let present = buf.chunks_exact(8).filter(|c| c[7] & 0x80 != 0).count();
+            let name = w[5].rsplit('/').next().unwrap_or("").to_string();
+            out.push((name, tag, present as f64 * 4096.0 / 1e6));
+        }
+    }
+    out.retain(|(_, _, mb)| *mb >= 0.5);
+    out
+}
+
+/// With `--cold`: drops the cached pages of the pack's query layout files that no mapping holds
+/// (`posix_fadvise(DONTNEED)`), as a device that evicted them would have, so that what the
+/// queries that follow touch is what becomes resident.
+fn drop_cached_layouts(work: &std::path::Path, cold: bool) {
+    if !cold {
+        return;
+    }
+    let mut stack = vec![work.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "layout") {
+                use std::os::fd::AsRawFd;
+                let f = std::fs::File::open(&path).unwrap();
+                #[allow(unsafe_code)]
+                // SAFETY: advice on an open descriptor; no memory is passed.
+                unsafe {
+                    libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+                }
+            }
+        }
+    }
+}
+
 /// `VmRSS` and `VmHWM` of this process, MB.
 fn memory_mb() -> (f64, f64) {
     (status_mb("VmRSS:"), status_mb("VmHWM:"))
@@ -65,6 +160,7 @@ fn main() {
     let arg = |name: &str| waymark_tests::arg_value(&args, name);
     let built = PathBuf::from(arg("--pack").expect("--pack DIR (a built pack)"));
     let pairs: usize = arg("--pairs").map_or(500, |n| n.parse().unwrap());
+    let cold = args.iter().any(|a| a == "--cold");
     let temp = tempfile::tempdir().unwrap();
     let work = arg("--work").map_or_else(|| temp.path().to_path_buf(), PathBuf::from);
     std::fs::create_dir_all(&work).unwrap();
@@ -114,6 +210,11 @@ fn main() {
     };
     let t = Instant::now();
     let first = route(0, TravelMode::Driving);
+    if cold {
+        // Both graphs open first, so that the dropped pages are those their opening read.
+        black_box(route(0, TravelMode::Walking));
+        drop_cached_layouts(&work, cold);
+    }
     println!(
         "first route (opens the pack for routing): {:.0} ms, {} route(s)",
         t.elapsed().as_secs_f64() * 1e3,
@@ -187,5 +288,8 @@ fn main() {
     );
     for (file, mb) in mapped_files_mb() {
         println!("  {mb:7.1} MB resident of {file}");
+    }
+    for (file, tag, mb) in layout_sections_mb() {
+        println!("  {mb:7.1} MB resident of {file}, section {tag}");
     }
 }
