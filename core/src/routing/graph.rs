@@ -160,7 +160,14 @@ impl TurnGraph {
         }
         for (i, e) in net.edges.iter().enumerate() {
             let urban = (dens(e.from) + dens(e.to)) / 2.0 >= URBAN_DENSITY;
-            let speed = speed_kmh(profile, e.highway(), e.maxspeed(), net.limits_of(e), urban);
+            let speed = speed_kmh(
+                profile,
+                e.highway(),
+                e.maxspeed(),
+                e.tracktype(),
+                net.limits_of(e),
+                urban,
+            );
             let time = ((e.length_m * 3600.0 / speed).round() as u64).clamp(1, u32::MAX as u64);
             let dist = ((e.length_m * 100.0).round() as u64).clamp(1, u32::MAX as u64);
             for (dir, forward) in [(0, true), (1, false)] {
