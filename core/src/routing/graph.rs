@@ -419,6 +419,16 @@ impl TurnGraph {
         self.head.len()
     }
 
+    /// The road node arc `a` ends at (an index in `net.nodes`).
+    pub fn head_node(&self, net: &RoadNetwork, a: u32) -> u32 {
+        let e = &net.edges[self.arc_edge[a as usize] as usize];
+        if self.arc_forward[a as usize] {
+            e.to
+        } else {
+            e.from
+        }
+    }
+
     /// Cost of traversing arc `a` in `metric`.
     pub fn arc_cost(&self, metric: Metric, a: u32) -> u64 {
         match metric {
