@@ -123,7 +123,10 @@ fn an_isochrone_from_a_street_island_stays_on_the_island() {
         .snap_candidates(p, Pt::new(ISLAND.lat, ISLAND.lng), &all)
         .unwrap();
     assert_eq!(r.net.name(c.near.edge), "Alvar Aallon katu");
-    assert!(c.main.is_some() && !reach.can_leave(&g, &c.near), "an island");
+    assert!(
+        c.main.is_some() && !reach.can_leave(&g, &c.near),
+        "an island"
+    );
     let head = |a: u32| g.head_node(&r.net, a);
     let nodes = reach.both_ways_nodes(&g, &c.near, head, usize::MAX);
     eprintln!("Alvar Aallon katu: {nodes} nodes both ways");

@@ -255,15 +255,30 @@ fn turn_costs() {
 fn tracks_are_driven_by_their_grade() {
     let de = CountryLimits::of("DE");
     let track = |grade: Option<u8>, maxspeed: Option<f64>, urban: bool| {
-        speed_kmh(Profile::Driving, Highway::Track, maxspeed, grade, &de, urban)
+        speed_kmh(
+            Profile::Driving,
+            Highway::Track,
+            maxspeed,
+            grade,
+            &de,
+            urban,
+        )
     };
     assert_eq!(track(Some(1), None, false), 20.0);
     assert_eq!(track(Some(2), None, true), 15.0);
     assert_eq!(track(Some(3), None, false), 12.0);
     assert_eq!(track(Some(4), None, false), 10.0);
     assert_eq!(track(Some(5), None, false), 5.0);
-    assert_eq!(track(None, None, false), 5.0, "a track of unknown grade crawls");
-    assert_eq!(track(None, Some(30.0), false), 30.0, "a tagged limit, as on any road");
+    assert_eq!(
+        track(None, None, false),
+        5.0,
+        "a track of unknown grade crawls"
+    );
+    assert_eq!(
+        track(None, Some(30.0), false),
+        30.0,
+        "a tagged limit, as on any road"
+    );
     assert_eq!(
         speed_kmh(Profile::Cycling, Highway::Track, None, None, &de, false),
         12.0,
