@@ -34,6 +34,8 @@ RURAL = dict(motorway=110, motorway_link=60, trunk=90, trunk_link=50, primary=70
 BUILT_UP = dict(motorway=90, motorway_link=50, trunk=70, trunk_link=40, primary=55,
                 primary_link=35, secondary=50, secondary_link=30, tertiary=40, tertiary_link=30,
                 unclassified=35, residential=30)
+# Tracks without a limit, by `tracktype` (5 km/h for grade5 and untagged ones).
+TRACK = dict(grade1=20, grade2=15, grade3=12, grade4=10)
 CYCLING = dict(cycleway=18, living_street=12, track=12, path=12, service=14, road=14, footway=8,
                bridleway=8, pedestrian=8, steps=3)
 URBAN_DENSITY = 8.0
@@ -130,6 +132,8 @@ def main():
         default = RURAL.get(hw, 30)
         if m:
             return min(m, max(default * 1.3, urban_limit))
+        if hw == "track":
+            return TRACK.get(tags.get("tracktype"), 5)
         if hw.startswith("motorway"):
             cap = motorway_limit
         elif built_up or hw in ("residential", "living_street", "service"):

@@ -3,9 +3,13 @@
 //! `access=private`) are each a short cut between the roads at their ends. A car may start or
 //! end a trip on them, but never cross them between two points outside; the prepared
 //! hierarchy, Dijkstra and the matrix agree.
+//!
+//! Tracks in Neubrandenburg are driven at the speed of their `tracktype` grade, stored in the
+//! pack (format 11), and at 5 km/h without one.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use waymark_core::geo::Pt;
+use waymark_core::routing::profile::{Highway, track_kmh};
 use waymark_core::routing::router::{ArcPath, SearchAlgorithm};
 use waymark_core::routing::snap::Snap;
 use waymark_core::routing::{Metric, Profile, Router};
@@ -218,4 +222,47 @@ fn a_private_street_is_never_a_through_road() {
         .snap_candidates(Profile::Driving, WERNER_BAIER, &all)
         .unwrap();
     assert_ne!(way_of(&r, &s.near), SPEICHER);
+}
+
+#[test]
+fn neubrandenburg_tracks_are_driven_by_their_tracktype() {
+    let r = open("neubrandenburg");
+    let conn =
+        rusqlite::Connection::open(routing_pack("neubrandenburg").join("data.sqlite")).unwrap();
+    let stored: std::collections::HashMap<i64, Option<u8>> = conn
+        .prepare(
+            "SELECT s.id, g.grade FROM road_segments s JOIN road_attrs a ON a.id = s.attrs \
+             LEFT JOIN road_track_grades g ON g.attrs = s.attrs WHERE a.highway = 'track'",
+        )
+        .unwrap()
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let g = r.graph(Profile::Driving);
+    let mut by_grade = [0usize; 6];
+    for (a, &e) in g.arc_edge.iter().enumerate().take(g.original_arcs as usize) {
+        let edge = &r.net.edges[e as usize];
+        if edge.highway() != Highway::Track {
+            continue;
+        }
+        assert_eq!(edge.tracktype(), stored[&edge.id], "edge {}", edge.id);
+        if edge.maxspeed().is_some() {
+            continue;
+        }
+        let kmh = track_kmh(edge.tracktype());
+        let expected = ((edge.length_m * 3600.0 / kmh).round() as u64).max(1);
+        assert_eq!(
+            g.arc_cost(Metric::Time, a as u32),
+            expected,
+            "track {} of grade {:?}",
+            edge.way_id,
+            edge.tracktype()
+        );
+        by_grade[usize::from(edge.tracktype().unwrap_or(0))] += 1;
+    }
+    eprintln!("driving arcs on tracks by grade (none, 1-5): {by_grade:?}");
+    // Ungraded tracks (5 km/h) and graded ones both carry cars.
+    assert!(by_grade[0] > 50 && by_grade[1..].iter().sum::<usize>() > 50);
+    assert!(track_kmh(None) == 5.0 && track_kmh(Some(1)) == 20.0);
 }

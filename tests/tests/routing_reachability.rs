@@ -19,7 +19,7 @@ use waymark_core::auth::keys::Publisher;
 use waymark_core::geo::{LocalProjection, Pt, decode_polyline, haversine_m};
 use waymark_core::operation::Credentials;
 use waymark_core::routing::graph::NO_ARC;
-use waymark_core::routing::reach::Reach;
+use waymark_core::routing::reach::{MIN_REACH_NODES, Reach};
 use waymark_core::routing::router::{SearchAlgorithm, expand_sources, positions};
 use waymark_core::routing::search::Dijkstra;
 use waymark_core::routing::{Metric, Profile, Router};
@@ -87,6 +87,70 @@ fn walk(root: &std::path::Path) -> Vec<std::path::PathBuf> {
 }
 
 const FROM: LatLng = LatLng::new(60.1699, 24.9384);
+/// On Alvar Aallon katu, whose pieces reach the rest of the car network only through footways
+/// and roads closed to cars.
+const ISLAND: LatLng = LatLng::new(60.17665, 24.93819);
+
+/// The area of an isochrone's outline, km².
+fn outline_km2(iso: &IsochroneResponse, lat: f64) -> f64 {
+    let g = match &iso.isoline {
+        Isoline::Time(t) => &t.geometry,
+        Isoline::Distance(d) => &d.geometry,
+    };
+    let mut ring = Vec::new();
+    decode_polyline(g, 5, &mut ring).unwrap();
+    let proj = LocalProjection::new(lat);
+    let xy: Vec<[f64; 2]> = ring.iter().map(|p| proj.project(*p)).collect();
+    let mut a = 0.0;
+    for w in xy.windows(2) {
+        a += w[0][0] * w[1][1] - w[1][0] * w[0][1];
+    }
+    a.abs() / 2.0 / 1e6
+}
+
+/// An origin on a street island that a search from it covers both ways for at least
+/// MIN_REACH_NODES nodes starts there, as Valhalla's does (its `locate` gives the street a
+/// reach of 50 and 50): the 30-minute drive covers the island, not the whole extract (2.22 km²
+/// from every other origin; Valhalla 0.39 km²).
+#[test]
+fn an_isochrone_from_a_street_island_stays_on_the_island() {
+    let r = open("helsinki");
+    let p = Profile::Driving;
+    let g = r.graph(p);
+    let reach = r.reach(p);
+    let all = |_: u32| true;
+    let c = r
+        .snap_candidates(p, Pt::new(ISLAND.lat, ISLAND.lng), &all)
+        .unwrap();
+    assert_eq!(r.net.name(c.near.edge), "Alvar Aallon katu");
+    assert!(
+        c.main.is_some() && !reach.can_leave(&g, &c.near),
+        "an island"
+    );
+    let head = |a: u32| g.head_node(&r.net, a);
+    let nodes = reach.both_ways_nodes(&g, &c.near, head, usize::MAX);
+    eprintln!("Alvar Aallon katu: {nodes} nodes both ways");
+    assert!(nodes >= MIN_REACH_NODES);
+    assert_eq!(reach.origin(&g, &c, head), c.near);
+    let f = helsinki();
+    let iso: IsochroneResponse = f
+        .engine
+        .call(
+            &Credentials::Http(&f.caller),
+            IsochroneRequest {
+                origin: ISLAND,
+                value: 30.0,
+                mode: TravelMode::Driving,
+                method: RouteMethod::Time,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(iso.status, DistanceStatus::Ok);
+    let km2 = outline_km2(&iso, ISLAND.lat);
+    eprintln!("30 min driving from the island: {km2:.2} km²");
+    assert!(km2 > 0.05 && km2 < 1.0, "{km2:.3} km²");
+}
 const TO: LatLng = LatLng::new(60.165, 24.945);
 
 #[test]
@@ -135,19 +199,7 @@ fn the_helsinki_point_next_to_a_fragment_routes_and_reaches_the_city() {
         )
         .unwrap();
     assert_eq!(iso.status, DistanceStatus::Ok);
-    let g = match &iso.isoline {
-        Isoline::Time(t) => &t.geometry,
-        Isoline::Distance(d) => &d.geometry,
-    };
-    let mut ring = Vec::new();
-    decode_polyline(g, 5, &mut ring).unwrap();
-    let proj = LocalProjection::new(FROM.lat);
-    let xy: Vec<[f64; 2]> = ring.iter().map(|p| proj.project(*p)).collect();
-    let mut a = 0.0;
-    for w in xy.windows(2) {
-        a += w[0][0] * w[1][1] - w[1][0] * w[0][1];
-    }
-    let km2 = a.abs() / 2.0 / 1e6;
+    let km2 = outline_km2(&iso, FROM.lat);
     eprintln!("10 min driving from {FROM:?}: {km2:.2} km²");
     assert!(km2 > 0.5, "isochrone of {km2:.3} km²");
     // The road reached in 10 minutes from the nearest snap (the code before) and from the
@@ -179,7 +231,10 @@ fn the_helsinki_point_next_to_a_fragment_routes_and_reaches_the_city() {
             .sum::<f64>()
             / 1000.0
     };
-    let (before, after) = (reached_km(&c.near), reached_km(&r.reach(p).origin(&g, &c)));
+    let (before, after) = (
+        reached_km(&c.near),
+        reached_km(&r.reach(p).origin(&g, &c, |a| g.head_node(&r.net, a))),
+    );
     eprintln!(
         "road reached in 10 min driving from {FROM:?}: before {before:.2} km, after {after:.2} km"
     );
@@ -206,9 +261,11 @@ fn the_helsinki_point_next_to_a_fragment_routes_and_reaches_the_city() {
     );
     assert!(new.is_some());
     // From the middle of every small piece that cannot reach the main network: the origin moves
-    // onto the main network and the 10 minutes reach far more road.
+    // onto the main network and the 10 minutes reach far more road, unless the piece is an
+    // island of at least MIN_REACH_NODES nodes, where the origin stays.
     let reach = r.reach(p);
-    let mut checked = 0;
+    let head = |a: u32| g.head_node(&r.net, a);
+    let (mut checked, mut islands) = (0, 0);
     let (mut sum_before, mut sum_after) = (0.0, 0.0);
     for (e, arcs) in g.edge_arcs.iter().enumerate() {
         let arcs: Vec<u32> = arcs.iter().copied().filter(|&x| x != NO_ARC).collect();
@@ -223,7 +280,14 @@ fn the_helsinki_point_next_to_a_fragment_routes_and_reaches_the_city() {
         if c.near.edge != e as u32 || c.main.is_none() {
             continue;
         }
-        let (b, a) = (reached_km(&c.near), reached_km(&reach.origin(&g, &c)));
+        let origin = reach.origin(&g, &c, head);
+        let nodes = reach.both_ways_nodes(&g, &c.near, head, MIN_REACH_NODES);
+        if nodes >= MIN_REACH_NODES {
+            assert_eq!(origin, c.near);
+            islands += 1;
+            continue;
+        }
+        let (b, a) = (reached_km(&c.near), reached_km(&origin));
         sum_before += b;
         sum_after += a;
         checked += 1;
@@ -231,7 +295,8 @@ fn the_helsinki_point_next_to_a_fragment_routes_and_reaches_the_city() {
     }
     eprintln!(
         "{checked} origins on pieces that cannot reach the main network: road reached in 10 min \
-         driving {:.2} km before, {:.2} km after (mean)",
+         driving {:.2} km before, {:.2} km after (mean); {islands} on islands of {MIN_REACH_NODES} \
+         nodes or more stay",
         sum_before / f64::from(checked),
         sum_after / f64::from(checked)
     );

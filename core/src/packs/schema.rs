@@ -31,6 +31,17 @@ CREATE TABLE IF NOT EXISTS road_node_density (
 );
 ";
 
+/// The `tracktype` grade of tracks (pack format 11): one row per `road_attrs` row of a
+/// `highway=track` way tagged `grade1` … `grade5` (`grade` 1 … 5), which sets the track's
+/// driving speed (ADR 0011). A track without a row has no grade. Only packs with a graded
+/// track have the table (a city centre may have none).
+pub const ROAD_TRACK_GRADES: &str = "
+CREATE TABLE IF NOT EXISTS road_track_grades (
+    attrs INTEGER PRIMARY KEY REFERENCES road_attrs(id),
+    grade INTEGER NOT NULL
+);
+";
+
 /// Layer names used in manifests.
 pub mod layers {
     /// Routable road network.

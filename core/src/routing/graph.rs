@@ -160,7 +160,14 @@ impl TurnGraph {
         }
         for (i, e) in net.edges.iter().enumerate() {
             let urban = (dens(e.from) + dens(e.to)) / 2.0 >= URBAN_DENSITY;
-            let speed = speed_kmh(profile, e.highway(), e.maxspeed(), net.limits_of(e), urban);
+            let speed = speed_kmh(
+                profile,
+                e.highway(),
+                e.maxspeed(),
+                e.tracktype(),
+                net.limits_of(e),
+                urban,
+            );
             let time = ((e.length_m * 3600.0 / speed).round() as u64).clamp(1, u32::MAX as u64);
             let dist = ((e.length_m * 100.0).round() as u64).clamp(1, u32::MAX as u64);
             for (dir, forward) in [(0, true), (1, false)] {
@@ -410,6 +417,16 @@ impl TurnGraph {
     /// Number of transitions.
     pub fn transition_count(&self) -> usize {
         self.head.len()
+    }
+
+    /// The road node arc `a` ends at (an index in `net.nodes`).
+    pub fn head_node(&self, net: &RoadNetwork, a: u32) -> u32 {
+        let e = &net.edges[self.arc_edge[a as usize] as usize];
+        if self.arc_forward[a as usize] {
+            e.to
+        } else {
+            e.from
+        }
     }
 
     /// Cost of traversing arc `a` in `metric`.

@@ -48,7 +48,8 @@ pub struct RoadEdge {
     access: u8,
     /// Restricted access per [`Profile`] index, one bit each ([`RoadEdge::restricted`]).
     restricted: u8,
-    /// Bit 0: tolled; bit 1: a ferry route.
+    /// Bit 0: tolled; bit 1: a ferry route; bits 2..4: the `tracktype` grade, 1 to 5, of a
+    /// track (0: none tagged).
     flags: u8,
     /// Index of the country limits of the edge in [`RoadNetwork::country_limits`] (0: the
     /// pack's; a joined network of several countries has more).
@@ -89,6 +90,8 @@ pub struct EdgeFields {
     pub toll: bool,
     /// A ferry route.
     pub ferry: bool,
+    /// The `tracktype` grade of a track, 1 (`grade1`) to 5 (`grade5`), when tagged.
+    pub tracktype: Option<u8>,
     /// Range of the edge's points.
     pub geometry: (u32, u32),
     /// Index of the country limits of the edge.
@@ -118,7 +121,9 @@ impl RoadEdge {
             oneway: f.oneway,
             access: bits(f.access),
             restricted: bits(f.restricted),
-            flags: u8::from(f.toll) | (u8::from(f.ferry) << 1),
+            flags: u8::from(f.toll)
+                | (u8::from(f.ferry) << 1)
+                | (f.tracktype.filter(|g| (1..=5).contains(g)).unwrap_or(0) << 2),
             limits: f.limits,
             pad: [0; 2],
         }
@@ -142,6 +147,7 @@ impl RoadEdge {
             restricted: unbits(self.restricted),
             toll: self.toll(),
             ferry: self.ferry(),
+            tracktype: self.tracktype(),
             geometry: self.geometry(),
             limits: self.limits,
         }
@@ -165,6 +171,12 @@ impl RoadEdge {
     /// A ferry route.
     pub fn ferry(&self) -> bool {
         self.flags & 2 != 0
+    }
+
+    /// The `tracktype` grade of a track (1 to 5), when tagged.
+    pub fn tracktype(&self) -> Option<u8> {
+        let g = (self.flags >> 2) & 0b111;
+        (g != 0).then_some(g)
     }
 
     /// Range of the edge's points in [`RoadNetwork::points`].
@@ -286,6 +298,7 @@ struct EdgeAttrs {
     restricted: [bool; 4],
     toll: bool,
     ferry: bool,
+    tracktype: Option<u8>,
 }
 
 impl RoadNetwork {
@@ -370,8 +383,26 @@ impl RoadNetwork {
                         restricted: [limited(6)?, limited(7)?, limited(8)?, limited(9)?],
                         toll: flag(10)?,
                         ferry: flag(11)?,
+                        tracktype: None,
                     },
                 );
+            }
+        }
+        // Graded tracks (pack format 11; a pack without one has no table).
+        let graded: bool = conn.query_row(
+            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'road_track_grades'",
+            [],
+            |r| r.get(0),
+        )?;
+        if graded {
+            let mut stmt = conn.prepare("SELECT attrs, grade FROM road_track_grades")?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                if let Some(a) = attrs.get_mut(&r.get::<_, i64>(0)?) {
+                    a.tracktype = u8::try_from(r.get::<_, i64>(1)?)
+                        .ok()
+                        .filter(|g| (1..=5).contains(g));
+                }
             }
         }
         let mut edges = Vec::new();
@@ -424,6 +455,7 @@ impl RoadNetwork {
                     restricted: a.restricted,
                     toll: a.toll,
                     ferry: a.ferry,
+                    tracktype: a.tracktype,
                     geometry: (start, end),
                     limits: 0,
                 }));
@@ -562,6 +594,7 @@ mod tests {
                 restricted: [false, i % 2 == 1, true, i % 5 == 0],
                 toll: i % 2 == 0,
                 ferry: i % 3 == 0,
+                tracktype: [None, Some(1), Some(3), Some(5)][i % 4],
                 geometry: (10, 20 + i as u32),
                 limits: i as u8,
             };

@@ -20,9 +20,10 @@ const REACHES_MAIN: u8 = 1;
 /// An arc is reached from the main component (or is in it).
 const FROM_MAIN: u8 = 2;
 
-/// A component with at least this many arcs is large enough for an isochrone to start in it
-/// when the origin snaps there (about 500 two-way road pieces: a village, an island).
-pub const LARGE_COMPONENT_ARCS: u32 = 1_000;
+/// An isochrone starts on the nearest snap when at least this many road nodes can be reached
+/// from it and can reach it (Valhalla's `minimum_reachability` for its location search): an
+/// island of streets stays an island, a parking aisle or a few yards of service road do not.
+pub const MIN_REACH_NODES: usize = 50;
 
 /// Components and reachability of one turn graph.
 #[derive(Debug, Clone)]
@@ -147,14 +148,41 @@ impl Reach {
         })
     }
 
-    /// Arcs of the largest component the edge of `s` has an arc in.
-    pub fn component_arcs(&self, g: &TurnGraph, s: &Snap) -> u32 {
-        g.edge_arcs[s.edge as usize]
+    /// How many road nodes (`head` gives an arc's end node) a trip from the edge of `s` reaches
+    /// and returns from, counted up to `limit`: the distinct end nodes of the arcs of its own
+    /// component that a search from its arcs meets. Every arc of a component reaches every
+    /// other and is reached from it, so the count holds in both directions.
+    pub fn both_ways_nodes(
+        &self,
+        g: &TurnGraph,
+        s: &Snap,
+        head: impl Fn(u32) -> u32,
+        limit: usize,
+    ) -> usize {
+        let mut best = 0;
+        for &start in g.edge_arcs[s.edge as usize]
             .iter()
             .filter(|&&a| a != NO_ARC)
-            .map(|&a| self.size[self.component[a as usize] as usize])
-            .max()
-            .unwrap_or(0)
+        {
+            let own = self.component[start as usize];
+            let mut seen_arcs = std::collections::HashSet::from([start]);
+            let mut nodes = std::collections::HashSet::from([head(start)]);
+            let mut stack = vec![start];
+            while let Some(a) = stack.pop() {
+                if nodes.len() >= limit {
+                    break;
+                }
+                for t in g.out_range(a) {
+                    let b = g.head[t as usize];
+                    if self.component[b as usize] == own && seen_arcs.insert(b) {
+                        nodes.insert(head(b));
+                        stack.push(b);
+                    }
+                }
+            }
+            best = best.max(nodes.len().min(limit));
+        }
+        best
     }
 
     /// The snaps a route from `a` to `b` uses: the nearest ones when both lie in one
@@ -179,10 +207,15 @@ impl Reach {
     }
 
     /// The snap an isochrone starts from: the nearest one when a search from it reaches the
-    /// main component or its own component is large ([`LARGE_COMPONENT_ARCS`]), else the snap
-    /// in the main component.
-    pub fn origin(&self, g: &TurnGraph, c: &SnapCandidates) -> Snap {
-        if self.can_leave(g, &c.near) || self.component_arcs(g, &c.near) >= LARGE_COMPONENT_ARCS {
+    /// main component or at least [`MIN_REACH_NODES`] road nodes both ways
+    /// ([`Reach::both_ways_nodes`]; `head` gives an arc's end node), else the snap in the main
+    /// component. Valhalla chooses alike: it skips a location's candidate edges from which
+    /// fewer nodes are reachable for the nearest one from which enough are.
+    pub fn origin(&self, g: &TurnGraph, c: &SnapCandidates, head: impl Fn(u32) -> u32) -> Snap {
+        if c.main.is_none()
+            || self.can_leave(g, &c.near)
+            || self.both_ways_nodes(g, &c.near, head, MIN_REACH_NODES) >= MIN_REACH_NODES
+        {
             c.near
         } else {
             c.main.unwrap_or(c.near)
@@ -347,7 +380,14 @@ mod tests {
             r.pair(&g, &c(5, Some(2)), &c(4, Some(0))),
             (snap(2), snap(0))
         );
-        assert_eq!(r.origin(&g, &c(8, Some(3))), snap(3));
-        assert_eq!(r.origin(&g, &c(4, Some(0))), snap(4));
+        let head = |a: u32| a;
+        assert_eq!(r.origin(&g, &c(8, Some(3)), head), snap(3));
+        assert_eq!(r.origin(&g, &c(4, Some(0)), head), snap(4));
+        // The island 6-7 meets two nodes both ways: a start there moves to the main
+        // component unless two nodes are enough.
+        assert_eq!(r.both_ways_nodes(&g, &snap(6), head, 50), 2);
+        assert_eq!(r.both_ways_nodes(&g, &snap(6), head, 1), 1);
+        assert_eq!(r.origin(&g, &c(6, Some(1)), head), snap(1));
+        assert_eq!(r.both_ways_nodes(&g, &snap(0), head, 50), 4);
     }
 }

@@ -365,6 +365,7 @@ mod tests {
                 restricted: [false; 4],
                 toll: false,
                 ferry: false,
+                tracktype: None,
                 geometry: (start, points.len() as u32),
                 limits: 0,
             }));

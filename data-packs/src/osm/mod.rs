@@ -27,6 +27,7 @@ use waymark_core::geo::{BBox, Pt};
 
 pub mod addresses;
 mod coords;
+mod edge_rows;
 mod edit;
 pub mod frames;
 pub mod indoor;

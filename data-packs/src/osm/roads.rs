@@ -28,6 +28,9 @@
 //!   `use_sidepath`, …) and a class that does not allow the mode by default forbid.
 //!   `motorroad=yes` forbids foot and bicycle.
 //! * **toll**: `toll=yes` or any `toll:*=yes`.
+//! * **tracktype** ([`parse_tracktype`]): on `highway=track` ways, `grade1` … `grade5` → 1 … 5;
+//!   stored per attribute row in `road_track_grades` (pack format 11: it sets a track's
+//!   driving speed).
 //! * **maxspeed** ([`parse_maxspeed`]): numbers (km/h), `mph`/`knots` units, `walk` → 7,
 //!   `none`/`signals`/`variable` → NULL, country implicit values (`DE:urban` → 50,
 //!   `DE:rural` → 100, `FR:rural` → 80, `GB:nsl_single` → 96.56, …).
@@ -44,7 +47,8 @@ use std::collections::HashSet;
 use rusqlite::{Transaction, params};
 use waymark_core::geo::{BBox, Pt, encode_polyline6, road_length_m};
 
-use super::models::{Interner, MemberKind, OsmData, OsmError, OsmStats, Tags};
+use super::edge_rows::{EdgeRow, EdgeWriter};
+use super::models::{MemberKind, OsmData, OsmError, OsmStats, Tags};
 pub use super::road_graph::{Piece, density_grid, graph_nodes, routable_pieces};
 use waymark_core::routing::density;
 
@@ -244,6 +248,13 @@ pub fn is_toll(tags: &Tags) -> bool {
         .any(|(k, v)| (k == "toll" || k.starts_with("toll:")) && v == "yes")
 }
 
+/// Parses a track's OSM `tracktype` value (`grade1` to `grade5`) into its grade, 1 to 5
+/// (`None` for anything else).
+pub fn parse_tracktype(v: &str) -> Option<u8> {
+    let grade: u8 = v.trim().strip_prefix("grade")?.parse().ok()?;
+    (1..=5).contains(&grade).then_some(grade)
+}
+
 /// Parses an OSM `maxspeed` value into km/h (`None` when absent, unlimited or unknown).
 pub fn parse_maxspeed(v: &str) -> Option<f64> {
     let v = v.split(';').next().unwrap_or("").trim();
@@ -291,139 +302,6 @@ pub fn parse_maxspeed(v: &str) -> Option<f64> {
         (_, "motorway") => Some(120.0),
         (_, "trunk") => Some(100.0),
         _ => None,
-    }
-}
-
-struct EdgeRow<'a> {
-    way_id: i64,
-    from: i64,
-    to: i64,
-    length: f64,
-    highway: &'a str,
-    name: Option<&'a str>,
-    r#ref: Option<&'a str>,
-    maxspeed: Option<f64>,
-    oneway: i64,
-    access: Access,
-    toll: bool,
-    ferry: bool,
-    geometry: String,
-    bbox: BBox,
-}
-
-/// The attributes an edge shares with others (a `road_attrs` row); `maxspeed` as its bits.
-type AttrKey = (
-    String,
-    Option<String>,
-    Option<String>,
-    Option<u64>,
-    i64,
-    [i64; 4],
-    [bool; 2],
-);
-
-/// Writes `road_attrs`, `road_segments` and `road_ways_rtree`, numbering edges from 1.
-struct EdgeWriter<'t> {
-    attrs: Interner<AttrKey>,
-    ins_attrs: rusqlite::Statement<'t>,
-    ins_seg: rusqlite::Statement<'t>,
-    ins_box: rusqlite::Statement<'t>,
-    last_id: i64,
-    /// The open run: its way, first and last edge, and box.
-    run: Option<(i64, i64, i64, BBox)>,
-}
-
-impl<'t> EdgeWriter<'t> {
-    fn new(tx: &'t Transaction<'_>) -> Result<Self, OsmError> {
-        let after: i64 = tx.query_row("SELECT coalesce(max(id), 0) FROM road_attrs", [], |r| {
-            r.get(0)
-        })?;
-        Ok(EdgeWriter {
-            attrs: Interner::new(after),
-            ins_attrs: tx.prepare(
-                "INSERT INTO road_attrs(id, highway, name, ref, maxspeed_kmh, oneway, car, truck, \
-                 foot, bicycle, toll, ferry) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            )?,
-            ins_seg: tx.prepare(
-                "INSERT INTO road_segments(id, way_id, from_node, to_node, length_m, attrs, geometry) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?,
-            ins_box: tx.prepare(
-                "INSERT INTO road_ways_rtree(id, min_lat, max_lat, min_lng, max_lng, last_edge) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?,
-            last_id: 0,
-            run: None,
-        })
-    }
-
-    fn edge(&mut self, e: &EdgeRow<'_>) -> Result<(), OsmError> {
-        let key: AttrKey = (
-            e.highway.to_string(),
-            e.name.map(str::to_string),
-            e.r#ref.map(str::to_string),
-            e.maxspeed.map(f64::to_bits),
-            e.oneway,
-            [
-                e.access.car.code(),
-                e.access.truck.code(),
-                e.access.foot.code(),
-                e.access.bicycle.code(),
-            ],
-            [e.toll, e.ferry],
-        );
-        let ins_attrs = &mut self.ins_attrs;
-        let attrs = self.attrs.id(&key, |id, k| {
-            let (hw, name, r, speed, oneway, [car, truck, foot, bicycle], [toll, ferry]) = k;
-            ins_attrs
-                .execute(params![
-                    id,
-                    hw,
-                    name,
-                    r,
-                    speed.map(f64::from_bits),
-                    oneway,
-                    car,
-                    truck,
-                    foot,
-                    bicycle,
-                    toll,
-                    ferry
-                ])
-                .map(|_| ())
-        })?;
-        self.last_id += 1;
-        let id = self.last_id;
-        self.ins_seg.execute(params![
-            id, e.way_id, e.from, e.to, e.length, attrs, e.geometry
-        ])?;
-        match &mut self.run {
-            Some((way, _, last, bbox)) if *way == e.way_id => {
-                *last = id;
-                *bbox = bbox.union(e.bbox);
-            }
-            _ => {
-                self.close_run()?;
-                self.run = Some((e.way_id, id, id, e.bbox));
-            }
-        }
-        Ok(())
-    }
-
-    /// Writes the R-tree box of the open run.
-    fn close_run(&mut self) -> Result<(), OsmError> {
-        if let Some((_, first, last, bbox)) = self.run.take() {
-            let [min_lat, max_lat, min_lng, max_lng] = bbox.to_rtree();
-            self.ins_box
-                .execute(params![first, min_lat, max_lat, min_lng, max_lng, last])?;
-        }
-        Ok(())
-    }
-
-    /// Closes the last run; returns the number of attribute rows written.
-    fn finish(mut self) -> Result<u64, OsmError> {
-        self.close_run()?;
-        Ok(self.attrs.len() as u64)
     }
 }
 
@@ -558,6 +436,11 @@ pub fn build(
         let contraflow = ow != 0 && acc.bicycle.usable() && bicycle_contraflow(tags);
         let toll = is_toll(tags);
         let maxspeed = tags.get("maxspeed").and_then(parse_maxspeed);
+        let tracktype = if *hw == "track" {
+            tags.get("tracktype").and_then(parse_tracktype)
+        } else {
+            None
+        };
         let name = tags.get("name");
         let rf = tags.get("ref");
         let mut start = 0usize;
@@ -585,6 +468,7 @@ pub fn build(
                 access: acc,
                 toll,
                 ferry,
+                tracktype,
                 geometry: encode_polyline6(&pts)
                     .map_err(|why| OsmError::Geometry { way: *way_id, why })?,
                 bbox: BBox::of(pts.iter().copied()).unwrap_or(BBox::point(Pt::default())),
@@ -620,7 +504,7 @@ pub fn build(
             progress("roads:edges", i as u64, total);
         }
     }
-    stats.road_attrs = write.finish()?;
+    stats.road_attrs = write.finish(tx)?;
     progress("roads:edges", total, total);
 
     // turn restrictions
@@ -725,6 +609,14 @@ mod tests {
 
     fn tags(kv: &[(&str, &str)]) -> Tags {
         Tags::from_pairs(kv)
+    }
+
+    #[test]
+    fn tracktype_grades() {
+        assert_eq!(parse_tracktype("grade1"), Some(1));
+        assert_eq!(parse_tracktype("grade5"), Some(5));
+        assert_eq!(parse_tracktype("grade6"), None);
+        assert_eq!(parse_tracktype("grade2;grade3"), None);
     }
 
     #[test]

@@ -179,6 +179,16 @@ fn check_roads(conn: &Connection) {
                 "SELECT count(*) FROM road_edges WHERE highway = 'motorway'"
             ) == 0
     );
+    // A grade is stored for tracks only, and only grade 1 to 5 (no table: no graded track).
+    let graded = "SELECT count(*) FROM sqlite_master WHERE name = 'road_track_grades'";
+    assert!(
+        count(conn, graded) == 0
+            || count(
+                conn,
+                "SELECT count(*) FROM road_track_grades g JOIN road_attrs a ON a.id = g.attrs \
+                 WHERE a.highway != 'track' OR g.grade NOT BETWEEN 1 AND 5"
+            ) == 0
+    );
 }
 
 #[test]
@@ -325,6 +335,18 @@ fn neubrandenburg_restrictions_addresses_places() {
         return;
     };
     check_roads(&conn);
+    // Tracks keep their `tracktype` (it sets their driving speed); many have none.
+    let graded = count(
+        &conn,
+        "SELECT count(DISTINCT way_id) FROM road_segments WHERE attrs IN (SELECT attrs FROM road_track_grades)",
+    );
+    let ungraded = count(
+        &conn,
+        "SELECT count(DISTINCT s.way_id) FROM road_segments s JOIN road_attrs a ON a.id = s.attrs \
+         WHERE a.highway = 'track' AND s.attrs NOT IN (SELECT attrs FROM road_track_grades)",
+    );
+    eprintln!("neubrandenburg tracks: {graded} with a tracktype, {ungraded} without");
+    assert!(graded > 100 && ungraded > 100, "{graded} / {ungraded}");
     // turn restrictions: the README's 19 relations, all with complete members in this extract
     let relations = count_relations("neubrandenburg", |t| tag(t, "type") == Some("restriction"));
     assert_eq!(relations, 19);

@@ -136,7 +136,9 @@ pub fn outline(
     let candidates = router
         .snap_candidates(profile, origin, &edge_ok)
         .or_else(|| router.snap_candidates(profile, origin, &|_| true))?;
-    let snap = router.reach(profile).origin(&g, &candidates);
+    let snap = router
+        .reach(profile)
+        .origin(&g, &candidates, |a| g.head_node(&router.net, a));
     let src = positions(&g, &snap, &arc_ok);
     let starts: Vec<(u32, i64)> = expand_sources(&g, metric, &src, &arc_ok)
         .iter()

@@ -39,7 +39,7 @@
 //! | living_street | 10 | 10 | 12 | 5 |
 //! | service | 15 | 15 | 14 | 5 |
 //! | road | 30 | 30 | 14 | 5 |
-//! | track | 15 | 15 | 12 | 5 |
+//! | track | by `tracktype`: 20 / 15 / 12 / 10 for grade 1 / 2 / 3 / 4, 5 for grade 5 or none ([`track_kmh`]) | the same | 12 | 5 |
 //! | path | — | — | 12 | 5 |
 //! | cycleway | — | — | 18 | 5 |
 //! | footway, bridleway | — | — | 8 (where allowed) | 5 |
@@ -506,6 +506,7 @@ pub fn speed_kmh(
     profile: Profile,
     highway: Highway,
     maxspeed: Option<f64>,
+    tracktype: Option<u8>,
     limits: &CountryLimits,
     urban: bool,
 ) -> f64 {
@@ -527,6 +528,7 @@ pub fn speed_kmh(
             } else {
                 match maxspeed {
                     Some(m) => m.min((default * 1.3).max(limits.urban)),
+                    None if highway == Highway::Track => track_kmh(tracktype),
                     None => {
                         let kind = highway.limit_kind();
                         let (class, kind) = if urban {
@@ -557,6 +559,20 @@ pub fn speed_kmh(
             };
             v.max(3.0)
         }
+    }
+}
+
+/// Driving speed of a track without a tagged limit, km/h, by the grade of its `tracktype`
+/// (1 to 5): a paved or hard-packed track (`grade1`) 20, `grade2` 15, `grade3` 12, `grade4`
+/// 10; a `grade5` track (soft ground) and a track of unknown grade 5, a farm vehicle's
+/// crawl. Valhalla's car drives tracks at the same speeds.
+pub fn track_kmh(tracktype: Option<u8>) -> f64 {
+    match tracktype {
+        Some(1) => 20.0,
+        Some(2) => 15.0,
+        Some(3) => 12.0,
+        Some(4) => 10.0,
+        _ => 5.0,
     }
 }
 
@@ -627,185 +643,4 @@ pub fn transition_cost_ms(profile: Profile, deviation_deg: f64, j: Junction) -> 
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn speeds_follow_the_table() {
-        let ad = CountryLimits::of("AD");
-        assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Primary, None, &ad, false),
-            70.0
-        );
-        assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Motorway, None, &ad, false),
-            90.0,
-            "capped by the country"
-        );
-        assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Primary, Some(50.0), &ad, false),
-            50.0,
-            "the tagged limit"
-        );
-        assert_eq!(
-            speed_kmh(
-                Profile::Driving,
-                Highway::Residential,
-                Some(120.0),
-                &ad,
-                false
-            ),
-            50.0,
-            "a mistagged street stays a street: no faster than the country's urban limit"
-        );
-        assert_eq!(
-            speed_kmh(
-                Profile::Driving,
-                Highway::Residential,
-                Some(50.0),
-                &CountryLimits::of("LI"),
-                true
-            ),
-            50.0,
-            "a street signed at the urban limit is driven at it"
-        );
-        assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Service, Some(30.0), &ad, false),
-            30.0,
-            "up to the urban limit a tag wins over 1.3 x the class default"
-        );
-        assert_eq!(
-            speed_kmh(Profile::Truck, Highway::Trunk, Some(100.0), &ad, false),
-            80.0
-        );
-        assert_eq!(
-            speed_kmh(Profile::Walking, Highway::Steps, None, &ad, false),
-            3.0
-        );
-        assert_eq!(
-            speed_kmh(Profile::Cycling, Highway::Cycleway, Some(10.0), &ad, false),
-            10.0
-        );
-        // Main roads outside built-up areas at the open-road speed, in towns like any street;
-        // residential streets at 16 everywhere; a tagged limit below it still caps.
-        assert_eq!(
-            speed_kmh(Profile::Cycling, Highway::Secondary, None, &ad, false),
-            CYCLING_OPEN_ROAD_KMH
-        );
-        assert_eq!(
-            speed_kmh(Profile::Cycling, Highway::Secondary, None, &ad, true),
-            16.0
-        );
-        assert_eq!(
-            speed_kmh(Profile::Cycling, Highway::Residential, None, &ad, false),
-            16.0
-        );
-        assert_eq!(
-            speed_kmh(Profile::Cycling, Highway::Primary, Some(15.0), &ad, false),
-            15.0
-        );
-        assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Ferry, Some(50.0), &ad, false),
-            FERRY_KMH
-        );
-    }
-
-    #[test]
-    fn built_up_defaults_are_slower() {
-        let de = CountryLimits::of("DE");
-        assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Primary, None, &de, true),
-            50.0,
-            "capped by the urban limit"
-        );
-        assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Tertiary, None, &de, true),
-            40.0
-        );
-        assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Tertiary, None, &de, false),
-            50.0
-        );
-        assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Tertiary, Some(70.0), &de, true),
-            65.0,
-            "a tag wins, up to 1.3 x the class default"
-        );
-        assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Residential, None, &de, false),
-            35.0,
-            "a residential street outside built-up areas"
-        );
-        assert_eq!(
-            speed_kmh(Profile::Driving, Highway::Residential, None, &de, true),
-            30.0
-        );
-    }
-
-    #[test]
-    fn junction_costs_grow_with_density() {
-        let at = |legs, gives_way, density| Junction {
-            legs,
-            gives_way,
-            density,
-        };
-        assert_eq!(
-            transition_cost_ms(Profile::Driving, 90.0, at(4, true, 3.0)),
-            0
-        );
-        assert_eq!(
-            transition_cost_ms(Profile::Driving, 90.0, at(2, true, 20.0)),
-            0
-        );
-        let town = transition_cost_ms(Profile::Driving, 90.0, at(4, true, 18.0));
-        assert_eq!(town, 13_000);
-        assert!(transition_cost_ms(Profile::Driving, 90.0, at(4, false, 18.0)) < town);
-        assert!(transition_cost_ms(Profile::Driving, 90.0, at(4, true, 28.0)) > town);
-        assert_eq!(
-            transition_cost_ms(Profile::Truck, 90.0, at(4, true, 18.0)),
-            2 * town
-        );
-        // Cyclists: half the tier everywhere; in built-up areas the same tier again and the
-        // give-way time, both scaled by the density (1.3 at 18 km/km²).
-        assert_eq!(
-            transition_cost_ms(Profile::Cycling, 90.0, at(4, true, 3.0)),
-            2_000
-        );
-        assert_eq!(
-            transition_cost_ms(Profile::Cycling, 90.0, at(4, true, 18.0)),
-            2_000 + 2_600 + 2_600
-        );
-        assert_eq!(
-            transition_cost_ms(Profile::Cycling, 10.0, at(3, true, 18.0)),
-            2_600,
-            "crossing straight on from a lower road"
-        );
-        assert_eq!(
-            transition_cost_ms(Profile::Cycling, 90.0, at(2, true, 18.0)),
-            2_000,
-            "no junction"
-        );
-        assert_eq!(
-            transition_cost_ms(Profile::Walking, 90.0, at(4, true, 18.0)),
-            0
-        );
-    }
-
-    #[test]
-    fn restrictions_and_exceptions() {
-        assert!(Profile::Driving.restricted_by(None));
-        assert!(!Profile::Walking.restricted_by(None));
-        assert!(!Profile::Cycling.restricted_by(Some("psv;bicycle")));
-        assert!(Profile::Truck.restricted_by(Some("bicycle")));
-        assert!(!Profile::Truck.restricted_by(Some("hgv")));
-    }
-
-    #[test]
-    fn turn_costs() {
-        assert_eq!(turn_cost_ms(Profile::Driving, 10.0, false), 0);
-        assert_eq!(turn_cost_ms(Profile::Driving, 90.0, false), 4_000);
-        assert_eq!(turn_cost_ms(Profile::Truck, 90.0, false), 8_000);
-        assert_eq!(turn_cost_ms(Profile::Driving, 180.0, true), 20_000);
-        assert_eq!(turn_cost_ms(Profile::Walking, 180.0, true), 0);
-    }
-}
+mod tests;
