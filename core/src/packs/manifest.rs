@@ -48,7 +48,7 @@ use crate::auth::keys::{Publisher, PublisherKey};
 /// the road density around its nodes measured over the whole extract (`road_node_density`,
 /// [`crate::routing::density`]), which sets driving speeds and junction costs (ADR 0011) and
 /// which an older reader would measure over the pack's own roads; `11` since a track's
-/// `tracktype` grade is stored (`road_attrs.tracktype`) and sets its driving speed (ADR 0011),
+/// `tracktype` grade is stored (`road_track_grades`) and sets its driving speed (ADR 0011),
 /// which an older reader would drive at one speed for every track.
 pub const FORMAT_VERSION: u32 = 11;
 
