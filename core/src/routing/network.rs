@@ -322,12 +322,7 @@ impl RoadNetwork {
         }
         // A cut pack stores every node's density, measured over the whole extract.
         let mut density = Vec::new();
-        let stored: bool = conn.query_row(
-            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'road_node_density'",
-            [],
-            |r| r.get(0),
-        )?;
-        if stored {
+        if crate::packs::schema::has_table(conn, "road_node_density")? {
             density = vec![f32::NAN; nodes.len()];
             let mut stmt = conn.prepare("SELECT node, density FROM road_node_density")?;
             let mut rows = stmt.query([])?;
@@ -389,12 +384,7 @@ impl RoadNetwork {
             }
         }
         // Graded tracks (pack format 11; a pack without one has no table).
-        let graded: bool = conn.query_row(
-            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'road_track_grades'",
-            [],
-            |r| r.get(0),
-        )?;
-        if graded {
+        if crate::packs::schema::has_table(conn, "road_track_grades")? {
             let mut stmt = conn.prepare("SELECT attrs, grade FROM road_track_grades")?;
             let mut rows = stmt.query([])?;
             while let Some(r) = rows.next()? {
