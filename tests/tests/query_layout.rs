@@ -2,13 +2,18 @@
 //! (`core/src/routing/layout.rs`): on a real pack whose routers are told to map them all,
 //! snaps, routes, matrices and alternatives are exactly those of the arrays held in memory; a
 //! layout is written once and reused; a damaged or cut layout is written again; and where no
-//! layout can be written everything stays in memory and answers the same.
+//! layout can be written everything stays in memory and answers the same. An installed pack
+//! (its manifest's digests) opened again maps its network, turn graphs and hierarchies
+//! without deriving or decoding anything, and a layout holding an index out of range is
+//! derived again.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 
 use waymark_core::routing::router::{SearchAlgorithm, expand_sources, positions, targets};
 use waymark_core::routing::snap::Snap;
+use waymark_core::packs::manifest::Manifest;
+use waymark_core::routing::derived::PackDigests;
 use waymark_core::routing::{Metric, Profile, Router, layout};
 use waymark_tests::{Rng, random_snaps, routing_pack};
 
@@ -230,4 +235,102 @@ fn where_no_layout_can_be_written_the_hierarchy_stays_in_memory() {
         answers(&r, profile, &points),
         answers(&memory, profile, &points)
     );
+}
+
+/// The digests of the copied pack, as its manifest lists them.
+fn digests(dir: &Path) -> PackDigests {
+    let manifest: Manifest =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    PackDigests::of(&manifest).expect("the manifest lists the database")
+}
+
+fn keyed(dir: &Path, d: &PackDigests) -> Router {
+    let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+    Router::open_with("pack", dir, &conn, Some(d.clone()))
+        .unwrap()
+        .with_layouts_from(0)
+}
+
+/// Byte range of section `tag` in a layout file (header of 56 bytes, then a table of 32-byte
+/// entries: tag, element size, padding, offset, length).
+fn section(file: &[u8], tag: &str) -> std::ops::Range<usize> {
+    let count = u32::from_ne_bytes(file[48..52].try_into().unwrap()) as usize;
+    for i in 0..count {
+        let e = &file[56 + 32 * i..56 + 32 * (i + 1)];
+        if e[..8].starts_with(tag.as_bytes()) && e[tag.len()..8].iter().all(|&b| b == 0) {
+            let off = u64::from_ne_bytes(e[16..24].try_into().unwrap()) as usize;
+            let len = u64::from_ne_bytes(e[24..32].try_into().unwrap()) as usize;
+            return off..off + len;
+        }
+    }
+    panic!("no section {tag}")
+}
+
+#[test]
+fn an_installed_pack_opened_again_maps_what_it_derived_without_reading_its_roads() {
+    let (_tmp, dir) = pack_copy("andorra");
+    let d = digests(&dir);
+    let mut rng = Rng::new(0x6e7);
+    let first = keyed(&dir, &d);
+    let mut want = Vec::new();
+    let mut points = Vec::new();
+    for profile in [Profile::Driving, Profile::Walking] {
+        points.push(random_snaps(&first, profile, 120, &mut rng));
+        want.push(answers(&first, profile, points.last().unwrap()));
+    }
+    let layouts = dir.join(layout::DIR);
+    let network = layouts.join("network.layout");
+    let graph = layouts.join("driving-graph.layout");
+    let (good_network, good_graph) = (
+        std::fs::read(&network).unwrap(),
+        std::fs::read(&graph).unwrap(),
+    );
+    let same_answers = |r: &Router, what: &str| {
+        for (i, profile) in [Profile::Driving, Profile::Walking].into_iter().enumerate() {
+            assert_eq!(answers(r, profile, &points[i]), want[i], "{what}: {profile}");
+        }
+    };
+
+    // A layout holding an index out of range (an edge's start node, a transition's head) is
+    // derived and written again; the answers do not change.
+    for (file, good, tag, at) in [
+        (&network, &good_network, "edges", 32),
+        (&graph, &good_graph, "head", 0),
+    ] {
+        let mut bad = good.clone();
+        let s = section(&bad, tag);
+        bad[s.start + at..s.start + at + 4].copy_from_slice(&u32::MAX.to_ne_bytes());
+        std::fs::write(file, &bad).unwrap();
+        let r = keyed(&dir, &d);
+        same_answers(&r, tag);
+        assert_eq!(&std::fs::read(file).unwrap(), good, "{tag}: not rewritten");
+    }
+
+    // Without its roads and prepared files, the pack opened again under the same digests
+    // answers the same from its layouts: nothing is derived or decoded.
+    {
+        let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+        conn.execute_batch(
+            "PRAGMA foreign_keys = OFF; DELETE FROM road_segments; DELETE FROM road_nodes; \
+             DELETE FROM road_attrs;",
+        )
+        .unwrap();
+    }
+    std::fs::remove_dir_all(dir.join("routing")).unwrap();
+    let again = keyed(&dir, &d);
+    assert!(again.net.edges.is_mapped(), "network derived again");
+    assert_eq!(again.net.edges.len(), first.net.edges.len());
+    assert_eq!(again.net.names, first.net.names);
+    assert_eq!(again.net.restrictions.len(), first.net.restrictions.len());
+    assert_eq!(again.net.country, first.net.country);
+    same_answers(&again, "opened again");
+
+    // The same files without the digests, or under another database's digest, are not
+    // used: the network is derived from the (now empty) roads.
+    let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+    let unkeyed = Router::open("pack", &dir, &conn).unwrap();
+    assert_eq!(unkeyed.net.edges.len(), 0);
+    let mut other = d.clone();
+    other.database = "0".repeat(64);
+    assert_eq!(keyed(&dir, &other).net.edges.len(), 0);
 }

@@ -55,7 +55,8 @@ impl RoutingPack {
             source,
         };
         let conn = pack.sqlite().map_err(database)?;
-        let router = Router::open(pack.id(), &pack.dir, &conn)
+        let digests = crate::routing::derived::PackDigests::of(&pack.manifest);
+        let router = Router::open_with(pack.id(), &pack.dir, &conn, digests)
             .map_err(|source| RoutingPackError::Roads {
                 pack: pack.id().to_string(),
                 source,

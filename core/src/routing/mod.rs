@@ -5,6 +5,8 @@
 //!   and `cycling`, metrics `time` and `distance`;
 //! * [`density`]: road density around each node (built-up or open country), for speeds and
 //!   junction costs;
+//! * [`derived`]: the network and turn graphs derived from a pack, kept in mapped files
+//!   keyed by the pack's digests and the engine code;
 //! * [`graph`]: the turn-expanded graph of a profile (turn restrictions included);
 //! * [`join`]: installed region packs merged into one network (ADR 0008);
 //! * [`overlay`]: time-metric searches across joined packs on the packs' own hierarchies;
@@ -27,6 +29,7 @@ pub mod cch;
 pub mod ch;
 pub mod compact;
 pub mod density;
+pub mod derived;
 pub mod etree;
 pub mod flat;
 pub mod graph;

@@ -301,10 +301,28 @@ struct EdgeAttrs {
     tracktype: Option<u8>,
 }
 
+/// What a network reads from its pack besides the arrays derived from the roads: turn
+/// restrictions, toll booths and the country ([`RoadNetwork::read_tables`]).
+pub(crate) struct Tables {
+    pub restrictions: Vec<Restriction>,
+    pub toll_booths: Vec<TollBooth>,
+    pub country: String,
+}
+
 impl RoadNetwork {
     /// Reads the roads layer.
     pub fn load(conn: &Connection) -> Result<RoadNetwork, NetworkError> {
+        Self::load_with_ids(conn).map(|(net, _)| net)
+    }
+
+    /// Reads the roads layer; also gives each node's `road_nodes.id` (ascending), which
+    /// [`RoadNetwork::read_tables`] needs to place the nodes that restrictions and toll
+    /// booths name.
+    pub(crate) fn load_with_ids(
+        conn: &Connection,
+    ) -> Result<(RoadNetwork, Vec<i64>), NetworkError> {
         let mut node_index: HashMap<i64, u32> = HashMap::new();
+        let mut ids = Vec::new();
         let mut nodes = Vec::new();
         let mut node_osm = Vec::new();
         let mut junction = Vec::new();
@@ -315,6 +333,7 @@ impl RoadNetwork {
             while let Some(r) = rows.next()? {
                 let id: i64 = r.get(0)?;
                 node_index.insert(id, nodes.len() as u32);
+                ids.push(id);
                 nodes.push(Pt::new(r.get(1)?, r.get(2)?));
                 node_osm.push(r.get(3)?);
                 junction.push(r.get::<_, i64>(4)? != 0);
@@ -451,6 +470,40 @@ impl RoadNetwork {
                 }));
             }
         }
+        let node = |id: i64| node_index.get(&id).copied();
+        let Tables {
+            restrictions,
+            toll_booths,
+            country,
+        } = Self::read_tables(conn, &node)?;
+        let limits = CountryLimits::of(&country);
+        edges.shrink_to_fit();
+        let mut net = RoadNetwork {
+            nodes: nodes.into(),
+            node_osm: node_osm.into(),
+            junction,
+            density: density.into(),
+            edges: edges.into(),
+            points: points.into(),
+            names,
+            restrictions,
+            toll_booths,
+            country,
+            limits,
+            country_limits: vec![limits],
+        };
+        if net.density.len() != net.nodes.len() {
+            net.density = super::density::node_density(&net).into();
+        }
+        Ok((net, ids))
+    }
+
+    /// Reads the turn restrictions, toll booths and country of the pack behind `conn`;
+    /// `node` gives the index of a `road_nodes.id`.
+    pub(crate) fn read_tables(
+        conn: &Connection,
+        node: &dyn Fn(i64) -> Option<u32>,
+    ) -> Result<Tables, NetworkError> {
         let mut restrictions = Vec::new();
         {
             let mut stmt = conn.prepare(
@@ -470,8 +523,8 @@ impl RoadNetwork {
                     .and_then(|s| serde_json::from_str(&s).ok())
                     .unwrap_or_default();
                 let via_node = match via_node {
-                    Some(n) => match node_index.get(&n) {
-                        Some(&i) => Some(i),
+                    Some(n) => match node(n) {
+                        Some(i) => Some(i),
                         None => continue,
                     },
                     None => None,
@@ -496,10 +549,10 @@ impl RoadNetwork {
                 .prepare("SELECT osm_id, node, lat, lng, name FROM toll_booths ORDER BY osm_id")?;
             let mut rows = stmt.query([])?;
             while let Some(r) = rows.next()? {
-                let node: Option<i64> = r.get(1)?;
+                let at_node: Option<i64> = r.get(1)?;
                 toll_booths.push(TollBooth {
                     osm_id: r.get(0)?,
-                    node: node.and_then(|n| node_index.get(&n).copied()),
+                    node: at_node.and_then(node),
                     at: Pt::new(r.get(2)?, r.get(3)?),
                     name: r.get(4)?,
                 });
@@ -513,26 +566,11 @@ impl RoadNetwork {
                 |r| r.get(0),
             )
             .unwrap_or_default();
-        let limits = CountryLimits::of(&country);
-        edges.shrink_to_fit();
-        let mut net = RoadNetwork {
-            nodes: nodes.into(),
-            node_osm: node_osm.into(),
-            junction,
-            density: density.into(),
-            edges: edges.into(),
-            points: points.into(),
-            names,
+        Ok(Tables {
             restrictions,
             toll_booths,
             country,
-            limits,
-            country_limits: vec![limits],
-        };
-        if net.density.len() != net.nodes.len() {
-            net.density = super::density::node_density(&net).into();
-        }
-        Ok(net)
+        })
     }
 
     /// The default limits of edge `e`'s country.

@@ -18,12 +18,15 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
+mod matrix;
+
 use super::ch::{ChGraph, PreparedFile, file_name};
+use super::derived::PackDigests;
 use super::graph::{NO_ARC, TurnGraph};
 use super::network::{NetworkError, RoadNetwork};
 use super::profile::{Metric, Profile};
 use super::reach::{Reach, SnapCandidates};
-use super::search::{Dijkstra, with_dijkstra};
+use super::search::with_dijkstra;
 use super::snap::{Snap, SnapIndex};
 use crate::geo::{Pt, xyz as sphere_xyz};
 
@@ -230,30 +233,65 @@ pub struct Router {
     /// Hierarchies of graphs with at least this many arcs are queried from a mapped query
     /// layout file ([`super::layout`]).
     layouts_from_arcs: usize,
+    /// The digests of the installed pack, which key the layouts derived from it.
+    digests: Option<PackDigests>,
+    /// `road_nodes.id` of each node of a network derived here, until its arrays are written
+    /// to a layout file with them (empty for a network mapped from one).
+    node_ids: Vec<i64>,
 }
 
 impl Router {
-    /// Reads the roads layer of the pack in `dir` from `conn`.
+    /// Reads the roads layer of the pack in `dir` from `conn`, deriving the network again
+    /// ([`Router::open_with`] without digests).
     pub fn open(
         pack_id: &str,
         dir: &Path,
         conn: &rusqlite::Connection,
     ) -> Result<Router, NetworkError> {
-        let net = RoadNetwork::load(conn)?;
+        Self::open_with(pack_id, dir, conn, None)
+    }
+
+    /// Reads the roads layer of the pack in `dir` from `conn`. With the digests of an
+    /// installed pack, the network, turn graphs and hierarchies derived from it are mapped
+    /// from the layouts an earlier opening wrote under the same digests and engine code,
+    /// without being derived again ([`super::derived`]).
+    pub fn open_with(
+        pack_id: &str,
+        dir: &Path,
+        conn: &rusqlite::Connection,
+        digests: Option<PackDigests>,
+    ) -> Result<Router, NetworkError> {
+        let mapped = digests
+            .as_ref()
+            .and_then(|d| super::derived::open_network(pack_id, dir, &d.network_key(), conn));
+        let (net, node_ids) = match mapped {
+            Some(net) => (net, Vec::new()),
+            None => RoadNetwork::load_with_ids(conn)?,
+        };
         let mut r = Router::from_network(pack_id, net);
         r.dir = Some(dir.to_path_buf());
+        r.digests = digests;
+        r.node_ids = node_ids;
         r.map_network();
         Ok(r)
     }
 
-    /// Reads the network's large arrays from a mapped file ([`super::layout::map_network`])
+    /// Reads the network's large arrays from a mapped file ([`super::derived::map_network`])
     /// when its graphs reach the layout size (two arcs an edge at most).
     fn map_network(&mut self) {
+        let key = self.digests.as_ref().map(PackDigests::network_key);
         if 2 * self.net.edges.len() >= self.layouts_from_arcs
             && !self.net.points.is_mapped()
             && let Some(dir) = &self.dir
-            && super::layout::map_network(&self.pack_id, dir, &mut self.net)
+            && super::derived::map_network(
+                &self.pack_id,
+                dir,
+                key.as_ref(),
+                &mut self.net,
+                &self.node_ids,
+            )
         {
+            self.node_ids = Vec::new();
             super::layout::release_freed_memory();
         }
     }
@@ -302,6 +340,8 @@ impl Router {
             node_xyz: OnceLock::new(),
             joined: None,
             layouts_from_arcs: super::layout::FROM_ARCS,
+            digests: None,
+            node_ids: Vec::new(),
         }
     }
 
@@ -317,10 +357,22 @@ impl Router {
     pub fn graph(&self, profile: Profile) -> Arc<TurnGraph> {
         self.graphs[profile.index()]
             .get_or_init(|| {
+                let key = self.digests.as_ref().map(|d| d.graph_key(profile));
+                if let (Some(key), Some(dir)) = (&key, &self.dir)
+                    && let Some(g) = super::derived::open_graph(
+                        &self.pack_id,
+                        dir,
+                        key,
+                        profile,
+                        self.net.edges.len(),
+                    )
+                {
+                    return Arc::new(g);
+                }
                 let mut g = TurnGraph::build(&self.net, profile);
                 if g.arc_count() >= self.layouts_from_arcs
                     && let Some(dir) = &self.dir
-                    && super::layout::map_graph(&self.pack_id, dir, &mut g)
+                    && super::derived::map_graph(&self.pack_id, dir, key.as_ref(), &mut g)
                 {
                     super::layout::release_freed_memory();
                 }
@@ -355,7 +407,26 @@ impl Router {
         }
         self.hierarchies[profile.index()]
             .get_or_init(|| {
-                let path = self.dir.as_ref()?.join(file_name(profile, metric));
+                let file = file_name(profile, metric);
+                let path = self.dir.as_ref()?.join(&file);
+                let key = self
+                    .digests
+                    .as_ref()
+                    .and_then(|d| d.hierarchy_key(&file, profile, metric));
+                let g = self.graph(profile);
+                let walk = self
+                    .nested
+                    .get(&file)
+                    .copied()
+                    .unwrap_or(g.arc_count() > super::cch::ND_FROM_ARCS);
+                // An installed pack's layout, keyed by its digests: mapped without reading
+                // the prepared file.
+                if let (Some(key), Some(dir)) = (&key, &self.dir) {
+                    let layout = super::layout::path(dir, profile, metric);
+                    if let Ok(ch) = ChGraph::open_layout(&layout, key, metric, g.arc_count()) {
+                        return Some(Arc::new(ch.walking(walk)));
+                    }
+                }
                 let bytes = match std::fs::read(&path) {
                     Ok(b) => b,
                     Err(e) => {
@@ -364,16 +435,11 @@ impl Router {
                         return None;
                     }
                 };
-                let g = self.graph(profile);
-                let walk = self
-                    .nested
-                    .get(&file_name(profile, metric))
-                    .copied()
-                    .unwrap_or(g.arc_count() > super::cch::ND_FROM_ARCS);
                 if g.arc_count() >= self.layouts_from_arcs
                     && let Some(dir) = &self.dir
                 {
-                    let ch = super::layout::open(&self.pack_id, dir, &bytes, &g, profile, metric);
+                    let ch =
+                        super::layout::open(&self.pack_id, dir, &bytes, &g, (profile, metric), key);
                     return ch.map(|ch| Arc::new(ch.walking(walk)));
                 }
                 match PreparedFile::from_bytes(&bytes).and_then(|f| ChGraph::load(f, &g, metric)) {
@@ -592,177 +658,3 @@ impl Router {
 
 /// One cell of a cost matrix: `(cost in the metric, cost in the other metric)`.
 pub type Cell = Option<(u64, u64)>;
-
-impl Router {
-    /// [`Router::matrix`] between points snapped with [`Router::snap_candidates`]: each cell
-    /// joins the snaps [`Reach::pair`] picks. When every point lies in the main component (or
-    /// can leave and be entered from it) this is one matrix of the nearest snaps; otherwise a
-    /// second one, of the moved snaps, fills the cells whose ends do not share a component.
-    pub fn matrix_candidates(
-        &self,
-        profile: Profile,
-        metric: Metric,
-        from: &[Option<SnapCandidates>],
-        to: &[Option<SnapCandidates>],
-        usable: Option<&dyn Fn(u32) -> bool>,
-    ) -> Vec<Vec<Cell>> {
-        let g = self.graph(profile);
-        let reach = self.reach(profile);
-        let near = |c: &Option<SnapCandidates>| c.map(|c| c.near);
-        // The snap of each end when the other end is not in its component.
-        let leave: Vec<Option<Snap>> = from
-            .iter()
-            .map(|c| {
-                c.map(|c| {
-                    if reach.can_leave(&g, &c.near) {
-                        c.near
-                    } else {
-                        c.main_or_near()
-                    }
-                })
-            })
-            .collect();
-        let enter: Vec<Option<Snap>> = to
-            .iter()
-            .map(|c| {
-                c.map(|c| {
-                    if reach.can_enter(&g, &c.near) {
-                        c.near
-                    } else {
-                        c.main_or_near()
-                    }
-                })
-            })
-            .collect();
-        let mut out = self.matrix(profile, metric, &leave, &enter, usable);
-        let moved = from.iter().zip(&leave).any(|(c, l)| near(c) != *l)
-            || to.iter().zip(&enter).any(|(c, l)| near(c) != *l);
-        if !moved {
-            return out;
-        }
-        // Cells whose ends share a component keep their nearest snaps.
-        let rows: Vec<usize> = (0..from.len())
-            .filter(|&i| {
-                from[i].is_some_and(|a| {
-                    (0..to.len()).any(|j| {
-                        to[j].is_some_and(|b| {
-                            (Some(a.near) != leave[i] || Some(b.near) != enter[j])
-                                && reach.share_component(&g, &a.near, &b.near)
-                        })
-                    })
-                })
-            })
-            .collect();
-        if rows.is_empty() {
-            return out;
-        }
-        let sub_from: Vec<Option<Snap>> = rows.iter().map(|&i| near(&from[i])).collect();
-        let all_to: Vec<Option<Snap>> = to.iter().map(near).collect();
-        let same = self.matrix(profile, metric, &sub_from, &all_to, usable);
-        for (k, &i) in rows.iter().enumerate() {
-            let Some(a) = from[i] else { continue };
-            for (j, b) in to.iter().enumerate() {
-                if let Some(b) = b
-                    && reach.share_component(&g, &a.near, &b.near)
-                {
-                    out[i][j] = same[k][j];
-                }
-            }
-        }
-        out
-    }
-
-    /// Costs from every origin to every destination (`None` for a point that did not snap or
-    /// a pair without path): the many-to-many search of the hierarchy, or one Dijkstra per
-    /// origin over the arcs `usable` accepts when a filter is given (or the pack has no
-    /// hierarchy). The second value is the other metric along the same path.
-    pub fn matrix(
-        &self,
-        profile: Profile,
-        metric: Metric,
-        from: &[Option<Snap>],
-        to: &[Option<Snap>],
-        usable: Option<&dyn Fn(u32) -> bool>,
-    ) -> Vec<Vec<Cell>> {
-        let g = self.graph(profile);
-        let all = |_: u32| true;
-        let ok: &dyn Fn(u32) -> bool = usable.unwrap_or(&all);
-        let src: Vec<Vec<ArcPos>> = from
-            .iter()
-            .map(|s| s.as_ref().map(|s| positions(&g, s, ok)).unwrap_or_default())
-            .collect();
-        let dst: Vec<Vec<ArcPos>> = to
-            .iter()
-            .map(|s| s.as_ref().map(|s| arrivals(&g, s, ok)).unwrap_or_default())
-            .collect();
-        let starts: Vec<Vec<(u32, u64, u64)>> = src
-            .iter()
-            .map(|p| {
-                expand_sources(&g, metric, p, ok)
-                    .into_iter()
-                    .map(|x| (x.0, x.1, x.2))
-                    .collect()
-            })
-            .collect();
-        let ends: Vec<Vec<(u32, u64, u64)>> = dst.iter().map(|p| targets(&g, metric, p)).collect();
-        let ch = if usable.is_none() {
-            self.hierarchy(profile, metric)
-        } else {
-            None
-        };
-        let over = match (&self.joined, usable, metric) {
-            (Some(j), None, Metric::Time) => j.matrix(&g, profile, from, to),
-            _ => None,
-        };
-        let mut out: Vec<Vec<Cell>> = match (over, ch) {
-            (Some(m), _) => m,
-            (None, Some(ch)) => ch.many_to_many(&starts, &ends),
-            (None, None) => {
-                let other = match metric {
-                    Metric::Time => Metric::Distance,
-                    Metric::Distance => Metric::Time,
-                };
-                let mut d = Dijkstra::new(g.arc_count());
-                starts
-                    .iter()
-                    .map(|s| {
-                        let s1: Vec<(u32, i64)> = s.iter().map(|x| (x.0, x.1 as i64)).collect();
-                        d.explore(
-                            &g,
-                            &s1,
-                            i64::MAX,
-                            |a, t| Some(g.transition_cost(metric, a, t)),
-                            ok,
-                        );
-                        // The second metric along each settled arc's path, from parents.
-                        let second = d.second_costs(&g, other, s);
-                        ends.iter()
-                            .map(|t| {
-                                t.iter()
-                                    .filter_map(|&(arc, w, w2)| {
-                                        d.reached(arc).map(|l| {
-                                            (
-                                                l as u64 + w,
-                                                second.get(&arc).copied().unwrap_or(0) + w2,
-                                            )
-                                        })
-                                    })
-                                    .min_by_key(|c| c.0)
-                            })
-                            .collect()
-                    })
-                    .collect()
-            }
-        };
-        for (i, s) in src.iter().enumerate() {
-            for (j, t) in dst.iter().enumerate() {
-                if let Some((c, c2, _, _)) = direct(&g, metric, s, t)
-                    && out[i][j].is_none_or(|x| c < x.0)
-                {
-                    out[i][j] = Some((c, c2));
-                }
-            }
-        }
-        out
-    }
-}
