@@ -5,7 +5,8 @@
 //! hierarchy, Dijkstra and the matrix agree.
 //!
 //! Tracks in Neubrandenburg are driven at the speed of their `tracktype` grade, stored in the
-//! pack (format 11), and at 5 km/h without one.
+//! pack (format 11), and at 5 km/h without one. Its paths and footways tagged `motorcar=no`
+//! stay closed to cars (a restricting value opens no road whose class forbids the mode).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use waymark_core::geo::Pt;
@@ -265,4 +266,46 @@ fn neubrandenburg_tracks_are_driven_by_their_tracktype() {
     // Ungraded tracks (5 km/h) and graded ones both carry cars.
     assert!(by_grade[0] > 50 && by_grade[1..].iter().sum::<usize>() > 50);
     assert!(track_kmh(None) == 5.0 && track_kmh(Some(1)) == 20.0);
+}
+
+/// Neubrandenburg's paths and footways tagged `motorcar=no` (the forest paths round the
+/// Tollensesee: 53537239, 32236110, ...) are closed to cars: a restricting value restricts a
+/// road open to the mode, it does not open one. The builder read `no` as "restricted" and
+/// cars drove them as the first or last part of a trip, and 30-minute isochrones spread along
+/// them. Paths tagged `access=yes` and `motor_vehicle=private` stay restricted.
+#[test]
+fn neubrandenburg_paths_tagged_motorcar_no_carry_no_cars() {
+    let r = open("neubrandenburg");
+    let closed = [
+        Highway::Path,
+        Highway::Footway,
+        Highway::Cycleway,
+        Highway::Steps,
+        Highway::Pedestrian,
+        Highway::Bridleway,
+    ];
+    let mut open_to_cars = Vec::new();
+    let mut ways = std::collections::HashSet::new();
+    for edge in r.net.edges.iter() {
+        ways.insert(edge.way_id);
+        if closed.contains(&edge.highway())
+            && edge.allows(Profile::Driving)
+            && edge.restricted(Profile::Driving)
+        {
+            open_to_cars.push(edge.way_id);
+        }
+    }
+    for way in [53537239, 32236110] {
+        assert!(ways.contains(&way), "way {way} is in the pack");
+        assert!(!open_to_cars.contains(&way), "way {way} carries cars");
+    }
+    // The paths left are opened by a less specific tag (`access=yes`, then
+    // `motor_vehicle=private`): restricted, as a private road is.
+    open_to_cars.sort_unstable();
+    open_to_cars.dedup();
+    assert_eq!(
+        open_to_cars,
+        [28812192, 53454882, 216936421, 233586426],
+        "path or footway ways restricted for cars"
+    );
 }

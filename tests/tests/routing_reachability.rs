@@ -482,3 +482,56 @@ fn the_matrix_agrees_with_routes_between_fragments() {
         }
     }
 }
+
+/// Road nodes on the edge of the Helsinki pack's coverage (the convex hull of its road nodes):
+/// Annankatu at the south side, Viherniemenkatu at a corner. They were answered
+/// `ZERO_RESULTS` (the even-odd test counted them outside the pack), where Valhalla routes
+/// from them and draws their isochrones.
+#[test]
+fn points_on_the_edge_of_the_coverage_route_and_reach_the_city() {
+    let f = helsinki();
+    let creds = Credentials::Http(&f.caller);
+    let annankatu = LatLng::new(60.1641581, 24.9406959);
+    let viherniemenkatu = LatLng::new(60.178679, 24.953059);
+    let laivasillankatu = LatLng::new(60.164446, 24.952906);
+    let rikhardinkatu = LatLng::new(60.1660962, 24.9474088);
+    for (a, b) in [
+        (annankatu, laivasillankatu),
+        (viherniemenkatu, rikhardinkatu),
+        (rikhardinkatu, annankatu),
+        (rikhardinkatu, viherniemenkatu),
+    ] {
+        let r: RouteResponse = f
+            .engine
+            .call(
+                &creds,
+                RouteRequest {
+                    origin: a,
+                    destination: b,
+                    mode: TravelMode::Driving,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(r.status, DistanceStatus::Ok, "{a:?} → {b:?}");
+    }
+    for origin in [annankatu, viherniemenkatu] {
+        let iso: IsochroneResponse = f
+            .engine
+            .call(
+                &creds,
+                IsochroneRequest {
+                    origin,
+                    value: 30.0,
+                    mode: TravelMode::Driving,
+                    method: RouteMethod::Time,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(iso.status, DistanceStatus::Ok, "{origin:?}");
+        let km2 = outline_km2(&iso, origin.lat);
+        eprintln!("30 min driving from {origin:?}: {km2:.2} km²");
+        assert!(km2 > 1.5, "{origin:?}: {km2:.3} km²");
+    }
+}

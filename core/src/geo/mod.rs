@@ -40,7 +40,7 @@ pub use line::{
 pub use point::{Pt, degrees_for, lerp};
 pub use polygon::{
     Area, Ring, closed_ring_contains, line_meets_ring, plane_ring_contains, ring_contains,
-    rings_contain, segments_cross,
+    ring_edge_within, rings_contain, segments_cross,
 };
 pub use polyline::{
     PolylineError, decode_polyline, decode_polyline6, encode_polyline, encode_polyline6,

@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use super::bbox::BBox;
 use super::geojson::polygon_rings;
+use super::line::project_on_segment;
 use super::point::Pt;
 
 /// A ring of points.
@@ -50,6 +51,20 @@ fn even_odd<T: Copy>(ring: &[T], p: T, xy: impl Fn(T) -> [f64; 2]) -> bool {
         j = i;
     }
     inside
+}
+
+/// Whether `p` lies within `tol` of an edge of `ring` (the edge from the last point back to
+/// the first implied), latitude and longitude taken as plane coordinates: a point on a ring's
+/// edge, which the even-odd test may count on either side.
+pub fn ring_edge_within(ring: &[Pt], p: Pt, tol: f64) -> bool {
+    let xy = |q: Pt| [q.lng, q.lat];
+    let n = ring.len();
+    let mut j = n.wrapping_sub(1);
+    (0..n).any(|i| {
+        let (a, b) = (ring[j], ring[i]);
+        j = i;
+        project_on_segment(xy(p), xy(a), xy(b)).1 <= tol * tol
+    })
 }
 
 /// Even-odd rule over a polygon's rings (outer ring and holes): a point in a hole crosses an

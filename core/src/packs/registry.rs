@@ -45,13 +45,18 @@ use super::install::{
 };
 use super::manifest::Manifest;
 use crate::auth::keys::PublisherKey;
-use crate::geo::{Pt, Ring, polygon_rings, rings_contain};
+use crate::geo::{Pt, Ring, polygon_rings, ring_edge_within, rings_contain};
 
 /// File name of a pack's relational layers.
 pub const SQLITE_FILE: &str = "data.sqlite";
 
 /// An outer ring followed by its holes.
 type Polygon = Vec<Ring>;
+
+/// How near (degrees of latitude or longitude) a point may lie to the edge of a pack's
+/// coverage polygon to be covered: 10⁻⁷°, about a centimetre, the precision to which packs
+/// store coordinates.
+pub const OUTLINE_EDGE_DEG: f64 = 1e-7;
 
 /// A verified, installed pack in use.
 #[derive(Debug)]
@@ -142,7 +147,9 @@ impl LoadedPack {
     }
 
     /// Whether the pack covers the point: inside the bbox, and inside the polygon when there is
-    /// one.
+    /// one or on its edge (within [`OUTLINE_EDGE_DEG`]). A region pack's polygon is the convex
+    /// hull of its road nodes, so the nodes at its corners and along its sides lie on the edge,
+    /// where the even-odd test alone counts some in and others out.
     pub fn covers(&self, lat: f64, lng: f64) -> bool {
         if !lat.is_finite() || !lng.is_finite() {
             return false;
@@ -152,7 +159,7 @@ impl LoadedPack {
         }
         match &self.outline {
             None => true,
-            Some(polygons) => polygons.iter().any(|p| rings_contain(p, Pt::new(lat, lng))),
+            Some(polygons) => outline_covers(polygons, Pt::new(lat, lng)),
         }
     }
 
@@ -283,6 +290,14 @@ impl PackRegistry {
 }
 
 /// `[west, south, east, north]`; a bbox with `west > east` crosses the antimeridian.
+/// Whether `q` lies inside one of the polygons or on an edge of one of their rings (within
+/// [`OUTLINE_EDGE_DEG`]).
+fn outline_covers(polygons: &[Polygon], q: Pt) -> bool {
+    polygons
+        .iter()
+        .any(|p| rings_contain(p, q) || p.iter().any(|r| ring_edge_within(r, q, OUTLINE_EDGE_DEG)))
+}
+
 fn bbox_contains(bbox: [f64; 4], lat: f64, lng: f64) -> bool {
     let [w, s, e, n] = bbox;
     if lat < s || lat > n {
@@ -349,6 +364,29 @@ mod tests {
         assert!(
             parse_geometry(&json!({"type": "Polygon", "coordinates": [[[0, 0], [1, 1]]]}))
                 .is_none()
+        );
+    }
+
+    #[test]
+    fn an_outline_covers_its_edges_and_corners() {
+        // A convex hull whose south side holds a third point, as a pack's hull of road nodes
+        // does: the even-odd test counts the corners and that side out.
+        let g = json!({"type": "Polygon", "coordinates": [
+            [[24.935, 60.164], [24.95, 60.165], [24.953, 60.179], [24.94, 60.178], [24.935, 60.164]]
+        ]});
+        let polys = parse_geometry(&g).unwrap();
+        let on_side = Pt::new(60.164 + 0.001 * (2.0 / 3.0), 24.945);
+        for q in [Pt::new(60.164, 24.935), Pt::new(60.179, 24.953), on_side] {
+            assert!(outline_covers(&polys, q), "{q:?}");
+        }
+        assert!(outline_covers(&polys, Pt::new(60.17, 24.944)));
+        assert!(
+            !outline_covers(&polys, Pt::new(60.1639, 24.935)),
+            "11 m south"
+        );
+        assert!(
+            !outline_covers(&polys, Pt::new(60.179, 24.9531)),
+            "5 m east"
         );
     }
 

@@ -25,7 +25,9 @@
 //!   `destination`, `delivery`, `customers`, `private` and `no` **restrict**: the edge may only
 //!   be the first or last part of a trip from or to a point on or behind it, never a through
 //!   road (the router's rule, ADR 0010); anything else (`agricultural`, `forestry`,
-//!   `use_sidepath`, …) and a class that does not allow the mode by default forbid.
+//!   `use_sidepath`, …) and a class that does not allow the mode by default forbid. A
+//!   restricting value does not open a road closed to the mode (its class forbids it and no
+//!   less specific tag allowed it): a path tagged `motorcar=no` stays closed to cars.
 //!   `motorroad=yes` forbids foot and bicycle.
 //! * **toll**: `toll=yes` or any `toll:*=yes`.
 //! * **tracktype** ([`parse_tracktype`]): on `highway=track` ways, `grade1` … `grade5` → 1 … 5;
@@ -172,36 +174,43 @@ fn allowed(v: &str) -> Option<ModeAccess> {
 
 /// Access of a way from its tags (see the module rules).
 pub fn access(highway: &str, tags: &Tags) -> Access {
-    let mut a = default_access(highway);
+    let default = default_access(highway);
+    let mut a = default;
     let get = |k: &str| tags.get(k).and_then(allowed);
+    // A restricting value restricts a mode the road is otherwise open to; on a road closed to
+    // the mode (its class forbids it and no less specific tag opened it) it opens nothing: a
+    // path tagged `motorcar=no` stays closed to cars.
+    let set = |mode: &mut ModeAccess, default: ModeAccess, v: ModeAccess| {
+        if !(v == ModeAccess::Restricted && *mode == ModeAccess::No && default == ModeAccess::No) {
+            *mode = v;
+        }
+    };
     if let Some(v) = get("access") {
-        a = Access {
-            car: v,
-            truck: v,
-            foot: v,
-            bicycle: v,
-        };
+        set(&mut a.car, default.car, v);
+        set(&mut a.truck, default.truck, v);
+        set(&mut a.foot, default.foot, v);
+        set(&mut a.bicycle, default.bicycle, v);
     }
     if let Some(v) = get("vehicle") {
-        a.car = v;
-        a.truck = v;
-        a.bicycle = v;
+        set(&mut a.car, default.car, v);
+        set(&mut a.truck, default.truck, v);
+        set(&mut a.bicycle, default.bicycle, v);
     }
     if let Some(v) = get("motor_vehicle") {
-        a.car = v;
-        a.truck = v;
+        set(&mut a.car, default.car, v);
+        set(&mut a.truck, default.truck, v);
     }
     if let Some(v) = get("motorcar") {
-        a.car = v;
+        set(&mut a.car, default.car, v);
     }
     if let Some(v) = get("hgv") {
-        a.truck = v;
+        set(&mut a.truck, default.truck, v);
     }
     if let Some(v) = get("bicycle") {
-        a.bicycle = v;
+        set(&mut a.bicycle, default.bicycle, v);
     }
     if let Some(v) = get("foot") {
-        a.foot = v;
+        set(&mut a.foot, default.foot, v);
     }
     if tags.is("motorroad", "yes") {
         a.foot = ModeAccess::No;
@@ -653,6 +662,21 @@ mod tests {
         assert!(a.car == Restricted && a.bicycle == Restricted && a.foot == Yes);
         let a = access("footway", &tags(&[]));
         assert_eq!(a.car, No, "a class default stays a prohibition");
+        let a = access("path", &tags(&[("motorcar", "no"), ("bicycle", "yes")]));
+        assert!(
+            a.car == No && a.truck == No && a.bicycle == Yes,
+            "restricting opens nothing"
+        );
+        let a = access("motorway", &tags(&[("foot", "no"), ("access", "private")]));
+        assert!(a.foot == No && a.bicycle == No && a.car == Restricted);
+        let a = access(
+            "path",
+            &tags(&[("access", "yes"), ("motor_vehicle", "private")]),
+        );
+        assert!(
+            a.car == Restricted && a.foot == Yes,
+            "opened by a less specific tag"
+        );
         let a = access("track", &tags(&[("motor_vehicle", "agricultural")]));
         assert!(a.car == No && a.foot == Yes);
         assert!(is_toll(&tags(&[("toll:hgv", "yes")])));
