@@ -10,10 +10,10 @@
 
 use std::path::{Path, PathBuf};
 
-use waymark_core::routing::router::{SearchAlgorithm, expand_sources, positions, targets};
-use waymark_core::routing::snap::Snap;
 use waymark_core::packs::manifest::Manifest;
 use waymark_core::routing::derived::PackDigests;
+use waymark_core::routing::router::{SearchAlgorithm, expand_sources, positions, targets};
+use waymark_core::routing::snap::Snap;
 use waymark_core::routing::{Metric, Profile, Router, layout};
 use waymark_tests::{Rng, random_snaps, routing_pack};
 
@@ -287,7 +287,11 @@ fn an_installed_pack_opened_again_maps_what_it_derived_without_reading_its_roads
     );
     let same_answers = |r: &Router, what: &str| {
         for (i, profile) in [Profile::Driving, Profile::Walking].into_iter().enumerate() {
-            assert_eq!(answers(r, profile, &points[i]), want[i], "{what}: {profile}");
+            assert_eq!(
+                answers(r, profile, &points[i]),
+                want[i],
+                "{what}: {profile}"
+            );
         }
     };
 
