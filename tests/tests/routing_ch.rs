@@ -133,8 +133,11 @@ fn check_pack(id: &str) {
                     reachable += usize::from(want[j].is_some());
                 }
             }
+            // Enough pairs for the comparison to mean something. München's vehicle networks,
+            // an inner-city extract cut at its edges, connect about half of the random pairs
+            // (driving 532 / 562, truck 643 / 485 of 1,000 in the time / distance draws).
             assert!(
-                reachable > 500,
+                reachable > 400,
                 "{id} {profile} {metric}: only {reachable} of 1000 pairs connected"
             );
         }
