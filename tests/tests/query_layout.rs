@@ -278,12 +278,17 @@ fn an_installed_pack_opened_again_maps_what_it_derived_without_reading_its_roads
         points.push(random_snaps(&first, profile, 120, &mut rng));
         want.push(answers(&first, profile, points.last().unwrap()));
     }
+    for profile in [Profile::Driving, Profile::Walking] {
+        assert!(first.reach(profile).component.is_mapped());
+    }
     let layouts = dir.join(layout::DIR);
     let network = layouts.join("network.layout");
     let graph = layouts.join("driving-graph.layout");
-    let (good_network, good_graph) = (
+    let reach = layouts.join("driving-reach.layout");
+    let (good_network, good_graph, good_reach) = (
         std::fs::read(&network).unwrap(),
         std::fs::read(&graph).unwrap(),
+        std::fs::read(&reach).unwrap(),
     );
     let same_answers = |r: &Router, what: &str| {
         for (i, profile) in [Profile::Driving, Profile::Walking].into_iter().enumerate() {
@@ -295,18 +300,27 @@ fn an_installed_pack_opened_again_maps_what_it_derived_without_reading_its_roads
         }
     };
 
-    // A layout holding an index out of range (an edge's start node, a transition's head) is
-    // derived and written again; the answers do not change.
+    // A layout holding an index out of range (an edge's start node, a transition's head, an
+    // arc's component) is derived and written again; the answers do not change.
     for (file, good, tag, at) in [
         (&network, &good_network, "edges", 32),
         (&graph, &good_graph, "head", 0),
+        (&reach, &good_reach, "comp", 0),
     ] {
         let mut bad = good.clone();
         let s = section(&bad, tag);
         bad[s.start + at..s.start + at + 4].copy_from_slice(&u32::MAX.to_ne_bytes());
-        std::fs::write(file, &bad).unwrap();
+        // A new file in its place, as the engine writes them: `first` keeps mapping the old.
+        let tmp = file.with_extension("damaged");
+        std::fs::write(&tmp, &bad).unwrap();
+        std::fs::rename(&tmp, file).unwrap();
         let r = keyed(&dir, &d);
         same_answers(&r, tag);
+        let (a, b) = (r.reach(Profile::Driving), first.reach(Profile::Driving));
+        assert!(
+            a.component[..] == b.component[..] && a.flags[..] == b.flags[..],
+            "{tag}: components differ"
+        );
         assert_eq!(&std::fs::read(file).unwrap(), good, "{tag}: not rewritten");
     }
 
@@ -328,6 +342,14 @@ fn an_installed_pack_opened_again_maps_what_it_derived_without_reading_its_roads
     assert_eq!(again.net.restrictions.len(), first.net.restrictions.len());
     assert_eq!(again.net.country, first.net.country);
     same_answers(&again, "opened again");
+    for profile in [Profile::Driving, Profile::Walking] {
+        let (a, b) = (again.reach(profile), first.reach(profile));
+        assert!(a.component.is_mapped());
+        assert_eq!(
+            (&a.component[..], &a.size[..], a.main, &a.flags[..]),
+            (&b.component[..], &b.size[..], b.main, &b.flags[..])
+        );
+    }
 
     // The same files without the digests, or under another database's digest, are not
     // used: the network is derived from the (now empty) roads.

@@ -1,6 +1,6 @@
 //! The arrays the engine derives from a pack and then only reads (the road network's edge
-//! records, points, node positions, identities and densities; each profile's turn graph),
-//! kept in mapped layout files beside the pack ([`super::flat`], ADR 0012).
+//! records, points, node positions, identities and densities; each profile's turn graph and
+//! its components), kept in mapped layout files beside the pack ([`super::flat`], ADR 0012).
 //!
 //! **Keyed** ([`PackDigests`]): for an installed pack, a file's key names the pack database
 //! it was derived from (the SHA-256 its signed manifest gives) and the engine code that
@@ -26,6 +26,7 @@ use super::graph::{NO_ARC, TurnGraph};
 use super::layout::DIR;
 use super::network::{RoadEdge, RoadNetwork, Tables};
 use super::profile::{CountryLimits, Metric, Profile};
+use super::reach::Reach;
 
 /// Digest of the engine sources that derive the arrays (made by `core/build.rs`).
 pub const CODE_DIGEST: &str = env!("WAYMARK_ROUTING_CODE_DIGEST");
@@ -73,6 +74,11 @@ impl PackDigests {
     /// Key of the turn graph of `profile`.
     pub fn graph_key(&self, profile: Profile) -> [u8; 32] {
         self.key("graph", profile.name())
+    }
+
+    /// Key of the components and reachability of the turn graph of `profile`.
+    pub fn reach_key(&self, profile: Profile) -> [u8; 32] {
+        self.key("reach", profile.name())
     }
 
     /// Key of the query layout of the hierarchy stored in the pack's file `file`, for the
@@ -426,6 +432,80 @@ pub fn check_graph(g: &TurnGraph, edges: usize) -> Result<(), String> {
         return Err("the transitions are inconsistent".into());
     }
     Ok(())
+}
+
+/// Reads the components and reachability `r` of the turn graph of `profile` from the mapped
+/// `<profile>-reach.layout` of the pack in `dir` (under `key`, the unkeyed one when `None`)
+/// instead of memory. Returns whether they are.
+pub fn map_reach(
+    pack_id: &str,
+    dir: &Path,
+    key: Option<&[u8; 32]>,
+    profile: Profile,
+    r: &mut Reach,
+) -> bool {
+    let main = [r.main];
+    let Some(f) = map_derived(
+        pack_id,
+        dir,
+        &format!("{}-reach", profile.name()),
+        key,
+        &[
+            Section::new("comp", &r.component),
+            Section::new("size", &r.size),
+            Section::new("main", &main),
+            Section::new("flags", &r.flags),
+        ],
+    ) else {
+        return false;
+    };
+    match reach_arrays(&f) {
+        Ok(m) => {
+            *r = m;
+            true
+        }
+        Err(e) => {
+            tracing::warn!(pack = %pack_id, error = %e, "reachability arrays not mapped");
+            false
+        }
+    }
+}
+
+fn reach_arrays(f: &FlatFile) -> Result<Reach, FlatError> {
+    let main: Arr<u32> = f.arr("main")?;
+    Ok(Reach {
+        component: f.arr("comp")?,
+        size: f.arr("size")?,
+        main: main
+            .first()
+            .copied()
+            .ok_or_else(|| FlatError::Invalid("has no main component".into()))?,
+        flags: f.arr("flags")?,
+    })
+}
+
+/// The components and reachability of the turn graph of `profile` (of `arcs` arcs), mapped
+/// from their layout in `dir` written under `key`; `None` when there is none or it does not
+/// describe a graph of that size.
+pub fn open_reach(
+    pack_id: &str,
+    dir: &Path,
+    key: &[u8; 32],
+    profile: Profile,
+    arcs: usize,
+) -> Option<Reach> {
+    let f = open_file(pack_id, dir, &format!("{}-reach", profile.name()), key)?;
+    let r = reach_arrays(&f)
+        .map_err(|e| e.to_string())
+        .and_then(|r| r.check(arcs).map(|()| r));
+    match r {
+        Ok(r) => Some(r),
+        Err(e) => {
+            tracing::warn!(pack = %pack_id, profile = profile.name(), error = %e,
+                "reachability layout inconsistent; it is computed again");
+            None
+        }
+    }
 }
 
 #[cfg(test)]

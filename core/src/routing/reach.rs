@@ -12,6 +12,7 @@
 //!
 //! Computed once per loaded turn graph (Tarjan's algorithm, iterative, linear in arcs and
 //! transitions) and cached with it: 4 bytes of component id and 1 byte of flags per arc.
+use super::flat::Arr;
 use super::graph::{NO_ARC, TurnGraph};
 use super::snap::Snap;
 
@@ -29,12 +30,13 @@ pub const MIN_REACH_NODES: usize = 50;
 #[derive(Debug, Clone)]
 pub struct Reach {
     /// Strongly connected component of each arc.
-    pub component: Vec<u32>,
+    pub component: Arr<u32>,
     /// Number of arcs of each component.
-    pub size: Vec<u32>,
+    pub size: Arr<u32>,
     /// The largest component ([`u32::MAX`] for an empty graph).
     pub main: u32,
-    flags: Vec<u8>,
+    /// Per arc: bit 0 it reaches the main component, bit 1 it is reached from it.
+    pub flags: Arr<u8>,
 }
 
 impl Reach {
@@ -90,11 +92,26 @@ impl Reach {
             }
         }
         Reach {
-            component,
-            size,
+            component: component.into(),
+            size: size.into(),
             main,
-            flags,
+            flags: flags.into(),
         }
+    }
+
+    /// Checks that the arrays describe the components of a graph of `arcs` arcs: one
+    /// component and one flag byte per arc, every component counted, the main one among them.
+    pub fn check(&self, arcs: usize) -> Result<(), String> {
+        let count = self.size.len();
+        if self.component.len() != arcs || self.flags.len() != arcs {
+            return Err("the arrays do not cover every arc".into());
+        }
+        if self.component.iter().any(|&c| c as usize >= count)
+            || (self.main as usize >= count && !(self.main == u32::MAX && arcs == 0))
+        {
+            return Err("a component lies out of range".into());
+        }
+        Ok(())
     }
 
     /// Bytes held (component ids, sizes, flags).

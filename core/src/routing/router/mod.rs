@@ -387,8 +387,24 @@ impl Router {
         self.reach[profile.index()]
             .get_or_init(|| {
                 let g = self.graph(profile);
-                let reach = Reach::build(&g);
+                let key = self.digests.as_ref().map(|d| d.reach_key(profile));
+                if let (Some(key), Some(dir)) = (&key, &self.dir)
+                    && let Some(r) =
+                        super::derived::open_reach(&self.pack_id, dir, key, profile, g.arc_count())
+                {
+                    return Arc::new(r);
+                }
+                let mut reach = Reach::build(&g);
                 if g.arc_count() >= self.layouts_from_arcs {
+                    if let Some(dir) = &self.dir {
+                        super::derived::map_reach(
+                            &self.pack_id,
+                            dir,
+                            key.as_ref(),
+                            profile,
+                            &mut reach,
+                        );
+                    }
                     // Its search stacks, as large as the graph, are free again.
                     super::layout::release_freed_memory();
                 }
