@@ -289,7 +289,6 @@ impl PackRegistry {
     }
 }
 
-/// `[west, south, east, north]`; a bbox with `west > east` crosses the antimeridian.
 /// Whether `q` lies inside one of the polygons or on an edge of one of their rings (within
 /// [`OUTLINE_EDGE_DEG`]).
 fn outline_covers(polygons: &[Polygon], q: Pt) -> bool {
@@ -298,6 +297,7 @@ fn outline_covers(polygons: &[Polygon], q: Pt) -> bool {
         .any(|p| rings_contain(p, q) || p.iter().any(|r| ring_edge_within(r, q, OUTLINE_EDGE_DEG)))
 }
 
+/// `[west, south, east, north]`; a bbox with `west > east` crosses the antimeridian.
 fn bbox_contains(bbox: [f64; 4], lat: f64, lng: f64) -> bool {
     let [w, s, e, n] = bbox;
     if lat < s || lat > n {
