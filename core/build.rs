@@ -1,5 +1,6 @@
 //! Fingerprints the sources that derive a pack's routing arrays (the road network, turn
-//! graphs and hierarchies' query layouts of `src/routing`, the geometry of `src/geo`), so
+//! graphs and hierarchies' query layouts of `src/routing`, the geometry of `src/geo`, the
+//! address grids of `src/distance/address`), so
 //! that the arrays an engine writes beside a pack are keyed by the code that derived them
 //! as well as by the pack (`src/routing/derived.rs`): another build of these sources
 //! derives them again instead of reading arrays it might derive differently.
@@ -22,7 +23,7 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 fn main() -> std::io::Result<()> {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into()));
     let mut h = Sha256::new();
-    for sub in ["src/routing", "src/geo"] {
+    for sub in ["src/routing", "src/geo", "src/distance/address"] {
         println!("cargo:rerun-if-changed={sub}");
         let mut list = Vec::new();
         files(&root.join(sub), &mut list)?;

@@ -360,3 +360,82 @@ fn an_installed_pack_opened_again_maps_what_it_derived_without_reading_its_roads
     other.database = "0".repeat(64);
     assert_eq!(keyed(&dir, &other).net.edges.len(), 0);
 }
+
+#[test]
+fn an_installed_pack_maps_its_address_grids_and_answers_as_in_memory() {
+    use waymark_core::distance::address::AddressIndex;
+    use waymark_core::geo::Pt;
+    let (_tmp, dir) = pack_copy("andorra");
+    let d = digests(&dir);
+    let conn = || rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+    let lat0 = 42.55;
+    let memory = AddressIndex::load(conn(), lat0).unwrap();
+    assert!(!memory.is_mapped());
+    let first = AddressIndex::open("pack", &dir, &d, conn(), lat0).unwrap();
+    assert!(first.is_mapped(), "grids written and mapped");
+    let file = dir.join(layout::DIR).join("addresses.layout");
+    let good = std::fs::read(&file).unwrap();
+
+    // Points near the pack's addresses and settlements, and far from any.
+    let db = conn();
+    let mut stmt = db
+        .prepare("SELECT lat, lng FROM addresses UNION ALL SELECT lat, lng FROM places")
+        .unwrap();
+    let known: Vec<(f64, f64)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(known.len() > 100, "the pack has addresses");
+    let mut rng = Rng::new(0xadd);
+    let probes: Vec<Pt> = (0..600)
+        .map(|_| {
+            let (lat, lng) = known[rng.below(known.len())];
+            // Up to about 400 m away.
+            Pt::new(
+                lat + (rng.unit() - 0.5) * 0.007,
+                lng + (rng.unit() - 0.5) * 0.01,
+            )
+        })
+        .chain([Pt::new(42.0, 0.5), Pt::new(43.2, 2.0)])
+        .collect();
+    let want: Vec<Option<String>> = probes.iter().map(|&p| memory.nearest(p)).collect();
+    let named = want.iter().filter(|w| w.is_some()).count();
+    assert!(named > 300 && named < probes.len(), "{named} probes named");
+    assert!(want[want.len() - 2..].iter().all(Option::is_none));
+    // At an address's own position, that address (or one at the same spot) is named.
+    let (lat, lng) = known[0];
+    assert!(memory.nearest(Pt::new(lat, lng)).is_some());
+    let same = |a: &AddressIndex, what: &str| {
+        for (p, w) in probes.iter().zip(&want) {
+            assert_eq!(&a.nearest(*p), w, "{what}: at {p:?}");
+        }
+    };
+    same(&first, "written");
+
+    // Opened again: mapped from the file, which is not written again.
+    let again = AddressIndex::open("pack", &dir, &d, conn(), lat0).unwrap();
+    assert!(again.is_mapped());
+    same(&again, "opened again");
+    assert_eq!(std::fs::read(&file).unwrap(), good);
+
+    // A point naming a pack that is not there, or cell starts past the points: derived
+    // again, never read out of bounds.
+    for tag in ["a.mem", "p.start"] {
+        let mut bad = good.clone();
+        let range = section(&bad, tag);
+        let last = range.end - 4;
+        bad[last..range.end].copy_from_slice(&9u32.to_ne_bytes());
+        std::fs::write(&file, &bad).unwrap();
+        let fixed = AddressIndex::open("pack", &dir, &d, conn(), lat0).unwrap();
+        assert!(fixed.is_mapped(), "{tag}");
+        same(&fixed, tag);
+        assert_eq!(std::fs::read(&file).unwrap(), good, "{tag}: written again");
+    }
+
+    // Another database digest does not read these grids.
+    let mut other = d.clone();
+    other.database = "0".repeat(64);
+    let keyed_other = AddressIndex::open("pack", &dir, &other, conn(), lat0).unwrap();
+    same(&keyed_other, "another key");
+}

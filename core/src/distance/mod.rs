@@ -56,7 +56,7 @@ impl RoutingPack {
         };
         let conn = pack.sqlite().map_err(database)?;
         let digests = crate::routing::derived::PackDigests::of(&pack.manifest);
-        let router = Router::open_with(pack.id(), &pack.dir, &conn, digests)
+        let router = Router::open_with(pack.id(), &pack.dir, &conn, digests.clone())
             .map_err(|source| RoutingPackError::Roads {
                 pack: pack.id().to_string(),
                 source,
@@ -64,7 +64,12 @@ impl RoutingPack {
             .with_preparations(pack.manifest.stats.as_ref());
         let [_, s, _, n] = pack.manifest.coverage.bbox;
         let tolls = tolls::TollTable::load(&conn).map_err(database)?;
-        let addresses = AddressIndex::load(conn, (s + n) / 2.0).map_err(database)?;
+        let lat0 = (s + n) / 2.0;
+        let addresses = match &digests {
+            Some(d) => AddressIndex::open(pack.id(), &pack.dir, d, conn, lat0),
+            None => AddressIndex::load(conn, lat0),
+        }
+        .map_err(database)?;
         Ok(RoutingPack {
             packs: vec![pack.clone()],
             router,

@@ -71,6 +71,12 @@ impl PackDigests {
         self.key("network", "")
     }
 
+    /// Key of the grids of the pack's address and settlement points (`crate::distance`),
+    /// projected around latitude `lat0`.
+    pub fn addresses_key(&self, lat0: f64) -> [u8; 32] {
+        self.key("addresses", &lat0.to_bits().to_string())
+    }
+
     /// Key of the turn graph of `profile`.
     pub fn graph_key(&self, profile: Profile) -> [u8; 32] {
         self.key("graph", profile.name())
@@ -107,7 +113,7 @@ fn path(dir: &Path, name: &str) -> PathBuf {
 
 /// The file `name` in `dir` under `key`, mapped; `None` when there is none or it is unusable
 /// (logged).
-fn open_file(pack_id: &str, dir: &Path, name: &str, key: &[u8; 32]) -> Option<FlatFile> {
+pub(crate) fn open_file(pack_id: &str, dir: &Path, name: &str, key: &[u8; 32]) -> Option<FlatFile> {
     let path = path(dir, name);
     match FlatFile::open(&path, key) {
         Ok(f) => Some(f),
@@ -123,7 +129,7 @@ fn open_file(pack_id: &str, dir: &Path, name: &str, key: &[u8; 32]) -> Option<Fl
 /// Maps the derived arrays `sections` from `<dir>/.query/<name>.layout` under `key` (the
 /// unkeyed one when `None`), written when missing or different ([`flat::map_same`]); `None`
 /// (logged) where the file cannot be written or read back.
-fn map_derived(
+pub(crate) fn map_derived(
     pack_id: &str,
     dir: &Path,
     name: &str,
