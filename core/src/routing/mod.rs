@@ -43,6 +43,7 @@ pub mod reach;
 pub mod router;
 pub mod search;
 pub mod snap;
+pub mod spare;
 
 pub use graph::TurnGraph;
 pub use network::RoadNetwork;

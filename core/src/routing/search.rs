@@ -4,7 +4,6 @@
 //!
 //! Labels are signed: a search starting part-way along an arc starts at minus the part already
 //! behind it (see [`super::router`]), and every transition costs ≥ 1.
-use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -12,6 +11,7 @@ use radix_heap::RadixHeapMap;
 
 use super::graph::{NO_ARC, TurnGraph};
 use super::profile::Metric;
+use super::spare::Spares;
 
 /// A path found by a search: its cost (start and end offsets included) and its arcs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,29 +22,27 @@ pub struct Found {
     pub arcs: Vec<u32>,
 }
 
-/// Largest search state (in arcs) a thread keeps between searches: 2²¹ arcs, 24 bytes an arc
-/// (about 50 MB), 12 more when it has run a point-to-point search. The graphs of a country of
-/// 5 million nodes (1.2–1.4 million arcs) keep theirs; bigger graphs allocate per search, so
-/// idle threads never hold more than this.
+/// Largest search state (in arcs) kept between searches: 2²¹ arcs, 24 bytes an arc (about
+/// 50 MB), 12 more when it has run a point-to-point search. The graphs of a country of 5
+/// million nodes (1.2–1.4 million arcs) keep theirs; bigger graphs allocate per search.
 pub const MAX_KEPT_ARCS: usize = 1 << 21;
 
-thread_local! {
-    static SPARE: RefCell<Option<Dijkstra>> = const { RefCell::new(None) };
-}
+/// Search states kept for the next searches ([`super::spare`]: shared by the threads and
+/// bounded in number).
+static SPARES: Spares<Dijkstra> = Spares::new();
 
-/// Runs `f` with this thread's spare search state, sized for at least `arcs` arcs.
+/// Runs `f` with a kept search state, sized for at least `arcs` arcs.
 ///
-/// Allocating (and zeroing) the six per-arc arrays for each request cost a tenth of a
-/// driving isochrone; the state is taken out of the thread's slot for the call, so nested
-/// calls simply allocate their own.
+/// Allocating (and zeroing) the per-arc arrays for each request cost a tenth of a driving
+/// isochrone; the state is taken out of the kept ones for the call, so concurrent and nested
+/// calls simply use or allocate others.
 pub fn with_dijkstra<R>(arcs: usize, f: impl FnOnce(&mut Dijkstra) -> R) -> R {
-    let mut d = SPARE
-        .with(|s| s.borrow_mut().take())
-        .filter(|d| d.arcs.len() >= arcs)
+    let mut d = SPARES
+        .take(|d| d.arcs.len() >= arcs)
         .unwrap_or_else(|| Dijkstra::new(arcs));
     let r = f(&mut d);
     if d.arcs.len() <= MAX_KEPT_ARCS {
-        SPARE.with(|s| *s.borrow_mut() = Some(d));
+        SPARES.give(d, |d| d.arcs.len());
     }
     r
 }

@@ -36,6 +36,7 @@ use crate::api::*;
 use crate::geo::{LocalProjection, Pt, encode_polyline};
 use crate::routing::router::{expand_sources, positions};
 use crate::routing::search::with_dijkstra;
+use crate::routing::spare::Spares;
 use crate::routing::{Metric, Profile};
 
 use super::RoutingPack;
@@ -197,7 +198,7 @@ pub fn outline(
     // of travel, go into one buffer, and the grid's box (linear projection) is taken on the way.
     let o = proj.project(snap.point);
     let (mut x0, mut y0, mut x1, mut y1) = (o[0], o[1], o[0], o[1]);
-    let mut xy = KEPT_POINTS.with(|k| std::mem::take(&mut *k.borrow_mut()));
+    let mut xy = KEPT_POINTS.take(|_| true).unwrap_or_default();
     xy.clear();
     let mut ends: Vec<usize> = Vec::with_capacity(pieces.len());
     for piece in &pieces {
@@ -227,7 +228,7 @@ pub fn outline(
         start = end;
     }
     if xy.capacity() <= MAX_KEPT_POINTS {
-        KEPT_POINTS.with(|k| *k.borrow_mut() = xy);
+        KEPT_POINTS.give(xy, Vec::capacity);
     }
     let (ring, holes) = field.contour(budget_f)?;
     let unproject =
@@ -238,13 +239,12 @@ pub fn outline(
     })
 }
 
-/// Largest buffer of projected points a thread keeps between isochrones: 2²² points (64 MB),
-/// the reach of a long drive in a dense region; bigger reaches allocate per request.
+/// Largest buffer of projected points kept between isochrones: 2²² points (64 MB), the reach
+/// of a long drive in a dense region; bigger reaches allocate per request.
 const MAX_KEPT_POINTS: usize = 1 << 22;
 
-thread_local! {
-    static KEPT_POINTS: std::cell::RefCell<Vec<[f64; 2]>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+/// Point buffers kept for the next isochrones (shared by the threads, bounded in number).
+static KEPT_POINTS: Spares<Vec<[f64; 2]>> = Spares::new();
 
 /// One arc's geometry, projected in its direction of travel, with its segment lengths:
 /// buffers kept across the reached pieces.
