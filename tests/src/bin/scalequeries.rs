@@ -59,27 +59,36 @@ fn mapped_files_mb() -> Vec<(String, f64)> {
     out
 }
 
-/// Sections of a query layout file (`core/src/routing/flat.rs`): tag, offset and length.
+/// Sections of a query layout file (`core/src/routing/flat.rs`): tag, offset and length. Only
+/// the header and the section table are read (reading a whole layout would put hundreds of
+/// megabytes in this process, over a memory limit it runs under).
 fn layout_sections(path: &str) -> Vec<(String, u64, u64)> {
-    let Ok(bytes) = std::fs::read(path) else {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
         return Vec::new();
     };
-    if bytes.get(..8) != Some(&b"WMLAYOUT"[..]) {
+    let mut head = [0u8; 56];
+    if file.read_exact(&mut head).is_err() || head.get(..8) != Some(&b"WMLAYOUT"[..]) {
         return Vec::new();
     }
-    let word = |at: usize, n: usize| -> u64 {
+    let count = u32::from_ne_bytes([head[48], head[49], head[50], head[51]]) as usize;
+    let mut table = vec![0u8; 32 * count.min(4096)];
+    if file.read_exact(&mut table).is_err() {
+        return Vec::new();
+    }
+    let word = |at: usize| -> u64 {
         let mut v = [0u8; 8];
-        v[..n].copy_from_slice(&bytes[at..at + n]);
+        v.copy_from_slice(&table[at..at + 8]);
         u64::from_ne_bytes(v)
     };
-    let count = word(48, 4) as usize;
-    (0..count)
-        .map(|i| {
-            let at = 56 + 32 * i;
-            let tag = String::from_utf8_lossy(&bytes[at..at + 8])
+    table
+        .chunks_exact(32)
+        .enumerate()
+        .map(|(i, e)| {
+            let tag = String::from_utf8_lossy(&e[..8])
                 .trim_end_matches('\0')
                 .to_string();
-            (tag, word(at + 16, 8), word(at + 24, 8))
+            (tag, word(32 * i + 16), word(32 * i + 24))
         })
         .collect()
 }
