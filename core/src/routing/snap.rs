@@ -8,7 +8,7 @@
 //!
 //! A piece holds its edge and its first point, not its points nor its box: the walk projects
 //! the network's own points (a multiplication each) when it measures a piece, so the index
-//! takes 8 bytes a piece and about 2.5 for the boxes of the nodes above (a country's 800,000
+//! takes 8 bytes a piece and under 3 for the nodes above (a country's 800,000
 //! pieces: about 9 MB). Its arrays are plain, so an installed pack keeps them in a keyed
 //! layout file (`snap.layout`, [`super::derived`]) and maps them when opened again: no
 //! pieces are cut, no tree is built and none of it takes memory of its own.
@@ -442,7 +442,7 @@ mod tests {
         }
         for k in 0..40 {
             let (line, _) = lines[k * 13].clone();
-            lines.push((line, if k % 2 == 0 { 0 } else { 1 }));
+            lines.push((line, i8::from(k % 2 == 1)));
         }
         network(&lines)
     }
@@ -487,8 +487,8 @@ mod tests {
             index.tree.leaves() > tree::FAN_OUT,
             "a tree of several levels"
         );
-        let thirds = |e: u32| e % 3 != 0;
-        let even = |e: u32| e % 2 == 0;
+        let thirds = |e: u32| !e.is_multiple_of(3);
+        let even = |e: u32| e.is_multiple_of(2);
         let mut second = 0;
         for p in points(&mut rng, 3000) {
             let got = index.snap_two(&net, p, thirds, even);
@@ -535,8 +535,8 @@ mod tests {
         assert!(mapped.is_mapped() && !index.is_mapped());
         for p in points(&mut rng, 300) {
             assert_eq!(
-                mapped.snap_two(&net, p, |_| true, |e| e % 2 == 0),
-                index.snap_two(&net, p, |_| true, |e| e % 2 == 0)
+                mapped.snap_two(&net, p, |_| true, |e| e.is_multiple_of(2)),
+                index.snap_two(&net, p, |_| true, |e| e.is_multiple_of(2))
             );
         }
         let pieces: Vec<[u32; 2]> = f.arr::<[u32; 2]>("pieces").unwrap().to_vec();
@@ -545,10 +545,11 @@ mod tests {
         let (leaves, root) = (index.tree.leaves(), child.len() - 1);
         let last = net.edges.len() - 1;
         let points_of_last = net.geometry(last as u32).len() as u32;
-        let damage: [(&str, Box<dyn Fn(&mut Vec<[u32; 2]>, &mut Vec<[u32; 2]>)>); 7] = [
+        type Harm = Box<dyn Fn(&mut Vec<[u32; 2]>, &mut Vec<[u32; 2]>)>;
+        let damage: [(&str, Harm); 7] = [
             (
                 "a piece beyond the edges",
-                Box::new(|p, _| p[9][0] = last as u32 + 1),
+                Box::new(move |p, _| p[9][0] = last as u32 + 1),
             ),
             (
                 "a first point beyond its edge",
@@ -558,7 +559,7 @@ mod tests {
             ),
             (
                 "a leaf beyond the pieces",
-                Box::new(|_, c| c[leaves - 1][1] += 1),
+                Box::new(move |_, c| c[leaves - 1][1] += 1),
             ),
             (
                 "a node its own child",
