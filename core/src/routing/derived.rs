@@ -74,11 +74,6 @@ impl PackDigests {
         self.key("network", "")
     }
 
-    /// Key of the snap index of the road network (derived from the network alone).
-    pub fn snap_key(&self) -> [u8; 32] {
-        self.key("snap", "")
-    }
-
     /// Key of the turn graph of `profile`.
     pub fn graph_key(&self, profile: Profile) -> [u8; 32] {
         self.key("graph", profile.name())
@@ -87,6 +82,11 @@ impl PackDigests {
     /// Key of the components and reachability of the turn graph of `profile`.
     pub fn reach_key(&self, profile: Profile) -> [u8; 32] {
         self.key("reach", profile.name())
+    }
+
+    /// Key of the snap index of the road network (derived from the network alone).
+    pub fn snap_key(&self) -> [u8; 32] {
+        self.key("snap", "")
     }
 
     /// Key of the query layout of the hierarchy stored in the pack's file `file`, for the
