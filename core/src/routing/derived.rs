@@ -571,15 +571,17 @@ mod tests {
             d.graph_key(Profile::Driving),
             d.graph_key(Profile::Walking),
         );
-        assert!(net != drive && drive != walk);
+        assert!(net != drive && drive != walk && d.snap_key() != net);
         let h = d.hierarchy_key("routing/driving-time.ch", Profile::Driving, Metric::Time);
         assert!(h.is_some());
         assert_eq!(
             d.hierarchy_key("routing/other.ch", Profile::Driving, Metric::Time),
             None
         );
+        let snap = d.snap_key();
         d.database = "ab".into();
         assert!(d.network_key() != net && d.graph_key(Profile::Driving) != drive);
+        assert!(d.snap_key() != snap);
         assert!(d.hierarchy_key("routing/driving-time.ch", Profile::Driving, Metric::Time) != h);
         assert_eq!(CODE_DIGEST.len(), 64);
     }
