@@ -3,9 +3,9 @@
 //! snaps, routes, matrices and alternatives are exactly those of the arrays held in memory; a
 //! layout is written once and reused; a damaged or cut layout is written again; and where no
 //! layout can be written everything stays in memory and answers the same. An installed pack
-//! (its manifest's digests) opened again maps its network, turn graphs and hierarchies
-//! without deriving or decoding anything, and a layout holding an index out of range is
-//! derived again.
+//! (its manifest's digests) opened again maps its network, snap index, turn graphs and
+//! hierarchies without deriving or decoding anything, and a layout holding an index out of
+//! range is derived again.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
@@ -285,10 +285,13 @@ fn an_installed_pack_opened_again_maps_what_it_derived_without_reading_its_roads
     let network = layouts.join("network.layout");
     let graph = layouts.join("driving-graph.layout");
     let reach = layouts.join("driving-reach.layout");
-    let (good_network, good_graph, good_reach) = (
+    let snap = layouts.join("snap.layout");
+    assert!(first.snap.is_mapped(), "snap index not mapped when written");
+    let (good_network, good_graph, good_reach, good_snap) = (
         std::fs::read(&network).unwrap(),
         std::fs::read(&graph).unwrap(),
         std::fs::read(&reach).unwrap(),
+        std::fs::read(&snap).unwrap(),
     );
     let same_answers = |r: &Router, what: &str| {
         for (i, profile) in [Profile::Driving, Profile::Walking].into_iter().enumerate() {
@@ -301,11 +304,14 @@ fn an_installed_pack_opened_again_maps_what_it_derived_without_reading_its_roads
     };
 
     // A layout holding an index out of range (an edge's start node, a transition's head, an
-    // arc's component) is derived and written again; the answers do not change.
+    // arc's component, the end of the snap index's first leaf, a piece's edge) is derived and
+    // written again; the answers do not change.
     for (file, good, tag, at) in [
         (&network, &good_network, "edges", 32),
         (&graph, &good_graph, "head", 0),
         (&reach, &good_reach, "comp", 0),
+        (&snap, &good_snap, "child", 4),
+        (&snap, &good_snap, "pieces", 8),
     ] {
         let mut bad = good.clone();
         let s = section(&bad, tag);
@@ -322,6 +328,7 @@ fn an_installed_pack_opened_again_maps_what_it_derived_without_reading_its_roads
             "{tag}: components differ"
         );
         assert_eq!(&std::fs::read(file).unwrap(), good, "{tag}: not rewritten");
+        assert!(r.snap.is_mapped(), "{tag}: snap index not mapped");
     }
 
     // Without its roads and prepared files, the pack opened again under the same digests
@@ -337,6 +344,8 @@ fn an_installed_pack_opened_again_maps_what_it_derived_without_reading_its_roads
     std::fs::remove_dir_all(dir.join("routing")).unwrap();
     let again = keyed(&dir, &d);
     assert!(again.net.edges.is_mapped(), "network derived again");
+    assert!(again.snap.is_mapped(), "snap index built again");
+    assert_eq!(again.snap.pieces(), first.snap.pieces());
     assert_eq!(again.net.edges.len(), first.net.edges.len());
     assert_eq!(again.net.names, first.net.names);
     assert_eq!(again.net.restrictions.len(), first.net.restrictions.len());

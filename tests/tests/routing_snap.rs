@@ -1,7 +1,7 @@
 //! The snap index (edges cut into pieces of up to eight segments in an R-tree) against a
 //! brute-force scan of every segment of a real pack's network: for random points near and
 //! away from the roads, the snapped distance equals the nearest segment's, and a filter on
-//! edges is honoured.
+//! edges is honoured; and the tree's walk answers exactly as a scan of every piece.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use waymark_core::geo::{LocalProjection, Pt, project_on_segment};
@@ -74,4 +74,42 @@ fn pieces_snap_to_the_nearest_segment_of_a_real_network() {
         .snap(Profile::Driving, net.nodes[0], &|_| true)
         .expect("a node snaps");
     assert!(s.distance_m < 1000.0);
+}
+
+#[test]
+fn the_tree_answers_as_a_scan_of_every_piece_of_a_real_network() {
+    let dir = routing_pack("andorra");
+    let conn = rusqlite::Connection::open(dir.join("data.sqlite")).unwrap();
+    let r = Router::open("andorra", &dir, &conn).unwrap();
+    let (net, index) = (&r.net, &r.snap);
+    let mut rng = Rng::new(0x5ca9);
+    let thirds = |e: u32| !e.is_multiple_of(3);
+    let odd = |e: u32| e % 2 == 1;
+    let (mut snapped, mut second) = (0, 0);
+    for i in 0..2000_u32 {
+        let node = net.nodes[rng.below(net.nodes.len())];
+        // Some points exactly on a node: equally near every edge there.
+        let spread = [0.0, 0.0005, 0.005, 0.05][i as usize % 4];
+        let p = Pt::new(
+            node.lat + (rng.unit() - 0.5) * spread,
+            node.lng + (rng.unit() - 0.5) * spread,
+        );
+        let got = index.snap_two(net, p, thirds, odd);
+        assert_eq!(got, index.snap_two_by_scan(net, p, thirds, odd), "{p:?}");
+        snapped += usize::from(got.is_some());
+        second += usize::from(got.is_some_and(|g| g.1.is_some()));
+        if i % 4 == 0 {
+            assert_eq!(
+                index.snap(net, p, |_| true),
+                index
+                    .snap_two_by_scan(net, p, |_| true, |_| true)
+                    .map(|s| s.0),
+                "{p:?}"
+            );
+        }
+    }
+    assert!(
+        snapped > 1900 && second > 300,
+        "{snapped} snapped, {second} twice"
+    );
 }

@@ -1,6 +1,7 @@
 //! The arrays the engine derives from a pack and then only reads (the road network's edge
-//! records, points, node positions, identities and densities; each profile's turn graph and
-//! its components), kept in mapped layout files beside the pack ([`super::flat`], ADR 0012).
+//! records, points, node positions, identities and densities; its snap index; each profile's
+//! turn graph and its components), kept in mapped layout files beside the pack
+//! ([`super::flat`], ADR 0012).
 //!
 //! **Keyed** ([`PackDigests`]): for an installed pack, a file's key names the pack database
 //! it was derived from (the SHA-256 its signed manifest gives) and the engine code that
@@ -8,13 +9,14 @@
 //! is built). Opening a pack whose files carry the right key maps them and derives nothing:
 //! no road table is read and no turn graph built, so opening a country costs neither the
 //! time nor the transient memory of a derivation. Every index the queries follow is checked
-//! first ([`check_network`], [`check_graph`]), so a damaged file is written again rather than
+//! first ([`check_network`], [`check_graph`], the snap index's tree and pieces), so a damaged file is written again rather than
 //! read out of bounds. Another pack version, another engine build or a damaged file derives
 //! the arrays again and rewrites the file.
 //!
 //! **Unkeyed** (a router opened on a bare pack directory, without a manifest): the arrays are
 //! derived on every opening and a file is accepted only when it reads back byte for byte as
-//! what was just derived ([`flat::map_same`]); this saves memory, not time.
+//! what was just derived ([`flat::map_same`]); this saves memory, not time. The snap index
+//! is kept in a file only under a key: without one it is built in memory.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -27,6 +29,7 @@ use super::layout::DIR;
 use super::network::{RoadEdge, RoadNetwork, Tables};
 use super::profile::{CountryLimits, Metric, Profile};
 use super::reach::Reach;
+use super::snap::SnapIndex;
 
 /// Digest of the engine sources that derive the arrays (made by `core/build.rs`).
 pub const CODE_DIGEST: &str = env!("WAYMARK_ROUTING_CODE_DIGEST");
@@ -85,6 +88,11 @@ impl PackDigests {
     /// Key of the components and reachability of the turn graph of `profile`.
     pub fn reach_key(&self, profile: Profile) -> [u8; 32] {
         self.key("reach", profile.name())
+    }
+
+    /// Key of the snap index of the road network (derived from the network alone).
+    pub fn snap_key(&self) -> [u8; 32] {
+        self.key("snap", "")
     }
 
     /// Key of the query layout of the hierarchy stored in the pack's file `file`, for the
@@ -303,6 +311,45 @@ pub fn check_network(net: &RoadNetwork, nodes: usize) -> Result<(), String> {
     match bad {
         Some(i) => Err(format!("edge {i} holds an index out of range")),
         None => Ok(()),
+    }
+}
+
+/// Reads snap index `index` from the mapped `snap.layout` of the pack in `dir` (written under
+/// `key`, when missing or different) instead of memory. Returns whether it is.
+pub fn map_snap(pack_id: &str, dir: &Path, key: &[u8; 32], index: &mut SnapIndex) -> bool {
+    let meta = index.meta();
+    let Some(f) = map_derived(pack_id, dir, "snap", Some(key), &index.sections(&meta)) else {
+        return false;
+    };
+    // The file reads back as the index just built: no check needed.
+    match SnapIndex::from_file(&f, None) {
+        Ok(m) => {
+            *index = m;
+            true
+        }
+        Err(e) => {
+            tracing::warn!(pack = %pack_id, error = %e, "snap index not mapped");
+            false
+        }
+    }
+}
+
+/// The snap index of network `net`, mapped from its layout in `dir` written under `key`;
+/// `None` when there is none or it is not a whole tree of pieces of `net`'s edges.
+pub fn open_snap(
+    pack_id: &str,
+    dir: &Path,
+    key: &[u8; 32],
+    net: &RoadNetwork,
+) -> Option<SnapIndex> {
+    let f = open_file(pack_id, dir, "snap", key)?;
+    match SnapIndex::from_file(&f, Some(net)) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            tracing::warn!(pack = %pack_id, error = %e,
+                "snap layout inconsistent; the index is built again");
+            None
+        }
     }
 }
 
@@ -530,15 +577,17 @@ mod tests {
             d.graph_key(Profile::Driving),
             d.graph_key(Profile::Walking),
         );
-        assert!(net != drive && drive != walk);
+        assert!(net != drive && drive != walk && d.snap_key() != net);
         let h = d.hierarchy_key("routing/driving-time.ch", Profile::Driving, Metric::Time);
         assert!(h.is_some());
         assert_eq!(
             d.hierarchy_key("routing/other.ch", Profile::Driving, Metric::Time),
             None
         );
+        let snap = d.snap_key();
         d.database = "ab".into();
         assert!(d.network_key() != net && d.graph_key(Profile::Driving) != drive);
+        assert!(d.snap_key() != snap);
         assert!(d.hierarchy_key("routing/driving-time.ch", Profile::Driving, Metric::Time) != h);
         assert_eq!(CODE_DIGEST.len(), 64);
     }

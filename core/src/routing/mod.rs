@@ -5,8 +5,8 @@
 //!   and `cycling`, metrics `time` and `distance`;
 //! * [`density`]: road density around each node (built-up or open country), for speeds and
 //!   junction costs;
-//! * [`derived`]: the network and turn graphs derived from a pack, kept in mapped files
-//!   keyed by the pack's digests and the engine code;
+//! * [`derived`]: the network, its snap index and the turn graphs derived from a pack, kept
+//!   in mapped files keyed by the pack's digests and the engine code;
 //! * [`graph`]: the turn-expanded graph of a profile (turn restrictions included);
 //! * [`join`]: installed region packs merged into one network (ADR 0008);
 //! * [`overlay`]: time-metric searches across joined packs on the packs' own hierarchies;
@@ -20,7 +20,7 @@
 //! * [`compact`]: the compact, zstd-compressed encoding of a stored hierarchy (ADR 0005);
 //! * [`search`]: Dijkstra (reference, query-time avoidance, isochrones) and its directed form
 //!   (A*) that answers the distance metric;
-//! * [`snap`]: snapping to the nearest point of a usable edge;
+//! * [`snap`]: snapping to the nearest point of a usable edge (a static R-tree of edge pieces);
 //! * [`reach`]: components of a profile's graph, so that points next to cut-off road pieces
 //!   snap onto the main network unless the other end is on the same piece;
 //! * [`router`]: [`Router`], all of it for one pack, loaded lazily, and the

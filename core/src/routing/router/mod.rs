@@ -252,9 +252,9 @@ impl Router {
     }
 
     /// Reads the roads layer of the pack in `dir` from `conn`. With the digests of an
-    /// installed pack, the network, turn graphs and hierarchies derived from it are mapped
-    /// from the layouts an earlier opening wrote under the same digests and engine code,
-    /// without being derived again ([`super::derived`]).
+    /// installed pack, the network, its snap index, turn graphs and hierarchies derived from
+    /// it are mapped from the layouts an earlier opening wrote under the same digests and
+    /// engine code, without being derived again ([`super::derived`]).
     pub fn open_with(
         pack_id: &str,
         dir: &Path,
@@ -268,12 +268,29 @@ impl Router {
             Some(net) => (net, Vec::new()),
             None => RoadNetwork::load_with_ids(conn)?,
         };
-        let mut r = Router::from_network(pack_id, net);
+        let snap = digests
+            .as_ref()
+            .and_then(|d| super::derived::open_snap(pack_id, dir, &d.snap_key(), &net))
+            .unwrap_or_else(|| SnapIndex::build(&net));
+        let mut r = Router::with_index(pack_id, net, snap);
         r.dir = Some(dir.to_path_buf());
         r.digests = digests;
         r.node_ids = node_ids;
         r.map_network();
+        r.map_snap();
         Ok(r)
+    }
+
+    /// Reads the snap index of an installed pack from its keyed layout file
+    /// ([`super::derived::map_snap`]), written when missing, when the network is mapped too.
+    fn map_snap(&mut self) {
+        if 2 * self.net.edges.len() >= self.layouts_from_arcs
+            && !self.snap.is_mapped()
+            && let (Some(d), Some(dir)) = (&self.digests, &self.dir)
+            && super::derived::map_snap(&self.pack_id, dir, &d.snap_key(), &mut self.snap)
+        {
+            super::layout::release_freed_memory();
+        }
     }
 
     /// Reads the network's large arrays from a mapped file ([`super::derived::map_network`])
@@ -321,6 +338,7 @@ impl Router {
     pub fn with_layouts_from(mut self, arcs: usize) -> Router {
         self.layouts_from_arcs = arcs;
         self.map_network();
+        self.map_snap();
         self
     }
 
@@ -328,6 +346,11 @@ impl Router {
     /// ADR 0008): its searches are Dijkstra's on the turn graph.
     pub fn from_network(pack_id: &str, net: RoadNetwork) -> Router {
         let snap = SnapIndex::build(&net);
+        Router::with_index(pack_id, net, snap)
+    }
+
+    /// A router over `net` and its snap index, without prepared hierarchies.
+    fn with_index(pack_id: &str, net: RoadNetwork, snap: SnapIndex) -> Router {
         Router {
             pack_id: pack_id.to_string(),
             net,
