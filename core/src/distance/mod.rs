@@ -65,9 +65,13 @@ impl RoutingPack {
         let [_, s, _, n] = pack.manifest.coverage.bbox;
         let tolls = tolls::TollTable::load(&conn).map_err(database)?;
         let lat0 = (s + n) / 2.0;
+        // Packs large enough for their network to be mapped map their address grids too;
+        // smaller ones keep them in memory and write nothing beside the pack.
         let addresses = match &digests {
-            Some(d) => AddressIndex::open(pack.id(), &pack.dir, d, conn, lat0),
-            None => AddressIndex::load(conn, lat0),
+            Some(d) if router.net.edges.is_mapped() => {
+                AddressIndex::open(pack.id(), &pack.dir, d, conn, lat0)
+            }
+            _ => AddressIndex::load(conn, lat0),
         }
         .map_err(database)?;
         Ok(RoutingPack {

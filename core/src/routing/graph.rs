@@ -430,6 +430,7 @@ impl TurnGraph {
     }
 
     /// Cost of traversing arc `a` in `metric`.
+    #[inline]
     pub fn arc_cost(&self, metric: Metric, a: u32) -> u64 {
         match metric {
             Metric::Time => u64::from(self.arc_time_ms[a as usize]),
@@ -438,6 +439,7 @@ impl TurnGraph {
     }
 
     /// Cost of transition `t` leaving arc `a` in `metric`.
+    #[inline]
     pub fn transition_cost(&self, metric: Metric, a: u32, t: u32) -> u64 {
         match metric {
             Metric::Time => {
@@ -448,6 +450,7 @@ impl TurnGraph {
     }
 
     /// The transitions leaving arc `a`, as indexes.
+    #[inline]
     pub fn out_range(&self, a: u32) -> std::ops::Range<u32> {
         self.first_out[a as usize]..self.first_out[a as usize + 1]
     }

@@ -3,8 +3,9 @@
 //!
 //! The points are held in grids of cells as wide as the distance looked up ([`grid`]): positions
 //! and row ids (`id`) only; the text of the one address an answer names is read from the
-//! pack's database when it is asked for. For an installed pack the grids are written beside
-//! it on its first opening, keyed like the routing arrays (the database's digest in the signed
+//! pack's database when it is asked for. For an installed pack whose road network is mapped
+//! (a region of about a million nodes and more) the grids are written beside it on its first
+//! opening, keyed like the routing arrays (the database's digest in the signed
 //! manifest and the engine code's digest, [`crate::routing::derived`]), and mapped on every
 //! later opening: a country's 1.5 million addresses then cost neither heap nor the reading of
 //! the tables.
