@@ -165,12 +165,24 @@ fn a_layout_is_reused_and_a_damaged_one_written_again() {
         "written again"
     );
 
-    // Damaged: every edge head out of range, then cut short, then another file entirely.
+    // Damaged: every edge head out of range, an edge leading to the rank it is stored at
+    // (a query following it could go round in circles), then cut short, then another file
+    // entirely.
     let mut heads = written.clone();
     let at = heads.len() / 2;
     heads[at..at + 64].fill(0xff);
-    let damaged: [Vec<u8>; 3] = [
+    let mut down = written.clone();
+    let firsts = section(&written, "firstfw");
+    let first_edge_rank = written[firsts]
+        .chunks_exact(4)
+        .skip(1)
+        .position(|c| u32::from_ne_bytes(c.try_into().unwrap()) > 0)
+        .unwrap() as u32;
+    let fwd = section(&written, "fwd").start;
+    down[fwd..fwd + 4].copy_from_slice(&first_edge_rank.to_ne_bytes());
+    let damaged: [Vec<u8>; 4] = [
         heads,
+        down,
         written[..written.len() / 3].to_vec(),
         b"hello".to_vec(),
     ];

@@ -152,8 +152,11 @@ impl RankGraph {
             if f.count::<u32>(first)? != n + 1 {
                 return Err(bad("edge ranges do not cover every rank"));
             }
+            // The edge ranges, read through the file (a temporary copy of 4 bytes a rank).
+            let mut firsts: Vec<u32> = Vec::with_capacity(n + 1);
             let mut last = 0u32;
             let rising = f.scan(first, |at, v: &[u32]| {
+                firsts.extend_from_slice(v);
                 (at > 0 || v.first() == Some(&0))
                     && v.iter().all(|&x| {
                         let up = x >= last;
@@ -164,10 +167,18 @@ impl RankGraph {
             if !rising || last as usize != m {
                 return Err(bad("edge ranges are not increasing over every edge"));
             }
-            if !f.scan(edges, |_, v: &[[u32; 2]]| {
-                v.iter().all(|e| (e[0] as usize) < n)
+            // Every edge leads up from the rank it is stored at, so that following the edges
+            // a query relaxed always ends.
+            let mut rank = 0usize;
+            if !f.scan(edges, |at, v: &[[u32; 2]]| {
+                v.iter().enumerate().all(|(i, e)| {
+                    while firsts.get(rank + 1).is_some_and(|&x| x as usize <= at + i) {
+                        rank += 1;
+                    }
+                    (e[0] as usize) < n && e[0] as usize > rank
+                })
             })? {
-                return Err(bad("an edge leads out of range"));
+                return Err(bad("an edge leads out of range or not upwards"));
             }
         }
         let walk: Arr<f64> = f.arr("walkcost")?;
