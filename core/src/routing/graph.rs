@@ -70,6 +70,25 @@ pub struct TurnGraph {
     pub turn_ms: Arr<u32>,
 }
 
+/// The costs of one metric of a [`TurnGraph`] ([`TurnGraph::costs`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Costs<'a> {
+    arc: &'a [u32],
+    turn: Option<&'a [u32]>,
+}
+
+impl Costs<'_> {
+    /// [`TurnGraph::transition_cost`]: the cost of transition `t` leaving arc `a`.
+    #[inline]
+    pub fn transition(&self, a: u32, t: u32) -> u64 {
+        let arc = u64::from(self.arc[a as usize]);
+        match self.turn {
+            Some(turn) => arc + u64::from(turn[t as usize]),
+            None => arc,
+        }
+    }
+}
+
 /// The transitions of a [`TurnGraph`] by the arc they enter: built on demand
 /// ([`TurnGraph::reverse`]) by the few passes that read them (decoding a hierarchy, the
 /// components of a graph), not kept with the graph.
@@ -446,6 +465,20 @@ impl TurnGraph {
                 u64::from(self.arc_time_ms[a as usize]) + u64::from(self.turn_ms[t as usize])
             }
             Metric::Distance => u64::from(self.arc_dist_cm[a as usize]),
+        }
+    }
+
+    /// The costs of `metric` as plain slices, for loops that read them at every step.
+    pub fn costs(&self, metric: Metric) -> Costs<'_> {
+        match metric {
+            Metric::Time => Costs {
+                arc: &self.arc_time_ms,
+                turn: Some(&self.turn_ms),
+            },
+            Metric::Distance => Costs {
+                arc: &self.arc_dist_cm,
+                turn: None,
+            },
         }
     }
 

@@ -74,6 +74,10 @@ pub struct Dijkstra {
     /// The queue of [`Dijkstra::explore`], whose keys never decrease (every weight is
     /// non-negative): a radix heap, which pushes in constant time.
     radix: RadixHeapMap<Reverse<i64>, u32>,
+    /// The same with keys counted from the lowest source label, for explorations whose range
+    /// of labels fits in 32 bits (every bounded one in practice): half the bytes an entry, and
+    /// half the buckets to sift through.
+    narrow: RadixHeapMap<Reverse<u32>, u32>,
     /// Arcs settled by the last search, in order.
     pub order: Vec<u32>,
 }
@@ -95,6 +99,7 @@ impl Dijkstra {
             round: 0,
             heap: BinaryHeap::new(),
             radix: RadixHeapMap::new(),
+            narrow: RadixHeapMap::new(),
             order: Vec::new(),
         }
     }
@@ -111,6 +116,7 @@ impl Dijkstra {
         }
         self.heap.clear();
         self.radix.clear();
+        self.narrow.clear();
         self.order.clear();
     }
 
@@ -250,36 +256,129 @@ impl Dijkstra {
         usable: impl Fn(u32) -> bool,
     ) {
         self.begin(g.arc_count());
+        let base = sources
+            .iter()
+            .filter(|s| usable(s.0))
+            .map(|s| s.1)
+            .min()
+            .unwrap_or(0);
+        // Labels above `limit` are never pushed, so every key lies in `base..=limit`.
+        let narrow = limit
+            .checked_sub(base)
+            .is_some_and(|r| r <= i64::from(u32::MAX));
+        if narrow {
+            let mut q = Narrow {
+                heap: std::mem::take(&mut self.narrow),
+                base,
+            };
+            self.explore_with(&mut q, g, sources, limit, weight, usable);
+            self.narrow = q.heap;
+        } else {
+            let mut q = std::mem::take(&mut self.radix);
+            self.explore_with(&mut q, g, sources, limit, weight, usable);
+            self.radix = q;
+        }
+    }
+
+    fn explore_with(
+        &mut self,
+        q: &mut impl Queue,
+        g: &TurnGraph,
+        sources: &[(u32, i64)],
+        limit: i64,
+        weight: impl Fn(u32, u32) -> Option<u64>,
+        usable: impl Fn(u32) -> bool,
+    ) {
         for &(a, w) in sources {
-            if usable(a) && self.label(a).is_none_or(|old| w < old) {
+            if w <= limit && usable(a) && self.label(a).is_none_or(|old| w < old) {
                 self.set(a, w, NO_ARC);
-                self.radix.push(Reverse(w), a);
+                q.push(w, a);
             }
         }
-        while let Some((Reverse(d), a)) = self.radix.pop() {
+        // The arrays as plain slices, once: the inner loop reads them at every step.
+        let (first_out, head): (&[u32], &[u32]) = (&g.first_out, &g.head);
+        while let Some((d, a)) = q.pop() {
             if self.is_settled(a) || self.label(a) != Some(d) {
                 continue;
             }
-            if d > limit {
-                break;
-            }
             self.settle(a);
             self.order.push(a);
-            for t in g.out_range(a) {
-                let b = g.head[t as usize];
+            let out = first_out[a as usize]..first_out[a as usize + 1];
+            for t in out {
+                let b = head[t as usize];
                 if self.is_settled(b) || !usable(b) {
                     continue;
                 }
                 if let Some(w) = weight(a, t) {
                     // `w` is never negative: the key pushed is at least the one popped.
-                    let nd = d + w as i64;
-                    if self.label(b).is_none_or(|old| nd < old) {
+                    let nd = d.saturating_add_unsigned(w);
+                    if nd <= limit && self.label(b).is_none_or(|old| nd < old) {
                         self.set(b, nd, a);
-                        self.radix.push(Reverse(nd), b);
+                        q.push(nd, b);
+                        // Its transitions are read when it is taken from the queue, soon
+                        // after in a search's frontier: ask for them now.
+                        prefetch(first_out, b as usize);
                     }
                 }
             }
         }
+    }
+}
+
+/// Asks the processor to bring `v[i]` into its caches (no effect where no instruction does).
+#[inline(always)]
+#[allow(unsafe_code)]
+fn prefetch(v: &[u32], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(x) = v.get(i) {
+        // SAFETY: SSE, the feature the instruction needs, is part of every x86-64 processor
+        // (the target's baseline); a prefetch of a valid address reads nothing into the program.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                (x as *const u32).cast::<i8>(),
+            );
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (v, i);
+}
+
+/// A monotone priority queue of arcs by label.
+trait Queue {
+    fn push(&mut self, label: i64, a: u32);
+    fn pop(&mut self) -> Option<(i64, u32)>;
+}
+
+impl Queue for RadixHeapMap<Reverse<i64>, u32> {
+    #[inline]
+    fn push(&mut self, label: i64, a: u32) {
+        RadixHeapMap::push(self, Reverse(label), a);
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<(i64, u32)> {
+        RadixHeapMap::pop(self).map(|(Reverse(d), a)| (d, a))
+    }
+}
+
+/// A radix heap of 32-bit keys: labels counted from `base`, all within `u32` of it.
+struct Narrow {
+    heap: RadixHeapMap<Reverse<u32>, u32>,
+    base: i64,
+}
+
+impl Queue for Narrow {
+    #[inline]
+    fn push(&mut self, label: i64, a: u32) {
+        // The caller pushes labels in `base..=base + u32::MAX` only.
+        self.heap.push(Reverse((label - self.base) as u32), a);
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<(i64, u32)> {
+        self.heap
+            .pop()
+            .map(|(Reverse(k), a)| (self.base + i64::from(k), a))
     }
 }
 
@@ -313,7 +412,8 @@ impl Dijkstra {
 
 /// The plain weight function of `metric`.
 pub fn metric_weight(g: &TurnGraph, metric: Metric) -> impl Fn(u32, u32) -> Option<u64> + '_ {
-    move |a, t| Some(g.transition_cost(metric, a, t))
+    let costs = g.costs(metric);
+    move |a, t| Some(costs.transition(a, t))
 }
 
 #[cfg(test)]
@@ -380,6 +480,37 @@ mod tests {
             }
         }
         assert!(checked > 300, "{checked}");
+    }
+
+    /// A bounded exploration (32-bit keys counted from the lowest source label) settles
+    /// exactly the arcs an unbounded one (64-bit keys) labels within the bound, with the same
+    /// labels, also from sources part-way along their arcs (negative labels).
+    #[test]
+    fn bounded_and_unbounded_explorations_agree_within_the_bound() {
+        let g = random_graph(400, 3, 23);
+        let weight = metric_weight(&g, Metric::Time);
+        let (mut bounded, mut unbounded) = (Dijkstra::new(400), Dijkstra::new(400));
+        let (mut inside, mut beyond) = (0, 0);
+        for source in (0..400u32).step_by(9) {
+            let sources = [(source, -1_500), ((source * 7 + 3) % 400, 0)];
+            unbounded.explore(&g, &sources, i64::MAX, &weight, |_| true);
+            for limit in [100_000, 400_000] {
+                bounded.explore(&g, &sources, limit, &weight, |a| a % 11 != 5);
+                let mut fenced = Dijkstra::new(400);
+                fenced.explore(&g, &sources, i64::MAX, &weight, |a| a % 11 != 5);
+                for a in 0..400 {
+                    let want = fenced.reached(a).filter(|&l| l <= limit);
+                    assert_eq!(bounded.reached(a), want, "arc {a} from {source}");
+                    inside += usize::from(want.is_some());
+                    beyond += usize::from(fenced.reached(a).is_some() && want.is_none());
+                }
+            }
+            assert!(unbounded.reached(source).is_some());
+        }
+        assert!(
+            inside > 2_000 && beyond > 2_000,
+            "{inside} within, {beyond} beyond"
+        );
     }
 
     /// Searches across the wrap of the rounds answer as a fresh state does: no label or

@@ -9,6 +9,8 @@ pub(super) struct CostField {
     ox: f64,
     oy: f64,
     cell: f64,
+    /// `1 / cell`: a point's cell is found by two multiplications, not two divisions.
+    per_m: f64,
     w: usize,
     h: usize,
     v: Vec<f64>,
@@ -25,20 +27,33 @@ impl CostField {
             ox: x0 - 2.0 * cell,
             oy: y0 - 2.0 * cell,
             cell,
+            per_m: 1.0 / cell,
             w,
             h,
             v: vec![unreached; w * h],
         }
     }
 
-    /// Marks the part `piece.from..piece.to` (fractions of length) of `line`, its cost linear
-    /// in length between the piece's two costs: points half a cell apart along the line, and
-    /// both ends of the piece.
-    pub(super) fn trace(&mut self, line: &Scratch, piece: &Piece) {
-        let Some(&first) = line.xy.first() else {
+    /// Marks the part `piece.from..piece.to` (fractions of length) of the line `xy` (measured
+    /// in `line`), its cost linear in length between the piece's two costs: points half a cell
+    /// apart along the line, and both ends of the piece.
+    pub(super) fn trace(&mut self, xy: &[[f64; 2]], line: &Scratch, piece: &Piece) {
+        // A piece from the start of its arc lying inside one cell lowers only that cell, to
+        // its first point's cost (costs rise along the piece): the common case of a town's
+        // short streets, marked without walking the line.
+        if piece.from == 0.0 && self.holds_inside_one_cell(xy) {
+            self.mark(xy[0], piece.cost_from);
+            return;
+        }
+        self.trace_sampled(xy, line, piece);
+    }
+
+    /// [`CostField::trace`], walking the line whatever its extent.
+    fn trace_sampled(&mut self, xy: &[[f64; 2]], line: &Scratch, piece: &Piece) {
+        let Some(&first) = xy.first() else {
             return;
         };
-        if line.total <= 0.0 || line.xy.len() < 2 {
+        if line.total <= 0.0 || xy.len() < 2 {
             self.mark(first, piece.cost_from);
             return;
         }
@@ -54,7 +69,7 @@ impl CostField {
         for (i, &l) in line.len.iter().enumerate() {
             let s1 = s0 + l;
             if l > 0.0 {
-                let (a, b) = (line.xy[i], line.xy[i + 1]);
+                let (a, b) = (xy[i], xy[i + 1]);
                 while next <= s1 {
                     let t = (next - s0) / l;
                     self.mark(
@@ -70,14 +85,31 @@ impl CostField {
             s0 = s1;
         }
         // Rounding left the end a hair beyond the summed lengths: it is the last point.
-        if let Some(&last) = line.xy.last() {
+        if let Some(&last) = xy.last() {
             self.mark(last, piece.cost_to);
         }
     }
 
+    /// Whether every point of `xy` lies inside the cell of the first, clear of its sides by
+    /// more than rounding, so that every point on the line between them marks that cell too.
+    fn holds_inside_one_cell(&self, xy: &[[f64; 2]]) -> bool {
+        const CLEAR: f64 = 1e-6;
+        let Some(first) = xy.first() else {
+            return false;
+        };
+        // Truncation (no call into libm): a point left of or below the grid is never inside.
+        let cx = (((first[0] - self.ox) * self.per_m) as usize) as f64;
+        let cy = (((first[1] - self.oy) * self.per_m) as usize) as f64;
+        xy.iter().all(|p| {
+            let fx = (p[0] - self.ox) * self.per_m - cx;
+            let fy = (p[1] - self.oy) * self.per_m - cy;
+            fx > CLEAR && fx < 1.0 - CLEAR && fy > CLEAR && fy < 1.0 - CLEAR
+        })
+    }
+
     pub(super) fn mark(&mut self, p: [f64; 2], cost: f64) {
-        let cx = (p[0] - self.ox) / self.cell;
-        let cy = (p[1] - self.oy) / self.cell;
+        let cx = (p[0] - self.ox) * self.per_m;
+        let cy = (p[1] - self.oy) * self.per_m;
         if cx < 0.0 || cy < 0.0 {
             return;
         }
@@ -401,11 +433,8 @@ mod tests {
         let mut f = CostField::new(bbox(lines), cell, 1_000.0 * (1.0 + ALLOWANCE));
         for l in lines {
             let xy: Vec<[f64; 2]> = l.iter().map(|p| p.0).collect();
-            let len: Vec<f64> = xy
-                .windows(2)
-                .map(|w| ((w[1][0] - w[0][0]).powi(2) + (w[1][1] - w[0][1]).powi(2)).sqrt())
-                .collect();
-            let total = len.iter().sum();
+            let mut line = Scratch::default();
+            line.load(&xy);
             let piece = Piece {
                 arc: 0,
                 from: 0.0,
@@ -413,7 +442,7 @@ mod tests {
                 cost_from: l[0].1,
                 cost_to: l[l.len() - 1].1,
             };
-            f.trace(&Scratch { xy, len, total }, &piece);
+            f.trace(&xy, &line, &piece);
         }
         f
     }
@@ -555,6 +584,61 @@ mod tests {
             outer.iter().all(|p| p[0] < 4_000.0),
             "the largest area only"
         );
+    }
+
+    /// Pieces inside one cell are marked at their first point without walking them: the field
+    /// is the one the walked line gives, also for pieces cut short, pieces starting part-way
+    /// and points on or a hair from the cells' sides.
+    #[test]
+    fn pieces_inside_one_cell_mark_the_field_as_walking_them_does() {
+        let cell = 100.0;
+        let mut s = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s % 1_000_000) as f64 / 1_000_000.0
+        };
+        let (mut walked, mut shortcut) = (
+            CostField::new([0.0, 0.0, 2_000.0, 2_000.0], cell, 1_125.0),
+            CostField::new([0.0, 0.0, 2_000.0, 2_000.0], cell, 1_125.0),
+        );
+        let mut inside = 0;
+        for i in 0..4_000 {
+            let start = [next() * 2_000.0, next() * 2_000.0];
+            // Every fifth line starts on a cell side (the field's origin is two cells out).
+            let start = if i % 5 == 0 {
+                [(start[0] / cell).round() * cell, start[1]]
+            } else {
+                start
+            };
+            let spread = if i % 2 == 0 { 30.0 } else { 160.0 };
+            let mut xy = vec![start];
+            for _ in 0..(i % 4) + 1 {
+                let last = xy[xy.len() - 1];
+                xy.push([
+                    last[0] + (next() - 0.5) * spread,
+                    last[1] + (next() - 0.5) * spread,
+                ]);
+            }
+            let mut line = Scratch::default();
+            line.load(&xy);
+            let cost_from = next() * 900.0;
+            let piece = Piece {
+                arc: 0,
+                from: if i % 7 == 0 { next() * 0.5 } else { 0.0 },
+                to: if i % 3 == 0 { 0.5 + next() * 0.5 } else { 1.0 },
+                cost_from,
+                cost_to: cost_from + next() * 200.0,
+            };
+            if piece.from == 0.0 && shortcut.holds_inside_one_cell(&xy) {
+                inside += 1;
+            }
+            walked.trace_sampled(&xy, &line, &piece);
+            shortcut.trace(&xy, &line, &piece);
+        }
+        assert_eq!(walked.v, shortcut.v);
+        assert!(inside > 800, "{inside} pieces inside one cell");
     }
 
     #[test]
