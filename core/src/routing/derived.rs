@@ -9,9 +9,9 @@
 //! is built). Opening a pack whose files carry the right key maps them and derives nothing:
 //! no road table is read and no turn graph built, so opening a country costs neither the
 //! time nor the transient memory of a derivation. Every index the queries follow is checked
-//! first ([`check_network`], [`check_graph`], the snap index's tree and pieces), so a damaged file is written again rather than
-//! read out of bounds. Another pack version, another engine build or a damaged file derives
-//! the arrays again and rewrites the file.
+//! first ([`check_network`], [`check_graph`], the snap index's tree and pieces), so a damaged
+//! file is written again rather than read out of bounds. Another pack version, another engine
+//! build or a damaged file derives the arrays again and rewrites the file.
 //!
 //! **Unkeyed** (a router opened on a bare pack directory, without a manifest): the arrays are
 //! derived on every opening and a file is accepted only when it reads back byte for byte as

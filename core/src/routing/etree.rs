@@ -129,7 +129,9 @@ impl RankGraph {
     /// consistency (sizes, and every rank, parent, edge range and edge head in range) so
     /// that no query can read out of bounds. The contents are checked through the file, not
     /// the mapping, so opening leaves nothing resident.
-    pub fn from_file(f: &FlatFile) -> Result<RankGraph, FlatError> {
+    /// Also returns the two edge ranges (`firstfw`, `firstbw`) as it read them through the
+    /// file, for checks of other sections against them without reading them again.
+    pub fn from_file(f: &FlatFile) -> Result<(RankGraph, [Vec<u32>; 2]), FlatError> {
         let bad = |what: &str| FlatError::Invalid(format!("is inconsistent: {what}"));
         let n = f.count::<u32>("rank")?;
         if f.count::<u32>("node")? != n || f.count::<u32>("parent")? != n {
@@ -147,13 +149,17 @@ impl RankGraph {
         if !f.scan("parent", above)? {
             return Err(bad("a parent is not above its child"));
         }
-        for (first, edges) in [("firstfw", "fwd"), ("firstbw", "bwd")] {
+        let mut ranges = [Vec::new(), Vec::new()];
+        for ((first, edges), firsts) in [("firstfw", "fwd"), ("firstbw", "bwd")]
+            .into_iter()
+            .zip(&mut ranges)
+        {
             let m = f.count::<[u32; 2]>(edges)?;
             if f.count::<u32>(first)? != n + 1 {
                 return Err(bad("edge ranges do not cover every rank"));
             }
             // The edge ranges, read through the file (a temporary copy of 4 bytes a rank).
-            let mut firsts: Vec<u32> = Vec::with_capacity(n + 1);
+            firsts.reserve_exact(n + 1);
             let mut last = 0u32;
             let rising = f.scan(first, |at, v: &[u32]| {
                 firsts.extend_from_slice(v);
@@ -182,7 +188,7 @@ impl RankGraph {
             }
         }
         let walk: Arr<f64> = f.arr("walkcost")?;
-        Ok(RankGraph {
+        let graph = RankGraph {
             rank: f.arr("rank")?,
             node: f.arr("node")?,
             parent: f.arr("parent")?,
@@ -191,7 +197,8 @@ impl RankGraph {
             fwd: f.arr("fwd")?,
             bwd: f.arr("bwd")?,
             walk_cost: walk.first().copied().unwrap_or(0.0),
-        })
+        };
+        Ok((graph, ranges))
     }
 
     /// The arrays as plain slices.

@@ -37,7 +37,7 @@ impl ChGraph {
         let f = FlatFile::open(path, key)?;
         let bad = |what: &str| FlatError::Invalid(format!("is inconsistent: {what}"));
         let stored: Arr<u64> = f.arr("arcs")?;
-        let query = RankGraph::from_file(&f)?;
+        let (query, firsts) = RankGraph::from_file(&f)?;
         if stored.first().copied() != Some(arcs as u64) || query.len() != arcs + 1 {
             return Err(bad("it belongs to a graph of another size").into());
         }
@@ -49,14 +49,8 @@ impl ChGraph {
         }
         // A shortcut replaces a backward and a forward edge of a lower-ranked node: edges
         // stored before the first edge of its own node in both arrays. So unpacking a path
-        // always ends. The edge ranges are read through the file (a temporary copy).
-        let mut firsts = [Vec::new(), Vec::new()];
-        for (tag, out) in ["firstfw", "firstbw"].into_iter().zip(&mut firsts) {
-            f.scan(tag, |_, v: &[u32]| {
-                out.extend_from_slice(v);
-                true
-            })?;
-        }
+        // always ends. The edge ranges are those the query graph's check read through the
+        // file (a temporary copy).
         let [first_fwd, first_bwd] = &firsts;
         for (tag, m, first) in [("viafw", m_fwd, first_fwd), ("viabw", m_bwd, first_bwd)] {
             if f.count::<[u32; 2]>(tag)? != m {
