@@ -78,7 +78,8 @@ pub struct Costs<'a> {
 }
 
 impl Costs<'_> {
-    /// [`TurnGraph::transition_cost`]: the cost of transition `t` leaving arc `a`.
+    /// The cost of transition `t` leaving arc `a`: the arc's own, plus the turn's in the time
+    /// metric.
     #[inline]
     pub fn transition(&self, a: u32, t: u32) -> u64 {
         let arc = u64::from(self.arc[a as usize]);
@@ -460,12 +461,7 @@ impl TurnGraph {
     /// Cost of transition `t` leaving arc `a` in `metric`.
     #[inline]
     pub fn transition_cost(&self, metric: Metric, a: u32, t: u32) -> u64 {
-        match metric {
-            Metric::Time => {
-                u64::from(self.arc_time_ms[a as usize]) + u64::from(self.turn_ms[t as usize])
-            }
-            Metric::Distance => u64::from(self.arc_dist_cm[a as usize]),
-        }
+        self.costs(metric).transition(a, t)
     }
 
     /// The costs of `metric` as plain slices, for loops that read them at every step.

@@ -97,19 +97,24 @@ impl CostField {
         let Some(first) = xy.first() else {
             return false;
         };
+        let [fx, fy] = self.in_cells(*first);
         // Truncation (no call into libm): a point left of or below the grid is never inside.
-        let cx = (((first[0] - self.ox) * self.per_m) as usize) as f64;
-        let cy = (((first[1] - self.oy) * self.per_m) as usize) as f64;
+        let (cx, cy) = ((fx as usize) as f64, (fy as usize) as f64);
         xy.iter().all(|p| {
-            let fx = (p[0] - self.ox) * self.per_m - cx;
-            let fy = (p[1] - self.oy) * self.per_m - cy;
+            let [fx, fy] = self.in_cells(*p);
+            let (fx, fy) = (fx - cx, fy - cy);
             fx > CLEAR && fx < 1.0 - CLEAR && fy > CLEAR && fy < 1.0 - CLEAR
         })
     }
 
+    /// A point's position in cells from the grid's corner (its cell: the integer parts), the
+    /// one computation [`CostField::mark`] and the one-cell test share.
+    fn in_cells(&self, p: [f64; 2]) -> [f64; 2] {
+        [(p[0] - self.ox) * self.per_m, (p[1] - self.oy) * self.per_m]
+    }
+
     pub(super) fn mark(&mut self, p: [f64; 2], cost: f64) {
-        let cx = (p[0] - self.ox) * self.per_m;
-        let cy = (p[1] - self.oy) * self.per_m;
+        let [cx, cy] = self.in_cells(p);
         if cx < 0.0 || cy < 0.0 {
             return;
         }

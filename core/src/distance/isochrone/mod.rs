@@ -198,7 +198,7 @@ pub fn outline(
     // One pass over the reached arcs' geometry: each piece's points, projected in its direction
     // of travel, go into one buffer, and the grid's box (linear projection) is taken on the way.
     // (Taking the box from the points' degrees first and projecting each piece as it is traced
-    // keeps no buffer but reads the geometry twice: measured 3 % slower.)
+    // keeps no buffer but reads the geometry twice, and measured slower.)
     let o = proj.project(snap.point);
     let (mut x0, mut y0, mut x1, mut y1) = (o[0], o[1], o[0], o[1]);
     let mut xy = KEPT_POINTS.take(|_| true).unwrap_or_default();
