@@ -494,6 +494,63 @@ fn isochrones_grow_with_the_budget_and_follow_the_network() {
     assert_eq!(d.distance.text, "3.0 km");
 }
 
+/// An outline computed on two threads (the reached pieces read beside the search, the field
+/// marked in two halves) is the outline computed on one, point for point: with the default
+/// batches, with batches small enough that every reach here is handed over many times, and
+/// with one arc a batch; for long and short reaches, both metrics, and an avoid option.
+#[test]
+fn isochrones_on_two_threads_are_those_on_one() {
+    use waymark_core::distance::isochrone::{Threads, outline_on};
+    use waymark_core::routing::{Metric, Profile};
+    let f = fixture();
+    let set = f.engine.packs().snapshot();
+    let packs = waymark_core::distance::RoutingPacks::new(&set);
+    let questions = [
+        (
+            ANDORRA_LA_VELLA,
+            Profile::Driving,
+            Metric::Time,
+            1_800_000,
+            vec![],
+        ),
+        (
+            ENCAMP,
+            Profile::Driving,
+            Metric::Time,
+            600_000,
+            vec![RouteAvoid::Tolls],
+        ),
+        (ORDINO, Profile::Walking, Metric::Time, 900_000, vec![]),
+        (
+            SANT_JULIA,
+            Profile::Cycling,
+            Metric::Distance,
+            800_000,
+            vec![],
+        ),
+        (SOLDEU, Profile::Driving, Metric::Time, 60_000, vec![]),
+    ];
+    for (origin, profile, metric, budget, avoid) in questions {
+        let at = Pt::new(origin.lat, origin.lng);
+        let rp = packs.for_area(at).unwrap().unwrap();
+        let one = outline_on(&rp, at, profile, metric, budget, &avoid, Threads::One);
+        let one = one.expect("an outline");
+        assert!(one.ring.len() >= 4);
+        for threads in [
+            Threads::TWO,
+            Threads::Two { batch: 64 },
+            Threads::Two { batch: 1 },
+        ] {
+            let two = outline_on(&rp, at, profile, metric, budget, &avoid, threads);
+            assert_eq!(
+                two.as_ref(),
+                Some(&one),
+                "{profile:?} {budget} on {threads:?}"
+            );
+        }
+    }
+}
+
 /// Isochrone outlines are contours of a travel-time field: no axis-aligned staircase (the
 /// grid tracing they replaced turned at right angles at nearly every vertex), and the holes
 /// of the Waymark extension, when present, are closed rings inside the outline.

@@ -224,7 +224,7 @@ pub struct RoutingPacks {
 
 impl RoutingPacks {
     /// The packs of `set` with roads, and their join groups.
-    fn new(set: &PackSet) -> RoutingPacks {
+    pub fn new(set: &PackSet) -> RoutingPacks {
         let packs: Vec<LazyRoutingPack> = set
             .with_layer(layers::ROADS)
             .into_iter()

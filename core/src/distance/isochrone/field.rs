@@ -113,6 +113,17 @@ impl CostField {
         [(p[0] - self.ox) * self.per_m, (p[1] - self.oy) * self.per_m]
     }
 
+    /// Lowers every cell to `other`'s where that is lower: the field of both sets of marks
+    /// (`other` lies over the same grid: made by [`CostField::new`] with the same arguments).
+    pub(super) fn lower_to(&mut self, other: &CostField) {
+        debug_assert!(self.w == other.w && self.h == other.h && self.ox == other.ox);
+        for (v, &o) in self.v.iter_mut().zip(&other.v) {
+            if o < *v {
+                *v = o;
+            }
+        }
+    }
+
     pub(super) fn mark(&mut self, p: [f64; 2], cost: f64) {
         let [cx, cy] = self.in_cells(p);
         if cx < 0.0 || cy < 0.0 {

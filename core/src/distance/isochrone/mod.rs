@@ -6,7 +6,9 @@
 //!    with its cost at both ends, in full when the rest covers it, else the part the rest covers
 //!    (partial edges), including the origin's own arc. The origin snaps onto the main network
 //!    unless a search from its nearest edge reaches it or that edge's component is itself large
-//!    ([`crate::routing::reach::Reach::origin`]).
+//!    ([`crate::routing::reach::Reach::origin`]). With more than one core, a second thread
+//!    reads and projects the settled arcs while the search goes on, and the field below is
+//!    marked in two halves at once ([`Threads`]); the outline is the same.
 //! 2. **Travel-cost field.** A square grid is laid over the reached roads ([`cell_size`]: the
 //!    farthest reach of the budget over 300, never under [`MIN_CELL_M`] nor over
 //!    [`MAX_CELL_M`]: 110 m for a 10-minute walk, 183 m for a 30-minute drive). Walking along
@@ -37,7 +39,8 @@ use crate::geo::{LocalProjection, Pt, encode_polyline};
 use crate::routing::router::{expand_sources, positions};
 use crate::routing::search::with_dijkstra;
 use crate::routing::spare::Spares;
-use crate::routing::{Metric, Profile};
+use crate::routing::{Metric, Profile, RoadNetwork, TurnGraph};
+use std::sync::OnceLock;
 
 use super::RoutingPack;
 use super::route::Texts;
@@ -119,7 +122,8 @@ struct Piece {
     cost_to: f64,
 }
 
-/// The reachable outline, `None` when the origin does not snap.
+/// The reachable outline, `None` when the origin does not snap: on two threads when the
+/// process may run on more than one core ([`Threads::available`]).
 pub fn outline(
     routing: &RoutingPack,
     origin: Pt,
@@ -127,6 +131,54 @@ pub fn outline(
     metric: Metric,
     budget: u64,
     avoid: &[RouteAvoid],
+) -> Option<Outline> {
+    let threads = Threads::available();
+    outline_on(routing, origin, profile, metric, budget, avoid, threads)
+}
+
+/// How many threads an outline is computed on. The outline is the same on either: a cell
+/// keeps the lowest cost marked in it, whatever the order the pieces are marked in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Threads {
+    /// The search, then the reached pieces, then the field, one after the other.
+    One,
+    /// The reached pieces are read and projected on a second thread while the search goes
+    /// on, `batch` settled arcs at a time (none when the search settles fewer), and the field
+    /// is marked in two halves at once (when there are at least two batches of pieces).
+    Two {
+        /// Settled arcs handed over at a time ([`BATCH`]).
+        batch: usize,
+    },
+}
+
+impl Threads {
+    /// Two threads, in batches of [`BATCH`] arcs.
+    pub const TWO: Threads = Threads::Two { batch: BATCH };
+
+    /// [`Threads::TWO`] when the process may run on more than one core (its affinity and
+    /// quota allowing), else [`Threads::One`]; asked once per process.
+    pub fn available() -> Threads {
+        static AVAILABLE: OnceLock<Threads> = OnceLock::new();
+        *AVAILABLE.get_or_init(|| match std::thread::available_parallelism() {
+            Ok(n) if n.get() > 1 => Threads::TWO,
+            _ => Threads::One,
+        })
+    }
+}
+
+/// Settled arcs handed to the second thread at a time: a 30-minute drive in a country
+/// settles tens of thousands, a short walk fewer than this (one thread is then quicker).
+pub const BATCH: usize = 4096;
+
+/// [`outline`] on the given threads.
+pub fn outline_on(
+    routing: &RoutingPack,
+    origin: Pt,
+    profile: Profile,
+    metric: Metric,
+    budget: u64,
+    avoid: &[RouteAvoid],
+    threads: Threads,
 ) -> Option<Outline> {
     let router = &routing.router;
     let g = router.graph(profile);
@@ -146,90 +198,89 @@ pub fn outline(
         .map(|s| (s.0, s.1 as i64))
         .collect();
     let budget_f = budget as f64;
-    let mut pieces: Vec<Piece> = Vec::new();
+    let proj = LocalProjection::new(origin.lat);
+    let o = proj.project(snap.point);
+    let ctx = Reach {
+        g: &g,
+        net: &router.net,
+        proj,
+        metric,
+        budget: budget as i64,
+    };
+    let mut reached = Reached::new(o);
     for p in &src {
         let c = g.arc_cost(metric, p.arc) as f64;
         let ahead = if c > 0.0 { budget_f / c } else { 1.0 };
         let to = (p.offset + ahead).min(1.0);
-        pieces.push(Piece {
-            arc: p.arc,
-            from: p.offset,
-            to,
-            cost_from: 0.0,
-            cost_to: (to - p.offset) * c,
-        });
-    }
-    with_dijkstra(g.arc_count(), |d| {
-        let costs = g.costs(metric);
-        d.explore(
-            &g,
-            &starts,
-            budget as i64,
-            |a, t| Some(costs.transition(a, t)),
-            arc_ok,
+        reached.add(
+            &ctx,
+            Piece {
+                arc: p.arc,
+                from: p.offset,
+                to,
+                cost_from: 0.0,
+                cost_to: (to - p.offset) * c,
+            },
         );
-        // A cell keeps the lowest cost marked in it, so pieces may come in any order: in arc
-        // (edge) order, edges and points are read front to back, not at random.
-        let mut order = std::mem::take(&mut d.order);
-        radsort::sort(&mut order);
-        for &a in &order {
-            let Some(label) = d.reached(a) else { continue };
-            let left = budget as i64 - label;
-            if left <= 0 {
-                continue;
-            }
-            let c = g.arc_cost(metric, a);
-            let f = if c == 0 || left as u64 >= c {
-                1.0
-            } else {
-                left as f64 / c as f64
-            };
-            pieces.push(Piece {
-                arc: a,
-                from: 0.0,
-                to: f,
-                cost_from: label as f64,
-                cost_to: label as f64 + f * c as f64,
-            });
-        }
-        d.order = order;
-    });
-    let proj = LocalProjection::new(origin.lat);
-    // One pass over the reached arcs' geometry: each piece's points, projected in its direction
-    // of travel, go into one buffer, and the grid's box (linear projection) is taken on the way.
-    // (Taking the box from the points' degrees first and projecting each piece as it is traced
-    // keeps no buffer but reads the geometry twice, and measured slower.)
-    let o = proj.project(snap.point);
-    let (mut x0, mut y0, mut x1, mut y1) = (o[0], o[1], o[0], o[1]);
-    let mut xy = KEPT_POINTS.take(|_| true).unwrap_or_default();
-    xy.clear();
-    let mut ends: Vec<usize> = Vec::with_capacity(pieces.len());
-    for piece in &pieces {
-        let geom = router.net.geometry(g.arc_edge[piece.arc as usize]);
-        let start = xy.len();
-        if g.arc_forward[piece.arc as usize] {
-            xy.extend(geom.iter().map(|p| proj.project(*p)));
-        } else {
-            xy.extend(geom.iter().rev().map(|p| proj.project(*p)));
-        }
-        for p in &xy[start..] {
-            x0 = x0.min(p[0]);
-            x1 = x1.max(p[0]);
-            y0 = y0.min(p[1]);
-            y1 = y1.max(p[1]);
-        }
-        ends.push(xy.len());
     }
+    let costs = g.costs(metric);
+    let weight = |a: u32, t: u32| Some(costs.transition(a, t));
+    let reached = with_dijkstra(g.arc_count(), |d| match threads {
+        Threads::One => {
+            d.explore(&g, &starts, ctx.budget, weight, arc_ok);
+            // In arc (edge) order, edges and points are read front to back, not at random.
+            let mut order = std::mem::take(&mut d.order);
+            radsort::sort(&mut order);
+            for &a in &order {
+                if let Some(label) = d.reached(a) {
+                    reached.settled(&ctx, a, label);
+                }
+            }
+            d.order = order;
+            reached
+        }
+        Threads::Two { batch } => std::thread::scope(|s| {
+            let mut pipe = Pipe::new(s, &ctx, reached, batch.max(1));
+            d.explore_each(&g, &starts, ctx.budget, weight, arc_ok, |a, label| {
+                pipe.settled(a, label);
+            });
+            pipe.finish()
+        }),
+    });
+    let Reached {
+        pieces,
+        xy,
+        ends,
+        bbox,
+    } = reached;
     let cell = cell_size(profile, metric, budget);
-    let mut field = CostField::new([x0, y0, x1, y1], cell, budget_f * (1.0 + ALLOWANCE));
+    let unreached = budget_f * (1.0 + ALLOWANCE);
+    let mut field = CostField::new(bbox, cell, unreached);
     field.mark(o, 0.0);
-    let mut line = Scratch::default();
-    let mut start = 0;
-    for (piece, &end) in pieces.iter().zip(&ends) {
-        let points = &xy[start..end];
-        line.load(points);
-        field.trace(points, &line, piece);
-        start = end;
+    let split = match threads {
+        Threads::Two { batch } if pieces.len() >= 2 * batch.max(1) => pieces.len() / 2,
+        _ => 0,
+    };
+    if split == 0 {
+        trace_all(&mut field, &pieces, &xy, &ends, 0);
+    } else {
+        let (first, second) = pieces.split_at(split);
+        let (first_ends, second_ends) = ends.split_at(split);
+        let second_from = first_ends.last().copied().unwrap_or(0);
+        let (xy_ref, first_ref) = (&xy, first);
+        let other = std::thread::scope(|s| {
+            let half = s.spawn(move || {
+                let mut f = CostField::new(bbox, cell, unreached);
+                trace_all(&mut f, first_ref, xy_ref, first_ends, 0);
+                f
+            });
+            trace_all(&mut field, second, &xy, second_ends, second_from);
+            half.join()
+        });
+        match other {
+            Ok(f) => field.lower_to(&f),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
     }
     if xy.capacity() <= MAX_KEPT_POINTS {
         KEPT_POINTS.give(xy, Vec::capacity);
@@ -241,6 +292,210 @@ pub fn outline(
         ring: unproject(ring),
         holes: holes.into_iter().map(unproject).collect(),
     })
+}
+
+/// Marks `pieces` on the field: piece `i`'s points are `xy[start..ends[i]]`, from `from`.
+fn trace_all(
+    field: &mut CostField,
+    pieces: &[Piece],
+    xy: &[[f64; 2]],
+    ends: &[usize],
+    from: usize,
+) {
+    let mut line = Scratch::default();
+    let mut start = from;
+    for (piece, &end) in pieces.iter().zip(ends) {
+        let points = &xy[start..end];
+        line.load(points);
+        field.trace(points, &line, piece);
+        start = end;
+    }
+}
+
+/// What turns a settled arc into a reached piece.
+struct Reach<'a> {
+    g: &'a TurnGraph,
+    net: &'a RoadNetwork,
+    proj: LocalProjection,
+    metric: Metric,
+    budget: i64,
+}
+
+/// The reached pieces, each piece's points projected in its direction of travel (one buffer;
+/// piece `i` ends at `ends[i]`), and the box of every point and the origin.
+struct Reached {
+    pieces: Vec<Piece>,
+    xy: Vec<[f64; 2]>,
+    ends: Vec<usize>,
+    bbox: [f64; 4],
+}
+
+impl Reached {
+    fn new(origin: [f64; 2]) -> Reached {
+        let mut xy = KEPT_POINTS.take(|_| true).unwrap_or_default();
+        xy.clear();
+        Reached {
+            pieces: Vec::new(),
+            xy,
+            ends: Vec::new(),
+            bbox: [origin[0], origin[1], origin[0], origin[1]],
+        }
+    }
+
+    /// The piece of arc `a`, settled at `label`, that the rest of the budget covers (none when
+    /// nothing is left).
+    fn settled(&mut self, r: &Reach<'_>, a: u32, label: i64) {
+        let left = r.budget - label;
+        if left <= 0 {
+            return;
+        }
+        let c = r.g.arc_cost(r.metric, a);
+        let f = if c == 0 || left as u64 >= c {
+            1.0
+        } else {
+            left as f64 / c as f64
+        };
+        self.add(
+            r,
+            Piece {
+                arc: a,
+                from: 0.0,
+                to: f,
+                cost_from: label as f64,
+                cost_to: label as f64 + f * c as f64,
+            },
+        );
+    }
+
+    /// Projects a piece's arc and widens the box. (Taking the box from the points' degrees
+    /// first and projecting each piece as it is traced keeps no buffer but reads the geometry
+    /// twice, and measured slower.)
+    fn add(&mut self, r: &Reach<'_>, piece: Piece) {
+        let geom = r.net.geometry(r.g.arc_edge[piece.arc as usize]);
+        let start = self.xy.len();
+        if r.g.arc_forward[piece.arc as usize] {
+            self.xy.extend(geom.iter().map(|p| r.proj.project(*p)));
+        } else {
+            self.xy
+                .extend(geom.iter().rev().map(|p| r.proj.project(*p)));
+        }
+        let [x0, y0, x1, y1] = &mut self.bbox;
+        for p in &self.xy[start..] {
+            *x0 = x0.min(p[0]);
+            *x1 = x1.max(p[0]);
+            *y0 = y0.min(p[1]);
+            *y1 = y1.max(p[1]);
+        }
+        self.ends.push(self.xy.len());
+        self.pieces.push(piece);
+    }
+}
+
+/// Settled arcs going to a second thread in batches, which turns them into pieces while the
+/// search goes on. The thread starts with the first full batch, so a small search never
+/// starts it; empty batches come back to be filled again.
+struct Pipe<'scope, 'env, 'a> {
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    reach: &'env Reach<'a>,
+    /// Until the thread starts: what it will add to.
+    reached: Option<Reached>,
+    batch: Vec<(u32, i64)>,
+    size: usize,
+    worker: Option<PipeWorker<'scope>>,
+}
+
+struct PipeWorker<'scope> {
+    full: std::sync::mpsc::SyncSender<Vec<(u32, i64)>>,
+    empty: std::sync::mpsc::Receiver<Vec<(u32, i64)>>,
+    done: std::thread::ScopedJoinHandle<'scope, Reached>,
+}
+
+impl<'scope, 'env, 'a> Pipe<'scope, 'env, 'a> {
+    fn new(
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        reach: &'env Reach<'a>,
+        reached: Reached,
+        size: usize,
+    ) -> Self {
+        Pipe {
+            scope,
+            reach,
+            reached: Some(reached),
+            batch: Vec::with_capacity(size),
+            size,
+            worker: None,
+        }
+    }
+
+    fn settled(&mut self, a: u32, label: i64) {
+        self.batch.push((a, label));
+        if self.batch.len() < self.size {
+            return;
+        }
+        if self.worker.is_none() {
+            self.start();
+        }
+        if let Some(w) = &self.worker {
+            let next = w
+                .empty
+                .try_recv()
+                .unwrap_or_else(|_| Vec::with_capacity(self.size));
+            let full = std::mem::replace(&mut self.batch, next);
+            // Refused only when the thread has ended (a panic, reported by `finish`).
+            let _ = w.full.send(full);
+        }
+    }
+
+    fn start(&mut self) {
+        let Some(mut reached) = self.reached.take() else {
+            return;
+        };
+        let (full, batches) = std::sync::mpsc::sync_channel::<Vec<(u32, i64)>>(4);
+        let (back, empty) = std::sync::mpsc::channel();
+        let reach = self.reach;
+        let done = self.scope.spawn(move || {
+            for mut batch in batches {
+                add_batch(&mut reached, reach, &mut batch);
+                let _ = back.send(batch);
+            }
+            reached
+        });
+        self.worker = Some(PipeWorker { full, empty, done });
+    }
+
+    /// Every piece, once the search has ended.
+    fn finish(mut self) -> Reached {
+        match self.worker.take() {
+            None => {
+                let mut reached = self
+                    .reached
+                    .take()
+                    .unwrap_or_else(|| Reached::new([0.0; 2]));
+                add_batch(&mut reached, self.reach, &mut self.batch);
+                reached
+            }
+            Some(w) => {
+                if !self.batch.is_empty() {
+                    let _ = w.full.send(std::mem::take(&mut self.batch));
+                }
+                drop(w.full);
+                match w.done.join() {
+                    Ok(reached) => reached,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+        }
+    }
+}
+
+/// Adds a batch of settled arcs in arc order (their edges and points are then read front to
+/// back within the batch).
+fn add_batch(reached: &mut Reached, reach: &Reach<'_>, batch: &mut Vec<(u32, i64)>) {
+    radsort::sort_by_key(batch, |s| s.0);
+    for &(a, label) in batch.iter() {
+        reached.settled(reach, a, label);
+    }
+    batch.clear();
 }
 
 /// Largest buffer of projected points kept between isochrones: 2²² points (64 MB), the reach
