@@ -66,7 +66,10 @@ pub fn bearing_deg(a: Pt, b: Pt) -> f64 {
     let y = dlng.sin() * la2.cos();
     let x = la1.cos() * la2.sin() - la1.sin() * la2.cos() * dlng.cos();
     let deg = y.atan2(x).to_degrees();
-    (deg + 360.0) % 360.0
+    // `(deg + 360) % 360` without the call into libm: `deg` lies in `-180..=180`, so the sum
+    // lies in `180..=540`, and subtracting 360 once is exactly what the remainder gives.
+    let up = deg + 360.0;
+    if up >= 360.0 { up - 360.0 } else { up }
 }
 
 /// Signed turn from bearing `from` to bearing `to`, degrees in `-180..=180` (positive: right).
