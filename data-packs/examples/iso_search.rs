@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use radix_heap::RadixHeapMap;
+use waymark_core::geo::hilbert;
 use waymark_core::routing::search::Dijkstra;
 use waymark_core::routing::{Metric, Profile, RoadNetwork, TurnGraph, cch};
 
@@ -143,27 +144,6 @@ fn hilbert_numbering(g: &TurnGraph, net: &RoadNetwork) -> Vec<u32> {
         perm[a as usize] = i as u32;
     }
     perm
-}
-
-/// Position of `(x, y)` along the Hilbert curve over a grid of 2^16 × 2^16 cells.
-fn hilbert(mut x: u32, mut y: u32) -> u64 {
-    const N: u32 = 1 << 16;
-    let mut d = 0u64;
-    let mut s = N / 2;
-    while s > 0 {
-        let rx = u32::from(x & s != 0);
-        let ry = u32::from(y & s != 0);
-        d += u64::from(s) * u64::from(s) * u64::from((3 * rx) ^ ry);
-        if ry == 0 {
-            if rx == 1 {
-                x = N - 1 - x;
-                y = N - 1 - y;
-            }
-            std::mem::swap(&mut x, &mut y);
-        }
-        s /= 2;
-    }
-    d
 }
 
 /// The graph with arc `a` numbered `perm[a]` (the arrays a bounded search reads).

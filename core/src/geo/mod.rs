@@ -37,7 +37,7 @@ pub use geojson::{line_geojson, point_geojson, polygon_rings, round7};
 pub use line::{
     LinePoint, LocalProjection, nearest_on_line, point_along, project_on_segment, sub_line,
 };
-pub use point::{Pt, degrees_for, lerp};
+pub use point::{Pt, degrees_for, hilbert, lerp};
 pub use polygon::{
     Area, Ring, closed_ring_contains, line_meets_ring, plane_ring_contains, ring_contains,
     ring_edge_within, rings_contain, segments_cross,

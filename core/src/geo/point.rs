@@ -37,3 +37,25 @@ pub fn degrees_for(metres: f64, lat: f64) -> (f64, f64) {
     let dlng = metres / (111_320.0 * lat.to_radians().cos().abs().max(0.01));
     (dlat, dlng)
 }
+
+/// Position of `(x, y)` along the Hilbert curve over a grid of 2^16 × 2^16 cells: cells close
+/// along the curve are close in the plane (the order of spatial indexes).
+pub fn hilbert(mut x: u32, mut y: u32) -> u64 {
+    const N: u32 = 1 << 16;
+    let mut d = 0u64;
+    let mut s = N / 2;
+    while s > 0 {
+        let rx = u32::from(x & s != 0);
+        let ry = u32::from(y & s != 0);
+        d += u64::from(s) * u64::from(s) * u64::from((3 * rx) ^ ry);
+        if ry == 0 {
+            if rx == 1 {
+                x = N - 1 - x;
+                y = N - 1 - y;
+            }
+            std::mem::swap(&mut x, &mut y);
+        }
+        s /= 2;
+    }
+    d
+}

@@ -12,6 +12,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::Piece;
+use crate::geo::hilbert;
 use crate::routing::flat::{Arr, FlatError, FlatFile, Section};
 
 /// Children of a node (the last node of a level may have fewer).
@@ -43,27 +44,6 @@ fn distance_2(b: &Bbox, q: [f64; 2]) -> f64 {
     let dx = (b[0] - q[0]).max(q[0] - b[2]).max(0.0);
     let dy = (b[1] - q[1]).max(q[1] - b[3]).max(0.0);
     dx * dx + dy * dy
-}
-
-/// Position of `(x, y)` along the Hilbert curve over a grid of 2^16 × 2^16 cells.
-fn hilbert(mut x: u32, mut y: u32) -> u64 {
-    const N: u32 = 1 << 16;
-    let mut d = 0u64;
-    let mut s = N / 2;
-    while s > 0 {
-        let rx = u32::from(x & s != 0);
-        let ry = u32::from(y & s != 0);
-        d += u64::from(s) * u64::from(s) * u64::from((3 * rx) ^ ry);
-        if ry == 0 {
-            if rx == 1 {
-                x = N - 1 - x;
-                y = N - 1 - y;
-            }
-            std::mem::swap(&mut x, &mut y);
-        }
-        s /= 2;
-    }
-    d
 }
 
 /// The static R-tree over a network's pieces.
