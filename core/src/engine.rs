@@ -55,6 +55,11 @@ pub struct EngineConfig {
     pub default_language: Option<String>,
     /// Size limits of dataset imports.
     pub dataset_limits: crate::datasets::DatasetLimits,
+    /// A ceiling on the process's resident set, in bytes: after every request over it, the
+    /// pages of the packs' mapped routing layouts are unmapped
+    /// ([`crate::routing::memory::hold_under`]; Linux and Android, where the resident set is
+    /// read cheaply). `None`: no ceiling, mapped pages stay until the system reclaims them.
+    pub resident_ceiling: Option<u64>,
 }
 
 impl EngineConfig {
@@ -68,6 +73,7 @@ impl EngineConfig {
             packs_dir: None,
             default_language: None,
             dataset_limits: Default::default(),
+            resident_ceiling: None,
         }
     }
 }
@@ -184,6 +190,31 @@ impl Engine {
     /// Saves state not written yet (quota counters are written through, so normally none).
     pub fn flush(&self) -> Result<()> {
         self.auth.flush()
+    }
+
+    /// Hands memory back to the system without closing anything, as a platform memory warning
+    /// asks (Android's `onTrimMemory`, iOS's memory warning): the pages of the packs' mapped
+    /// routing layouts are unmapped from the process (they stay in the files, and in the
+    /// system's page cache while it keeps them) and the buffers kept between requests are
+    /// dropped ([`crate::routing::memory`]). Answers are unchanged; the next queries map again
+    /// the pages they read. Safe while requests run. It acts for every engine of the process
+    /// (the layouts and buffers are the process's).
+    pub fn release_memory(&self) -> crate::routing::memory::Released {
+        crate::routing::memory::release()
+    }
+
+    /// Holds the resident set under the configured ceiling, if any (after each request).
+    pub(crate) fn hold_resident_ceiling(&self) {
+        if let Some(ceiling) = self.config.resident_ceiling {
+            crate::routing::memory::hold_under(ceiling);
+        }
+    }
+
+    /// Unmaps the pages of the mapped routing layouts only, keeping the buffers kept between
+    /// requests: what an app that holds its resident set under a ceiling calls after a request
+    /// that took it over (see [`Engine::release_memory`]).
+    pub fn release_mapped_pages(&self) -> crate::routing::memory::Released {
+        crate::routing::memory::unmap_layouts()
     }
 
     /// Builds the geolocation indexes of the current pack set now (they are otherwise built by

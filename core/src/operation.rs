@@ -174,7 +174,9 @@ impl Engine {
         let mut call = self.admit(credentials, bucket)?;
         let request = request.map_err(ApiError::validation)?;
         request.validate().map_err(ApiError::validation)?;
-        let value = request.run(self, &mut call)?;
+        let value = request.run(self, &mut call);
+        self.hold_resident_ceiling();
+        let value = value?;
         Ok(Answer {
             value,
             attribution: call.attribution,
@@ -192,7 +194,9 @@ impl Engine {
     ) -> Result<T, ApiError> {
         let mut call = self.admit(credentials, request.rate_bucket())?;
         request.validate().map_err(ApiError::validation)?;
-        run(self, &mut call, request)
+        let answer = run(self, &mut call, request);
+        self.hold_resident_ceiling();
+        answer
     }
 
     /// Authentication, restrictions, permissions and rate limit for `bucket`.

@@ -25,6 +25,7 @@
 //!     app: AppIdentity { ios_bundle_id: Some("com.example.app".into()), ..Default::default() },
 //!     default_language: Some("de".into()),
 //!     rate_limits: true,
+//!     resident_ceiling_mb: None,
 //! }).unwrap();
 //! let tz = waymark.geolocation_timezone(TimezoneRequest {
 //!     location: LatLng { lat: 42.5, lng: 1.5 }, ..Default::default() }).unwrap();
@@ -66,6 +67,11 @@ pub struct WaymarkConfig {
     pub default_language: Option<String>,
     /// Whether the spec's rate limits apply (on by default in the wrappers).
     pub rate_limits: bool,
+    /// A ceiling on the app's resident set, in megabytes (Linux and Android): after every call
+    /// that leaves it over, the pages of the packs' mapped routing layouts are unmapped.
+    /// `None` (the default): no ceiling.
+    #[uniffi(default)]
+    pub resident_ceiling_mb: Option<u32>,
 }
 
 /// Receives the progress of a pack install (called from the installing thread).
@@ -209,6 +215,9 @@ impl Waymark {
                 EngineConfig::new(&PathBuf::from(&config.state_dir), publishers);
             engine_config.packs_dir = Some(PathBuf::from(&config.packs_dir));
             engine_config.default_language = config.default_language.clone();
+            engine_config.resident_ceiling = config
+                .resident_ceiling_mb
+                .map(|mb| u64::from(mb) * 1_000_000);
             engine_config.rate_limits = if config.rate_limits {
                 RateLimitMode::Spec
             } else {
@@ -226,12 +235,50 @@ impl Waymark {
     }
 }
 
+/// What [`Waymark::release_memory`] handed back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Record)]
+pub struct ReleasedMemory {
+    /// Bytes of mapped routing layouts whose pages were unmapped from the process.
+    pub mapped_bytes: u64,
+    /// Number of mapped routing layouts.
+    pub mapped_files: u32,
+    /// Buffers kept between requests that were dropped (search states, point buffers,
+    /// hierarchy query labels).
+    pub buffers: u32,
+}
+
+fn released(r: waymark_core::routing::memory::Released) -> ReleasedMemory {
+    ReleasedMemory {
+        mapped_bytes: r.mapped_bytes,
+        mapped_files: r.mapped_files,
+        buffers: r.buffers,
+    }
+}
+
 /// Native variants of operations, admitted as the operation they vary.
 #[uniffi::export]
 impl Waymark {
     /// The identity this engine reports for the app (as the platform wrapper found it).
     pub fn app_identity(&self) -> AppIdentity {
         self.app.clone()
+    }
+
+    /// Hands memory back to the system without closing anything: what an app calls on a
+    /// memory warning (the Kotlin and Swift wrappers call it on the platform's). The pages of
+    /// the packs' mapped routing layouts leave the process (a country pack's can reach a
+    /// gigabyte of its resident set after many routes) and the buffers kept between requests
+    /// are dropped; answers are unchanged, and the next queries map again the pages they read.
+    /// Needs no key: it answers nothing.
+    pub fn release_memory(&self) -> ReleasedMemory {
+        released(self.engine.release_memory())
+    }
+
+    /// Unmaps the pages of the packs' mapped routing layouts only, keeping the buffers kept
+    /// between requests: what an app that holds its resident set under a ceiling calls after a
+    /// request that took it over (cheaper for the requests that follow than
+    /// [`Waymark::release_memory`]).
+    pub fn release_mapped_pages(&self) -> ReleasedMemory {
+        released(self.engine.release_mapped_pages())
     }
 
     /// The matrix of `request` computed now and awaited (same validation and quota as
@@ -337,6 +384,7 @@ mod tests {
             app: AppIdentity::default(),
             default_language: None,
             rate_limits: true,
+            resident_ceiling_mb: None,
         };
         let e = Waymark::open(config("wm_prv_x", vec![])).unwrap_err();
         assert!(

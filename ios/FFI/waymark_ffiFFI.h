@@ -454,6 +454,16 @@ uint64_t uniffi_waymark_ffi_fn_method_waymark_packs_list(uint64_t ptr, RustBuffe
 uint64_t uniffi_waymark_ffi_fn_method_waymark_packs_remove(uint64_t ptr, RustBuffer request
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_FN_METHOD_WAYMARK_RELEASE_MAPPED_PAGES
+#define UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_FN_METHOD_WAYMARK_RELEASE_MAPPED_PAGES
+RustBuffer uniffi_waymark_ffi_fn_method_waymark_release_mapped_pages(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_FN_METHOD_WAYMARK_RELEASE_MEMORY
+#define UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_FN_METHOD_WAYMARK_RELEASE_MEMORY
+RustBuffer uniffi_waymark_ffi_fn_method_waymark_release_memory(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_FN_METHOD_WAYMARK_STORES_BOUNDS
 #define UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_FN_METHOD_WAYMARK_STORES_BOUNDS
 RustBuffer uniffi_waymark_ffi_fn_method_waymark_stores_bounds(uint64_t ptr, RustBuffer request, RustCallStatus *_Nonnull out_status
@@ -1855,6 +1865,18 @@ uint16_t uniffi_waymark_ffi_checksum_method_waymark_packs_list(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_CHECKSUM_METHOD_WAYMARK_PACKS_REMOVE
 #define UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_CHECKSUM_METHOD_WAYMARK_PACKS_REMOVE
 uint16_t uniffi_waymark_ffi_checksum_method_waymark_packs_remove(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_CHECKSUM_METHOD_WAYMARK_RELEASE_MAPPED_PAGES
+#define UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_CHECKSUM_METHOD_WAYMARK_RELEASE_MAPPED_PAGES
+uint16_t uniffi_waymark_ffi_checksum_method_waymark_release_mapped_pages(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_CHECKSUM_METHOD_WAYMARK_RELEASE_MEMORY
+#define UNIFFI_FFIDEF_UNIFFI_WAYMARK_FFI_CHECKSUM_METHOD_WAYMARK_RELEASE_MEMORY
+uint16_t uniffi_waymark_ffi_checksum_method_waymark_release_memory(void
     
 );
 #endif

@@ -126,6 +126,10 @@ struct ServeArgs {
     /// Rate limits: the spec's limits, or off.
     #[arg(long, value_enum, default_value_t = Limits::Spec)]
     rate_limits: Limits,
+    /// A ceiling on the server's resident set, in megabytes: after every request that leaves it
+    /// over, the pages of the packs' mapped routing layouts are unmapped (Linux and Android).
+    #[arg(long, value_name = "MB")]
+    resident_ceiling_mb: Option<u32>,
     /// Log format.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -628,6 +632,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     };
     let mut config = EngineConfig::new(&state_dir, trusted);
     config.packs_dir = Some(packs_dir.clone());
+    config.resident_ceiling = args.resident_ceiling_mb.map(|mb| u64::from(mb) * 1_000_000);
     config.rate_limits = match args.rate_limits {
         Limits::Spec => RateLimitMode::Spec,
         Limits::Off => RateLimitMode::Off,

@@ -5,7 +5,7 @@
 //! layout can be written everything stays in memory and answers the same. An installed pack
 //! (its manifest's digests) opened again maps its network, snap index, turn graphs and
 //! hierarchies without deriving or decoding anything, and a layout holding an index out of
-//! range is derived again.
+//! range is derived again. Releasing memory unmaps every layout page and changes no answer.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
@@ -459,4 +459,89 @@ fn an_installed_pack_maps_its_address_grids_and_answers_as_in_memory() {
     other.database = "0".repeat(64);
     let keyed_other = AddressIndex::open("pack", &dir, &other, conn(), lat0).unwrap();
     same(&keyed_other, "another key");
+}
+
+/// Pages of the layout files under `dir` that this process has mapped in (present bits of
+/// `/proc/self/pagemap`).
+fn resident_layout_pages(dir: &Path) -> usize {
+    use std::io::{Read, Seek, SeekFrom};
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let mut pagemap = std::fs::File::open("/proc/self/pagemap").unwrap();
+    let mut present = 0;
+    for line in maps.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if w.len() < 6 || !w[5].starts_with(dir.to_str().unwrap()) || !w[5].ends_with(".layout") {
+            continue;
+        }
+        let (lo, hi) = w[0].split_once('-').unwrap();
+        let (lo, hi) = (
+            u64::from_str_radix(lo, 16).unwrap(),
+            u64::from_str_radix(hi, 16).unwrap(),
+        );
+        let mut buf = vec![0u8; 8 * ((hi - lo) / 4096) as usize];
+        pagemap.seek(SeekFrom::Start(lo / 4096 * 8)).unwrap();
+        pagemap.read_exact(&mut buf).unwrap();
+        present += buf.chunks_exact(8).filter(|c| c[7] & 0x80 != 0).count();
+    }
+    present
+}
+
+#[test]
+fn releasing_memory_unmaps_the_layouts_and_the_answers_stay_the_same() {
+    use waymark_core::routing::memory;
+    let (_tmp, dir) = pack_copy("andorra");
+    let mapped = router(&dir, 0);
+    let profile = Profile::Driving;
+    let points = random_snaps(&mapped, profile, 200, &mut Rng::new(0x7e1));
+    let want = answers(&mapped, profile, &points);
+    assert!(mapped.hierarchy(profile, Metric::Time).unwrap().is_mapped());
+    let before = resident_layout_pages(&dir);
+    assert!(
+        before > 20,
+        "only {before} layout pages mapped after the queries"
+    );
+    let files: u64 = std::fs::read_dir(dir.join(layout::DIR))
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+
+    let released = memory::release();
+    assert_eq!(
+        resident_layout_pages(&dir),
+        0,
+        "pages still mapped after release"
+    );
+    assert!(
+        released.mapped_bytes >= files && released.mapped_files >= 3,
+        "{released:?}: the layouts under {} hold {files} bytes",
+        dir.display()
+    );
+    assert!(
+        released.buffers >= 1,
+        "{released:?}: no kept buffer dropped"
+    );
+    // The same answers from pages mapped again, then with releases racing the queries.
+    assert_eq!(answers(&mapped, profile, &points), want);
+    assert!(resident_layout_pages(&dir) > 20);
+    // A ceiling: nothing happens under it; over it the layouts are unmapped.
+    assert!(memory::resident_bytes().unwrap() > 0);
+    assert_eq!(memory::hold_under(u64::MAX), None);
+    assert!(resident_layout_pages(&dir) > 20);
+    let held = memory::hold_under(0).expect("a resident set over a zero ceiling");
+    assert!(held.mapped_files >= 3 && held.buffers == 0, "{held:?}");
+    assert_eq!(resident_layout_pages(&dir), 0);
+    assert_eq!(answers(&mapped, profile, &points), want);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                memory::release();
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+        });
+        for _ in 0..3 {
+            assert_eq!(answers(&mapped, profile, &points), want);
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
 }

@@ -401,6 +401,12 @@ impl ChGraph {
         meeting.map(|m| (m.weight, self.arcs_of(&m)))
     }
 
+    /// Drops the query labels kept for the next queries
+    /// ([`super::memory::release`]); how many sets there were.
+    pub fn drop_kept_labels(&self) -> usize {
+        std::mem::take(&mut *self.labels.lock()).len()
+    }
+
     /// The arcs of a meeting's path, shortcuts unpacked.
     fn arcs_of(&self, m: &Meeting) -> Vec<u32> {
         let mut arcs = vec![m.source];

@@ -320,9 +320,11 @@ impl FlatFile {
             }
             sections.push((tag, elem, off as usize..end as usize));
         }
+        let map = Arc::new(map);
+        super::memory::register_map(&map, &file);
         Ok(FlatFile {
             file,
-            map: Arc::new(map),
+            map,
             sections,
         })
     }

@@ -20,6 +20,7 @@
 //! * [`compact`]: the compact, zstd-compressed encoding of a stored hierarchy (ADR 0005);
 //! * [`search`]: Dijkstra (reference, query-time avoidance, isochrones) and its directed form
 //!   (A*) that answers the distance metric;
+//! * [`memory`]: the pages of mapped layouts and the kept buffers handed back on request;
 //! * [`snap`]: snapping to the nearest point of a usable edge (a static R-tree of edge pieces);
 //! * [`reach`]: components of a profile's graph, so that points next to cut-off road pieces
 //!   snap onto the main network unless the other end is on the same piece;
@@ -35,6 +36,7 @@ pub mod flat;
 pub mod graph;
 pub mod join;
 pub mod layout;
+pub mod memory;
 pub mod network;
 pub mod overlay;
 pub mod prepare;

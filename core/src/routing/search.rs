@@ -31,6 +31,11 @@ pub const MAX_KEPT_ARCS: usize = 1 << 21;
 /// bounded in number).
 static SPARES: Spares<Dijkstra> = Spares::new();
 
+/// Drops the kept search states ([`super::memory::release`]); how many there were.
+pub fn drop_spares() -> usize {
+    SPARES.clear()
+}
+
 /// Runs `f` with a kept search state, sized for at least `arcs` arcs.
 ///
 /// Allocating (and zeroing) the per-arc arrays for each request cost a tenth of a driving

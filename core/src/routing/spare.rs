@@ -66,6 +66,11 @@ impl<T> Spares<T> {
         }
     }
 
+    /// Drops every kept buffer; how many there were.
+    pub fn clear(&self) -> usize {
+        std::mem::take(&mut *self.kept.lock()).len()
+    }
+
     /// Number of buffers kept.
     pub fn len(&self) -> usize {
         self.kept.lock().len()

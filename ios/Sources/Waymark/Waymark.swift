@@ -2,6 +2,9 @@
 // Bundle.main (never from the app's code), checked by the Rust core against the key's
 // restrictions. NOT COMPILED on the project's machines (no Swift compiler); see ios/README.md.
 import Foundation
+#if canImport(UIKit)
+import UIKit
+#endif
 import WaymarkCore
 import WaymarkEngine
 
@@ -67,8 +70,40 @@ public final class Waymark {
         return Waymark(native: native)
     }
 
+    /// The memory-warning observer `init` registered (removed by `deinit`).
+    private var memoryWarning: NSObjectProtocol?
+
     private init(native: WaymarkEngine.Waymark) {
         self.native = native
+        #if canImport(UIKit)
+        memoryWarning = NotificationCenter.default.addObserver(
+            forName: UIApplication.didReceiveMemoryWarningNotification, object: nil, queue: nil
+        ) { [weak self] _ in
+            _ = self?.releaseMemory()
+        }
+        #endif
+    }
+
+    deinit {
+        if let observer = memoryWarning {
+            NotificationCenter.default.removeObserver(observer)
+        }
+    }
+
+    /// Hands memory back to the system without closing anything: the buffers kept between
+    /// requests are dropped and the pages of the packs' mapped routing layouts leave the
+    /// process (clean file pages, which iOS does not count in the app's footprint anyway).
+    /// Answers are unchanged. Called on every memory warning.
+    @discardableResult
+    public func releaseMemory() -> ReleasedMemory {
+        native.releaseMemory()
+    }
+
+    /// Unmaps the pages of the packs' mapped routing layouts only, keeping the buffers kept
+    /// between requests: for an app that holds its resident set under a ceiling.
+    @discardableResult
+    public func releaseMappedPages() -> ReleasedMemory {
+        native.releaseMappedPages()
     }
 
     /// Runs a synchronous engine call off the caller's actor.

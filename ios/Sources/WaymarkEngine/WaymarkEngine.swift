@@ -471,6 +471,38 @@ private let UNIFFI_CALLBACK_UNEXPECTED_ERROR: Int32 = 2
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterUInt32: FfiConverterPrimitive {
+    typealias FfiType = UInt32
+    typealias SwiftType = UInt32
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt32 {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterUInt64: FfiConverterPrimitive {
+    typealias FfiType = UInt64
+    typealias SwiftType = UInt64
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt64 {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterBool : FfiConverter {
     typealias FfiType = Int8
     typealias SwiftType = Bool
@@ -948,6 +980,24 @@ public protocol WaymarkProtocol: AnyObject, Sendable {
      * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     func packsRemove(request: PackRemoveRequest) async throws  -> PackRemoveResponse
+    
+    /**
+     * Unmaps the pages of the packs' mapped routing layouts only, keeping the buffers kept
+     * between requests: what an app that holds its resident set under a ceiling calls after a
+     * request that took it over (cheaper for the requests that follow than
+     * [`Waymark::release_memory`]).
+     */
+    func releaseMappedPages()  -> ReleasedMemory
+    
+    /**
+     * Hands memory back to the system without closing anything: what an app calls on a
+     * memory warning (the Kotlin and Swift wrappers call it on the platform's). The pages of
+     * the packs' mapped routing layouts leave the process (a country pack's can reach a
+     * gigabyte of its resident set after many routes) and the buffers kept between requests
+     * are dropped; answers are unchanged, and the next queries map again the pages they read.
+     * Needs no key: it answers nothing.
+     */
+    func releaseMemory()  -> ReleasedMemory
     
     /**
      * `GET /stores/search/bounds`
@@ -1625,6 +1675,38 @@ open func packsRemove(request: PackRemoveRequest)async throws  -> PackRemoveResp
 }
     
     /**
+     * Unmaps the pages of the packs' mapped routing layouts only, keeping the buffers kept
+     * between requests: what an app that holds its resident set under a ceiling calls after a
+     * request that took it over (cheaper for the requests that follow than
+     * [`Waymark::release_memory`]).
+     */
+open func releaseMappedPages() -> ReleasedMemory  {
+    return try!  FfiConverterTypeReleasedMemory_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_method_waymark_release_mapped_pages(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Hands memory back to the system without closing anything: what an app calls on a
+     * memory warning (the Kotlin and Swift wrappers call it on the platform's). The pages of
+     * the packs' mapped routing layouts leave the process (a country pack's can reach a
+     * gigabyte of its resident set after many routes) and the buffers kept between requests
+     * are dropped; answers are unchanged, and the next queries map again the pages they read.
+     * Needs no key: it answers nothing.
+     */
+open func releaseMemory() -> ReleasedMemory  {
+    return try!  FfiConverterTypeReleasedMemory_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_waymark_ffi_fn_method_waymark_release_memory(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
      * `GET /stores/search/bounds`
      */
 open func storesBounds(request: StoresBoundsRequest)throws  -> StoresBoundsResponse  {
@@ -1852,6 +1934,87 @@ public func FfiConverterTypeWaymark_lower(_ value: Waymark) -> UInt64 {
 
 
 /**
+ * What [`Waymark::release_memory`] handed back.
+ */
+public struct ReleasedMemory: Equatable, Hashable {
+    /**
+     * Bytes of mapped routing layouts whose pages were unmapped from the process.
+     */
+    public var mappedBytes: UInt64
+    /**
+     * Number of mapped routing layouts.
+     */
+    public var mappedFiles: UInt32
+    /**
+     * Buffers kept between requests that were dropped (search states, point buffers,
+     * hierarchy query labels).
+     */
+    public var buffers: UInt32
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Bytes of mapped routing layouts whose pages were unmapped from the process.
+         */mappedBytes: UInt64, 
+        /**
+         * Number of mapped routing layouts.
+         */mappedFiles: UInt32, 
+        /**
+         * Buffers kept between requests that were dropped (search states, point buffers,
+         * hierarchy query labels).
+         */buffers: UInt32) {
+        self.mappedBytes = mappedBytes
+        self.mappedFiles = mappedFiles
+        self.buffers = buffers
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ReleasedMemory: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeReleasedMemory: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ReleasedMemory {
+        return
+            try ReleasedMemory(
+                mappedBytes: FfiConverterUInt64.read(from: &buf), 
+                mappedFiles: FfiConverterUInt32.read(from: &buf), 
+                buffers: FfiConverterUInt32.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ReleasedMemory, into buf: inout [UInt8]) {
+        FfiConverterUInt64.write(value.mappedBytes, into: &buf)
+        FfiConverterUInt32.write(value.mappedFiles, into: &buf)
+        FfiConverterUInt32.write(value.buffers, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReleasedMemory_lift(_ buf: RustBuffer) throws -> ReleasedMemory {
+    return try FfiConverterTypeReleasedMemory.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReleasedMemory_lower(_ value: ReleasedMemory) -> RustBuffer {
+    return FfiConverterTypeReleasedMemory.lower(value)
+}
+
+
+/**
  * How the native SDK opens the engine.
  */
 public struct WaymarkConfig: Equatable, Hashable {
@@ -1886,6 +2049,12 @@ public struct WaymarkConfig: Equatable, Hashable {
      * Whether the spec's rate limits apply (on by default in the wrappers).
      */
     public var rateLimits: Bool
+    /**
+     * A ceiling on the app's resident set, in megabytes (Linux and Android): after every call
+     * that leaves it over, the pages of the packs' mapped routing layouts are unmapped.
+     * `None` (the default): no ceiling.
+     */
+    public var residentCeilingMb: UInt32?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -1913,7 +2082,12 @@ public struct WaymarkConfig: Equatable, Hashable {
          */defaultLanguage: String?, 
         /**
          * Whether the spec's rate limits apply (on by default in the wrappers).
-         */rateLimits: Bool) {
+         */rateLimits: Bool, 
+        /**
+         * A ceiling on the app's resident set, in megabytes (Linux and Android): after every call
+         * that leaves it over, the pages of the packs' mapped routing layouts are unmapped.
+         * `None` (the default): no ceiling.
+         */residentCeilingMb: UInt32? = nil) {
         self.packsDir = packsDir
         self.stateDir = stateDir
         self.key = key
@@ -1921,6 +2095,7 @@ public struct WaymarkConfig: Equatable, Hashable {
         self.app = app
         self.defaultLanguage = defaultLanguage
         self.rateLimits = rateLimits
+        self.residentCeilingMb = residentCeilingMb
     }
 
     
@@ -1945,7 +2120,8 @@ public struct FfiConverterTypeWaymarkConfig: FfiConverterRustBuffer {
                 trustedPublishers: FfiConverterSequenceString.read(from: &buf), 
                 app: FfiConverterTypeAppIdentity.read(from: &buf), 
                 defaultLanguage: FfiConverterOptionString.read(from: &buf), 
-                rateLimits: FfiConverterBool.read(from: &buf)
+                rateLimits: FfiConverterBool.read(from: &buf), 
+                residentCeilingMb: FfiConverterOptionUInt32.read(from: &buf)
         )
     }
 
@@ -1957,6 +2133,7 @@ public struct FfiConverterTypeWaymarkConfig: FfiConverterRustBuffer {
         FfiConverterTypeAppIdentity.write(value.app, into: &buf)
         FfiConverterOptionString.write(value.defaultLanguage, into: &buf)
         FfiConverterBool.write(value.rateLimits, into: &buf)
+        FfiConverterOptionUInt32.write(value.residentCeilingMb, into: &buf)
     }
 }
 
@@ -1973,6 +2150,30 @@ public func FfiConverterTypeWaymarkConfig_lift(_ buf: RustBuffer) throws -> Waym
 #endif
 public func FfiConverterTypeWaymarkConfig_lower(_ value: WaymarkConfig) -> RustBuffer {
     return FfiConverterTypeWaymarkConfig.lower(value)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionUInt32: FfiConverterRustBuffer {
+    typealias SwiftType = UInt32?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterUInt32.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterUInt32.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
 }
 
 #if swift(>=5.8)
@@ -3342,6 +3543,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_packs_remove() != 51205) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_method_waymark_release_mapped_pages() != 33989) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_waymark_ffi_checksum_method_waymark_release_memory() != 38161) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_stores_bounds() != 6803) {

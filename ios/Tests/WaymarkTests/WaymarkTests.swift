@@ -70,7 +70,17 @@ final class WaymarkTests: XCTestCase {
     func testRouteAcrossAndorra() async throws {
         let waymark = try open("private", bundle: nil)
         let json = #"{"origin":{"lat":42.5078,"lng":1.5211},"destination":{"lat":42.5346,"lng":1.5806}}"#
-        let route = try await waymark.route(try routeRequestFromJson(json: json))
+        let route = try await waymark.route(try distanceRouteRequestFromJson(json: json))
         XCTAssertEqual(route.status, .ok)
+    }
+
+    func testReleasingMemoryChangesNoAnswer() async throws {
+        let waymark = try open("private", bundle: nil)
+        let json = #"{"origin":{"lat":42.5078,"lng":1.5211},"destination":{"lat":42.5346,"lng":1.5806}}"#
+        let before = try await waymark.route(try distanceRouteRequestFromJson(json: json))
+        let released = waymark.releaseMemory()
+        XCTAssertGreaterThanOrEqual(released.buffers, 1)
+        let after = try await waymark.route(try distanceRouteRequestFromJson(json: json))
+        XCTAssertEqual(try distanceRouteResponseToJson(value: before), try distanceRouteResponseToJson(value: after))
     }
 }

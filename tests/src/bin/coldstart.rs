@@ -58,6 +58,7 @@ fn ffi_once(work: &Path) {
         app: AppIdentity::default(),
         default_language: None,
         rate_limits: false,
+        resident_ceiling_mb: None,
     })
     .unwrap();
     waymark

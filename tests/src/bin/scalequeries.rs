@@ -1,7 +1,7 @@
-//! `scalequeries --pack DIR [--pairs N] [--work DIR] [--cold]`: the engine's answers on one large built
-//! pack (a country-sized synthetic network, `docs/performance.md`, "Pack build at scale"),
-//! through [`Engine::call`] as an app calls it. Signs the pack with a new publisher, installs
-//! it into a new engine, then prints: the engine's resident memory after opening, the first
+//! `scalequeries --pack DIR [--pairs N] [--work DIR] [--cold] [--budget MB]`: the engine's
+//! answers on one large built pack (a country-sized synthetic network, `docs/performance.md`,
+//! "Pack build at scale"), through [`Engine::call`] as an app calls it. Signs the pack with a
+//! new publisher, installs it into a new engine, then prints: the engine's resident memory after opening, the first
 //! route (which opens the pack for routing), route p50 / p95 driving and walking between
 //! random points of car roads, 30-minute driving isochrones, 100 × 100 driving matrices, and
 //! the resident memory (current and peak; anonymous and file-backed) at the end.
@@ -9,6 +9,14 @@
 //! Each query layout file's sections are listed with the megabytes of each this process has
 //! resident. With `--cold`, both graphs are opened first and then the layout files' cached
 //! pages are dropped, so that only the pages the queries read become resident.
+//!
+//! Then it hands memory back as on a memory warning ([`waymark_core::Engine::release_memory`])
+//! and prints the resident set before and after it and the same routes right after; and it
+//! answers the routes (twice) and isochrones again as an engine given a resident-set ceiling of
+//! `--budget MB` (default 250) does: after each call, the layouts are unmapped when the
+//! resident set is over it (`waymark_core::routing::memory::hold_under`, which also drops the
+//! layouts' cached pages the first time), printing the latencies (the checks and releases
+//! included), the number of releases and the peak resident set of that phase.
 //!
 //! With `--work DIR` the engine's state, its installed pack and the publisher are kept in
 //! `DIR`: a second run opens the pack as an app opens it again (the query layouts of its
@@ -159,6 +167,13 @@ fn drop_cached_layouts(work: &std::path::Path, cold: bool) {
     }
 }
 
+/// p50 and p95 of `times` (ms).
+fn p50_p95(mut times: Vec<f64>) -> (f64, f64) {
+    times.sort_by(f64::total_cmp);
+    let p = |q: f64| times[((times.len() as f64 - 1.0) * q).round() as usize];
+    (p(0.5), p(0.95))
+}
+
 /// `VmRSS` and `VmHWM` of this process, MB.
 fn memory_mb() -> (f64, f64) {
     (status_mb("VmRSS:"), status_mb("VmHWM:"))
@@ -301,4 +316,111 @@ fn main() {
     for (file, tag, mb) in layout_sections_mb() {
         println!("  {mb:7.1} MB resident of {file}, section {tag}");
     }
+
+    // Memory handed back on request, as on a memory warning.
+    let t = Instant::now();
+    let released = engine.release_memory();
+    println!(
+        "release_memory: {:.1} ms, {} layouts ({:.0} MB mapped), {} buffers dropped; resident {:.0} MB ({:.0} MB anonymous, {:.0} MB of mapped files)",
+        t.elapsed().as_secs_f64() * 1e3,
+        released.mapped_files,
+        released.mapped_bytes as f64 / 1e6,
+        released.buffers,
+        status_mb("VmRSS:"),
+        status_mb("RssAnon:"),
+        status_mb("RssFile:")
+    );
+    let times: Vec<f64> = (0..pairs)
+        .map(|i| {
+            let t = Instant::now();
+            black_box(route(i, TravelMode::Driving));
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    let (p50, p95) = p50_p95(times);
+    println!(
+        "the same driving routes right after it: p50 {p50:.3} ms, p95 {p95:.3} ms; resident {:.0} MB",
+        status_mb("VmRSS:")
+    );
+
+    // An engine with a resident-set ceiling: the layouts unmapped after a call over it.
+    let budget: f64 = arg("--budget").map_or(250.0, |b| b.parse().unwrap());
+    engine.release_memory();
+    // Resets VmHWM, so that the peak printed below is this phase's.
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let releases = std::cell::Cell::new(0u32);
+    let under_budget = |f: &mut dyn FnMut()| {
+        let t = Instant::now();
+        f();
+        // What an engine given this ceiling does after each request (`resident_ceiling`).
+        if waymark_core::routing::memory::hold_under((budget * 1e6) as u64).is_some() {
+            releases.set(releases.get() + 1);
+        }
+        t.elapsed().as_secs_f64() * 1e3
+    };
+    for mode in [TravelMode::Driving, TravelMode::Walking] {
+        // Twice: the second time, the pages the routes read are in the page cache.
+        for pass in ["", ", again"] {
+            let times: Vec<f64> = (0..pairs)
+                .map(|i| under_budget(&mut || drop(black_box(route(i, mode)))))
+                .collect();
+            let (p50, p95) = p50_p95(times);
+            println!(
+                "within {budget:.0} MB, route {mode:?}{pass}: p50 {p50:.3} ms, p95 {p95:.3} ms; {} releases so far",
+                releases.get()
+            );
+        }
+    }
+    for pass in ["", ", again"] {
+        let times: Vec<f64> = (0..100)
+            .map(|i| {
+                under_budget(&mut || {
+                    black_box(
+                        engine
+                            .call(
+                                &call,
+                                IsochroneRequest {
+                                    origin: points[i],
+                                    value: 30.0,
+                                    mode: TravelMode::Driving,
+                                    ..Default::default()
+                                },
+                            )
+                            .unwrap(),
+                    );
+                })
+            })
+            .collect();
+        let (p50, p95) = p50_p95(times);
+        println!(
+            "within {budget:.0} MB, isochrone driving 30 min{pass}: p50 {p50:.3} ms, p95 {p95:.3} ms; {} releases in all",
+            releases.get()
+        );
+    }
+    let times: Vec<f64> = (0..5)
+        .map(|i| {
+            under_budget(&mut || {
+                let req = MatrixCreateRequest {
+                    origins: points[i * 10..i * 10 + 100].to_vec(),
+                    destinations: points[i * 10 + 100..i * 10 + 200].to_vec(),
+                    mode: TravelMode::Driving,
+                };
+                black_box(
+                    engine
+                        .call_with(&call, req, |e, call, r| e.distance_matrix_now(call, r))
+                        .unwrap(),
+                );
+            })
+        })
+        .collect();
+    let (p50, _) = p50_p95(times);
+    println!(
+        "within {budget:.0} MB, matrix 100x100 driving: p50 {p50:.3} ms; {} releases in all",
+        releases.get()
+    );
+    let (rss, peak) = memory_mb();
+    println!(
+        "within {budget:.0} MB: resident at the end {rss:.0} MB, peak of the phase {peak:.0} MB ({:.0} MB anonymous now)",
+        status_mb("RssAnon:")
+    );
 }

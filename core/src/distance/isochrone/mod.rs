@@ -505,6 +505,11 @@ const MAX_KEPT_POINTS: usize = 1 << 22;
 /// Point buffers kept for the next isochrones (shared by the threads, bounded in number).
 static KEPT_POINTS: Spares<Vec<[f64; 2]>> = Spares::new();
 
+/// Drops the kept point buffers ([`crate::routing::memory::release`]); how many there were.
+pub fn drop_spares() -> usize {
+    KEPT_POINTS.clear()
+}
+
 /// The segment lengths of one arc's projected geometry: a buffer kept across the reached
 /// pieces.
 #[derive(Default)]

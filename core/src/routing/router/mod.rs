@@ -446,51 +446,59 @@ impl Router {
         }
         self.hierarchies[profile.index()]
             .get_or_init(|| {
-                let file = file_name(profile, metric);
-                let path = self.dir.as_ref()?.join(&file);
-                let key = self
-                    .digests
-                    .as_ref()
-                    .and_then(|d| d.hierarchy_key(&file, profile, metric));
-                let g = self.graph(profile);
-                let walk = self
-                    .nested
-                    .get(&file)
-                    .copied()
-                    .unwrap_or(g.arc_count() > super::cch::ND_FROM_ARCS);
-                // An installed pack's layout, keyed by its digests: mapped without reading
-                // the prepared file.
-                if let (Some(key), Some(dir)) = (&key, &self.dir) {
-                    let layout = super::layout::path(dir, profile, metric);
-                    if let Ok(ch) = ChGraph::open_layout(&layout, key, metric, g.arc_count()) {
-                        return Some(Arc::new(ch.walking(walk)));
-                    }
+                let ch = self.open_hierarchy(profile, metric);
+                if let Some(ch) = &ch {
+                    super::memory::register_hierarchy(ch);
                 }
-                let bytes = match std::fs::read(&path) {
-                    Ok(b) => b,
-                    Err(e) => {
-                        tracing::warn!(pack = %self.pack_id, file = %path.display(), error = %e,
-                            "no prepared routing graph; routing with Dijkstra");
-                        return None;
-                    }
-                };
-                if g.arc_count() >= self.layouts_from_arcs
-                    && let Some(dir) = &self.dir
-                {
-                    let ch =
-                        super::layout::open(&self.pack_id, dir, &bytes, &g, (profile, metric), key);
-                    return ch.map(|ch| Arc::new(ch.walking(walk)));
-                }
-                match PreparedFile::from_bytes(&bytes).and_then(|f| ChGraph::load(f, &g, metric)) {
-                    Ok(ch) => Some(Arc::new(ch.walking(walk))),
-                    Err(e) => {
-                        tracing::warn!(pack = %self.pack_id, file = %path.display(), error = %e,
-                            "prepared routing graph unusable; routing with Dijkstra");
-                        None
-                    }
-                }
+                ch
             })
             .clone()
+    }
+
+    /// The hierarchy of `profile` in `metric`, opened (see [`Router::hierarchy`]).
+    fn open_hierarchy(&self, profile: Profile, metric: Metric) -> Option<Arc<ChGraph>> {
+        let file = file_name(profile, metric);
+        let path = self.dir.as_ref()?.join(&file);
+        let key = self
+            .digests
+            .as_ref()
+            .and_then(|d| d.hierarchy_key(&file, profile, metric));
+        let g = self.graph(profile);
+        let walk = self
+            .nested
+            .get(&file)
+            .copied()
+            .unwrap_or(g.arc_count() > super::cch::ND_FROM_ARCS);
+        // An installed pack's layout, keyed by its digests: mapped without reading
+        // the prepared file.
+        if let (Some(key), Some(dir)) = (&key, &self.dir) {
+            let layout = super::layout::path(dir, profile, metric);
+            if let Ok(ch) = ChGraph::open_layout(&layout, key, metric, g.arc_count()) {
+                return Some(Arc::new(ch.walking(walk)));
+            }
+        }
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::warn!(pack = %self.pack_id, file = %path.display(), error = %e,
+                        "no prepared routing graph; routing with Dijkstra");
+                return None;
+            }
+        };
+        if g.arc_count() >= self.layouts_from_arcs
+            && let Some(dir) = &self.dir
+        {
+            let ch = super::layout::open(&self.pack_id, dir, &bytes, &g, (profile, metric), key);
+            return ch.map(|ch| Arc::new(ch.walking(walk)));
+        }
+        match PreparedFile::from_bytes(&bytes).and_then(|f| ChGraph::load(f, &g, metric)) {
+            Ok(ch) => Some(Arc::new(ch.walking(walk))),
+            Err(e) => {
+                tracing::warn!(pack = %self.pack_id, file = %path.display(), error = %e,
+                        "prepared routing graph unusable; routing with Dijkstra");
+                None
+            }
+        }
     }
 
     /// Snaps `p` to the nearest edge `profile` may use and `edge_ok` accepts; a restricted

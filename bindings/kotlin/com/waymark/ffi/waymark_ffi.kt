@@ -1198,6 +1198,10 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_packs_remove(
     ): Int
+    external fun uniffi_waymark_ffi_checksum_method_waymark_release_mapped_pages(
+    ): Int
+    external fun uniffi_waymark_ffi_checksum_method_waymark_release_memory(
+    ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_stores_bounds(
     ): Int
     external fun uniffi_waymark_ffi_checksum_method_waymark_stores_search(
@@ -1322,6 +1326,10 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_packs_remove(`ptr`: Long,`request`: RustBufferPackRemoveRequest.ByValue,
     ): Long
+    external fun uniffi_waymark_ffi_fn_method_waymark_release_mapped_pages(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_waymark_ffi_fn_method_waymark_release_memory(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_stores_bounds(`ptr`: Long,`request`: RustBufferStoresBoundsRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferStoresBoundsResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_stores_search(`ptr`: Long,`request`: RustBufferStoresSearchRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1967,6 +1975,12 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_packs_remove() and 0xFFFF) != 51205) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_release_mapped_pages() and 0xFFFF) != 33989) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_release_memory() and 0xFFFF) != 38161) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_stores_bounds() and 0xFFFF) != 6803) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -2229,6 +2243,52 @@ private class JavaLangRefCleanable(
     val cleanable: java.lang.ref.Cleaner.Cleanable
 ) : UniffiCleaner.Cleanable {
     override fun clean() = cleanable.clean()
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterUInt: FfiConverter<UInt, Int> {
+    override fun lift(value: Int): UInt {
+        return value.toUInt()
+    }
+
+    override fun read(buf: ByteBuffer): UInt {
+        return lift(buf.getInt())
+    }
+
+    override fun lower(value: UInt): Int {
+        return value.toInt()
+    }
+
+    override fun allocationSize(value: UInt) = 4UL
+
+    override fun write(value: UInt, buf: ByteBuffer) {
+        buf.putInt(value.toInt())
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterULong: FfiConverter<ULong, Long> {
+    override fun lift(value: Long): ULong {
+        return value.toULong()
+    }
+
+    override fun read(buf: ByteBuffer): ULong {
+        return lift(buf.getLong())
+    }
+
+    override fun lower(value: ULong): Long {
+        return value.toLong()
+    }
+
+    override fun allocationSize(value: ULong) = 8UL
+
+    override fun write(value: ULong, buf: ByteBuffer) {
+        buf.putLong(value.toLong())
+    }
 }
 
 /**
@@ -2927,6 +2987,24 @@ public interface WaymarkInterface {
      * Runs on a thread of its own (Kotlin `suspend`, Swift `async`).
      */
     suspend fun `packsRemove`(`request`: PackRemoveRequest): PackRemoveResponse
+    
+    /**
+     * Unmaps the pages of the packs' mapped routing layouts only, keeping the buffers kept
+     * between requests: what an app that holds its resident set under a ceiling calls after a
+     * request that took it over (cheaper for the requests that follow than
+     * [`Waymark::release_memory`]).
+     */
+    fun `releaseMappedPages`(): ReleasedMemory
+    
+    /**
+     * Hands memory back to the system without closing anything: what an app calls on a
+     * memory warning (the Kotlin and Swift wrappers call it on the platform's). The pages of
+     * the packs' mapped routing layouts leave the process (a country pack's can reach a
+     * gigabyte of its resident set after many routes) and the buffers kept between requests
+     * are dropped; answers are unchanged, and the next queries map again the pages they read.
+     * Needs no key: it answers nothing.
+     */
+    fun `releaseMemory`(): ReleasedMemory
     
     /**
      * `GET /stores/search/bounds`
@@ -3817,6 +3895,46 @@ open class Waymark: Disposable, AutoCloseable, WaymarkInterface
 
     
     /**
+     * Unmaps the pages of the packs' mapped routing layouts only, keeping the buffers kept
+     * between requests: what an app that holds its resident set under a ceiling calls after a
+     * request that took it over (cheaper for the requests that follow than
+     * [`Waymark::release_memory`]).
+     */override fun `releaseMappedPages`(): ReleasedMemory {
+            return FfiConverterTypeReleasedMemory.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_release_mapped_pages(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Hands memory back to the system without closing anything: what an app calls on a
+     * memory warning (the Kotlin and Swift wrappers call it on the platform's). The pages of
+     * the packs' mapped routing layouts leave the process (a country pack's can reach a
+     * gigabyte of its resident set after many routes) and the buffers kept between requests
+     * are dropped; answers are unchanged, and the next queries map again the pages they read.
+     * Needs no key: it answers nothing.
+     */override fun `releaseMemory`(): ReleasedMemory {
+            return FfiConverterTypeReleasedMemory.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_waymark_ffi_fn_method_waymark_release_memory(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
      * `GET /stores/search/bounds`
      */
     @Throws(WaymarkException::class)override fun `storesBounds`(`request`: StoresBoundsRequest): StoresBoundsResponse {
@@ -4109,6 +4227,62 @@ public object FfiConverterTypeWaymark: FfiConverter<Waymark, Long> {
 
 
 /**
+ * What [`Waymark::release_memory`] handed back.
+ */
+data class ReleasedMemory (
+    /**
+     * Bytes of mapped routing layouts whose pages were unmapped from the process.
+     */
+    var `mappedBytes`: kotlin.ULong
+    , 
+    /**
+     * Number of mapped routing layouts.
+     */
+    var `mappedFiles`: kotlin.UInt
+    , 
+    /**
+     * Buffers kept between requests that were dropped (search states, point buffers,
+     * hierarchy query labels).
+     */
+    var `buffers`: kotlin.UInt
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeReleasedMemory: FfiConverterRustBuffer<ReleasedMemory> {
+    override fun read(buf: ByteBuffer): ReleasedMemory {
+        return ReleasedMemory(
+            FfiConverterULong.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterUInt.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ReleasedMemory) = (
+            FfiConverterULong.allocationSize(value.`mappedBytes`) +
+            FfiConverterUInt.allocationSize(value.`mappedFiles`) +
+            FfiConverterUInt.allocationSize(value.`buffers`)
+    )
+
+    override fun write(value: ReleasedMemory, buf: ByteBuffer) {
+            FfiConverterULong.write(value.`mappedBytes`, buf)
+            FfiConverterUInt.write(value.`mappedFiles`, buf)
+            FfiConverterUInt.write(value.`buffers`, buf)
+    }
+}
+
+
+
+/**
  * How the native SDK opens the engine.
  */
 data class WaymarkConfig (
@@ -4149,6 +4323,13 @@ data class WaymarkConfig (
      * Whether the spec's rate limits apply (on by default in the wrappers).
      */
     var `rateLimits`: kotlin.Boolean
+    , 
+    /**
+     * A ceiling on the app's resident set, in megabytes (Linux and Android): after every call
+     * that leaves it over, the pages of the packs' mapped routing layouts are unmapped.
+     * `None` (the default): no ceiling.
+     */
+    var `residentCeilingMb`: kotlin.UInt? = null 
     
 ){
     
@@ -4172,6 +4353,7 @@ public object FfiConverterTypeWaymarkConfig: FfiConverterRustBuffer<WaymarkConfi
             FfiConverterTypeAppIdentity.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterBoolean.read(buf),
+            FfiConverterOptionalUInt.read(buf),
         )
     }
 
@@ -4182,7 +4364,8 @@ public object FfiConverterTypeWaymarkConfig: FfiConverterRustBuffer<WaymarkConfi
             FfiConverterSequenceString.allocationSize(value.`trustedPublishers`) +
             FfiConverterTypeAppIdentity.allocationSize(value.`app`) +
             FfiConverterOptionalString.allocationSize(value.`defaultLanguage`) +
-            FfiConverterBoolean.allocationSize(value.`rateLimits`)
+            FfiConverterBoolean.allocationSize(value.`rateLimits`) +
+            FfiConverterOptionalUInt.allocationSize(value.`residentCeilingMb`)
     )
 
     override fun write(value: WaymarkConfig, buf: ByteBuffer) {
@@ -4193,6 +4376,39 @@ public object FfiConverterTypeWaymarkConfig: FfiConverterRustBuffer<WaymarkConfi
             FfiConverterTypeAppIdentity.write(value.`app`, buf)
             FfiConverterOptionalString.write(value.`defaultLanguage`, buf)
             FfiConverterBoolean.write(value.`rateLimits`, buf)
+            FfiConverterOptionalUInt.write(value.`residentCeilingMb`, buf)
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalUInt: FfiConverterRustBuffer<kotlin.UInt?> {
+    override fun read(buf: ByteBuffer): kotlin.UInt? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterUInt.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.UInt?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterUInt.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.UInt?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterUInt.write(value, buf)
+        }
     }
 }
 

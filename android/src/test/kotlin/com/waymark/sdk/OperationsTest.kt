@@ -115,6 +115,41 @@ class OperationsTest {
     }
 
     @Test
+    fun releasingMemoryChangesNoAnswer() = runBlocking {
+        val before = waymark.route(route(vella, encamp))
+        val iso = IsochroneRequest(origin = vella, value = 10.0, mode = TravelMode.DRIVING, method = RouteMethod.TIME, units = Units.METRIC)
+        val isoBefore = waymark.isochrone(iso)
+        // A route and an isochrone keep their search buffers for the next requests.
+        val released = waymark.releaseMemory()
+        assertTrue(released.buffers >= 1u, "$released")
+        assertEquals(before, waymark.route(route(vella, encamp)))
+        assertEquals(isoBefore, waymark.isochrone(iso))
+        // The sample pack's graphs are small enough to be held in memory: nothing is mapped.
+        assertEquals(0u, waymark.releaseMappedPages().mappedFiles)
+        assertEquals(before, waymark.route(route(vella, encamp)))
+        // The levels of onTrimMemory that release: memory running low, the UI hidden, and after.
+        assertFalse(waymark.releasesAt(5))
+        assertTrue(waymark.releasesAt(10))
+        assertTrue(waymark.releasesAt(20))
+        assertTrue(waymark.releasesAt(80))
+    }
+
+    @Test
+    fun aResidentCeilingChangesNoAnswerAndMustBePositive(@TempDir state: File) = runBlocking {
+        assertThrows<IllegalArgumentException> {
+            WaymarkOptions(Fixture.key("private"), listOf(Fixture.publisher), Fixture.packsDir, state, residentCeilingMb = 0)
+        }
+        // A one-megabyte ceiling: every call ends over it and unmaps the layouts.
+        val tight = Waymark.open(
+            WaymarkOptions(Fixture.key("private"), listOf(Fixture.publisher), Fixture.packsDir, state, "en", false, residentCeilingMb = 1),
+            AppIdentitySource { Fixture.noIdentity },
+        )
+        tight.use {
+            assertEquals(waymark.route(route(vella, encamp)), it.route(route(vella, encamp)))
+        }
+    }
+
+    @Test
     fun matrixNowAndAsAJob() = runBlocking {
         val request = MatrixCreateRequest(
             origins = listOf(vella, encamp), destinations = listOf(encamp, vella),
