@@ -103,6 +103,93 @@ pub fn shapes(json: &str, object: &str) -> Result<Vec<Shape>, TopoError> {
     Ok(out)
 }
 
+/// The rings of `polygons` as rings of the plane: a ring with an edge more than 180° of
+/// longitude long crosses the antimeridian (world-atlas keeps such rings whole, as spherical
+/// rings), and read in the plane that edge would run the other way round the world, so an
+/// even-odd test would count the ring across every longitude of its latitudes (Russia's
+/// Chukotka put northern Canada and Greenland in Russia). Such a ring is unrolled into
+/// continuous longitudes (closed over the pole it goes round, if any), cut at each
+/// antimeridian it passes and each piece moved back into -180..180. Rings that do not cross it
+/// are kept as they are. Rings of one polygon are all returned in it: even-odd filling treats
+/// outer rings and holes alike.
+pub fn planar(polygons: &[Vec<Ring>]) -> Vec<Vec<Ring>> {
+    polygons
+        .iter()
+        .map(|rings| rings.iter().flat_map(planar_ring).collect())
+        .collect()
+}
+
+fn planar_ring(ring: &Ring) -> Vec<Ring> {
+    let mut shift = 0.0;
+    let mut unrolled: Ring = Vec::with_capacity(ring.len() + 3);
+    for (i, &(x, y)) in ring.iter().enumerate() {
+        if let Some(&(px, _)) = i.checked_sub(1).and_then(|j| ring.get(j)) {
+            if x - px > 180.0 {
+                shift -= 360.0;
+            } else if x - px < -180.0 {
+                shift += 360.0;
+            }
+        }
+        unrolled.push((x + shift, y));
+    }
+    let (Some(&first), Some(&last)) = (unrolled.first(), unrolled.last()) else {
+        return Vec::new();
+    };
+    if shift == 0.0 && unrolled.iter().all(|p| (-180.0..=180.0).contains(&p.0)) {
+        return vec![ring.clone()];
+    }
+    if shift != 0.0 {
+        // Round a pole: closed over it (the one on the side of the ring's mean latitude).
+        let mean = unrolled.iter().map(|p| p.1).sum::<f64>() / unrolled.len() as f64;
+        let pole = if mean < 0.0 { -90.0 } else { 90.0 };
+        unrolled.extend([(last.0, pole), (first.0, pole), first]);
+    }
+    let (lo, hi) = unrolled.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+        (lo.min(p.0), hi.max(p.0))
+    });
+    let first_band = ((lo + 180.0) / 360.0).floor() as i32;
+    let last_band = ((hi + 180.0) / 360.0).ceil() as i32 - 1;
+    (first_band..=last_band)
+        .filter_map(|k| {
+            let west = f64::from(k) * 360.0 - 180.0;
+            let piece = clip(&clip(&unrolled, west, true), west + 360.0, false);
+            (piece.len() >= 4).then(|| {
+                piece
+                    .into_iter()
+                    .map(|(x, y)| (x - f64::from(k) * 360.0, y))
+                    .collect()
+            })
+        })
+        .collect()
+}
+
+/// The closed ring `ring` clipped to the side of the meridian `x` east of it (`east`) or west
+/// of it (Sutherland–Hodgman against one half-plane; a concave ring may gain edges along the
+/// meridian, which pair up and leave even-odd filling unchanged).
+fn clip(ring: &[(f64, f64)], x: f64, east: bool) -> Ring {
+    let inside = |p: (f64, f64)| if east { p.0 >= x } else { p.0 <= x };
+    let cross = |p: (f64, f64), q: (f64, f64)| (x, p.1 + (q.1 - p.1) * (x - p.0) / (q.0 - p.0));
+    let mut out: Ring = Vec::with_capacity(ring.len());
+    for w in ring.windows(2) {
+        let (p, q) = (w[0], w[1]);
+        match (inside(p), inside(q)) {
+            (true, true) => out.push(q),
+            (true, false) => out.push(cross(p, q)),
+            (false, true) => {
+                out.push(cross(p, q));
+                out.push(q);
+            }
+            (false, false) => {}
+        }
+    }
+    if let Some(&start) = out.first()
+        && out.last() != Some(&start)
+    {
+        out.push(start);
+    }
+    out
+}
+
 /// Absolute positions of every arc.
 fn decode_arcs(topo: &Topology) -> Vec<Vec<(f64, f64)>> {
     topo.arcs
@@ -163,6 +250,81 @@ fn polygon(arcs: &[Vec<(f64, f64)>], rings: &Value) -> Result<Vec<Ring>, TopoErr
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// Whether `p` is inside `rings` by the even-odd rule with a ray towards the east.
+    fn even_odd(rings: &[Ring], p: (f64, f64)) -> bool {
+        let mut inside = false;
+        for ring in rings {
+            for w in ring.windows(2) {
+                let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+                if (y0 > p.1) != (y1 > p.1) && p.0 < x0 + (p.1 - y0) * (x1 - x0) / (y1 - y0) {
+                    inside = !inside;
+                }
+            }
+        }
+        inside
+    }
+
+    #[test]
+    fn rings_across_the_antimeridian_are_cut_into_planar_pieces() {
+        // A box from 170° E to 170° W across the antimeridian, stored as a spherical ring.
+        let across: Ring = vec![
+            (170.0, 60.0),
+            (-170.0, 60.0),
+            (-170.0, 70.0),
+            (170.0, 70.0),
+            (170.0, 60.0),
+        ];
+        let pieces = planar(&[vec![across.clone()]]);
+        let rings = &pieces[0];
+        assert_eq!(rings.len(), 2, "{rings:?}");
+        for r in rings {
+            assert_eq!(r.first(), r.last());
+            assert!(r.iter().all(|p| (-180.0..=180.0).contains(&p.0)), "{r:?}");
+        }
+        for (p, want) in [
+            ((175.0, 65.0), true),
+            ((-175.0, 65.0), true),
+            ((179.99, 69.0), true),
+            ((0.0, 65.0), false),
+            ((-100.0, 65.0), false),
+            ((100.0, 65.0), false),
+            ((175.0, 75.0), false),
+        ] {
+            assert_eq!(even_odd(rings, p), want, "{p:?}");
+        }
+        // Read in the plane, the whole ring put the other side of the world inside.
+        assert!(even_odd(&[across], (0.0, 65.0)));
+        // A ring that does not cross is kept as it is.
+        let plain: Ring = vec![(1.0, 1.0), (2.0, 1.0), (2.0, 2.0), (1.0, 1.0)];
+        assert_eq!(planar(&[vec![plain.clone()]]), vec![vec![plain]]);
+    }
+
+    #[test]
+    fn a_ring_round_a_pole_is_closed_over_it() {
+        // Antarctica-like: a ring at -70° going once round the south pole, with one edge across
+        // the antimeridian.
+        let mut ring: Ring = (0..=36)
+            .map(|i| {
+                let x = -180.0 + 10.0 * f64::from(i) + 5.0;
+                (
+                    if x > 180.0 { x - 360.0 } else { x },
+                    -70.0 + (f64::from(i) % 3.0),
+                )
+            })
+            .collect();
+        ring.push(ring[0]);
+        let rings = &planar(&[vec![ring]])[0];
+        for (p, want) in [
+            ((0.0, -80.0), true),
+            ((179.0, -85.0), true),
+            ((-179.0, -89.0), true),
+            ((0.0, -60.0), false),
+            ((90.0, 0.0), false),
+        ] {
+            assert_eq!(even_odd(rings, p), want, "{p:?}");
+        }
+    }
 
     #[test]
     fn quantized_arcs_and_reversed_references() {

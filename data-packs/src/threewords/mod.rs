@@ -308,7 +308,9 @@ fn write(
                 tracing::info!(name = ?shape.name, "disputed outline without an ISO code: `country` is ZZ there");
                 continue;
             };
-            country.execute(params![code, encode_polygons(&shape.polygons)])?;
+            // In the plane, as the engine reads them (even-odd, rays towards the east).
+            let polygons = crate::topojson::planar(&shape.polygons);
+            country.execute(params![code, encode_polygons(&polygons)])?;
             stats.countries += 1;
         }
     }

@@ -118,3 +118,25 @@ fn the_country_of_a_point_is_what_the_whole_outlines_say() {
     }
     assert!(on_land > 1_000, "{on_land} points on land");
 }
+
+/// Outlines that cross the antimeridian (Russia's Chukotka, Fiji) are stored as pieces of the
+/// plane: read whole, such a ring ran the other way round the world and put every point of its
+/// latitudes, from Canada to Greenland, in Russia.
+#[test]
+fn outlines_across_the_antimeridian_keep_to_their_side() {
+    for (lat, lng, want) in [
+        (70.0, -40.0, "GL"),
+        (66.0, -45.0, "GL"),
+        (65.0, -100.0, "CA"),
+        (64.0, -110.0, "CA"),
+        (65.0, -150.0, "US"),
+        (68.8, 100.0, "RU"),
+        (65.0, 120.0, "RU"),
+        (66.0, 175.0, "RU"),
+        (-17.8, 178.0, "FJ"),
+        (0.0, -160.0, "ZZ"),
+    ] {
+        let got = super::convert(lat, lng).country;
+        assert_eq!(got, want, "{lat},{lng}");
+    }
+}
