@@ -232,6 +232,29 @@ fn main() {
             )
             .unwrap()
     };
+    let isochrone = |i: usize| {
+        engine
+            .call(
+                &call,
+                IsochroneRequest {
+                    origin: points[i],
+                    value: 30.0,
+                    mode: TravelMode::Driving,
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+    };
+    let matrix = |i: usize| {
+        let req = MatrixCreateRequest {
+            origins: points[i * 10..i * 10 + 100].to_vec(),
+            destinations: points[i * 10 + 100..i * 10 + 200].to_vec(),
+            mode: TravelMode::Driving,
+        };
+        engine
+            .call_with(&call, req, |e, call, r| e.distance_matrix_now(call, r))
+            .unwrap()
+    };
     let t = Instant::now();
     let first = route(0, TravelMode::Driving);
     if cold {
@@ -273,19 +296,7 @@ fn main() {
         );
     }
     waymark_tests::time_percentiles("isochrone driving 30 min", 100, |i| {
-        black_box(
-            engine
-                .call(
-                    &call,
-                    IsochroneRequest {
-                        origin: points[i],
-                        value: 30.0,
-                        mode: TravelMode::Driving,
-                        ..Default::default()
-                    },
-                )
-                .unwrap(),
-        );
+        black_box(isochrone(i));
     });
     println!(
         "  resident: {:.0} MB anonymous, {:.0} MB of mapped files",
@@ -293,16 +304,7 @@ fn main() {
         status_mb("RssFile:")
     );
     waymark_tests::time_percentiles("matrix 100x100 driving", 5, |i| {
-        let req = MatrixCreateRequest {
-            origins: points[i * 10..i * 10 + 100].to_vec(),
-            destinations: points[i * 10 + 100..i * 10 + 200].to_vec(),
-            mode: TravelMode::Driving,
-        };
-        black_box(
-            engine
-                .call_with(&call, req, |e, call, r| e.distance_matrix_now(call, r))
-                .unwrap(),
-        );
+        black_box(matrix(i));
     });
     let (rss, peak) = memory_mb();
     println!(
@@ -375,19 +377,7 @@ fn main() {
         let times: Vec<f64> = (0..100)
             .map(|i| {
                 under_budget(&mut || {
-                    black_box(
-                        engine
-                            .call(
-                                &call,
-                                IsochroneRequest {
-                                    origin: points[i],
-                                    value: 30.0,
-                                    mode: TravelMode::Driving,
-                                    ..Default::default()
-                                },
-                            )
-                            .unwrap(),
-                    );
+                    black_box(isochrone(i));
                 })
             })
             .collect();
@@ -400,16 +390,7 @@ fn main() {
     let times: Vec<f64> = (0..5)
         .map(|i| {
             under_budget(&mut || {
-                let req = MatrixCreateRequest {
-                    origins: points[i * 10..i * 10 + 100].to_vec(),
-                    destinations: points[i * 10 + 100..i * 10 + 200].to_vec(),
-                    mode: TravelMode::Driving,
-                };
-                black_box(
-                    engine
-                        .call_with(&call, req, |e, call, r| e.distance_matrix_now(call, r))
-                        .unwrap(),
-                );
+                black_box(matrix(i));
             })
         })
         .collect();
