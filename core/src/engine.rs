@@ -199,7 +199,7 @@ impl Engine {
     /// dropped ([`crate::routing::memory`]). Answers are unchanged; the next queries map again
     /// the pages they read. Safe while requests run. It acts for every engine of the process
     /// (the layouts and buffers are the process's).
-    pub fn release_memory(&self) -> crate::routing::memory::Released {
+    pub fn release_memory(&self) -> crate::routing::memory::ReleasedMemory {
         crate::routing::memory::release()
     }
 
@@ -213,7 +213,7 @@ impl Engine {
     /// Unmaps the pages of the mapped routing layouts only, keeping the buffers kept between
     /// requests: what an app that holds its resident set under a ceiling calls after a request
     /// that took it over (see [`Engine::release_memory`]).
-    pub fn release_mapped_pages(&self) -> crate::routing::memory::Released {
+    pub fn release_mapped_pages(&self) -> crate::routing::memory::ReleasedMemory {
         crate::routing::memory::unmap_layouts()
     }
 

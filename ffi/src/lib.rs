@@ -235,26 +235,6 @@ impl Waymark {
     }
 }
 
-/// What [`Waymark::release_memory`] handed back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Record)]
-pub struct ReleasedMemory {
-    /// Bytes of mapped routing layouts whose pages were unmapped from the process.
-    pub mapped_bytes: u64,
-    /// Number of mapped routing layouts.
-    pub mapped_files: u32,
-    /// Buffers kept between requests that were dropped (search states, point buffers,
-    /// hierarchy query labels).
-    pub buffers: u32,
-}
-
-fn released(r: waymark_core::routing::memory::Released) -> ReleasedMemory {
-    ReleasedMemory {
-        mapped_bytes: r.mapped_bytes,
-        mapped_files: r.mapped_files,
-        buffers: r.buffers,
-    }
-}
-
 /// Native variants of operations, admitted as the operation they vary.
 #[uniffi::export]
 impl Waymark {
@@ -269,16 +249,16 @@ impl Waymark {
     /// gigabyte of its resident set after many routes) and the buffers kept between requests
     /// are dropped; answers are unchanged, and the next queries map again the pages they read.
     /// Needs no key: it answers nothing.
-    pub fn release_memory(&self) -> ReleasedMemory {
-        released(self.engine.release_memory())
+    pub fn release_memory(&self) -> waymark_core::routing::memory::ReleasedMemory {
+        self.engine.release_memory()
     }
 
     /// Unmaps the pages of the packs' mapped routing layouts only, keeping the buffers kept
     /// between requests: what an app that holds its resident set under a ceiling calls after a
     /// request that took it over (cheaper for the requests that follow than
     /// [`Waymark::release_memory`]).
-    pub fn release_mapped_pages(&self) -> ReleasedMemory {
-        released(self.engine.release_mapped_pages())
+    pub fn release_mapped_pages(&self) -> waymark_core::routing::memory::ReleasedMemory {
+        self.engine.release_mapped_pages()
     }
 
     /// The matrix of `request` computed now and awaited (same validation and quota as

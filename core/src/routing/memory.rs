@@ -6,11 +6,11 @@
 //! stay mapped until the system reclaims them. iOS does not count them in an app's memory
 //! footprint; Linux and Android count them in its resident set (and Android's tools in its
 //! proportional set) until then, up to the whole layouts (more than 1 GB on a 5 M-node country
-//! after thousands of random routes). [`release`] unmaps every page of every live layout
-//! ([`unmap_layouts`] alone: `MADV_DONTNEED` on a read-only shared file mapping: the pages leave the process, their
+//! after thousands of random routes). [`unmap_layouts`] unmaps every page of every live layout
+//! (`MADV_DONTNEED` on a read-only shared file mapping: the pages leave the process, their
 //! contents stay in the file and, while the system keeps it, in its page cache, so the next
-//! query that reads a page maps it again without reading the disk), and drops the buffers kept
-//! between requests (search states, point buffers, hierarchy query labels). Answers are the
+//! query that reads a page maps it again without reading the disk); [`release`] does that and
+//! drops the buffers kept between requests (search states, point buffers, hierarchy query labels). Answers are the
 //! same after it; the first queries after it pay a page fault per page they read again.
 //!
 //! An engine given a resident-set ceiling ([`crate::EngineConfig::resident_ceiling`]) checks
@@ -23,9 +23,10 @@ use parking_lot::Mutex;
 
 use super::ch::ChGraph;
 
-/// What [`release`] handed back.
+/// What [`release`] handed back (also the native SDK's answer to `release_memory`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Released {
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct ReleasedMemory {
     /// Bytes of mapped layout files whose pages were unmapped (resident or not: the system
     /// does not say cheaply which were).
     pub mapped_bytes: u64,
@@ -68,7 +69,7 @@ pub(crate) fn register_hierarchy(ch: &Arc<ChGraph>) {
 /// Unmaps the pages of every mapped layout and drops every buffer kept between requests, then
 /// hands the allocator's free memory back to the system. Safe to call at any time, from any
 /// thread, while queries run: a query reading a layout meanwhile maps the pages it reads again.
-pub fn release() -> Released {
+pub fn release() -> ReleasedMemory {
     let mut out = unmap_layouts();
     let hierarchies: Vec<Arc<ChGraph>> = HIERARCHIES
         .lock()
@@ -89,14 +90,14 @@ pub fn release() -> Released {
 /// Unmaps the pages of every mapped layout and keeps the buffers: what a resident-set ceiling
 /// checked after each request needs (dropping the buffers too would make the next isochrone
 /// allocate and zero its search state again, tens of megabytes on a country).
-pub fn unmap_layouts() -> Released {
+pub fn unmap_layouts() -> ReleasedMemory {
     unmap(false)
 }
 
 /// Unmaps the layouts' pages; with `evict`, also drops from the page cache, once per file,
 /// the cached pages of the layouts no mapping holds any more.
-fn unmap(evict: bool) -> Released {
-    let mut out = Released::default();
+fn unmap(evict: bool) -> ReleasedMemory {
+    let mut out = ReleasedMemory::default();
     let mut maps = MAPS.lock();
     for m in maps.iter_mut() {
         let Some(map) = m.map.upgrade() else {
@@ -139,8 +140,10 @@ fn page_size() -> u64 {
 /// would take the resident set back over the ceiling; read again by queries, one page at a
 /// time (layouts are mapped for random access), they come back as single pages. The queries
 /// that follow that first time read their pages from the storage again.
-pub fn hold_under(ceiling: u64) -> Option<Released> {
-    if resident_bytes()? <= ceiling {
+pub fn hold_under(ceiling: u64) -> Option<ReleasedMemory> {
+    // Nothing to unmap (packs small enough to be held in memory): no need to read the
+    // resident set.
+    if MAPS.lock().iter().all(|m| m.map.strong_count() == 0) || resident_bytes()? <= ceiling {
         return None;
     }
     Some(unmap(true))

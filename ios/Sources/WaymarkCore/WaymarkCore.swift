@@ -9238,6 +9238,87 @@ public func FfiConverterTypeRelatedPostalCode_lower(_ value: RelatedPostalCode) 
 
 
 /**
+ * What [`release`] handed back (also the native SDK's answer to `release_memory`).
+ */
+public struct ReleasedMemory: Equatable, Hashable {
+    /**
+     * Bytes of mapped layout files whose pages were unmapped (resident or not: the system
+     * does not say cheaply which were).
+     */
+    public var mappedBytes: UInt64
+    /**
+     * Number of mapped layout files.
+     */
+    public var mappedFiles: UInt32
+    /**
+     * Buffers kept between requests that were dropped.
+     */
+    public var buffers: UInt32
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Bytes of mapped layout files whose pages were unmapped (resident or not: the system
+         * does not say cheaply which were).
+         */mappedBytes: UInt64, 
+        /**
+         * Number of mapped layout files.
+         */mappedFiles: UInt32, 
+        /**
+         * Buffers kept between requests that were dropped.
+         */buffers: UInt32) {
+        self.mappedBytes = mappedBytes
+        self.mappedFiles = mappedFiles
+        self.buffers = buffers
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ReleasedMemory: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeReleasedMemory: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ReleasedMemory {
+        return
+            try ReleasedMemory(
+                mappedBytes: FfiConverterUInt64.read(from: &buf), 
+                mappedFiles: FfiConverterUInt32.read(from: &buf), 
+                buffers: FfiConverterUInt32.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ReleasedMemory, into buf: inout [UInt8]) {
+        FfiConverterUInt64.write(value.mappedBytes, into: &buf)
+        FfiConverterUInt32.write(value.mappedFiles, into: &buf)
+        FfiConverterUInt32.write(value.buffers, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReleasedMemory_lift(_ buf: RustBuffer) throws -> ReleasedMemory {
+    return try FfiConverterTypeReleasedMemory.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReleasedMemory_lower(_ value: ReleasedMemory) -> RustBuffer {
+    return FfiConverterTypeReleasedMemory.lower(value)
+}
+
+
+/**
  * The headers that are inputs of an operation (credential and identity headers such as
  * `Referer` and `X-Api-Key` belong to authentication, not to request types).
  */

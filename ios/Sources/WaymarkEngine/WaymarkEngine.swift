@@ -487,22 +487,6 @@ fileprivate struct FfiConverterUInt32: FfiConverterPrimitive {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterUInt64: FfiConverterPrimitive {
-    typealias FfiType = UInt64
-    typealias SwiftType = UInt64
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt64 {
-        return try lift(readInt(&buf))
-    }
-
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
-        writeInt(&buf, lower(value))
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
 fileprivate struct FfiConverterBool : FfiConverter {
     typealias FfiType = Int8
     typealias SwiftType = Bool
@@ -1931,87 +1915,6 @@ public func FfiConverterTypeWaymark_lower(_ value: Waymark) -> UInt64 {
 }
 
 
-
-
-/**
- * What [`Waymark::release_memory`] handed back.
- */
-public struct ReleasedMemory: Equatable, Hashable {
-    /**
-     * Bytes of mapped routing layouts whose pages were unmapped from the process.
-     */
-    public var mappedBytes: UInt64
-    /**
-     * Number of mapped routing layouts.
-     */
-    public var mappedFiles: UInt32
-    /**
-     * Buffers kept between requests that were dropped (search states, point buffers,
-     * hierarchy query labels).
-     */
-    public var buffers: UInt32
-
-    // Default memberwise initializers are never public by default, so we
-    // declare one manually.
-    public init(
-        /**
-         * Bytes of mapped routing layouts whose pages were unmapped from the process.
-         */mappedBytes: UInt64, 
-        /**
-         * Number of mapped routing layouts.
-         */mappedFiles: UInt32, 
-        /**
-         * Buffers kept between requests that were dropped (search states, point buffers,
-         * hierarchy query labels).
-         */buffers: UInt32) {
-        self.mappedBytes = mappedBytes
-        self.mappedFiles = mappedFiles
-        self.buffers = buffers
-    }
-
-    
-
-    
-}
-
-#if compiler(>=6)
-extension ReleasedMemory: Sendable {}
-#endif
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public struct FfiConverterTypeReleasedMemory: FfiConverterRustBuffer {
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ReleasedMemory {
-        return
-            try ReleasedMemory(
-                mappedBytes: FfiConverterUInt64.read(from: &buf), 
-                mappedFiles: FfiConverterUInt32.read(from: &buf), 
-                buffers: FfiConverterUInt32.read(from: &buf)
-        )
-    }
-
-    public static func write(_ value: ReleasedMemory, into buf: inout [UInt8]) {
-        FfiConverterUInt64.write(value.mappedBytes, into: &buf)
-        FfiConverterUInt32.write(value.mappedFiles, into: &buf)
-        FfiConverterUInt32.write(value.buffers, into: &buf)
-    }
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeReleasedMemory_lift(_ buf: RustBuffer) throws -> ReleasedMemory {
-    return try FfiConverterTypeReleasedMemory.lift(buf)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeReleasedMemory_lower(_ value: ReleasedMemory) -> RustBuffer {
-    return FfiConverterTypeReleasedMemory.lower(value)
-}
 
 
 /**
@@ -3545,10 +3448,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_waymark_ffi_checksum_method_waymark_packs_remove() != 51205) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_release_mapped_pages() != 33989) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_release_mapped_pages() != 35392) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_waymark_ffi_checksum_method_waymark_release_memory() != 38161) {
+    if (uniffi_waymark_ffi_checksum_method_waymark_release_memory() != 8118) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_waymark_ffi_checksum_method_waymark_stores_bounds() != 6803) {

@@ -7203,6 +7203,62 @@ public object FfiConverterTypeRelatedPostalCode: FfiConverterRustBuffer<RelatedP
 
 
 /**
+ * What [`release`] handed back (also the native SDK's answer to `release_memory`).
+ */
+data class ReleasedMemory (
+    /**
+     * Bytes of mapped layout files whose pages were unmapped (resident or not: the system
+     * does not say cheaply which were).
+     */
+    var `mappedBytes`: kotlin.ULong
+    , 
+    /**
+     * Number of mapped layout files.
+     */
+    var `mappedFiles`: kotlin.UInt
+    , 
+    /**
+     * Buffers kept between requests that were dropped.
+     */
+    var `buffers`: kotlin.UInt
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeReleasedMemory: FfiConverterRustBuffer<ReleasedMemory> {
+    override fun read(buf: ByteBuffer): ReleasedMemory {
+        return ReleasedMemory(
+            FfiConverterULong.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterUInt.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ReleasedMemory) = (
+            FfiConverterULong.allocationSize(value.`mappedBytes`) +
+            FfiConverterUInt.allocationSize(value.`mappedFiles`) +
+            FfiConverterUInt.allocationSize(value.`buffers`)
+    )
+
+    override fun write(value: ReleasedMemory, buf: ByteBuffer) {
+            FfiConverterULong.write(value.`mappedBytes`, buf)
+            FfiConverterUInt.write(value.`mappedFiles`, buf)
+            FfiConverterUInt.write(value.`buffers`, buf)
+    }
+}
+
+
+
+/**
  * The headers that are inputs of an operation (credential and identity headers such as
  * `Referer` and `X-Api-Key` belong to authentication, not to request types).
  */

@@ -107,6 +107,7 @@ import com.waymark.core.FfiConverterTypePacksListResponse
 import com.waymark.core.FfiConverterTypePoiSearchRequest
 import com.waymark.core.FfiConverterTypePoiSearchResponse
 import com.waymark.core.FfiConverterTypePositionRequest
+import com.waymark.core.FfiConverterTypeReleasedMemory
 import com.waymark.core.FfiConverterTypeRouteRequest
 import com.waymark.core.FfiConverterTypeRouteResponse
 import com.waymark.core.FfiConverterTypeStoresBoundsRequest
@@ -161,6 +162,7 @@ import com.waymark.core.PacksListResponse
 import com.waymark.core.PoiSearchRequest
 import com.waymark.core.PoiSearchResponse
 import com.waymark.core.PositionRequest
+import com.waymark.core.ReleasedMemory
 import com.waymark.core.RouteRequest
 import com.waymark.core.RouteResponse
 import com.waymark.core.StoresBoundsRequest
@@ -247,6 +249,7 @@ import com.waymark.core.RustBuffer as RustBufferPacksListResponse
 import com.waymark.core.RustBuffer as RustBufferPoiSearchRequest
 import com.waymark.core.RustBuffer as RustBufferPoiSearchResponse
 import com.waymark.core.RustBuffer as RustBufferPositionRequest
+import com.waymark.core.RustBuffer as RustBufferReleasedMemory
 import com.waymark.core.RustBuffer as RustBufferRouteRequest
 import com.waymark.core.RustBuffer as RustBufferRouteResponse
 import com.waymark.core.RustBuffer as RustBufferStoresBoundsRequest
@@ -1327,9 +1330,9 @@ internal object UniffiLib {
     external fun uniffi_waymark_ffi_fn_method_waymark_packs_remove(`ptr`: Long,`request`: RustBufferPackRemoveRequest.ByValue,
     ): Long
     external fun uniffi_waymark_ffi_fn_method_waymark_release_mapped_pages(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
+    ): RustBufferReleasedMemory.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_release_memory(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
-    ): RustBuffer.ByValue
+    ): RustBufferReleasedMemory.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_stores_bounds(`ptr`: Long,`request`: RustBufferStoresBoundsRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBufferStoresBoundsResponse.ByValue
     external fun uniffi_waymark_ffi_fn_method_waymark_stores_search(`ptr`: Long,`request`: RustBufferStoresSearchRequest.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1975,10 +1978,10 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_packs_remove() and 0xFFFF) != 51205) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_release_mapped_pages() and 0xFFFF) != 33989) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_release_mapped_pages() and 0xFFFF) != 35392) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_release_memory() and 0xFFFF) != 38161) {
+    if ((lib.uniffi_waymark_ffi_checksum_method_waymark_release_memory() and 0xFFFF) != 8118) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_waymark_ffi_checksum_method_waymark_stores_bounds() and 0xFFFF) != 6803) {
@@ -2265,29 +2268,6 @@ public object FfiConverterUInt: FfiConverter<UInt, Int> {
 
     override fun write(value: UInt, buf: ByteBuffer) {
         buf.putInt(value.toInt())
-    }
-}
-
-/**
- * @suppress
- */
-public object FfiConverterULong: FfiConverter<ULong, Long> {
-    override fun lift(value: Long): ULong {
-        return value.toULong()
-    }
-
-    override fun read(buf: ByteBuffer): ULong {
-        return lift(buf.getLong())
-    }
-
-    override fun lower(value: ULong): Long {
-        return value.toLong()
-    }
-
-    override fun allocationSize(value: ULong) = 8UL
-
-    override fun write(value: ULong, buf: ByteBuffer) {
-        buf.putLong(value.toLong())
     }
 }
 
@@ -4227,62 +4207,6 @@ public object FfiConverterTypeWaymark: FfiConverter<Waymark, Long> {
 
 
 /**
- * What [`Waymark::release_memory`] handed back.
- */
-data class ReleasedMemory (
-    /**
-     * Bytes of mapped routing layouts whose pages were unmapped from the process.
-     */
-    var `mappedBytes`: kotlin.ULong
-    , 
-    /**
-     * Number of mapped routing layouts.
-     */
-    var `mappedFiles`: kotlin.UInt
-    , 
-    /**
-     * Buffers kept between requests that were dropped (search states, point buffers,
-     * hierarchy query labels).
-     */
-    var `buffers`: kotlin.UInt
-    
-){
-    
-
-    
-
-    
-    companion object
-}
-
-/**
- * @suppress
- */
-public object FfiConverterTypeReleasedMemory: FfiConverterRustBuffer<ReleasedMemory> {
-    override fun read(buf: ByteBuffer): ReleasedMemory {
-        return ReleasedMemory(
-            FfiConverterULong.read(buf),
-            FfiConverterUInt.read(buf),
-            FfiConverterUInt.read(buf),
-        )
-    }
-
-    override fun allocationSize(value: ReleasedMemory) = (
-            FfiConverterULong.allocationSize(value.`mappedBytes`) +
-            FfiConverterUInt.allocationSize(value.`mappedFiles`) +
-            FfiConverterUInt.allocationSize(value.`buffers`)
-    )
-
-    override fun write(value: ReleasedMemory, buf: ByteBuffer) {
-            FfiConverterULong.write(value.`mappedBytes`, buf)
-            FfiConverterUInt.write(value.`mappedFiles`, buf)
-            FfiConverterUInt.write(value.`buffers`, buf)
-    }
-}
-
-
-
-/**
  * How the native SDK opens the engine.
  */
 data class WaymarkConfig (
@@ -4503,6 +4427,8 @@ public object FfiConverterSequenceString: FfiConverterRustBuffer<List<kotlin.Str
         }
     }
 }
+
+
 
 
 

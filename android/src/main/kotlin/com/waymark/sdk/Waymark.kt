@@ -5,7 +5,6 @@ import android.content.Context
 import android.content.res.Configuration
 import com.waymark.core.*
 import com.waymark.ffi.InstallProgressListener
-import com.waymark.ffi.ReleasedMemory
 import com.waymark.ffi.WaymarkConfig
 import java.io.File
 import java.util.Locale
